@@ -1,0 +1,58 @@
+//===- ElementType.h - tensor element types and their widths ----*- C++ -*-===//
+//
+// The element types of ONNX 1.12 (TensorProto.DataType), with the width of
+// each in bits. Numbering follows ONNX so the frontend can convert directly;
+// nothing else in oomplan depends on the numbers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_IR_ELEMENTTYPE_H
+#define OOMPLAN_IR_ELEMENTTYPE_H
+
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+
+namespace oomplan {
+
+/// Element type of a tensor; values equal ONNX's TensorProto.DataType.
+enum class ElementType : uint8_t {
+  Undefined = 0,
+  Float = 1,
+  UInt8 = 2,
+  Int8 = 3,
+  UInt16 = 4,
+  Int16 = 5,
+  Int32 = 6,
+  Int64 = 7,
+  String = 8,
+  Bool = 9,
+  Float16 = 10,
+  Double = 11,
+  UInt32 = 12,
+  UInt64 = 13,
+  Complex64 = 14,
+  Complex128 = 15,
+  BFloat16 = 16,
+};
+
+/// Largest ONNX 1.12 element type number.
+constexpr unsigned MaxElementTypeNumber = 16;
+
+/// Width of one element in bits; 0 for String and Undefined, which cannot be
+/// sized. Bool is stored in one byte, as ONNX and every runtime do.
+unsigned elementBits(ElementType Type);
+
+/// Lower-case ONNX text-format name ("float", "int64", "bfloat16", ...).
+llvm::StringRef elementTypeName(ElementType Type);
+
+/// True for the integer and bool types whose values shape computations use.
+bool isIntegerLike(ElementType Type);
+
+/// True for float, float16, bfloat16 and double.
+bool isFloatingPoint(ElementType Type);
+
+/// Converts an ONNX DataType number; false if it is not one of ONNX 1.12.
+bool elementTypeFromNumber(int64_t Number, ElementType &Out);
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,481 @@
+//===- ConvertProto.cpp - ModelProto to Graph -----------------------------===//
+//
+// Field-by-field conversion of a parsed ONNX model into a GraphBuilder. It
+// checks what the IR needs to be sound: known element types, dimensions in
+// [0, 2^48], raw data lengths that match the dims, external-data locations
+// that stay inside the model's folder, default-domain opsets we support, op
+// types the ONNX schema registry knows, and no control-flow subgraphs.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvertProto.h"
+#include "onnx/defs/schema.h"
+#include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/IR/GraphBuilder.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Path.h"
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace oomplan;
+
+namespace {
+
+class Converter {
+public:
+  Converter(llvm::StringRef Name, std::string &CurrentNode)
+      : Name(Name), CurrentNode(CurrentNode), B(Name.str()) {}
+  llvm::Expected<std::unique_ptr<Graph>> run(const onnx::ModelProto &M);
+
+private:
+  llvm::Error err(const llvm::Twine &Msg) {
+    return makeError(Name + ": " + Msg);
+  }
+  llvm::Error convertType(const std::string &What, int32_t Number,
+                          ElementType &Out);
+  llvm::Error convertDims(const std::string &What,
+                          const google::protobuf::RepeatedField<int64_t> &Dims,
+                          std::vector<int64_t> &Out);
+  llvm::Expected<ValueDesc> convertValueInfo(const onnx::ValueInfoProto &VI,
+                                             bool RequireTensor);
+  llvm::Expected<std::shared_ptr<TensorData>>
+  convertTensor(const std::string &What, const onnx::TensorProto &T,
+                std::string *ExternalLocation);
+  llvm::Error extractValues(const std::string &What, const onnx::TensorProto &T,
+                            TensorData &D);
+  llvm::Error convertWeights(const onnx::GraphProto &GP);
+  llvm::Error convertNode(const onnx::NodeProto &N, size_t Index);
+  llvm::Expected<Attribute> convertAttr(const onnx::AttributeProto &A,
+                                        const std::string &Where);
+
+  llvm::StringRef Name;
+  std::string &CurrentNode;
+  GraphBuilder B;
+  std::map<std::string, int64_t> OpsetByDomain;
+};
+
+llvm::Error Converter::convertType(const std::string &What, int32_t Number,
+                                   ElementType &Out) {
+  if (!elementTypeFromNumber(Number, Out))
+    return err(What + " has element type " + llvm::Twine(Number) +
+               ", which ONNX 1.12 does not define");
+  return llvm::Error::success();
+}
+
+llvm::Error
+Converter::convertDims(const std::string &What,
+                       const google::protobuf::RepeatedField<int64_t> &Dims,
+                       std::vector<int64_t> &Out) {
+  for (int64_t D : Dims) {
+    if (D < 0 || D > MaxDimSize)
+      return err(What + " has dimension " + llvm::Twine(D) +
+                 ", outside [0, 2^48]");
+    Out.push_back(D);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<ValueDesc>
+Converter::convertValueInfo(const onnx::ValueInfoProto &VI,
+                            bool RequireTensor) {
+  ValueDesc D;
+  D.Name = VI.name();
+  const std::string What = "value '" + VI.name() + "'";
+  if (!VI.has_type())
+    return D;
+  if (!VI.type().has_tensor_type()) {
+    if (RequireTensor)
+      return err("unsupported: " + What +
+                 " is not a tensor (sequence, map and optional types are not "
+                 "supported yet)");
+    return D;
+  }
+  const onnx::TypeProto_Tensor &TT = VI.type().tensor_type();
+  if (llvm::Error E = convertType(What, TT.elem_type(), D.Type))
+    return E;
+  if (!TT.has_shape())
+    return D;
+  D.HasShape = true;
+  for (const onnx::TensorShapeProto_Dimension &Dim : TT.shape().dim()) {
+    if (Dim.has_dim_value()) {
+      int64_t V = Dim.dim_value();
+      if (V < 0 || V > MaxDimSize)
+        return err(What + " has dimension " + llvm::Twine(V) +
+                   ", outside [0, 2^48]");
+      D.Shape.push_back(DeclaredDim::fixed(V));
+    } else if (Dim.has_dim_param() && !Dim.dim_param().empty()) {
+      D.Shape.push_back(DeclaredDim::symbol(B.getOrAddSymbol(Dim.dim_param())));
+    } else {
+      D.Shape.push_back(DeclaredDim::unknown());
+    }
+  }
+  return D;
+}
+
+// Reads a little-endian element of the given width from raw bytes.
+template <typename T> static T readRaw(const std::string &Raw, size_t I) {
+  T V;
+  std::memcpy(&V, Raw.data() + I * sizeof(T), sizeof(T));
+  return V;
+}
+
+static double halfToDouble(uint16_t H, bool BFloat) {
+  if (BFloat) {
+    uint32_t Bits = static_cast<uint32_t>(H) << 16;
+    float F;
+    std::memcpy(&F, &Bits, 4);
+    return F;
+  }
+  int Exp = (H >> 10) & 0x1f, Mant = H & 0x3ff;
+  double Sign = (H & 0x8000) ? -1.0 : 1.0;
+  if (Exp == 0)
+    return Sign * std::ldexp(Mant, -24);
+  if (Exp == 31)
+    return Mant ? NAN : Sign * INFINITY;
+  return Sign * std::ldexp(Mant + 1024, Exp - 25);
+}
+
+llvm::Error Converter::extractValues(const std::string &What,
+                                     const onnx::TensorProto &T,
+                                     TensorData &D) {
+  uint64_t N = D.numElements();
+  unsigned Bits = elementBits(D.Type);
+  if (Bits == 0 || D.Type == ElementType::Complex64 ||
+      D.Type == ElementType::Complex128)
+    return llvm::Error::success(); // strings, complex: keep dims only
+  if (T.has_raw_data()) {
+    const std::string &Raw = T.raw_data();
+    if (Raw.size() != N * (Bits / 8))
+      return err(What + " has " + llvm::Twine(Raw.size()) +
+                 " bytes of raw data; its dims and type need " +
+                 llvm::Twine(N * (Bits / 8)));
+    for (uint64_t I = 0; I < N; ++I) {
+      switch (D.Type) {
+      case ElementType::Float:
+        D.Floats.push_back(readRaw<float>(Raw, I));
+        break;
+      case ElementType::Double:
+        D.Floats.push_back(readRaw<double>(Raw, I));
+        break;
+      case ElementType::Float16:
+      case ElementType::BFloat16:
+        D.Floats.push_back(halfToDouble(readRaw<uint16_t>(Raw, I),
+                                        D.Type == ElementType::BFloat16));
+        break;
+      case ElementType::Int8:
+        D.Ints.push_back(readRaw<int8_t>(Raw, I));
+        break;
+      case ElementType::UInt8:
+      case ElementType::Bool:
+        D.Ints.push_back(readRaw<uint8_t>(Raw, I));
+        break;
+      case ElementType::Int16:
+        D.Ints.push_back(readRaw<int16_t>(Raw, I));
+        break;
+      case ElementType::UInt16:
+        D.Ints.push_back(readRaw<uint16_t>(Raw, I));
+        break;
+      case ElementType::Int32:
+        D.Ints.push_back(readRaw<int32_t>(Raw, I));
+        break;
+      case ElementType::UInt32:
+        D.Ints.push_back(readRaw<uint32_t>(Raw, I));
+        break;
+      case ElementType::Int64:
+        D.Ints.push_back(readRaw<int64_t>(Raw, I));
+        break;
+      case ElementType::UInt64:
+        D.Ints.push_back(static_cast<int64_t>(readRaw<uint64_t>(Raw, I)));
+        break;
+      default:
+        break;
+      }
+    }
+    return llvm::Error::success();
+  }
+  // Typed fields: each ONNX type lives in one of them.
+  auto Check = [&](int Count) -> llvm::Error {
+    if (static_cast<uint64_t>(Count) != N)
+      return err(What + " holds " + llvm::Twine(Count) +
+                 " values; its dims need " + llvm::Twine(N));
+    return llvm::Error::success();
+  };
+  switch (D.Type) {
+  case ElementType::Float:
+    if (auto E = Check(T.float_data_size()))
+      return E;
+    for (float F : T.float_data())
+      D.Floats.push_back(F);
+    break;
+  case ElementType::Double:
+    if (auto E = Check(T.double_data_size()))
+      return E;
+    for (double F : T.double_data())
+      D.Floats.push_back(F);
+    break;
+  case ElementType::Int64:
+    if (auto E = Check(T.int64_data_size()))
+      return E;
+    for (int64_t V : T.int64_data())
+      D.Ints.push_back(V);
+    break;
+  case ElementType::UInt32:
+  case ElementType::UInt64:
+    if (auto E = Check(T.uint64_data_size()))
+      return E;
+    for (uint64_t V : T.uint64_data())
+      D.Ints.push_back(static_cast<int64_t>(V));
+    break;
+  case ElementType::Float16:
+  case ElementType::BFloat16:
+    if (auto E = Check(T.int32_data_size()))
+      return E;
+    for (int32_t V : T.int32_data())
+      D.Floats.push_back(halfToDouble(static_cast<uint16_t>(V),
+                                      D.Type == ElementType::BFloat16));
+    break;
+  default: // int32 and narrower integers, bool
+    if (auto E = Check(T.int32_data_size()))
+      return E;
+    for (int32_t V : T.int32_data())
+      D.Ints.push_back(V);
+    break;
+  }
+  return llvm::Error::success();
+}
+
+// A location must be relative and stay inside the model's folder: a model
+// must not make us touch /etc/passwd, even though we never read the data.
+static bool escapesModelDir(llvm::StringRef Loc) {
+  if (Loc.empty() || llvm::sys::path::is_absolute(Loc) ||
+      llvm::sys::path::is_absolute(Loc, llvm::sys::path::Style::windows) ||
+      Loc.startswith("/") || Loc.startswith("\\"))
+    return true;
+  int Depth = 0;
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Loc.split(Parts, '/');
+  for (llvm::StringRef P : Parts) {
+    for (llvm::StringRef Q : llvm::split(P, '\\')) {
+      if (Q == "..")
+        --Depth;
+      else if (!Q.empty() && Q != ".")
+        ++Depth;
+      if (Depth < 0)
+        return true;
+    }
+  }
+  return false;
+}
+
+llvm::Expected<std::shared_ptr<TensorData>>
+Converter::convertTensor(const std::string &What, const onnx::TensorProto &T,
+                         std::string *ExternalLocation) {
+  auto D = std::make_shared<TensorData>();
+  if (llvm::Error E = convertType(What, T.data_type(), D->Type))
+    return E;
+  if (D->Type == ElementType::Undefined)
+    return err(What + " has no element type");
+  if (llvm::Error E = convertDims(What, T.dims(), D->Dims))
+    return E;
+  uint64_t N = 1;
+  for (int64_t Dim : D->Dims)
+    if (__builtin_mul_overflow(N, static_cast<uint64_t>(Dim), &N))
+      return err(What + " has more elements than fit in 64 bits");
+  if (T.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string Loc;
+    for (const onnx::StringStringEntryProto &KV : T.external_data())
+      if (KV.key() == "location")
+        Loc = KV.value();
+    if (escapesModelDir(Loc))
+      return err(What + ": external data location '" + Loc +
+                 "' is not a relative path inside the model's folder");
+    if (!ExternalLocation)
+      return err(What + ": external data is only allowed in initializers");
+    *ExternalLocation = Loc;
+    return D;
+  }
+  if (N <= MaxKeptElements)
+    if (llvm::Error E = extractValues(What, T, *D))
+      return E;
+  return D;
+}
+
+llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
+  for (const onnx::TensorProto &T : GP.initializer()) {
+    std::string Loc;
+    auto D = convertTensor("initializer '" + T.name() + "'", T, &Loc);
+    if (!D)
+      return D.takeError();
+    ValueDesc VD;
+    VD.Name = T.name();
+    VD.Type = (*D)->Type;
+    VD.HasShape = true;
+    for (int64_t Dim : (*D)->Dims)
+      VD.Shape.push_back(DeclaredDim::fixed(Dim));
+    std::shared_ptr<const TensorData> Kept;
+    if (Loc.empty() && (*D)->numElements() <= MaxKeptElements)
+      Kept = *D;
+    if (llvm::Error E = B.addWeight(std::move(VD), Kept, Loc))
+      return E;
+  }
+  for (const onnx::SparseTensorProto &S : GP.sparse_initializer()) {
+    const std::string What = "sparse initializer '" + S.values().name() + "'";
+    ValueDesc VD;
+    VD.Name = S.values().name();
+    if (llvm::Error E = convertType(What, S.values().data_type(), VD.Type))
+      return E;
+    std::vector<int64_t> Dims;
+    if (llvm::Error E = convertDims(What, S.dims(), Dims))
+      return E;
+    VD.HasShape = true;
+    for (int64_t Dim : Dims)
+      VD.Shape.push_back(DeclaredDim::fixed(Dim));
+    if (llvm::Error E = B.addWeight(std::move(VD), nullptr, ""))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Attribute> Converter::convertAttr(const onnx::AttributeProto &A,
+                                                 const std::string &Where) {
+  Attribute Out;
+  Out.Name = A.name();
+  switch (A.type()) {
+  case onnx::AttributeProto::FLOAT:
+    Out.Kind = AttrKind::Float;
+    Out.F = A.f();
+    break;
+  case onnx::AttributeProto::INT:
+    Out.Kind = AttrKind::Int;
+    Out.I = A.i();
+    break;
+  case onnx::AttributeProto::STRING:
+    Out.Kind = AttrKind::String;
+    Out.S = A.s();
+    break;
+  case onnx::AttributeProto::FLOATS:
+    Out.Kind = AttrKind::Floats;
+    Out.Floats.assign(A.floats().begin(), A.floats().end());
+    break;
+  case onnx::AttributeProto::INTS:
+    Out.Kind = AttrKind::Ints;
+    Out.Ints.assign(A.ints().begin(), A.ints().end());
+    break;
+  case onnx::AttributeProto::STRINGS:
+    Out.Kind = AttrKind::Strings;
+    Out.Strings.assign(A.strings().begin(), A.strings().end());
+    break;
+  case onnx::AttributeProto::TENSOR: {
+    auto T =
+        convertTensor(Where + ": attribute '" + A.name() + "'", A.t(), nullptr);
+    if (!T)
+      return T.takeError();
+    Out.Kind = AttrKind::Tensor;
+    Out.T = *T;
+    break;
+  }
+  case onnx::AttributeProto::GRAPH:
+  case onnx::AttributeProto::GRAPHS:
+    Out.Kind = AttrKind::Graph;
+    break;
+  default:
+    Out.Kind = AttrKind::Other; // sparse tensors, type protos: not needed
+    break;
+  }
+  return Out;
+}
+
+llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
+  std::string Where = (N.name().empty() ? "node #" + std::to_string(Index)
+                                        : "node '" + N.name() + "'") +
+                      " (" + N.op_type() + ")";
+  CurrentNode = Where;
+  std::string Domain = N.domain() == "ai.onnx" ? "" : N.domain();
+  auto OpsetIt = OpsetByDomain.find(Domain);
+  if (OpsetIt == OpsetByDomain.end())
+    return err(Where + ": domain '" + Domain +
+               "' has no opset import in the model");
+  if (N.op_type() == "If" || N.op_type() == "Loop" || N.op_type() == "Scan")
+    return err(Where + ": unsupported: control flow (If/Loop/Scan) is not "
+                       "supported yet; export with static control flow");
+  const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
+      N.op_type(), static_cast<int>(OpsetIt->second), Domain);
+  if (!Schema)
+    return err(Where + ": unsupported: unknown op '" + N.op_type() +
+               "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
+               "' at opset " + llvm::Twine(OpsetIt->second));
+  NodeDesc D;
+  D.Name = N.name();
+  D.OpType = N.op_type();
+  D.Domain = Domain;
+  D.Inputs.assign(N.input().begin(), N.input().end());
+  D.Outputs.assign(N.output().begin(), N.output().end());
+  for (const onnx::AttributeProto &A : N.attribute()) {
+    auto Attr = convertAttr(A, Where);
+    if (!Attr)
+      return Attr.takeError();
+    if (Attr->Kind == AttrKind::Graph)
+      return err(Where + ": unsupported: attribute '" + A.name() +
+                 "' holds a subgraph, which is not supported yet");
+    D.Attrs.push_back(std::move(*Attr));
+  }
+  B.addNode(std::move(D));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+Converter::run(const onnx::ModelProto &M) {
+  std::vector<OpsetImport> Opsets;
+  for (const onnx::OperatorSetIdProto &O : M.opset_import()) {
+    std::string Domain = O.domain() == "ai.onnx" ? "" : O.domain();
+    OpsetByDomain[Domain] = O.version();
+    Opsets.push_back({Domain, O.version()});
+  }
+  // IR version 3 and older had no opset_import for the default domain.
+  if (!OpsetByDomain.count("") && M.opset_import_size() == 0)
+    OpsetByDomain[""] = 1;
+  auto Def = OpsetByDomain.find("");
+  if (Def != OpsetByDomain.end() &&
+      (Def->second < 1 || Def->second > MaxSupportedOpset))
+    return err("unsupported: default-domain opset " + llvm::Twine(Def->second) +
+               "; oomplan supports opsets 1 to " +
+               llvm::Twine(MaxSupportedOpset) + " (ONNX 1.12)");
+  const onnx::GraphProto &GP = M.graph();
+  B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);
+  for (const onnx::ValueInfoProto &VI : GP.input()) {
+    auto D = convertValueInfo(VI, /*RequireTensor=*/true);
+    if (!D)
+      return D.takeError();
+    if (llvm::Error E = B.addInput(std::move(*D)))
+      return E;
+  }
+  if (llvm::Error E = convertWeights(GP))
+    return E;
+  for (int I = 0; I < GP.node_size(); ++I)
+    if (llvm::Error E = convertNode(GP.node(I), I))
+      return E;
+  CurrentNode.clear();
+  for (const onnx::ValueInfoProto &VI : GP.value_info()) {
+    auto D = convertValueInfo(VI, /*RequireTensor=*/false);
+    if (!D)
+      return D.takeError();
+    B.addValueInfo(std::move(*D));
+  }
+  for (const onnx::ValueInfoProto &VI : GP.output()) {
+    auto D = convertValueInfo(VI, /*RequireTensor=*/true);
+    if (!D)
+      return D.takeError();
+    B.addOutput(std::move(*D));
+  }
+  return B.finish();
+}
+
+llvm::Expected<std::unique_ptr<Graph>>
+oomplan::convertModelProto(const onnx::ModelProto &Model, llvm::StringRef Name,
+                           std::string &CurrentNode) {
+  Converter C(Name, CurrentNode);
+  return C.run(Model);
+}

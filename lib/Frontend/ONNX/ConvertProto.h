@@ -1,0 +1,19 @@
+//===- ConvertProto.h - ModelProto to Graph (internal) ----------*- C++ -*-===//
+#ifndef OOMPLAN_LIB_FRONTEND_ONNX_CONVERTPROTO_H
+#define OOMPLAN_LIB_FRONTEND_ONNX_CONVERTPROTO_H
+
+#include "onnx/onnx_pb.h"
+#include "oomplan/IR/Graph.h"
+#include "llvm/Support/Error.h"
+
+namespace oomplan {
+
+/// Converts a parsed model. Name is the file name used in messages. May throw
+/// ONNX exceptions; the caller catches them.
+llvm::Expected<std::unique_ptr<Graph>>
+convertModelProto(const onnx::ModelProto &Model, llvm::StringRef Name,
+                  std::string &CurrentNode);
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,60 @@
+//===- ElementType.cpp - tensor element types and their widths ------------===//
+//
+// One table of names and widths, indexed by the ONNX type number.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/IR/ElementType.h"
+
+using namespace oomplan;
+
+namespace {
+struct TypeInfo {
+  const char *Name;
+  unsigned Bits;
+};
+// Indexed by the ONNX DataType number.
+constexpr TypeInfo Table[MaxElementTypeNumber + 1] = {
+    {"undefined", 0}, {"float", 32},  {"uint8", 8},      {"int8", 8},
+    {"uint16", 16},   {"int16", 16},  {"int32", 32},     {"int64", 64},
+    {"string", 0},    {"bool", 8},    {"float16", 16},   {"double", 64},
+    {"uint32", 32},   {"uint64", 64}, {"complex64", 64}, {"complex128", 128},
+    {"bfloat16", 16},
+};
+} // namespace
+
+unsigned oomplan::elementBits(ElementType Type) {
+  return Table[static_cast<unsigned>(Type)].Bits;
+}
+
+llvm::StringRef oomplan::elementTypeName(ElementType Type) {
+  return Table[static_cast<unsigned>(Type)].Name;
+}
+
+bool oomplan::isIntegerLike(ElementType Type) {
+  switch (Type) {
+  case ElementType::UInt8:
+  case ElementType::Int8:
+  case ElementType::UInt16:
+  case ElementType::Int16:
+  case ElementType::Int32:
+  case ElementType::Int64:
+  case ElementType::UInt32:
+  case ElementType::UInt64:
+  case ElementType::Bool:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool oomplan::isFloatingPoint(ElementType Type) {
+  return Type == ElementType::Float || Type == ElementType::Float16 ||
+         Type == ElementType::BFloat16 || Type == ElementType::Double;
+}
+
+bool oomplan::elementTypeFromNumber(int64_t Number, ElementType &Out) {
+  if (Number < 0 || Number > MaxElementTypeNumber)
+    return false;
+  Out = static_cast<ElementType>(Number);
+  return true;
+}

@@ -1,0 +1,22 @@
+# lit configuration: .onnxtxt models carry their own RUN and CHECK lines
+# (the ONNX text parser skips '#' lines), plus .test files for CLI behaviour.
+import os
+import lit.formats
+
+config.name = "oomplan"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".onnxtxt", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.join(config.oomplan_source_root, "test", "lit")
+config.test_exec_root = os.path.join(config.oomplan_obj_root, "lit")
+
+llvm_bin = "/usr/lib/llvm-14/bin"
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin, os.path.join(config.oomplan_tools_dir, "oomplan"),
+     os.path.join(config.oomplan_tools_dir, "oomplan-bench"),
+     config.environment.get("PATH", "/usr/bin:/bin")])
+# ASan builds: a leak or error must fail the test, not just print.
+config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+config.substitutions.append(("%oomplan", os.path.join(config.oomplan_tools_dir, "oomplan", "oomplan")))
+config.substitutions.append(("%models", os.path.join(config.oomplan_source_root, "test", "models")))
+config.substitutions.append(("%python", "/usr/bin/python3"))
