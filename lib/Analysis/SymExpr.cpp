@@ -80,7 +80,7 @@ int SymExpr::compare(const SymExpr &B) const {
 size_t SymExpr::hash() const { return Impl ? Impl->Hash : 0; }
 
 static size_t hashAtom(const Atom &A) {
-  return A.T ? A.T->Hash : llvm::hash_value(A.Sym);
+  return A.T ? A.T->Hash : size_t(llvm::hash_value(A.Sym));
 }
 
 //===----------------------------------------------------------------------===//

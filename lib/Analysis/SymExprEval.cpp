@@ -221,7 +221,7 @@ struct Evaluator {
   }
 
   llvm::Expected<int64_t> term(const Term &T) const {
-    llvm::SmallVector<int64_t, 4> Args;
+    std::vector<int64_t> Args;
     for (const SymExpr &A : T.Args) {
       llvm::Expected<int64_t> V = expr(A);
       if (!V)

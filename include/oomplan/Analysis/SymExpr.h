@@ -115,6 +115,11 @@ private:
   std::shared_ptr<const symexpr_detail::PolyImpl> Impl;
 };
 
+SymExpr operator+(const SymExpr &A, const SymExpr &B);
+SymExpr operator-(const SymExpr &A, const SymExpr &B);
+SymExpr operator*(const SymExpr &A, const SymExpr &B);
+SymExpr operator-(const SymExpr &A);
+
 } // namespace oomplan
 
 namespace std {

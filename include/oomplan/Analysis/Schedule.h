@@ -1,0 +1,87 @@
+//===- Schedule.h - the order of steps and the tensors they touch -*- C++
+//-*-===//
+//
+// Liveness, placement and the executors work on a Schedule, not on the Graph:
+// transforms (training's backward pass, recompute, offload, reordering) add or
+// move steps and add tensors without touching the immutable Graph. The first
+// tensors of a schedule built from a graph are its values, in ValueId order;
+// transforms append synthetic tensors (gradients, recomputed copies) after
+// them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_ANALYSIS_SCHEDULE_H
+#define OOMPLAN_ANALYSIS_SCHEDULE_H
+
+#include "oomplan/IR/Graph.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace oomplan {
+
+using TensorId = uint32_t;
+
+/// Memory class of a tensor, as the report breaks memory down.
+enum class TensorKind : uint8_t {
+  Weight,         ///< Initializer: resident for the whole run.
+  Constant,       ///< Output of a Constant node: folded at import, resident.
+  GraphInput,     ///< Fed by the caller.
+  GraphOutput,    ///< Returned to the caller: live until the end.
+  Activation,     ///< Intermediate: the arena's business.
+  Gradient,       ///< Training: gradient of an activation or weight.
+  OptimizerState, ///< Training: optimizer moments and master weights.
+};
+
+/// Lower-case name ("weight", "activation", ...).
+llvm::StringRef tensorKindName(TensorKind K);
+
+struct ScheduleTensor {
+  std::string Name;
+  ValueId Value = NoId; ///< The graph value, or NoId for synthetic tensors.
+  uint64_t SizeBytes = 0;
+  TensorKind Kind = TensorKind::Activation;
+};
+
+enum class StepKind : uint8_t {
+  Compute,
+  Recompute,
+  Offload,
+  Prefetch,
+  Backward,
+  Optimizer
+};
+
+/// One step of the schedule; steps run in order, one per index.
+struct Step {
+  StepKind Kind = StepKind::Compute;
+  NodeId Node = NoId;          ///< The graph node it runs, if any.
+  std::string Op;              ///< Op type, for reports.
+  std::vector<TensorId> Reads; ///< Omitted optional inputs are left out.
+  std::vector<TensorId> Writes;
+  /// Writes[0] is a view of Reads[ViewOf] (same bytes); -1 if not a view.
+  int ViewOf = -1;
+  /// Writes[0] may reuse the bytes of any read that dies here (elementwise).
+  bool MayWriteInPlace = false;
+};
+
+struct Schedule {
+  std::vector<ScheduleTensor> Tensors;
+  std::vector<Step> Steps;
+};
+
+/// True for ops whose first output is a view of their first input (Reshape,
+/// Flatten, Squeeze, Unsqueeze, Identity, and Dropout in inference).
+bool isViewOp(const Graph &G, const Node &N);
+
+/// True for elementwise ops that may write their output over an input.
+bool isElementwiseOp(llvm::StringRef OpType);
+
+/// The model's node order as a schedule: step I runs node I. ValueBytes gives
+/// every value's size in bytes, indexed by ValueId.
+Schedule makeDefaultSchedule(const Graph &G,
+                             llvm::ArrayRef<uint64_t> ValueBytes);
+
+} // namespace oomplan
+
+#endif

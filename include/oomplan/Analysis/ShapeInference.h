@@ -1,0 +1,80 @@
+//===- ShapeInference.h - symbolic shapes and byte sizes --------*- C++ -*-===//
+//
+// Gives every value of a Graph a dtype, dims as SymExprs over the graph's
+// symbols, and a byte size formula, by running one rule per operator in
+// schedule order. Small integer tensors (shape computations such as
+// Shape -> Gather -> Unsqueeze -> Concat -> Reshape) also carry their contents
+// symbolically, so Reshape targets computed at run time still resolve to
+// formulas of batch and seq. An unknown size is never taken as 0: an op
+// without a rule is an error, unless the file declares a complete static
+// shape for its outputs (used, with a warning).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_ANALYSIS_SHAPEINFERENCE_H
+#define OOMPLAN_ANALYSIS_SHAPEINFERENCE_H
+
+#include "oomplan/Analysis/SymExpr.h"
+#include "oomplan/IR/Graph.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oomplan {
+
+/// What the analysis knows about one value.
+struct ValueShape {
+  ElementType Type = ElementType::Undefined;
+  /// False only for omitted or unused values the analysis could not reach.
+  bool Known = false;
+  /// One expression per axis (elements); empty for a scalar.
+  std::vector<SymExpr> Dims;
+  /// ceil(numElements * bits / 8): the tensor's size in bytes.
+  SymExpr Bytes;
+  /// Data-dependent (NonZero, Unique, TopK with a run-time k, NMS, ...): Dims
+  /// are an upper bound on the run-time dims.
+  bool UpperBound = false;
+  /// Contents of small integer tensors (shape tensors), flattened row-major;
+  /// set only when the element count is a known constant.
+  std::optional<std::vector<SymExpr>> IntValues;
+};
+
+/// Result of inferShapes.
+struct ShapeInfo {
+  /// Indexed by ValueId.
+  std::vector<ValueShape> Values;
+  /// Graph::Symbols first (same ids), then symbols the analysis created:
+  /// "unk_<value>_<axis>" for an unnamed dynamic dim of a graph input,
+  /// "<op>_<node>" for a data-dependent size.
+  std::vector<std::string> SymbolNames;
+  /// Upper bounds used, declared shapes used for ops without a rule, ...
+  std::vector<std::string> Warnings;
+};
+
+/// Element count of Dims (1 for a scalar).
+SymExpr numElements(llvm::ArrayRef<SymExpr> Dims);
+
+/// Byte size of a tensor: ceil(numElements * bits / 8).
+SymExpr tensorBytes(ElementType Type, llvm::ArrayRef<SymExpr> Dims);
+
+/// Runs shape inference over G in schedule order. Errors name the file
+/// (G.SourcePath), the node (G.describeNode) and its op.
+llvm::Expected<ShapeInfo> inferShapes(const Graph &G);
+
+/// The --emit=shapes listing: one line per value (graph inputs, weights, then
+/// node outputs in schedule order) with name, kind, dtype, [dims], the bytes
+/// formula and, when every symbol it uses is bound in Bindings (indexed by
+/// SymbolId, as ShapeInfo::SymbolNames), the bytes at those values.
+void printShapes(llvm::raw_ostream &OS, const Graph &G, const ShapeInfo &S,
+                 llvm::ArrayRef<std::optional<int64_t>> Bindings);
+
+/// Number of op types (default domain) that have a shape rule.
+size_t numShapeRules();
+/// True when OpType (default domain) has a shape rule.
+bool hasShapeRule(llvm::StringRef OpType);
+
+} // namespace oomplan
+
+#endif

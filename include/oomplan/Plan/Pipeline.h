@@ -1,0 +1,36 @@
+//===- Pipeline.h - from an analysed graph to a verified plan ---*- C++ -*-===//
+//
+// The stages after shape inference, in one call: sizes at the bound symbols,
+// the default schedule, liveness, placement and verification. Tools, the
+// benchmark and capacity searches (largest batch that fits) all call this.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_PLAN_PIPELINE_H
+#define OOMPLAN_PLAN_PIPELINE_H
+
+#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Plan/Plan.h"
+
+namespace oomplan {
+
+struct PipelineOptions {
+  PlanOptions Placement;
+  LivenessOptions Liveness;
+};
+
+/// Byte size of every value at Bindings (indexed like Shapes.SymbolNames).
+/// Errors name the value and the unbound symbols; a value whose size is
+/// unknown and which something reads is an error, never 0.
+llvm::Expected<std::vector<uint64_t>>
+evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
+                   llvm::ArrayRef<std::optional<int64_t>> Bindings);
+
+/// Schedule, liveness, placement and verification of G at Bindings.
+llvm::Expected<Plan> planGraph(const Graph &G, const ShapeInfo &Shapes,
+                               llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                               const PipelineOptions &Opts);
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,66 @@
+//===- Plan.h - a verified memory plan --------------------------*- C++ -*-===//
+//
+// A Plan says everything an executor needs: the schedule (order of steps,
+// including recompute/offload steps a transform added), every buffer's region
+// and offset, and the sizes of the regions. Weights and constants have their
+// own region, graph inputs and outputs another (unless placed in the arena),
+// and everything else shares the arena that the planner packs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_PLAN_PLAN_H
+#define OOMPLAN_PLAN_PLAN_H
+
+#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Analysis/Schedule.h"
+#include "llvm/Support/Error.h"
+#include <optional>
+#include <string>
+
+namespace oomplan {
+
+enum class Region : uint8_t {
+  Weights, ///< Weights and constants, resident, laid out one after another.
+  IO,      ///< Graph inputs and outputs, owned by the caller.
+  Arena,   ///< Everything else, packed by the planner.
+};
+
+llvm::StringRef regionName(Region R);
+
+struct PlanOptions {
+  std::string Algorithm = "auto"; ///< A name from the planner registry.
+  uint64_t AlignBytes = 256;      ///< Offsets and sizes round up to this.
+  double TimeLimitSeconds = 2.0;  ///< Safety cap for search algorithms.
+  bool IOInArena = false;         ///< Place graph inputs/outputs in the arena.
+  std::optional<uint64_t> BudgetBytes; ///< Device memory available.
+};
+
+struct Plan {
+  Schedule Sched;
+  Lifetimes Life;
+  uint64_t AlignBytes = 256;
+  std::vector<Region> RegionOf;   ///< Per buffer.
+  std::vector<uint64_t> OffsetOf; ///< Per buffer, within its region.
+  uint64_t WeightBytes = 0;       ///< Size of the weights region.
+  uint64_t IOBytes = 0;           ///< Size of the inputs/outputs region.
+  uint64_t ArenaBytes = 0;        ///< Size of the arena.
+  /// Max over steps of the aligned bytes of arena buffers live at the step.
+  uint64_t ArenaLowerBound = 0;
+  std::string Algorithm; ///< The algorithm whose placement was kept.
+  uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
+  std::optional<uint64_t> BudgetBytes;
+
+  /// Weights + IO + arena: the device memory the plan needs.
+  uint64_t totalBytes() const { return WeightBytes + IOBytes + ArenaBytes; }
+  bool fits() const { return !BudgetBytes || totalBytes() <= *BudgetBytes; }
+  /// Arena buffers live at Step, largest first.
+  std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
+};
+
+/// Places the buffers of L and verifies the result with the independent
+/// verifier; an error if any check fails (a bug, never the user's fault).
+llvm::Expected<Plan> buildPlan(Schedule S, Lifetimes L,
+                               const PlanOptions &Opts);
+
+} // namespace oomplan
+
+#endif

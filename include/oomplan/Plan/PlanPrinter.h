@@ -1,0 +1,40 @@
+//===- PlanPrinter.h - a plan as text and as JSON ---------------*- C++ -*-===//
+//
+// --emit=plan prints for people and lit tests; --emit=json prints the same
+// content for programs, with a versioned schema (docs/plan-json.md). Both are
+// deterministic: the same plan gives byte-identical output.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_PLAN_PLANPRINTER_H
+#define OOMPLAN_PLAN_PLANPRINTER_H
+
+#include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Plan/Plan.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace oomplan {
+
+/// Schema identifier written into every JSON plan.
+constexpr const char *PlanJSONSchema = "oomplan.plan/1";
+
+/// What the printers need besides the plan: names, types, formulas.
+struct PlanContext {
+  const Graph &G;
+  const ShapeInfo &Shapes;
+  llvm::ArrayRef<std::optional<int64_t>> Bindings;
+};
+
+/// Buffers in print order: region, then first step, then name.
+std::vector<BufferId> bufferPrintOrder(const Plan &P);
+
+void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C);
+void printPlanJSON(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C);
+
+/// "float[batch,3,224,224]" from the inferred shape of Value.
+std::string shapeString(const PlanContext &C, ValueId Value);
+/// The byte-size formula of Value ("602112*batch"), or its number.
+std::string formulaString(const PlanContext &C, ValueId Value);
+
+} // namespace oomplan
+
+#endif

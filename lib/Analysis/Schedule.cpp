@@ -1,0 +1,111 @@
+//===- Schedule.cpp - the default schedule of a graph ---------------------===//
+//
+// Step I runs node I of the graph (already in a topological order). Constant
+// nodes keep a step, so step numbers equal node numbers in every listing, but
+// their outputs are resident constants rather than activations.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/Schedule.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace oomplan;
+
+llvm::StringRef oomplan::tensorKindName(TensorKind K) {
+  switch (K) {
+  case TensorKind::Weight:
+    return "weight";
+  case TensorKind::Constant:
+    return "constant";
+  case TensorKind::GraphInput:
+    return "input";
+  case TensorKind::GraphOutput:
+    return "output";
+  case TensorKind::Activation:
+    return "activation";
+  case TensorKind::Gradient:
+    return "gradient";
+  case TensorKind::OptimizerState:
+    return "optimizer-state";
+  }
+  return "?";
+}
+
+// Dropout is a view only in inference: with a training_mode input that is a
+// constant true (training-mode exports) it computes a new tensor and a mask.
+static bool dropoutIsTraining(const Graph &G, const Node &N) {
+  if (N.getInt("is_test", 1) == 0) // opset < 7
+    return true;
+  ValueId Mode = N.input(2);
+  if (Mode == NoId)
+    return false;
+  const Value &V = G.Values[Mode];
+  std::shared_ptr<const TensorData> D = V.Data;
+  if (!D && V.Kind == ValueKind::NodeOutput &&
+      G.Nodes[V.Producer].OpType == "Constant")
+    if (const Attribute *A = G.Nodes[V.Producer].attr("value"))
+      D = A->T;
+  // Unknown at planning time: assume training, the larger of the two.
+  return !D || D->Ints.empty() || D->Ints[0] != 0;
+}
+
+bool oomplan::isViewOp(const Graph &G, const Node &N) {
+  if (N.OpType == "Dropout")
+    return !dropoutIsTraining(G, N);
+  return llvm::StringSwitch<bool>(N.OpType)
+      .Cases("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", true)
+      .Default(false);
+}
+
+bool oomplan::isElementwiseOp(llvm::StringRef OpType) {
+  return llvm::StringSwitch<bool>(OpType)
+      .Cases("Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", true)
+      .Cases("Neg", "Abs", "Sqrt", "Reciprocal", "Erf", "Elu", true)
+      .Cases("Selu", "HardSigmoid", "HardSwish", "Softplus", "Clip", true)
+      .Cases("Ceil", "Floor", "Round", "Sin", "Cos", "Not", true)
+      .Cases("Add", "Sub", "Mul", "Div", "Pow", "Max", true)
+      .Cases("Min", "And", "Or", "Xor", "Where", "Sign", true)
+      .Cases("PRelu", "ThresholdedRelu", "Mish", "Celu", true)
+      .Default(false);
+}
+
+Schedule oomplan::makeDefaultSchedule(const Graph &G,
+                                      llvm::ArrayRef<uint64_t> ValueBytes) {
+  Schedule S;
+  S.Tensors.resize(G.Values.size());
+  for (ValueId Id = 0; Id < G.Values.size(); ++Id) {
+    const Value &V = G.Values[Id];
+    ScheduleTensor &T = S.Tensors[Id];
+    T.Name = V.Name;
+    T.Value = Id;
+    T.SizeBytes = ValueBytes[Id];
+    if (V.Kind == ValueKind::Weight)
+      T.Kind = TensorKind::Weight;
+    else if (V.Kind == ValueKind::GraphInput)
+      T.Kind = TensorKind::GraphInput;
+    else if (G.Nodes[V.Producer].OpType == "Constant")
+      T.Kind = TensorKind::Constant;
+    else if (V.IsGraphOutput)
+      T.Kind = TensorKind::GraphOutput;
+    else
+      T.Kind = TensorKind::Activation;
+  }
+  S.Steps.reserve(G.Nodes.size());
+  for (NodeId N = 0; N < G.Nodes.size(); ++N) {
+    const Node &Nd = G.Nodes[N];
+    Step St;
+    St.Node = N;
+    St.Op = Nd.OpType;
+    for (ValueId In : Nd.Inputs)
+      if (In != NoId)
+        St.Reads.push_back(In);
+    for (ValueId Out : Nd.Outputs)
+      if (Out != NoId)
+        St.Writes.push_back(Out);
+    if (!St.Reads.empty() && !St.Writes.empty() && Nd.input(0) != NoId &&
+        Nd.Outputs[0] != NoId && isViewOp(G, Nd))
+      St.ViewOf = 0;
+    St.MayWriteInPlace = isElementwiseOp(Nd.OpType);
+    S.Steps.push_back(std::move(St));
+  }
+  return S;
+}

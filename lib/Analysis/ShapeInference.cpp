@@ -1,0 +1,176 @@
+//===- ShapeInference.cpp - the shape inference driver --------------------===//
+//
+// Seeds graph inputs and weights from their declared shapes and stored
+// contents, then runs each node's rule in schedule order. A node whose op has
+// no rule may still use the file's declared shapes when they are complete and
+// static (with a warning); anything less is an error, never a guess.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeRules/ShapeRules.h"
+#include "oomplan/Support/Error.h"
+
+using namespace oomplan;
+using namespace oomplan::shapes;
+
+SymExpr oomplan::numElements(llvm::ArrayRef<SymExpr> Dims) {
+  SymExpr N = SymExpr::constant(1);
+  for (const SymExpr &D : Dims)
+    N = N * D;
+  return N;
+}
+
+SymExpr oomplan::tensorBytes(ElementType Type, llvm::ArrayRef<SymExpr> Dims) {
+  unsigned Bits = elementBits(Type);
+  SymExpr N = numElements(Dims);
+  if (Bits % 8 == 0)
+    return N * SymExpr::constant(Bits / 8);
+  return SymExpr::ceilDiv(N * SymExpr::constant(Bits), SymExpr::constant(8));
+}
+
+size_t oomplan::numShapeRules() { return shapeRuleTable().size(); }
+
+bool oomplan::hasShapeRule(llvm::StringRef OpType) {
+  return shapeRuleTable().count(OpType);
+}
+
+namespace {
+
+/// Integer contents of a stored tensor, when it is small and integer-like.
+std::optional<std::vector<SymExpr>> intContents(const TensorData &D) {
+  if (!isIntegerLike(D.Type) || D.numElements() > uint64_t(MaxTrackedElements) ||
+      D.Ints.size() != D.numElements())
+    return std::nullopt;
+  return toExprs(D.Ints);
+}
+
+class Driver {
+public:
+  explicit Driver(const Graph &G) : G(G) {}
+  llvm::Expected<ShapeInfo> run();
+
+private:
+  void seedValue(ValueId Id);
+  llvm::Error inferNode(NodeId Id);
+  llvm::Error useDeclaredShapes(NodeId Id);
+  void recordConstant(NodeId Id);
+
+  const Graph &G;
+  ShapeInfo S;
+  std::vector<std::shared_ptr<const TensorData>> ConstData;
+};
+
+void Driver::seedValue(ValueId Id) {
+  const Value &V = G.Values[Id];
+  ValueShape &Out = S.Values[Id];
+  if (!V.HasDeclaredShape)
+    return; // Known stays false; a consumer reports it.
+  Out.Type = V.Type;
+  Out.Known = true;
+  for (size_t A = 0; A < V.Shape.size(); ++A) {
+    const DeclaredDim &D = V.Shape[A];
+    switch (D.K) {
+    case DeclaredDim::Kind::Static:
+      Out.Dims.push_back(SymExpr::constant(D.Size));
+      break;
+    case DeclaredDim::Kind::Symbol:
+      Out.Dims.push_back(SymExpr::symbol(D.Symbol));
+      break;
+    case DeclaredDim::Kind::Unknown:
+      S.SymbolNames.push_back("unk_" + V.Name + "_" + std::to_string(A));
+      Out.Dims.push_back(SymExpr::symbol(SymbolId(S.SymbolNames.size() - 1)));
+      break;
+    }
+  }
+  Out.Bytes = tensorBytes(Out.Type, Out.Dims);
+  if (V.Data) {
+    ConstData[Id] = V.Data;
+    Out.IntValues = intContents(*V.Data);
+  }
+}
+
+/// Constant nodes: keep their contents for rules that need float constants.
+void Driver::recordConstant(NodeId Id) {
+  const Node &N = G.Nodes[Id];
+  if (N.OpType != "Constant" || N.Outputs.empty() || N.Outputs[0] == NoId)
+    return;
+  if (const Attribute *A = N.attr("value"); A && A->T)
+    ConstData[N.Outputs[0]] = A->T;
+}
+
+llvm::Error Driver::useDeclaredShapes(NodeId Id) {
+  const Node &N = G.Nodes[Id];
+  for (ValueId Out : N.Outputs) {
+    if (Out == NoId)
+      continue;
+    const Value &V = G.Values[Out];
+    bool Static = V.HasDeclaredShape && V.Type != ElementType::Undefined;
+    for (const DeclaredDim &D : V.Shape)
+      Static &= D.K == DeclaredDim::Kind::Static;
+    if (!Static)
+      return makeError(G.SourcePath + ": " + G.describeNode(Id) +
+                       ": no shape rule for op '" + N.OpType +
+                       (N.Domain.empty() ? "" : "' in domain '" + N.Domain) +
+                       "' and output '" + V.Name +
+                       "' has no complete static declared shape");
+  }
+  for (ValueId Out : N.Outputs)
+    if (Out != NoId)
+      seedValue(Out);
+  S.Warnings.push_back(G.describeNode(Id) + ": no shape rule for op '" +
+                       N.OpType + "'; using the declared output shapes");
+  return llvm::Error::success();
+}
+
+llvm::Error Driver::inferNode(NodeId Id) {
+  const Node &N = G.Nodes[Id];
+  for (size_t I = 0; I < N.Inputs.size(); ++I) {
+    ValueId In = N.Inputs[I];
+    if (In != NoId && !S.Values[In].Known)
+      return makeError(G.SourcePath + ": " + G.describeNode(Id) + ": input '" +
+                       G.Values[In].Name + "' has no known shape");
+  }
+  const RuleTable &Rules = shapeRuleTable();
+  bool DefaultDomain = N.Domain.empty() || N.Domain == "ai.onnx";
+  auto It = DefaultDomain ? Rules.find(N.OpType) : Rules.end();
+  if (It == Rules.end())
+    return useDeclaredShapes(Id);
+  RuleContext Ctx(G, Id, S, ConstData);
+  if (llvm::Error E = It->second(Ctx))
+    return E;
+  for (ValueId Out : N.Outputs) {
+    if (Out == NoId)
+      continue;
+    ValueShape &V = S.Values[Out];
+    if (!V.Known)
+      return Ctx.error("the shape rule left output '" + G.Values[Out].Name +
+                       "' unset");
+    // A rule that cannot tell the type (rare) defers to the declaration.
+    if (V.Type == ElementType::Undefined && G.Values[Out].Type !=
+                                                ElementType::Undefined) {
+      V.Type = G.Values[Out].Type;
+      V.Bytes = tensorBytes(V.Type, V.Dims);
+    }
+  }
+  recordConstant(Id);
+  return llvm::Error::success();
+}
+
+llvm::Expected<ShapeInfo> Driver::run() {
+  S.Values.resize(G.Values.size());
+  ConstData.resize(G.Values.size());
+  S.SymbolNames = G.Symbols;
+  for (ValueId Id = 0; Id < G.Values.size(); ++Id)
+    if (G.Values[Id].Kind != ValueKind::NodeOutput)
+      seedValue(Id);
+  for (NodeId Id = 0; Id < G.Nodes.size(); ++Id)
+    if (llvm::Error E = inferNode(Id))
+      return std::move(E);
+  return std::move(S);
+}
+
+} // namespace
+
+llvm::Expected<ShapeInfo> oomplan::inferShapes(const Graph &G) {
+  Driver D(G);
+  return D.run();
+}

@@ -1,0 +1,319 @@
+//===- Indexing.cpp - rules for gather, slice, concat and friends ---------===//
+//
+// Gather, GatherElements, GatherND, the Scatters, Slice, Concat, Split,
+// Tile, Pad and OneHot. Gather, Slice and Concat also compute tracked
+// contents, the middle of the Shape -> Gather -> Unsqueeze -> Concat ->
+// Reshape chains that exporters emit.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeRules.h"
+
+using namespace oomplan;
+using namespace oomplan::shapes;
+
+namespace {
+
+/// Product of constant dims [B, E).
+int64_t product(llvm::ArrayRef<int64_t> D, size_t B, size_t E) {
+  int64_t P = 1;
+  for (size_t I = B; I < E; ++I)
+    P *= D[I];
+  return P;
+}
+
+llvm::Error gather(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> Data = Ctx.inDims(0), Idx = Ctx.inDims(1);
+  llvm::Expected<size_t> Axis =
+      Ctx.axis(Ctx.node().getInt("axis", 0), Data.size());
+  if (!Axis)
+    return Axis.takeError();
+  std::vector<SymExpr> Out(Data.begin(), Data.begin() + *Axis);
+  Out.insert(Out.end(), Idx.begin(), Idx.end());
+  Out.insert(Out.end(), Data.begin() + *Axis + 1, Data.end());
+  Ctx.setOutput(0, Ctx.inType(0), Out);
+  // Contents: data tracked with constant dims, indices constant.
+  std::optional<std::vector<int64_t>> D = constantDims(Data);
+  std::optional<std::vector<int64_t>> Ix = Ctx.constInts(1);
+  if (!Ctx.inValues(0) || !D || !Ix)
+    return llvm::Error::success();
+  int64_t Outer = product(*D, 0, *Axis), N = (*D)[*Axis],
+          Inner = product(*D, *Axis + 1, D->size());
+  std::vector<SymExpr> Vals;
+  for (int64_t O = 0; O < Outer; ++O)
+    for (int64_t I : *Ix) {
+      if (I < -N || I >= N)
+        return Ctx.error("index " + llvm::Twine(I) + " out of range for a "
+                         "dim of " + llvm::Twine(N));
+      int64_t Row = I < 0 ? I + N : I;
+      for (int64_t K = 0; K < Inner; ++K)
+        Vals.push_back((*Ctx.inValues(0))[(O * N + Row) * Inner + K]);
+    }
+  Ctx.setOutputValues(0, std::move(Vals));
+  return llvm::Error::success();
+}
+
+/// GatherElements: the shape of the indices.
+llvm::Error gatherElements(RuleContext &Ctx) {
+  Ctx.setOutput(0, Ctx.inType(0), Ctx.inDims(1).vec());
+  return llvm::Error::success();
+}
+
+llvm::Error gatherND(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> Data = Ctx.inDims(0), Idx = Ctx.inDims(1);
+  size_t B = size_t(Ctx.node().getInt("batch_dims", 0));
+  if (Idx.empty())
+    return Ctx.error("indices must have rank >= 1");
+  std::optional<int64_t> Last = Idx.back().getConstant();
+  if (!Last || B + size_t(*Last) > Data.size())
+    return Ctx.error("the last dim of the indices must be a constant <= the "
+                     "data rank minus batch_dims");
+  std::vector<SymExpr> Out(Idx.begin(), Idx.end() - 1);
+  Out.insert(Out.end(), Data.begin() + B + *Last, Data.end());
+  Ctx.setOutput(0, Ctx.inType(0), Out);
+  return llvm::Error::success();
+}
+
+/// Scatter*, ScatterND: the shape of the data.
+llvm::Error likeData(RuleContext &Ctx) {
+  Ctx.setOutputLike(0, 0);
+  return llvm::Error::success();
+}
+
+/// Values of the optional int input I for Slice (starts, ends, axes, steps),
+/// or of the attribute Name before opset 10.
+llvm::Expected<std::optional<std::vector<SymExpr>>>
+sliceParam(const RuleContext &Ctx, llvm::StringRef Name, size_t I) {
+  if (std::optional<std::vector<int64_t>> A = Ctx.node().getInts(Name))
+    return toExprs(*A);
+  if (!Ctx.hasInput(I))
+    return std::nullopt;
+  if (!Ctx.inValues(I))
+    return Ctx.error("Slice '" + Name +
+                     "' is computed from data this analysis cannot follow");
+  return *Ctx.inValues(I);
+}
+
+/// Index X of an axis of size D made non-negative (Python style).
+llvm::Expected<SymExpr> wrapIndex(const RuleContext &Ctx, const SymExpr &X,
+                                  const SymExpr &D) {
+  if (X.isKnownNonNegative())
+    return X;
+  if (std::optional<int64_t> Hi = X.upperBound(); Hi && *Hi < 0)
+    return X + D;
+  return Ctx.error("cannot tell the sign of slice index " +
+                   X.str(Ctx.graph().Symbols));
+}
+
+llvm::Error slice(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  auto Starts = sliceParam(Ctx, "starts", 1);
+  auto Ends = sliceParam(Ctx, "ends", 2);
+  auto Axes = sliceParam(Ctx, "axes", 3);
+  auto Steps = sliceParam(Ctx, "steps", 4);
+  for (auto *P : {&Starts, &Ends, &Axes, &Steps})
+    if (!*P)
+      return P->takeError();
+  if (!*Starts || !*Ends || (*Starts)->size() != (*Ends)->size())
+    return Ctx.error("starts and ends must be given, with equal lengths");
+  size_t N = (*Starts)->size();
+  std::vector<SymExpr> Out = In.vec();
+  // Per axis (start, step) for the contents of 1-D data.
+  std::optional<int64_t> FirstStart, FirstStep;
+  for (size_t K = 0; K < N; ++K) {
+    int64_t A = int64_t(K), Step = 1;
+    if (*Axes) {
+      std::optional<int64_t> C = (**Axes)[K].getConstant();
+      if (!C)
+        return Ctx.error("Slice axes must be constants");
+      A = *C;
+    }
+    if (*Steps) {
+      std::optional<int64_t> C = (**Steps)[K].getConstant();
+      if (!C || *C == 0)
+        return Ctx.error("Slice steps must be non-zero constants");
+      Step = *C;
+    }
+    llvm::Expected<size_t> X = Ctx.axis(A, In.size());
+    if (!X)
+      return X.takeError();
+    const SymExpr &D = In[*X];
+    llvm::Expected<SymExpr> S = wrapIndex(Ctx, (**Starts)[K], D);
+    if (!S)
+      return S.takeError();
+    llvm::Expected<SymExpr> E = wrapIndex(Ctx, (**Ends)[K], D);
+    if (!E)
+      return E.takeError();
+    SymExpr Zero = SymExpr::constant(0), One = SymExpr::constant(1);
+    SymExpr Len;
+    if (Step > 0) {
+      SymExpr S2 = SymExpr::min(SymExpr::max(*S, Zero), D);
+      SymExpr E2 = SymExpr::min(SymExpr::max(*E, Zero), D);
+      Len = SymExpr::ceilDiv(E2 - S2, SymExpr::constant(Step));
+      FirstStart = S2.getConstant();
+    } else {
+      SymExpr S2 = SymExpr::min(SymExpr::max(*S, Zero), D - One);
+      SymExpr E2 = SymExpr::min(SymExpr::max(*E, -One), D - One);
+      Len = SymExpr::ceilDiv(S2 - E2, SymExpr::constant(-Step));
+      FirstStart = S2.getConstant();
+    }
+    Out[*X] = SymExpr::max(Len, Zero);
+    FirstStep = Step;
+  }
+  Ctx.setOutput(0, Ctx.inType(0), Out);
+  std::optional<int64_t> Count = constantNumElements(Out);
+  if (Ctx.inValues(0) && In.size() == 1 && N == 1 && FirstStart && Count) {
+    std::vector<SymExpr> Vals;
+    for (int64_t I = 0; I < *Count; ++I)
+      Vals.push_back((*Ctx.inValues(0))[*FirstStart + I * *FirstStep]);
+    Ctx.setOutputValues(0, std::move(Vals));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error concat(RuleContext &Ctx) {
+  size_t R = Ctx.inRank(0);
+  llvm::Expected<size_t> Axis = Ctx.axis(Ctx.node().getInt("axis", 0), R);
+  if (!Axis)
+    return Axis.takeError();
+  std::vector<SymExpr> Out = Ctx.inDims(0).vec();
+  Out[*Axis] = SymExpr();
+  bool Tracked = true;
+  for (size_t I = 0; I < Ctx.numInputs(); ++I) {
+    if (!Ctx.hasInput(I))
+      continue;
+    if (Ctx.inRank(I) != R)
+      return Ctx.error("input " + llvm::Twine(I) + " has rank " +
+                       llvm::Twine(Ctx.inRank(I)) + ", expected " +
+                       llvm::Twine(R));
+    Out[*Axis] = Out[*Axis] + Ctx.inDims(I)[*Axis];
+    Tracked &= Ctx.inValues(I).has_value();
+  }
+  Ctx.setOutput(0, Ctx.inType(0), Out);
+  std::optional<std::vector<int64_t>> D = constantDims(Out);
+  if (!Tracked || !D)
+    return llvm::Error::success();
+  int64_t Outer = product(*D, 0, *Axis), Inner = product(*D, *Axis + 1, R);
+  std::vector<SymExpr> Vals;
+  for (int64_t O = 0; O < Outer; ++O)
+    for (size_t I = 0; I < Ctx.numInputs(); ++I) {
+      if (!Ctx.hasInput(I))
+        continue;
+      int64_t Block = *Ctx.inDims(I)[*Axis].getConstant() * Inner;
+      for (int64_t K = 0; K < Block; ++K)
+        Vals.push_back((*Ctx.inValues(I))[O * Block + K]);
+    }
+  Ctx.setOutputValues(0, std::move(Vals));
+  return llvm::Error::success();
+}
+
+llvm::Error split(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  llvm::Expected<size_t> Axis =
+      Ctx.axis(Ctx.node().getInt("axis", 0), In.size());
+  if (!Axis)
+    return Axis.takeError();
+  std::vector<SymExpr> Parts;
+  size_t N = Ctx.numOutputs();
+  if (std::optional<std::vector<int64_t>> S = Ctx.node().getInts("split")) {
+    Parts = toExprs(*S);
+  } else if (Ctx.hasInput(1)) {
+    if (!Ctx.inValues(1))
+      return Ctx.error("split sizes are computed from data this analysis "
+                       "cannot follow");
+    Parts = *Ctx.inValues(1);
+  } else {
+    // Equal parts; opset 18 lets the last one be smaller.
+    SymExpr Each = SymExpr::ceilDiv(In[*Axis], SymExpr::constant(N));
+    for (size_t I = 0; I < N; ++I)
+      Parts.push_back(I + 1 < N ? Each
+                                : In[*Axis] - Each * SymExpr::constant(N - 1));
+  }
+  if (Parts.size() != N)
+    return Ctx.error("split has " + llvm::Twine(Parts.size()) +
+                     " sizes for " + llvm::Twine(N) + " outputs");
+  for (size_t I = 0; I < N; ++I) {
+    std::vector<SymExpr> Out = In.vec();
+    Out[*Axis] = Parts[I];
+    Ctx.setOutput(I, Ctx.inType(0), std::move(Out));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error tile(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  if (!Ctx.inValues(1) || Ctx.inValues(1)->size() != In.size())
+    return Ctx.error("repeats must be known, one per axis");
+  std::vector<SymExpr> Out;
+  for (size_t I = 0; I < In.size(); ++I)
+    Out.push_back(In[I] * (*Ctx.inValues(1))[I]);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+llvm::Error pad(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  std::vector<SymExpr> Pads;
+  if (std::optional<std::vector<int64_t>> P = Ctx.node().getInts("pads"))
+    Pads = toExprs(*P);
+  else if (Ctx.hasInput(1) && Ctx.inValues(1))
+    Pads = *Ctx.inValues(1);
+  else
+    return Ctx.error("pads must be known");
+  // Opset 18 'axes' input: pads only those axes.
+  std::vector<int64_t> Axes;
+  if (std::optional<std::vector<int64_t>> A = Ctx.constInts(3)) {
+    Axes = *A;
+  } else {
+    for (size_t I = 0; I < In.size(); ++I)
+      Axes.push_back(int64_t(I));
+  }
+  if (Pads.size() != 2 * Axes.size())
+    return Ctx.error("pads has " + llvm::Twine(Pads.size()) +
+                     " entries, expected " + llvm::Twine(2 * Axes.size()));
+  std::vector<SymExpr> Out = In.vec();
+  for (size_t K = 0; K < Axes.size(); ++K) {
+    llvm::Expected<size_t> X = Ctx.axis(Axes[K], In.size());
+    if (!X)
+      return X.takeError();
+    Out[*X] = Out[*X] + Pads[K] + Pads[K + Axes.size()];
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+llvm::Error oneHot(RuleContext &Ctx) {
+  SymExpr Depth;
+  if (Ctx.inValues(1) && Ctx.inValues(1)->size() == 1) {
+    Depth = (*Ctx.inValues(1))[0];
+  } else if (const TensorData *T = Ctx.constData(1);
+             T && T->Floats.size() == 1) {
+    Depth = SymExpr::constant(int64_t(T->Floats[0]));
+  } else {
+    return Ctx.error("depth must be a known scalar");
+  }
+  std::vector<SymExpr> Out = Ctx.inDims(0).vec();
+  llvm::Expected<size_t> Axis =
+      Ctx.axis(Ctx.node().getInt("axis", -1), Out.size() + 1);
+  if (!Axis)
+    return Axis.takeError();
+  Out.insert(Out.begin() + *Axis, Depth);
+  Ctx.setOutput(0, Ctx.inType(2), std::move(Out));
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void shapes::addIndexingRules(RuleTable &T) {
+  T["Gather"] = gather;
+  T["GatherElements"] = gatherElements;
+  T["GatherND"] = gatherND;
+  T["Scatter"] = likeData;
+  T["ScatterElements"] = likeData;
+  T["ScatterND"] = likeData;
+  T["Slice"] = slice;
+  T["Concat"] = concat;
+  T["Split"] = split;
+  T["Tile"] = tile;
+  T["Pad"] = pad;
+  T["OneHot"] = oneHot;
+}

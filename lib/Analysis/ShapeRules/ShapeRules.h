@@ -1,0 +1,127 @@
+//===- ShapeRules.h - the interface between shape rules and the driver -*-===//
+//
+// Private to lib/Analysis. A shape rule reads one node's input shapes (and
+// the contents of small integer inputs) through a RuleContext and sets its
+// outputs. Each op family lives in its own file and adds its rules to the one
+// table built in ShapeRuleTable.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_ANALYSIS_SHAPERULES_SHAPERULES_H
+#define OOMPLAN_LIB_ANALYSIS_SHAPERULES_SHAPERULES_H
+
+#include "oomplan/Analysis/ShapeInference.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/Twine.h"
+
+namespace oomplan {
+namespace shapes {
+
+/// Tensors with at most this many elements carry their integer contents.
+constexpr int64_t MaxTrackedElements = 1024;
+
+/// One node's view of the analysis state.
+class RuleContext {
+public:
+  RuleContext(const Graph &G, NodeId Id, ShapeInfo &S,
+              llvm::ArrayRef<std::shared_ptr<const TensorData>> ConstData)
+      : G(G), Id(Id), S(S), ConstData(ConstData) {}
+
+  const Graph &graph() const { return G; }
+  const Node &node() const { return G.Nodes[Id]; }
+  NodeId nodeId() const { return Id; }
+  int64_t opset() const { return G.defaultOpset(); }
+
+  size_t numInputs() const { return node().Inputs.size(); }
+  bool hasInput(size_t I) const { return node().input(I) != NoId; }
+  /// Shape of input I; the driver has checked that it is Known.
+  const ValueShape &in(size_t I) const { return S.Values[node().Inputs[I]]; }
+  llvm::ArrayRef<SymExpr> inDims(size_t I) const { return in(I).Dims; }
+  size_t inRank(size_t I) const { return in(I).Dims.size(); }
+  ElementType inType(size_t I) const { return in(I).Type; }
+  /// Contents of input I when tracked (see ValueShape::IntValues).
+  const std::optional<std::vector<SymExpr>> &inValues(size_t I) const {
+    return in(I).IntValues;
+  }
+  /// Contents of input I when every element is a known constant.
+  std::optional<std::vector<int64_t>> constInts(size_t I) const;
+  /// Stored contents of input I when it is a weight or a Constant's output
+  /// (also floats, for Resize scales); else null.
+  const TensorData *constData(size_t I) const;
+
+  size_t numOutputs() const { return node().Outputs.size(); }
+  bool hasOutput(size_t I) const {
+    return I < numOutputs() && node().Outputs[I] != NoId;
+  }
+  /// Sets output I's type and dims (ignored when the output is omitted).
+  void setOutput(size_t I, ElementType Type, std::vector<SymExpr> Dims,
+                 bool UpperBound = false);
+  /// Sets the tracked contents of output I (after setOutput); ignored unless
+  /// the output is integer-like with a constant element count Vals.size().
+  void setOutputValues(size_t I, std::vector<SymExpr> Vals);
+  /// Output I as a copy of input J's type and dims (not contents).
+  void setOutputLike(size_t I, size_t J, bool KeepValues = false);
+
+  /// An error naming the file, the node and its op.
+  llvm::Error error(const llvm::Twine &Msg) const;
+  void warn(const llvm::Twine &Msg);
+  /// A new symbol "<Base>_<node name or number>" for a data-dependent size.
+  SymExpr freshSymbol(llvm::StringRef Base);
+
+  /// Axis A (possibly negative) of a rank-Rank tensor, in [0, Rank).
+  llvm::Expected<size_t> axis(int64_t A, size_t Rank) const;
+  /// Ints attribute Name, or the constant input I (opset-dependent spelling
+  /// of axes, pads, ...); std::nullopt when neither is present.
+  llvm::Expected<std::optional<std::vector<int64_t>>>
+  intsAttrOrInput(llvm::StringRef Name, size_t I) const;
+
+private:
+  const Graph &G;
+  NodeId Id;
+  ShapeInfo &S;
+  llvm::ArrayRef<std::shared_ptr<const TensorData>> ConstData;
+};
+
+using ShapeRule = llvm::Error (*)(RuleContext &);
+using RuleTable = llvm::StringMap<ShapeRule>;
+
+/// The table of every rule, built once.
+const RuleTable &shapeRuleTable();
+
+// One function per family file.
+void addElementwiseRules(RuleTable &T);
+void addBroadcastRules(RuleTable &T);
+void addNormalizationRules(RuleTable &T);
+void addShapeOpRules(RuleTable &T);
+void addReshapeRules(RuleTable &T);
+void addIndexingRules(RuleTable &T);
+void addMatMulRules(RuleTable &T);
+void addConvPoolRules(RuleTable &T);
+void addReduceRules(RuleTable &T);
+void addRecurrentRules(RuleTable &T);
+void addDataDependentRules(RuleTable &T);
+void addMiscRules(RuleTable &T);
+
+//===----------------------------------------------------------------------===//
+// Helpers shared by several families
+//===----------------------------------------------------------------------===//
+
+/// The numpy-broadcast size of two dims: equal dims stay, a 1 gives way to the
+/// other, a known constant wins over a symbol, else max(A, B).
+SymExpr broadcastDim(const SymExpr &A, const SymExpr &B);
+/// Multidirectional (numpy) broadcast of two shapes; errors on two different
+/// constant dims, neither of them 1.
+llvm::Expected<std::vector<SymExpr>>
+broadcastShapes(const RuleContext &Ctx, llvm::ArrayRef<SymExpr> A,
+                llvm::ArrayRef<SymExpr> B);
+/// Constant element count of Dims, if every dim is constant.
+std::optional<int64_t> constantNumElements(llvm::ArrayRef<SymExpr> Dims);
+/// Constant dims of Dims, if every dim is constant.
+std::optional<std::vector<int64_t>>
+constantDims(llvm::ArrayRef<SymExpr> Dims);
+/// Symbolic dims from constant ints.
+std::vector<SymExpr> toExprs(llvm::ArrayRef<int64_t> Ints);
+
+} // namespace shapes
+} // namespace oomplan
+
+#endif

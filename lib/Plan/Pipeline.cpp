@@ -1,0 +1,58 @@
+//===- Pipeline.cpp - from an analysed graph to a verified plan -----------===//
+#include "oomplan/Plan/Pipeline.h"
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace oomplan;
+
+llvm::Expected<std::vector<uint64_t>>
+oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
+                            llvm::ArrayRef<std::optional<int64_t>> Bindings) {
+  std::vector<std::string> Unbound =
+      unboundSymbols(Bindings, Shapes.SymbolNames);
+  std::vector<uint64_t> Bytes(G.Values.size(), 0);
+  for (ValueId Id = 0; Id < G.Values.size(); ++Id) {
+    const Value &V = G.Values[Id];
+    const ValueShape &VS = Shapes.Values[Id];
+    if (!VS.Known) {
+      if (V.Users.empty() && !V.IsGraphOutput)
+        continue; // unused and unreachable: nothing allocates it
+      return makeError(G.SourcePath + ": value '" + V.Name +
+                       "' has no known size");
+    }
+    llvm::SmallVector<SymbolId, 4> Syms;
+    VS.Bytes.collectSymbols(Syms);
+    std::vector<std::string> Missing;
+    for (SymbolId S : Syms)
+      if (S >= Bindings.size() || !Bindings[S])
+        Missing.push_back(Shapes.SymbolNames[S]);
+    if (!Missing.empty())
+      return makeError(
+          G.SourcePath + ": unbound symbols: " + llvm::join(Unbound, ", ") +
+          " (value '" + V.Name + "' needs " + llvm::join(Missing, ", ") +
+          "); bind them with --batch, --seq or --dim NAME=VALUE");
+    auto B = VS.Bytes.evaluate(Bindings, Shapes.SymbolNames);
+    if (!B)
+      return makeError(G.SourcePath + ": value '" + V.Name +
+                       "': " + llvm::toString(B.takeError()));
+    if (*B < 0)
+      return makeError(G.SourcePath + ": value '" + V.Name +
+                       "' has a negative size at these bindings (" +
+                       llvm::Twine(*B) + " bytes)");
+    Bytes[Id] = static_cast<uint64_t>(*B);
+  }
+  return Bytes;
+}
+
+llvm::Expected<Plan>
+oomplan::planGraph(const Graph &G, const ShapeInfo &Shapes,
+                   llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                   const PipelineOptions &Opts) {
+  auto Bytes = evaluateValueBytes(G, Shapes, Bindings);
+  if (!Bytes)
+    return Bytes.takeError();
+  Schedule S = makeDefaultSchedule(G, *Bytes);
+  Lifetimes L = computeLifetimes(S, Opts.Liveness);
+  return buildPlan(std::move(S), std::move(L), Opts.Placement);
+}

@@ -1,0 +1,166 @@
+//===- Plan.cpp - placing buffers and verifying the result ----------------===//
+//
+// Weights and IO regions are laid out one buffer after another (they are
+// resident or caller-owned, so reuse would be wrong); the arena goes to the
+// planner registry. Every region is then checked by the independent verifier
+// before anyone can print or run the plan.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Plan/Plan.h"
+#include "oomplan/Planner/LowerBound.h"
+#include "oomplan/Planner/Registry.h"
+#include "oomplan/Support/CheckedMath.h"
+#include "oomplan/Support/Error.h"
+#include "oomplan/Verify/PlacementVerifier.h"
+#include <algorithm>
+
+using namespace oomplan;
+
+llvm::StringRef oomplan::regionName(Region R) {
+  switch (R) {
+  case Region::Weights:
+    return "weights";
+  case Region::IO:
+    return "io";
+  case Region::Arena:
+    return "arena";
+  }
+  return "?";
+}
+
+static Region regionFor(TensorKind K, bool IOInArena) {
+  switch (K) {
+  case TensorKind::Weight:
+  case TensorKind::Constant:
+    return Region::Weights;
+  case TensorKind::GraphInput:
+  case TensorKind::GraphOutput:
+    return IOInArena ? Region::Arena : Region::IO;
+  default:
+    return Region::Arena;
+  }
+}
+
+// Lays out Ids one after another; the region's size goes to Size.
+static llvm::Error layOutSequentially(const Lifetimes &L,
+                                      llvm::ArrayRef<BufferId> Ids,
+                                      uint64_t Align,
+                                      std::vector<uint64_t> &OffsetOf,
+                                      uint64_t &Size) {
+  Size = 0;
+  for (BufferId B : Ids) {
+    uint64_t Rounded;
+    if (!checkedAlignUp(L.Buffers[B].SizeBytes, Align, Rounded))
+      return makeError("buffer size overflows 64 bits");
+    OffsetOf[B] = Size;
+    if (!checkedAdd(Size, Rounded, Size))
+      return makeError("region size overflows 64 bits");
+  }
+  return llvm::Error::success();
+}
+
+static std::vector<planner::BufferRequest>
+requestsFor(const Lifetimes &L, llvm::ArrayRef<BufferId> Ids, uint64_t Align,
+            bool Resident) {
+  std::vector<planner::BufferRequest> R;
+  R.reserve(Ids.size());
+  for (BufferId B : Ids) {
+    const LiveBuffer &Buf = L.Buffers[B];
+    uint64_t End = std::max<uint64_t>(L.NumSteps, 1);
+    R.push_back({B, Buf.SizeBytes, Align, Resident ? 0 : Buf.StartStep,
+                 Resident ? End : Buf.EndStep});
+  }
+  return R;
+}
+
+llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
+                                        const PlanOptions &Opts) {
+  if (Opts.AlignBytes == 0 || (Opts.AlignBytes & (Opts.AlignBytes - 1)))
+    return makeError("alignment must be a power of two, got " +
+                     llvm::Twine(Opts.AlignBytes));
+  Plan P;
+  P.AlignBytes = Opts.AlignBytes;
+  P.BudgetBytes = Opts.BudgetBytes;
+  P.RegionOf.resize(L.Buffers.size());
+  P.OffsetOf.assign(L.Buffers.size(), 0);
+  std::vector<BufferId> ByRegion[3];
+  for (BufferId B = 0; B < L.Buffers.size(); ++B) {
+    P.RegionOf[B] = regionFor(L.Buffers[B].Kind, Opts.IOInArena);
+    ByRegion[static_cast<int>(P.RegionOf[B])].push_back(B);
+  }
+  const auto &Weights = ByRegion[0], &IO = ByRegion[1], &Arena = ByRegion[2];
+  if (llvm::Error E = layOutSequentially(L, Weights, Opts.AlignBytes,
+                                         P.OffsetOf, P.WeightBytes))
+    return E;
+  if (llvm::Error E =
+          layOutSequentially(L, IO, Opts.AlignBytes, P.OffsetOf, P.IOBytes))
+    return E;
+
+  std::vector<planner::BufferRequest> Req =
+      requestsFor(L, Arena, Opts.AlignBytes, false);
+  planner::PlannerOptions PO;
+  PO.TimeLimitSeconds = Opts.TimeLimitSeconds;
+  auto Placed = planner::runAlgorithm(Opts.Algorithm, Req, PO);
+  if (!Placed)
+    return Placed.takeError();
+  P.ArenaBytes = Placed->ArenaBytes;
+  P.Algorithm = Placed->Algorithm.empty() ? Opts.Algorithm : Placed->Algorithm;
+  for (size_t I = 0; I < Arena.size(); ++I)
+    P.OffsetOf[Arena[I]] = Placed->Offsets[I];
+  P.ArenaLowerBound = planner::lowerBound(Req);
+
+  // The independent check, region by region.
+  auto Verify = [&](llvm::ArrayRef<BufferId> Ids, uint64_t Size, bool Resident,
+                    llvm::StringRef Name) -> llvm::Error {
+    std::vector<planner::BufferRequest> R =
+        requestsFor(L, Ids, Opts.AlignBytes, Resident);
+    std::vector<uint64_t> Offsets;
+    for (BufferId B : Ids)
+      Offsets.push_back(P.OffsetOf[B]);
+    if (llvm::Error E = verify::verifyPlacement(R, Offsets, Size))
+      return makeError(
+          "internal error: the " + Name +
+          " placement failed verification: " + llvm::toString(std::move(E)));
+    return llvm::Error::success();
+  };
+  if (llvm::Error E = Verify(Weights, P.WeightBytes, true, "weights"))
+    return E;
+  if (llvm::Error E = Verify(IO, P.IOBytes, true, "io"))
+    return E;
+  if (llvm::Error E = Verify(Arena, P.ArenaBytes, false, "arena"))
+    return E;
+
+  // Peak step: where aligned arena live bytes are largest (first such step).
+  std::vector<uint64_t> Delta(L.NumSteps + 2, 0), Minus(L.NumSteps + 2, 0);
+  for (const planner::BufferRequest &R : Req) {
+    uint64_t Sz = 0;
+    checkedAlignUp(R.SizeBytes, Opts.AlignBytes, Sz);
+    Delta[R.StartStep] += Sz;
+    Minus[std::min<uint64_t>(R.EndStep, L.NumSteps + 1)] += Sz;
+  }
+  uint64_t Live = 0, Best = 0;
+  for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
+    Live = Live + Delta[Step] - Minus[Step];
+    if (Live > Best) {
+      Best = Live;
+      P.PeakStep = Step;
+    }
+  }
+  P.Sched = std::move(S);
+  P.Life = std::move(L);
+  return P;
+}
+
+std::vector<BufferId> Plan::buffersLiveAt(uint64_t Step) const {
+  std::vector<BufferId> Out;
+  for (BufferId B = 0; B < Life.Buffers.size(); ++B) {
+    const LiveBuffer &Buf = Life.Buffers[B];
+    if (RegionOf[B] == Region::Arena && Buf.StartStep <= Step &&
+        Step < Buf.EndStep)
+      Out.push_back(B);
+  }
+  std::stable_sort(Out.begin(), Out.end(), [&](BufferId A, BufferId B) {
+    return Life.Buffers[A].SizeBytes > Life.Buffers[B].SizeBytes;
+  });
+  return Out;
+}

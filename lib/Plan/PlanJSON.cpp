@@ -1,0 +1,110 @@
+//===- PlanJSON.cpp - a plan as versioned JSON ----------------------------===//
+//
+// Schema "oomplan.plan/1", documented in docs/plan-json.md. Byte counts are
+// JSON integers (exact up to 2^53 in every reader; 8 PiB is beyond any
+// device), offsets are relative to their region.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Plan/PlanPrinter.h"
+#include "llvm/Support/JSON.h"
+
+using namespace oomplan;
+
+static void writeSummary(llvm::json::OStream &J, const Plan &P,
+                         const PlanContext &C) {
+  J.attribute("schema", PlanJSONSchema);
+  J.attribute("model", C.G.SourcePath);
+  J.attributeObject("symbols", [&] {
+    for (size_t I = 0; I < C.Shapes.SymbolNames.size(); ++I) {
+      if (I < C.Bindings.size() && C.Bindings[I])
+        J.attribute(C.Shapes.SymbolNames[I], *C.Bindings[I]);
+      else
+        J.attribute(C.Shapes.SymbolNames[I], nullptr);
+    }
+  });
+  J.attribute("algorithm", P.Algorithm);
+  J.attribute("alignment", static_cast<int64_t>(P.AlignBytes));
+  J.attribute("steps", static_cast<int64_t>(P.Life.NumSteps));
+  J.attributeObject("regions", [&] {
+    J.attribute("weights", static_cast<int64_t>(P.WeightBytes));
+    J.attribute("io", static_cast<int64_t>(P.IOBytes));
+    J.attribute("arena", static_cast<int64_t>(P.ArenaBytes));
+  });
+  J.attribute("total_bytes", static_cast<int64_t>(P.totalBytes()));
+  J.attribute("arena_lower_bound", static_cast<int64_t>(P.ArenaLowerBound));
+  if (P.BudgetBytes)
+    J.attribute("budget_bytes", static_cast<int64_t>(*P.BudgetBytes));
+  else
+    J.attribute("budget_bytes", nullptr);
+  J.attribute("fits", P.fits());
+  J.attribute("peak_step", static_cast<int64_t>(P.PeakStep));
+  // Totals per kind: bytes of buffers of each kind (each buffer once).
+  J.attributeObject("totals_by_kind", [&] {
+    uint64_t Sum[7] = {};
+    for (const LiveBuffer &B : P.Life.Buffers)
+      Sum[static_cast<int>(B.Kind)] += B.SizeBytes;
+    for (int K = 0; K < 7; ++K)
+      J.attribute(tensorKindName(static_cast<TensorKind>(K)),
+                  static_cast<int64_t>(Sum[K]));
+  });
+}
+
+static void writeSteps(llvm::json::OStream &J, const Plan &P,
+                       const PlanContext &C) {
+  static const char *KindNames[] = {"compute",  "recompute", "offload",
+                                    "prefetch", "backward",  "optimizer"};
+  J.attributeArray("schedule", [&] {
+    for (const Step &S : P.Sched.Steps)
+      J.object([&] {
+        J.attribute("kind", KindNames[static_cast<int>(S.Kind)]);
+        J.attribute("op", S.Op);
+        if (S.Node != NoId)
+          J.attribute("node", C.G.Nodes[S.Node].Name);
+        J.attributeArray("reads", [&] {
+          for (TensorId T : S.Reads)
+            J.value(P.Sched.Tensors[T].Name);
+        });
+        J.attributeArray("writes", [&] {
+          for (TensorId T : S.Writes)
+            J.value(P.Sched.Tensors[T].Name);
+        });
+      });
+  });
+}
+
+void oomplan::printPlanJSON(llvm::raw_ostream &OS, const Plan &P,
+                            const PlanContext &C) {
+  llvm::json::OStream J(OS, 1);
+  J.object([&] {
+    writeSummary(J, P, C);
+    J.attributeArray("buffers", [&] {
+      for (BufferId B : bufferPrintOrder(P)) {
+        const LiveBuffer &Buf = P.Life.Buffers[B];
+        TensorId Root = Buf.Root;
+        ValueId V = P.Sched.Tensors[Root].Value;
+        J.object([&] {
+          J.attribute("name", P.Sched.Tensors[Root].Name);
+          J.attribute("region", regionName(P.RegionOf[B]));
+          J.attribute("offset", static_cast<int64_t>(P.OffsetOf[B]));
+          J.attribute("size", static_cast<int64_t>(Buf.SizeBytes));
+          J.attribute("start", static_cast<int64_t>(Buf.StartStep));
+          J.attribute("end", static_cast<int64_t>(Buf.EndStep));
+          J.attribute("kind", tensorKindName(Buf.Kind));
+          J.attribute("type", shapeString(C, V));
+          J.attribute("size_formula", formulaString(C, V));
+          if (V != NoId && C.G.Values[V].Kind == ValueKind::NodeOutput) {
+            const Node &N = C.G.Nodes[C.G.Values[V].Producer];
+            J.attribute("node", N.Name);
+            J.attribute("op", N.OpType);
+          }
+          J.attributeArray("tensors", [&] {
+            for (TensorId T : Buf.Members)
+              J.value(P.Sched.Tensors[T].Name);
+          });
+        });
+      }
+    });
+    writeSteps(J, P, C);
+  });
+  OS << '\n';
+}

@@ -1,0 +1,32 @@
+//===- MultiOrdering.h - best of several greedy orderings -------*- C++ -*-===//
+//
+// Private to lib/Planner: the multi-ordering core, shared with hill-climb
+// (which starts from its best order) and auto.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_PLANNER_MULTIORDERING_H
+#define OOMPLAN_LIB_PLANNER_MULTIORDERING_H
+
+#include "Problem.h"
+#include "TimeIndex.h"
+#include <string>
+#include <vector>
+
+namespace oomplan::planner {
+
+/// The best order found, its offsets and arena, and the ordering's name.
+struct OrderedPlacement {
+  std::vector<uint32_t> Order;
+  std::vector<uint64_t> Offsets;
+  uint64_t ArenaBytes = UINT64_MAX;
+  std::string OrderingName;
+};
+
+/// Best fit under every ordering of allOrderings(); the smallest arena wins,
+/// ties to the earlier ordering. Stops early at LowerBoundBytes.
+OrderedPlacement bestOfOrderings(const Problem &P, uint64_t LowerBoundBytes,
+                                 TimeIndex &Index);
+
+} // namespace oomplan::planner
+
+#endif

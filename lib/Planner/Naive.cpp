@@ -1,0 +1,29 @@
+//===- Naive.cpp - no reuse: every buffer after the previous --------------===//
+//
+// The baseline every other algorithm must beat or match: buffers are laid
+// out one after another in request order, so nothing is ever shared. Its
+// arena is the sum of the footprints plus alignment padding.
+//
+//===----------------------------------------------------------------------===//
+#include "Problem.h"
+#include "oomplan/Planner/Algorithms.h"
+
+using namespace llvm;
+
+namespace oomplan::planner {
+
+Expected<Placement> planNaive(ArrayRef<BufferRequest> Requests,
+                              const PlannerOptions &) {
+  Expected<Problem> P = buildProblem(Requests);
+  if (!P)
+    return P.takeError();
+  std::vector<uint64_t> Offsets(Requests.size(), 0);
+  uint64_t Cursor = 0; // Bounded by SafeTotalBytes: no overflow.
+  for (uint32_t I : P->Active) {
+    Offsets[I] = alignUp(Cursor, P->align(I));
+    Cursor = Offsets[I] + P->Footprint[I];
+  }
+  return makePlacement(*P, std::move(Offsets), "naive");
+}
+
+} // namespace oomplan::planner

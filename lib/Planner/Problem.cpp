@@ -1,0 +1,87 @@
+//===- Problem.cpp - validating and compressing request lists -------------===//
+//
+// Builds the Problem every algorithm works on: checks each request, rounds
+// sizes up to footprints with overflow checks, and maps step ranges to
+// section ranges by sorting the distinct start and end steps.
+//
+//===----------------------------------------------------------------------===//
+#include "Problem.h"
+#include "oomplan/Support/CheckedMath.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace oomplan::planner {
+
+static Error checkRequest(const BufferRequest &R) {
+  if (R.AlignBytes == 0 || (R.AlignBytes & (R.AlignBytes - 1)) != 0)
+    return makeError("buffer " + Twine(R.Id) + ": alignment " +
+                     Twine(R.AlignBytes) + " is not a power of two");
+  if (R.EndStep < R.StartStep)
+    return makeError("buffer " + Twine(R.Id) + ": lifetime [" +
+                     Twine(R.StartStep) + ", " + Twine(R.EndStep) +
+                     ") ends before it starts");
+  return Error::success();
+}
+
+Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
+  if (Requests.size() >= UINT32_MAX)
+    return makeError("too many buffers: " + Twine(Requests.size()));
+  Problem P;
+  P.Requests = Requests;
+  size_t N = Requests.size();
+  P.Footprint.assign(N, 0);
+  P.Lo.assign(N, 0);
+  P.Hi.assign(N, 0);
+  std::vector<uint64_t> Steps;
+  Steps.reserve(2 * N);
+  for (size_t I = 0; I < N; ++I) {
+    const BufferRequest &R = Requests[I];
+    if (Error E = checkRequest(R))
+      return std::move(E);
+    uint64_t Footprint = 0, Padded = 0;
+    if (!checkedAlignUp(R.SizeBytes, R.AlignBytes, Footprint) ||
+        !checkedAdd(Footprint, R.AlignBytes - 1, Padded) ||
+        !checkedAdd(P.SafeTotalBytes, Padded, P.SafeTotalBytes))
+      return makeError("buffer " + Twine(R.Id) +
+                       ": total size of all buffers overflows 64 bits");
+    if (Footprint == 0 || R.StartStep == R.EndStep)
+      continue;
+    P.Footprint[I] = Footprint;
+    P.Active.push_back(I);
+    Steps.push_back(R.StartStep);
+    Steps.push_back(R.EndStep);
+  }
+  llvm::sort(Steps);
+  Steps.erase(std::unique(Steps.begin(), Steps.end()), Steps.end());
+  P.NumSections = Steps.empty() ? 0 : Steps.size() - 1;
+  auto Index = [&](uint64_t Step) {
+    return uint32_t(std::lower_bound(Steps.begin(), Steps.end(), Step) -
+                    Steps.begin());
+  };
+  for (uint32_t I : P.Active) {
+    P.Lo[I] = Index(Requests[I].StartStep);
+    P.Hi[I] = Index(Requests[I].EndStep);
+  }
+  return std::move(P);
+}
+
+uint64_t arenaOf(const Problem &P, ArrayRef<uint64_t> Offsets) {
+  uint64_t Arena = 0;
+  for (uint32_t I : P.Active)
+    Arena = std::max(Arena, Offsets[I] + P.Footprint[I]);
+  return Arena;
+}
+
+Placement makePlacement(const Problem &P, std::vector<uint64_t> Offsets,
+                        StringRef Algorithm) {
+  Placement Result;
+  Result.ArenaBytes = arenaOf(P, Offsets);
+  Result.Offsets = std::move(Offsets);
+  Result.Algorithm = Algorithm.str();
+  return Result;
+}
+
+} // namespace oomplan::planner

@@ -1,0 +1,63 @@
+//===- Problem.h - validated, compressed form of a request list -*- C++ -*-===//
+//
+// Private to lib/Planner. Every algorithm starts by turning the request list
+// into a Problem: requests are validated once (alignment, lifetimes,
+// overflow), sizes become footprints (size rounded up to alignment), and
+// step ranges become ranges of "sections", the elementary intervals between
+// consecutive distinct start/end steps. Two buffers overlap in time exactly
+// when their section ranges intersect.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_PLANNER_PROBLEM_H
+#define OOMPLAN_LIB_PLANNER_PROBLEM_H
+
+#include "oomplan/Planner/BufferRequest.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <vector>
+
+namespace oomplan::planner {
+
+/// A validated request list. Indices are request positions.
+struct Problem {
+  llvm::ArrayRef<BufferRequest> Requests;
+  /// Bytes reserved by buffer i: size rounded up to alignment.
+  std::vector<uint64_t> Footprint;
+  /// Section range [Lo[i], Hi[i]) of buffer i.
+  std::vector<uint32_t> Lo, Hi;
+  /// Number of sections.
+  uint32_t NumSections = 0;
+  /// Buffers that need space (footprint > 0 and a non-empty lifetime).
+  std::vector<uint32_t> Active;
+  /// Sum over active buffers of footprint + alignment - 1: no arena made by
+  /// placing buffers at aligned offsets at or below the tops of others can
+  /// exceed it, so arithmetic below it never overflows.
+  uint64_t SafeTotalBytes = 0;
+
+  uint64_t align(uint32_t I) const { return Requests[I].AlignBytes; }
+  uint64_t duration(uint32_t I) const {
+    return Requests[I].EndStep - Requests[I].StartStep;
+  }
+};
+
+/// Validates Requests and builds the Problem. Errors name the offending id.
+llvm::Expected<Problem> buildProblem(llvm::ArrayRef<BufferRequest> Requests);
+
+/// Offset rounded up to Align (a power of two); the caller ensures no
+/// overflow (see Problem::SafeTotalBytes).
+inline uint64_t alignUp(uint64_t Offset, uint64_t Align) {
+  return (Offset + Align - 1) & ~(Align - 1);
+}
+
+/// max(offset + footprint) over active buffers.
+uint64_t arenaOf(const Problem &P, llvm::ArrayRef<uint64_t> Offsets);
+
+/// Wraps offsets into a Placement named Algorithm.
+Placement makePlacement(const Problem &P, std::vector<uint64_t> Offsets,
+                        llvm::StringRef Algorithm);
+
+} // namespace oomplan::planner
+
+#endif
