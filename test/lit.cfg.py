@@ -20,3 +20,4 @@ config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
 config.substitutions.append(("%oomplan", os.path.join(config.oomplan_tools_dir, "oomplan", "oomplan")))
 config.substitutions.append(("%models", os.path.join(config.oomplan_source_root, "test", "models")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+config.substitutions.append(("%expect_exit", "/usr/bin/python3 " + os.path.join(config.oomplan_source_root, "utils", "expect_exit.py")))

@@ -1,0 +1,278 @@
+//===- ConvPool.cpp - rules for convolution, pooling and resizing ---------===//
+//
+// Conv, ConvTranspose, ConvInteger, QLinearConv, the pools (with pads,
+// strides, dilations, auto_pad and ceil_mode), RoI pools, MaxUnpool, Resize
+// and Upsample. Spatial sizes use floor/ceil division so that symbolic
+// heights and widths stay exact formulas.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeRules.h"
+#include <cmath>
+
+using namespace oomplan;
+using namespace oomplan::shapes;
+
+namespace {
+
+/// The window parameters of a conv or pool over Spatial dims.
+struct Window {
+  std::vector<int64_t> Kernel, Strides, Dilations, Pads;
+  std::string AutoPad;
+  bool CeilMode = false;
+};
+
+llvm::Expected<Window> readWindow(const RuleContext &Ctx, size_t Spatial,
+                                  std::optional<std::vector<int64_t>> Kernel) {
+  const Node &N = Ctx.node();
+  Window W;
+  if (!Kernel)
+    Kernel = N.getInts("kernel_shape");
+  if (!Kernel || Kernel->size() != Spatial)
+    return Ctx.error("kernel_shape must have one entry per spatial dim (" +
+                     llvm::Twine(Spatial) + ")");
+  W.Kernel = *Kernel;
+  W.Strides = N.getInts("strides").value_or(std::vector<int64_t>(Spatial, 1));
+  W.Dilations =
+      N.getInts("dilations").value_or(std::vector<int64_t>(Spatial, 1));
+  W.Pads = N.getInts("pads").value_or(std::vector<int64_t>(2 * Spatial, 0));
+  W.AutoPad = N.getString("auto_pad", "NOTSET");
+  W.CeilMode = N.getInt("ceil_mode", 0) != 0;
+  if (W.Strides.size() != Spatial || W.Dilations.size() != Spatial ||
+      W.Pads.size() != 2 * Spatial)
+    return Ctx.error("strides, dilations or pads do not match " +
+                     llvm::Twine(Spatial) + " spatial dims");
+  for (int64_t S : W.Strides)
+    if (S <= 0)
+      return Ctx.error("strides must be positive");
+  return W;
+}
+
+/// Output size of spatial axis I of size D.
+SymExpr windowOut(const Window &W, size_t I, const SymExpr &D) {
+  int64_t S = W.Strides[I];
+  int64_t Extent = W.Dilations[I] * (W.Kernel[I] - 1) + 1;
+  SymExpr Stride = SymExpr::constant(S);
+  if (W.AutoPad == "SAME_UPPER" || W.AutoPad == "SAME_LOWER")
+    return SymExpr::ceilDiv(D, Stride);
+  if (W.AutoPad == "VALID")
+    return SymExpr::ceilDiv(D - SymExpr::constant(Extent - 1), Stride);
+  int64_t Spatial = int64_t(W.Kernel.size());
+  SymExpr Span = D + SymExpr::constant(W.Pads[I] + W.Pads[I + Spatial] -
+                                       Extent);
+  if (!W.CeilMode)
+    return SymExpr::floorDiv(Span, Stride) + SymExpr::constant(1);
+  SymExpr Out = SymExpr::ceilDiv(Span, Stride) + SymExpr::constant(1);
+  // The last window must start inside the input or left padding (ONNX and
+  // PyTorch); only checkable when the size is a constant.
+  std::optional<int64_t> O = Out.getConstant(), DC = D.getConstant();
+  if (O && DC && (*O - 1) * S >= *DC + W.Pads[I])
+    return SymExpr::constant(*O - 1);
+  return Out;
+}
+
+/// Conv, ConvInteger, QLinearConv: [N, M, spatial...].
+llvm::Error conv(RuleContext &Ctx) {
+  llvm::StringRef Op = Ctx.node().OpType;
+  size_t WIndex = Op == "QLinearConv" ? 3 : 1;
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), Wt = Ctx.inDims(WIndex);
+  if (X.size() < 3 || Wt.size() != X.size())
+    return Ctx.error("input and weight must have the same rank >= 3");
+  size_t Spatial = X.size() - 2;
+  std::optional<std::vector<int64_t>> K;
+  if (!Ctx.node().getInts("kernel_shape")) {
+    K = constantDims(Wt.drop_front(2));
+    if (!K)
+      return Ctx.error("the kernel size must be constant");
+  }
+  llvm::Expected<Window> W = readWindow(Ctx, Spatial, K);
+  if (!W)
+    return W.takeError();
+  std::vector<SymExpr> Out = {X[0], Wt[0]};
+  for (size_t I = 0; I < Spatial; ++I)
+    Out.push_back(windowOut(*W, I, X[2 + I]));
+  ElementType Type = Op == "ConvInteger"   ? ElementType::Int32
+                     : Op == "QLinearConv" ? Ctx.inType(7)
+                                           : Ctx.inType(0);
+  Ctx.setOutput(0, Type, std::move(Out));
+  return llvm::Error::success();
+}
+
+llvm::Error convTranspose(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), Wt = Ctx.inDims(1);
+  if (X.size() < 3 || Wt.size() != X.size())
+    return Ctx.error("input and weight must have the same rank >= 3");
+  size_t Spatial = X.size() - 2;
+  std::optional<std::vector<int64_t>> K;
+  if (!Ctx.node().getInts("kernel_shape")) {
+    K = constantDims(Wt.drop_front(2));
+    if (!K)
+      return Ctx.error("the kernel size must be constant");
+  }
+  llvm::Expected<Window> W = readWindow(Ctx, Spatial, K);
+  if (!W)
+    return W.takeError();
+  int64_t Group = Ctx.node().getInt("group", 1);
+  std::vector<SymExpr> Out = {X[0], Wt[1] * SymExpr::constant(Group)};
+  std::optional<std::vector<int64_t>> OutShape =
+      Ctx.node().getInts("output_shape");
+  std::vector<int64_t> OutPad = Ctx.node()
+                                    .getInts("output_padding")
+                                    .value_or(std::vector<int64_t>(Spatial, 0));
+  if (OutPad.size() != Spatial)
+    return Ctx.error("output_padding does not match the spatial dims");
+  for (size_t I = 0; I < Spatial; ++I) {
+    if (OutShape && OutShape->size() >= Spatial) {
+      Out.push_back(
+          SymExpr::constant((*OutShape)[OutShape->size() - Spatial + I]));
+      continue;
+    }
+    SymExpr S = SymExpr::constant(W->Strides[I]);
+    if (W->AutoPad == "SAME_UPPER" || W->AutoPad == "SAME_LOWER") {
+      Out.push_back(X[2 + I] * S);
+      continue;
+    }
+    int64_t Extent = W->Dilations[I] * (W->Kernel[I] - 1) + 1;
+    int64_t Pads = W->AutoPad == "VALID"
+                       ? 0
+                       : W->Pads[I] + W->Pads[I + Spatial];
+    Out.push_back(S * (X[2 + I] - SymExpr::constant(1)) +
+                  SymExpr::constant(OutPad[I] + Extent - Pads));
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// MaxPool, AveragePool, LpPool; MaxPool's optional Indices output.
+llvm::Error pool(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0);
+  if (X.size() < 3)
+    return Ctx.error("input must have rank >= 3");
+  size_t Spatial = X.size() - 2;
+  llvm::Expected<Window> W = readWindow(Ctx, Spatial, std::nullopt);
+  if (!W)
+    return W.takeError();
+  std::vector<SymExpr> Out = {X[0], X[1]};
+  for (size_t I = 0; I < Spatial; ++I)
+    Out.push_back(windowOut(*W, I, X[2 + I]));
+  Ctx.setOutput(0, Ctx.inType(0), Out);
+  Ctx.setOutput(1, ElementType::Int64, Out);
+  return llvm::Error::success();
+}
+
+llvm::Error globalPool(RuleContext &Ctx) {
+  std::vector<SymExpr> Out = Ctx.inDims(0).vec();
+  if (Out.size() < 2)
+    return Ctx.error("input must have rank >= 2");
+  for (size_t I = 2; I < Out.size(); ++I)
+    Out[I] = SymExpr::constant(1);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// MaxRoiPool and RoiAlign: [num_rois, C, out_h, out_w].
+llvm::Error roiPool(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), Rois = Ctx.inDims(1);
+  if (X.size() != 4 || Rois.size() != 2)
+    return Ctx.error("expects a 4-D input and 2-D rois");
+  int64_t H, W;
+  if (Ctx.node().OpType == "MaxRoiPool") {
+    std::optional<std::vector<int64_t>> P = Ctx.node().getInts("pooled_shape");
+    if (!P || P->size() != 2)
+      return Ctx.error("pooled_shape must have two entries");
+    H = (*P)[0];
+    W = (*P)[1];
+  } else {
+    H = Ctx.node().getInt("output_height", 1);
+    W = Ctx.node().getInt("output_width", 1);
+  }
+  Ctx.setOutput(0, Ctx.inType(0),
+                {Rois[0], X[1], SymExpr::constant(H), SymExpr::constant(W)});
+  return llvm::Error::success();
+}
+
+llvm::Error maxUnpool(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0);
+  if (Ctx.hasInput(2)) {
+    if (!Ctx.inValues(2))
+      return Ctx.error("output_shape must be known");
+    Ctx.setOutput(0, Ctx.inType(0), *Ctx.inValues(2));
+    return llvm::Error::success();
+  }
+  size_t Spatial = X.size() - 2;
+  llvm::Expected<Window> W = readWindow(Ctx, Spatial, std::nullopt);
+  if (!W)
+    return W.takeError();
+  std::vector<SymExpr> Out = {X[0], X[1]};
+  for (size_t I = 0; I < Spatial; ++I)
+    Out.push_back(SymExpr::constant(W->Strides[I]) *
+                      (X[2 + I] - SymExpr::constant(1)) +
+                  SymExpr::constant(W->Kernel[I] - W->Pads[I] -
+                                    W->Pads[I + Spatial]));
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// floor(D * Scale), exact for symbolic D when Scale or 1/Scale is integral.
+std::optional<SymExpr> scaleDim(const SymExpr &D, double Scale) {
+  if (std::optional<int64_t> C = D.getConstant())
+    return SymExpr::constant(int64_t(std::floor(double(*C) * Scale)));
+  if (Scale >= 1 && Scale == std::floor(Scale))
+    return D * SymExpr::constant(int64_t(Scale));
+  double Inv = 1 / Scale;
+  if (Scale > 0 && std::abs(Inv - std::round(Inv)) < 1e-9)
+    return SymExpr::floorDiv(D, SymExpr::constant(int64_t(std::round(Inv))));
+  return std::nullopt;
+}
+
+/// Resize (sizes or scales input) and Upsample (scales input or attribute).
+llvm::Error resize(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0);
+  bool IsUpsample = Ctx.node().OpType == "Upsample";
+  bool Old = IsUpsample || Ctx.opset() < 11;
+  size_t ScalesIndex = Old ? 1 : 2, SizesIndex = 3;
+  if (!Old && Ctx.hasInput(SizesIndex) && Ctx.inRank(SizesIndex) == 1 &&
+      Ctx.inDims(SizesIndex)[0].getConstant() != 0) {
+    if (!Ctx.inValues(SizesIndex) || Ctx.inValues(SizesIndex)->size() != X.size())
+      return Ctx.error("sizes must be known, one per axis");
+    Ctx.setOutput(0, Ctx.inType(0), *Ctx.inValues(SizesIndex));
+    return llvm::Error::success();
+  }
+  std::vector<double> Scales;
+  if (const Attribute *A = Ctx.node().attr("scales"))
+    Scales = A->Floats;
+  else if (const TensorData *T = Ctx.constData(ScalesIndex))
+    Scales = T->Floats;
+  if (Scales.size() != X.size())
+    return Ctx.error("scales must be constant, one per axis");
+  std::vector<SymExpr> Out;
+  for (size_t I = 0; I < X.size(); ++I) {
+    std::optional<SymExpr> D = scaleDim(X[I], Scales[I]);
+    if (!D)
+      return Ctx.error("scale " + llvm::Twine(Scales[I]) +
+                       " of a symbolic dim is not a whole number or its "
+                       "inverse");
+    Out.push_back(*D);
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void shapes::addConvPoolRules(RuleTable &T) {
+  T["Conv"] = conv;
+  T["ConvInteger"] = conv;
+  T["QLinearConv"] = conv;
+  T["ConvTranspose"] = convTranspose;
+  T["MaxPool"] = pool;
+  T["AveragePool"] = pool;
+  T["LpPool"] = pool;
+  T["GlobalAveragePool"] = globalPool;
+  T["GlobalMaxPool"] = globalPool;
+  T["GlobalLpPool"] = globalPool;
+  T["MaxRoiPool"] = roiPool;
+  T["RoiAlign"] = roiPool;
+  T["MaxUnpool"] = maxUnpool;
+  T["Resize"] = resize;
+  T["Upsample"] = resize;
+}

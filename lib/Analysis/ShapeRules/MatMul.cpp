@@ -1,0 +1,172 @@
+//===- MatMul.cpp - rules for matrix products -----------------------------===//
+//
+// MatMul (numpy semantics: 1-D operands promoted and the added axis removed,
+// batch dims broadcast), Gemm (transA/transB), MatMulInteger and
+// QLinearMatMul (int32 / quantized outputs), and Einsum.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeRules.h"
+#include <algorithm>
+#include <map>
+
+using namespace oomplan;
+using namespace oomplan::shapes;
+
+namespace {
+
+/// numpy matmul of shapes A and B.
+llvm::Expected<std::vector<SymExpr>> matmulShape(const RuleContext &Ctx,
+                                                 llvm::ArrayRef<SymExpr> A,
+                                                 llvm::ArrayRef<SymExpr> B) {
+  if (A.empty() || B.empty())
+    return Ctx.error("MatMul operands must have rank >= 1");
+  std::vector<SymExpr> AA = A.vec(), BB = B.vec();
+  bool AVec = AA.size() == 1, BVec = BB.size() == 1;
+  if (AVec)
+    AA.insert(AA.begin(), SymExpr::constant(1));
+  if (BVec)
+    BB.push_back(SymExpr::constant(1));
+  const SymExpr &KA = AA.back(), &KB = BB[BB.size() - 2];
+  std::optional<int64_t> CA = KA.getConstant(), CB = KB.getConstant();
+  if (CA && CB && *CA != *CB)
+    return Ctx.error("inner dims differ: " + llvm::Twine(*CA) + " and " +
+                     llvm::Twine(*CB));
+  llvm::Expected<std::vector<SymExpr>> Batch =
+      broadcastShapes(Ctx, llvm::ArrayRef<SymExpr>(AA).drop_back(2),
+                      llvm::ArrayRef<SymExpr>(BB).drop_back(2));
+  if (!Batch)
+    return Batch.takeError();
+  std::vector<SymExpr> Out = std::move(*Batch);
+  if (!AVec)
+    Out.push_back(AA[AA.size() - 2]);
+  if (!BVec)
+    Out.push_back(BB.back());
+  return Out;
+}
+
+llvm::Error matmul(RuleContext &Ctx) {
+  llvm::Expected<std::vector<SymExpr>> Out =
+      matmulShape(Ctx, Ctx.inDims(0), Ctx.inDims(1));
+  if (!Out)
+    return Out.takeError();
+  llvm::StringRef Op = Ctx.node().OpType;
+  ElementType Type = Op == "MatMulInteger"   ? ElementType::Int32
+                     : Op == "QLinearMatMul" ? Ctx.inType(7)
+                                             : Ctx.inType(0);
+  size_t BIndex = Op == "QLinearMatMul" ? 3 : 1;
+  if (BIndex != 1) {
+    Out = matmulShape(Ctx, Ctx.inDims(0), Ctx.inDims(BIndex));
+    if (!Out)
+      return Out.takeError();
+  }
+  Ctx.setOutput(0, Type, std::move(*Out));
+  return llvm::Error::success();
+}
+
+llvm::Error gemm(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> A = Ctx.inDims(0), B = Ctx.inDims(1);
+  if (A.size() != 2 || B.size() != 2)
+    return Ctx.error("Gemm operands must be 2-D");
+  bool TA = Ctx.node().getInt("transA", 0), TB = Ctx.node().getInt("transB", 0);
+  const SymExpr &M = TA ? A[1] : A[0], &KA = TA ? A[0] : A[1];
+  const SymExpr &KB = TB ? B[1] : B[0], &N = TB ? B[0] : B[1];
+  std::optional<int64_t> CA = KA.getConstant(), CB = KB.getConstant();
+  if (CA && CB && *CA != *CB)
+    return Ctx.error("inner dims differ: " + llvm::Twine(*CA) + " and " +
+                     llvm::Twine(*CB));
+  Ctx.setOutput(0, Ctx.inType(0), {M, N});
+  return llvm::Error::success();
+}
+
+/// Einsum: labels from the equation; output given or implicit (labels seen
+/// once, sorted). Ellipsis broadcasts.
+llvm::Error einsum(RuleContext &Ctx) {
+  std::string Eq = Ctx.node().getString("equation", "");
+  Eq.erase(std::remove(Eq.begin(), Eq.end(), ' '), Eq.end());
+  size_t Arrow = Eq.find("->");
+  std::string Lhs = Eq.substr(0, Arrow);
+  std::vector<std::string> Terms;
+  for (size_t P = 0;;) {
+    size_t C = Lhs.find(',', P);
+    Terms.push_back(Lhs.substr(P, C == std::string::npos ? C : C - P));
+    if (C == std::string::npos)
+      break;
+    P = C + 1;
+  }
+  if (Terms.size() != Ctx.numInputs())
+    return Ctx.error("equation has " + llvm::Twine(Terms.size()) +
+                     " operands, node has " + llvm::Twine(Ctx.numInputs()));
+  std::map<char, SymExpr> Size;
+  std::map<char, int> Count;
+  std::vector<SymExpr> Ellipsis;
+  for (size_t I = 0; I < Terms.size(); ++I) {
+    llvm::ArrayRef<SymExpr> D = Ctx.inDims(I);
+    const std::string &T = Terms[I];
+    size_t Dots = T.find("...");
+    size_t Letters = T.size() - (Dots == std::string::npos ? 0 : 3);
+    if (Letters > D.size())
+      return Ctx.error("operand " + llvm::Twine(I) + " has too few dims");
+    size_t EllRank = D.size() - Letters, Axis = 0;
+    for (size_t K = 0; K < T.size(); ++K) {
+      if (T[K] == '.') {
+        llvm::Expected<std::vector<SymExpr>> E =
+            broadcastShapes(Ctx, Ellipsis, D.slice(Axis, EllRank));
+        if (!E)
+          return E.takeError();
+        Ellipsis = std::move(*E);
+        Axis += EllRank;
+        K += 2;
+        continue;
+      }
+      SymExpr &S = Size[T[K]];
+      S = Count[T[K]] ? broadcastDim(S, D[Axis]) : D[Axis];
+      ++Count[T[K]];
+      ++Axis;
+    }
+  }
+  std::string OutTerm;
+  if (Arrow != std::string::npos) {
+    OutTerm = Eq.substr(Arrow + 2);
+  } else {
+    if (!Ellipsis.empty())
+      OutTerm = "...";
+    for (auto &[C, N] : Count)
+      if (N == 1)
+        OutTerm += C;
+  }
+  std::vector<SymExpr> Out;
+  for (size_t K = 0; K < OutTerm.size(); ++K) {
+    if (OutTerm[K] == '.') {
+      Out.insert(Out.end(), Ellipsis.begin(), Ellipsis.end());
+      K += 2;
+      continue;
+    }
+    auto It = Size.find(OutTerm[K]);
+    if (It == Size.end())
+      return Ctx.error(llvm::Twine("output label '") + OutTerm[K] +
+                       "' is not in any operand");
+    Out.push_back(It->second);
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// Det: batch dims of a [..., M, M] input.
+llvm::Error det(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  if (In.size() < 2)
+    return Ctx.error("input must have rank >= 2");
+  Ctx.setOutput(0, Ctx.inType(0), In.drop_back(2).vec());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void shapes::addMatMulRules(RuleTable &T) {
+  T["MatMul"] = matmul;
+  T["MatMulInteger"] = matmul;
+  T["QLinearMatMul"] = matmul;
+  T["Gemm"] = gemm;
+  T["Einsum"] = einsum;
+  T["Det"] = det;
+}
