@@ -137,10 +137,15 @@ llvm::Error Driver::inferNode(NodeId Id) {
   RuleContext Ctx(G, Id, S, ConstData);
   if (llvm::Error E = It->second(Ctx))
     return E;
+  // Sizes computed from an upper bound are upper bounds themselves.
+  bool FromBound = false;
+  for (ValueId In : N.Inputs)
+    FromBound |= In != NoId && S.Values[In].UpperBound;
   for (ValueId Out : N.Outputs) {
     if (Out == NoId)
       continue;
     ValueShape &V = S.Values[Out];
+    V.UpperBound |= FromBound;
     if (!V.Known)
       return Ctx.error("the shape rule left output '" + G.Values[Out].Name +
                        "' unset");

@@ -1,0 +1,99 @@
+//===- Misc.cpp - rules for quantization, losses, windows and the rest ----===//
+//
+// Ops that fit no larger family: (de)quantization, the two loss functions,
+// GridSample, the signal windows and MelWeightMatrix.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeRules.h"
+
+using namespace oomplan;
+using namespace oomplan::shapes;
+
+namespace {
+
+llvm::Error quantize(RuleContext &Ctx) {
+  ElementType T = Ctx.hasInput(2) ? Ctx.inType(2) : ElementType::UInt8;
+  Ctx.setOutput(0, T, Ctx.inDims(0).vec());
+  return llvm::Error::success();
+}
+
+llvm::Error dequantize(RuleContext &Ctx) {
+  Ctx.setOutput(0, Ctx.inType(1), Ctx.inDims(0).vec());
+  return llvm::Error::success();
+}
+
+llvm::Error dynamicQuantize(RuleContext &Ctx) {
+  Ctx.setOutput(0, ElementType::UInt8, Ctx.inDims(0).vec());
+  Ctx.setOutput(1, ElementType::Float, {});
+  Ctx.setOutput(2, ElementType::UInt8, {});
+  return llvm::Error::success();
+}
+
+/// SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss: [N, d1, ...] without
+/// the class axis when reduction is none, else a scalar; log_prob like input.
+llvm::Error loss(RuleContext &Ctx) {
+  std::vector<SymExpr> In = Ctx.inDims(0).vec();
+  if (In.size() < 2)
+    return Ctx.error("input must have rank >= 2");
+  std::vector<SymExpr> Out;
+  if (Ctx.node().getString("reduction", "mean") == "none") {
+    Out = In;
+    Out.erase(Out.begin() + 1);
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  Ctx.setOutputLike(1, 0);
+  return llvm::Error::success();
+}
+
+/// GridSample: [N, C] + the grid's spatial dims.
+llvm::Error gridSample(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), Grid = Ctx.inDims(1);
+  if (X.size() < 3 || Grid.size() != X.size())
+    return Ctx.error("input and grid must have the same rank >= 3");
+  std::vector<SymExpr> Out = {X[0], X[1]};
+  Out.insert(Out.end(), Grid.begin() + 1, Grid.end() - 1);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// HannWindow and friends: [size], output_datatype (float by default).
+llvm::Error window(RuleContext &Ctx) {
+  if (!Ctx.inValues(0) || Ctx.inValues(0)->size() != 1)
+    return Ctx.error("size must be a known scalar");
+  ElementType T;
+  if (!elementTypeFromNumber(Ctx.node().getInt("output_datatype", 1), T))
+    T = ElementType::Float;
+  Ctx.setOutput(0, T, {(*Ctx.inValues(0))[0]});
+  return llvm::Error::success();
+}
+
+/// MelWeightMatrix: [floor(dft_length / 2) + 1, num_mel_bins].
+llvm::Error melWeightMatrix(RuleContext &Ctx) {
+  const std::optional<std::vector<SymExpr>> &Bins = Ctx.inValues(0),
+                                            &Dft = Ctx.inValues(1);
+  if (!Bins || !Dft || Bins->size() != 1 || Dft->size() != 1)
+    return Ctx.error("num_mel_bins and dft_length must be known");
+  ElementType T;
+  if (!elementTypeFromNumber(Ctx.node().getInt("output_datatype", 1), T))
+    T = ElementType::Float;
+  Ctx.setOutput(0, T,
+                {SymExpr::floorDiv((*Dft)[0], SymExpr::constant(2)) +
+                     SymExpr::constant(1),
+                 (*Bins)[0]});
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void shapes::addMiscRules(RuleTable &T) {
+  T["QuantizeLinear"] = quantize;
+  T["DequantizeLinear"] = dequantize;
+  T["DynamicQuantizeLinear"] = dynamicQuantize;
+  T["SoftmaxCrossEntropyLoss"] = loss;
+  T["NegativeLogLikelihoodLoss"] = loss;
+  T["GridSample"] = gridSample;
+  T["HannWindow"] = window;
+  T["HammingWindow"] = window;
+  T["BlackmanWindow"] = window;
+  T["MelWeightMatrix"] = melWeightMatrix;
+}
