@@ -169,7 +169,7 @@ llvm::Expected<ShapeInfo> Driver::run() {
       seedValue(Id);
   for (NodeId Id = 0; Id < G.Nodes.size(); ++Id)
     if (llvm::Error E = inferNode(Id))
-      return std::move(E);
+      return E;
   return std::move(S);
 }
 

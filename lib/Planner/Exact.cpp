@@ -66,6 +66,7 @@ private:
   std::vector<uint64_t> BestOffset;
   bool Improved = false, Stop = false;
   uint64_t Nodes = 0, NodeBudget;
+public: uint32_t MaxDepth = 0; uint64_t nodes() const { return Nodes; } private:
   std::chrono::steady_clock::time_point Deadline;
 };
 } // namespace
@@ -215,6 +216,7 @@ void ExactSearch::unplace(uint32_t B, size_t UndoMark, uint64_t OldHeight) {
 void ExactSearch::dfs(uint32_t NumPlaced) {
   if (Stop || (Stop = outOfBudget()))
     return;
+  if (NumPlaced > MaxDepth) MaxDepth = NumPlaced;
   if (NumPlaced == N) {
     BestBytes = Height;
     BestOffset = Offset;
@@ -269,7 +271,9 @@ Expected<Placement> planExact(ArrayRef<BufferRequest> Requests,
     Incumbent = Options.CapacityBytes + 1;
   uint64_t Budget = Options.EffortBudget ? Options.EffortBudget : 50'000'000;
   ExactSearch Search(*P, Incumbent, Target, Budget, Options.TimeLimitSeconds);
-  if (Search.run() && Search.bestBytes() < Greedy.ArenaBytes)
+  bool Found = Search.run();
+  if (getenv("EXACT_DEBUG")) fprintf(stderr, "nodes %llu maxdepth %u of %zu\n", (unsigned long long)Search.nodes(), Search.MaxDepth, P->Active.size());
+  if (Found && Search.bestBytes() < Greedy.ArenaBytes)
     return makePlacement(*P, Search.offsets(), "exact");
   return makePlacement(*P, std::move(Greedy.Offsets), "exact");
 }

@@ -64,28 +64,21 @@ std::optional<SymExpr> intDiv(const SymExpr &A, const SymExpr &B) {
 /// 1, 0, or unknown for a comparison of two expressions.
 std::optional<bool> compareValues(llvm::StringRef Op, const SymExpr &A,
                                   const SymExpr &B) {
-  SymExpr D = A - B;
-  std::optional<int64_t> Lo = D.lowerBound(), Hi = D.upperBound();
   if (Op == "Equal") {
-    if (D.getConstant())
-      return *D.getConstant() == 0;
-    if ((Lo && *Lo > 0) || (Hi && *Hi < 0))
+    SymExpr D = A - B;
+    if (std::optional<int64_t> C = D.getConstant())
+      return *C == 0;
+    if (D.isKnownPositive() || (-D).isKnownPositive())
       return false;
     return std::nullopt;
   }
+  // Reduce to "D > 0" (strict) or "D >= 0".
+  bool Less = Op == "Less" || Op == "LessOrEqual";
   bool Strict = Op == "Greater" || Op == "Less";
-  if (Op == "Less" || Op == "LessOrEqual") {
-    D = -D;
-    std::swap(Lo, Hi);
-    if (Lo)
-      Lo = -*Lo;
-    if (Hi)
-      Hi = -*Hi;
-  }
-  // Now the question is D > 0 (strict) or D >= 0.
-  if (Lo && (Strict ? *Lo > 0 : *Lo >= 0))
+  SymExpr D = Less ? B - A : A - B;
+  if (Strict ? D.isKnownPositive() : D.isKnownNonNegative())
     return true;
-  if (Hi && (Strict ? *Hi <= 0 : *Hi < 0))
+  if (Strict ? (-D).isKnownNonNegative() : (-D).isKnownPositive())
     return false;
   return std::nullopt;
 }

@@ -248,7 +248,7 @@ llvm::Error resize(RuleContext &Ctx) {
   for (size_t I = 0; I < X.size(); ++I) {
     std::optional<SymExpr> D = scaleDim(X[I], Scales[I]);
     if (!D)
-      return Ctx.error("scale " + llvm::Twine(Scales[I]) +
+      return Ctx.error("scale " + std::to_string(Scales[I]) +
                        " of a symbolic dim is not a whole number or its "
                        "inverse");
     Out.push_back(*D);

@@ -143,7 +143,7 @@ llvm::Error einsum(RuleContext &Ctx) {
     }
     auto It = Size.find(OutTerm[K]);
     if (It == Size.end())
-      return Ctx.error(llvm::Twine("output label '") + OutTerm[K] +
+      return Ctx.error("output label '" + std::string(1, OutTerm[K]) +
                        "' is not in any operand");
     Out.push_back(It->second);
   }
