@@ -42,31 +42,32 @@ public:
   /// Offsets of the best placement found (indexed like the requests).
   std::vector<uint64_t> offsets() const;
   uint64_t bestBytes() const { return BestBytes; }
+  uint64_t nodes() const { return Nodes; }
 
 private:
-  void buildOverlaps();
-  void dfs(uint32_t NumPlaced);
-  bool boundExceeded(uint64_t Level);
-  uint32_t chooseBranches(uint64_t Level, std::vector<uint32_t> &Out);
-  void place(uint32_t B, uint64_t Offset);
-  void unplace(uint32_t B, size_t UndoMark, uint64_t OldHeight);
+  void dfs();
+  bool findSegment(uint64_t &Level, uint32_t &SegLo, uint32_t &SegHi) const;
+  bool boundExceeded() const;
+  void candidates(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
+                  std::vector<uint32_t> &Out) const;
+  void branchPlace(uint32_t B, uint64_t Level);
+  void branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi);
+  void recordSolution();
   bool outOfBudget();
 
   const Problem &P;
-  uint32_t N;
+  uint32_t N, NumSections;
   // Per local buffer (active buffers only).
   std::vector<uint32_t> Request, Lo, Hi;
-  std::vector<uint64_t> Size, Align, Floor, Offset, BanLevel, Pos;
+  std::vector<uint64_t> Size, Align, Offset, BanLevel;
   std::vector<uint8_t> Placed;
-  std::vector<std::vector<uint32_t>> Overlaps;
-  // Per section: footprint of unplaced buffers, and scratch.
-  std::vector<uint64_t> Remaining, MinPos;
-  std::vector<std::pair<uint32_t, uint64_t>> FloorUndo;
+  // Per section: skyline height and footprint of unplaced buffers live there.
+  std::vector<uint64_t> Skyline, Remaining;
+  uint32_t NumPlaced = 0;
   uint64_t Height = 0, BestBytes, TargetBytes;
   std::vector<uint64_t> BestOffset;
   bool Improved = false, Stop = false;
   uint64_t Nodes = 0, NodeBudget;
-public: uint32_t MaxDepth = 0; uint64_t nodes() const { return Nodes; } private:
   std::chrono::steady_clock::time_point Deadline;
 };
 } // namespace
@@ -74,8 +75,9 @@ public: uint32_t MaxDepth = 0; uint64_t nodes() const { return Nodes; } private:
 ExactSearch::ExactSearch(const Problem &P, uint64_t IncumbentBytes,
                          uint64_t TargetBytes, uint64_t NodeBudget,
                          double Seconds)
-    : P(P), N(P.Active.size()), BestBytes(IncumbentBytes),
-      TargetBytes(TargetBytes), NodeBudget(NodeBudget) {
+    : P(P), N(P.Active.size()), NumSections(P.NumSections),
+      BestBytes(IncumbentBytes), TargetBytes(TargetBytes),
+      NodeBudget(NodeBudget) {
   Deadline = std::chrono::steady_clock::now() +
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                  std::chrono::duration<double>(Seconds));
@@ -86,35 +88,14 @@ ExactSearch::ExactSearch(const Problem &P, uint64_t IncumbentBytes,
     Size.push_back(P.Footprint[I]);
     Align.push_back(P.align(I));
   }
-  Floor.assign(N, 0);
   Offset.assign(N, 0);
   BanLevel.assign(N, NoLevel);
-  Pos.assign(N, 0);
   Placed.assign(N, 0);
-  Remaining.assign(P.NumSections, 0);
-  MinPos.assign(P.NumSections, 0);
+  Skyline.assign(NumSections, 0);
+  Remaining.assign(NumSections, 0);
   for (uint32_t B = 0; B < N; ++B)
     for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
       Remaining[S] += Size[B];
-  buildOverlaps();
-}
-
-void ExactSearch::buildOverlaps() {
-  // Sweep by start: a buffer overlaps the earlier-starting ones still live.
-  std::vector<uint32_t> ByStart(N);
-  for (uint32_t B = 0; B < N; ++B)
-    ByStart[B] = B;
-  llvm::sort(ByStart, [&](uint32_t A, uint32_t B) { return Lo[A] < Lo[B]; });
-  Overlaps.assign(N, {});
-  std::vector<uint32_t> Live;
-  for (uint32_t B : ByStart) {
-    llvm::erase_if(Live, [&](uint32_t A) { return Hi[A] <= Lo[B]; });
-    for (uint32_t A : Live) {
-      Overlaps[A].push_back(B);
-      Overlaps[B].push_back(A);
-    }
-    Live.push_back(B);
-  }
 }
 
 bool ExactSearch::outOfBudget() {
@@ -126,7 +107,7 @@ bool ExactSearch::outOfBudget() {
 
 bool ExactSearch::run() {
   if (BestBytes > TargetBytes && N > 0)
-    dfs(0);
+    dfs();
   return Improved;
 }
 
@@ -137,121 +118,124 @@ std::vector<uint64_t> ExactSearch::offsets() const {
   return Out;
 }
 
-bool ExactSearch::boundExceeded(uint64_t Level) {
-  std::fill(MinPos.begin(), MinPos.end(), UINT64_MAX);
-  for (uint32_t B = 0; B < N; ++B) {
-    if (Placed[B])
-      continue;
-    for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
-      MinPos[S] = std::min(MinPos[S], Pos[B]);
-  }
-  for (uint32_t S = 0, E = MinPos.size(); S < E; ++S)
-    if (MinPos[S] != UINT64_MAX &&
-        std::max(MinPos[S], Level) + Remaining[S] >= BestBytes)
+/// The lowest run of sections that still have unplaced buffers, leftmost
+/// among equals; false when every buffer is placed.
+bool ExactSearch::findSegment(uint64_t &Level, uint32_t &SegLo,
+                              uint32_t &SegHi) const {
+  Level = UINT64_MAX;
+  for (uint32_t S = 0; S < NumSections; ++S)
+    if (Remaining[S] > 0 && Skyline[S] < Level) {
+      Level = Skyline[S];
+      SegLo = S;
+    }
+  if (Level == UINT64_MAX)
+    return false;
+  SegHi = SegLo + 1;
+  while (SegHi < NumSections && Remaining[SegHi] > 0 &&
+         Skyline[SegHi] == Level)
+    ++SegHi;
+  return true;
+}
+
+/// Unplaced buffers live in a section stack above its skyline.
+bool ExactSearch::boundExceeded() const {
+  for (uint32_t S = 0; S < NumSections; ++S)
+    if (Remaining[S] > 0 && Skyline[S] + Remaining[S] >= BestBytes)
       return true;
   return false;
 }
 
-uint32_t ExactSearch::chooseBranches(uint64_t Level,
-                                     std::vector<uint32_t> &Out) {
-  // Pivot: the candidate whose closed neighbourhood has the fewest
-  // unbanned candidates.
-  auto Branchable = [&](uint32_t B) {
-    return !Placed[B] && Pos[B] == Level && BanLevel[B] != Level;
-  };
-  uint32_t BestPivot = N, BestCount = UINT32_MAX;
-  for (uint32_t B = 0; B < N && BestCount > 0; ++B) {
-    if (Placed[B] || Pos[B] != Level)
-      continue;
-    uint32_t Count = Branchable(B);
-    for (uint32_t C : Overlaps[B])
-      Count += Branchable(C);
-    if (Count < BestCount) {
-      BestCount = Count;
-      BestPivot = B;
-    }
-  }
+void ExactSearch::candidates(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
+                             std::vector<uint32_t> &Out) const {
   Out.clear();
-  if (BestCount == 0)
-    return 0;
-  if (Branchable(BestPivot))
-    Out.push_back(BestPivot);
-  for (uint32_t C : Overlaps[BestPivot])
-    if (Branchable(C))
-      Out.push_back(C);
+  for (uint32_t B = 0; B < N; ++B)
+    if (!Placed[B] && Lo[B] >= SegLo && Hi[B] <= SegHi &&
+        BanLevel[B] != Level &&
+        ((Level + Align[B] - 1) & ~(Align[B] - 1)) + Size[B] < BestBytes)
+      Out.push_back(B);
+  // Fill from the left edge first, long and large buffers first.
   llvm::sort(Out, [&](uint32_t A, uint32_t B) {
-    if (Size[A] != Size[B])
-      return Size[A] > Size[B];
+    if ((Lo[A] == SegLo) != (Lo[B] == SegLo))
+      return Lo[A] == SegLo;
     if (Hi[A] - Lo[A] != Hi[B] - Lo[B])
       return Hi[A] - Lo[A] > Hi[B] - Lo[B];
+    if (Size[A] != Size[B])
+      return Size[A] > Size[B];
     return A < B;
   });
-  return Out.size();
 }
 
-void ExactSearch::place(uint32_t B, uint64_t At) {
+void ExactSearch::recordSolution() {
+  BestBytes = Height;
+  BestOffset = Offset;
+  Improved = true;
+  Stop = BestBytes <= TargetBytes;
+}
+
+void ExactSearch::branchPlace(uint32_t B, uint64_t Level) {
+  uint64_t At = (Level + Align[B] - 1) & ~(Align[B] - 1);
+  uint64_t OldHeight = Height;
   Placed[B] = 1;
   Offset[B] = At;
   Height = std::max(Height, At + Size[B]);
-  for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
+  ++NumPlaced;
+  for (uint32_t S = Lo[B]; S < Hi[B]; ++S) {
     Remaining[S] -= Size[B];
-  for (uint32_t C : Overlaps[B])
-    if (!Placed[C] && Floor[C] < At + Size[B]) {
-      FloorUndo.push_back({C, Floor[C]});
-      Floor[C] = At + Size[B];
-    }
-}
-
-void ExactSearch::unplace(uint32_t B, size_t UndoMark, uint64_t OldHeight) {
-  while (FloorUndo.size() > UndoMark) {
-    Floor[FloorUndo.back().first] = FloorUndo.back().second;
-    FloorUndo.pop_back();
+    Skyline[S] = At + Size[B];
   }
-  for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
+  dfs();
+  for (uint32_t S = Lo[B]; S < Hi[B]; ++S) {
     Remaining[S] += Size[B];
+    Skyline[S] = Level;
+  }
+  --NumPlaced;
   Height = OldHeight;
   Placed[B] = 0;
 }
 
-void ExactSearch::dfs(uint32_t NumPlaced) {
+/// Nothing more goes at Level in the segment: raise it to the lower of its
+/// neighbours (anything placed there later rests on them or above).
+void ExactSearch::branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi) {
+  uint64_t Left = UINT64_MAX, Right = UINT64_MAX;
+  if (SegLo > 0 && Remaining[SegLo - 1] > 0)
+    Left = Skyline[SegLo - 1];
+  if (SegHi < NumSections && Remaining[SegHi] > 0)
+    Right = Skyline[SegHi];
+  uint64_t Raised = std::min(Left, Right);
+  if (Raised == UINT64_MAX)
+    return; // Every buffer here lies inside the segment: one must go at Level.
+  for (uint32_t S = SegLo; S < SegHi; ++S)
+    Skyline[S] = Raised;
+  dfs();
+  for (uint32_t S = SegLo; S < SegHi; ++S)
+    Skyline[S] = Level;
+}
+
+void ExactSearch::dfs() {
   if (Stop || (Stop = outOfBudget()))
     return;
-  if (NumPlaced > MaxDepth) MaxDepth = NumPlaced;
-  if (NumPlaced == N) {
-    BestBytes = Height;
-    BestOffset = Offset;
-    Improved = true;
-    Stop = BestBytes <= TargetBytes;
+  uint64_t Level;
+  uint32_t SegLo = 0, SegHi = 0;
+  if (!findSegment(Level, SegLo, SegHi)) {
+    recordSolution();
     return;
   }
-  uint64_t Level = UINT64_MAX;
-  for (uint32_t B = 0; B < N; ++B)
-    if (!Placed[B]) {
-      Pos[B] = (Floor[B] + Align[B] - 1) & ~(Align[B] - 1);
-      Level = std::min(Level, Pos[B]);
-    }
-  if (boundExceeded(Level))
+  if (boundExceeded())
     return;
   std::vector<uint32_t> Branches;
-  chooseBranches(Level, Branches);
+  candidates(Level, SegLo, SegHi, Branches);
+  // Each set of buffers placed at Level is enumerated once: a buffer tried
+  // in one branch is banned at this level in the later ones.
   std::vector<std::pair<uint32_t, uint64_t>> Bans;
   for (uint32_t B : Branches) {
-    if (Level + Size[B] < BestBytes) {
-      size_t Mark = FloorUndo.size();
-      uint64_t OldHeight = Height;
-      place(B, Level);
-      dfs(NumPlaced + 1);
-      unplace(B, Mark, OldHeight);
-      if (Stop)
-        break;
-      // Pos of unplaced buffers is recomputed by the child; restore ours.
-      for (uint32_t C = 0; C < N; ++C)
-        if (!Placed[C])
-          Pos[C] = (Floor[C] + Align[C] - 1) & ~(Align[C] - 1);
-    }
+    branchPlace(B, Level);
+    if (Stop)
+      break;
     Bans.push_back({B, BanLevel[B]});
     BanLevel[B] = Level;
   }
+  if (!Stop)
+    branchClose(Level, SegLo, SegHi);
   for (auto It = Bans.rbegin(); It != Bans.rend(); ++It)
     BanLevel[It->first] = It->second;
 }
@@ -272,7 +256,7 @@ Expected<Placement> planExact(ArrayRef<BufferRequest> Requests,
   uint64_t Budget = Options.EffortBudget ? Options.EffortBudget : 50'000'000;
   ExactSearch Search(*P, Incumbent, Target, Budget, Options.TimeLimitSeconds);
   bool Found = Search.run();
-  if (getenv("EXACT_DEBUG")) fprintf(stderr, "nodes %llu maxdepth %u of %zu\n", (unsigned long long)Search.nodes(), Search.MaxDepth, P->Active.size());
+  if (getenv("EXACT_DEBUG")) fprintf(stderr, "nodes %llu\n", (unsigned long long)Search.nodes());
   if (Found && Search.bestBytes() < Greedy.ArenaBytes)
     return makePlacement(*P, Search.offsets(), "exact");
   return makePlacement(*P, std::move(Greedy.Offsets), "exact");
