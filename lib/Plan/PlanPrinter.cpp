@@ -60,7 +60,7 @@ static void printBytesLine(llvm::raw_ostream &OS, llvm::StringRef Label,
 }
 
 void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
-                            const PlanContext &C) {
+                            const PlanContext &C, bool ListBuffers) {
   OS << "plan for " << C.G.SourcePath << "\n";
   OS << "symbols:";
   for (size_t I = 0; I < C.Shapes.SymbolNames.size(); ++I) {
@@ -110,6 +110,8 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   }
   if (Peak.size() > Shown)
     OS << "  ... " << (Peak.size() - Shown) << " more\n";
+  if (!ListBuffers)
+    return;
   OS << "buffers:\n";
   for (BufferId B : bufferPrintOrder(P)) {
     const LiveBuffer &Buf = P.Life.Buffers[B];

@@ -45,13 +45,21 @@ public:
   uint64_t nodes() const { return Nodes; }
 
 private:
-  void dfs();
-  bool findSegment(uint64_t &Level, uint32_t &SegLo, uint32_t &SegHi) const;
-  bool boundExceeded() const;
+  struct Scope {
+    uint32_t Lo, Hi;       // Sections [Lo, Hi).
+    uint32_t CreatorDepth; // Depth of the node that split it off.
+  };
+  void dfs(uint32_t Depth);
+  bool findSegment(const Scope &In, uint64_t &Level, uint32_t &SegLo,
+                   uint32_t &SegHi) const;
+  void continueAfter(const Scope &Done, uint32_t Depth);
+  bool decompose(const Scope &S, uint32_t Depth);
+  bool boundExceeded();
   void candidates(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
                   std::vector<uint32_t> &Out) const;
-  void branchPlace(uint32_t B, uint64_t Level);
-  void branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi);
+  void branchPlace(uint32_t B, uint64_t Level, uint32_t Depth);
+  void branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
+                   uint32_t Depth);
   void recordSolution();
   bool outOfBudget();
 
@@ -62,8 +70,14 @@ private:
   std::vector<uint64_t> Size, Align, Offset, BanLevel;
   std::vector<uint8_t> Placed;
   // Per section: skyline height and footprint of unplaced buffers live there.
-  std::vector<uint64_t> Skyline, Remaining;
+  std::vector<uint64_t> Skyline, Remaining, MinFloor;
+  std::vector<uint32_t> CrossingScratch;
   uint32_t NumPlaced = 0;
+  /// Independent parts still to solve; the back one is being solved.
+  std::vector<Scope> Scopes;
+  /// Frames deeper than this unwind at once (see continueAfter).
+  uint32_t CutDepth = UINT32_MAX;
+  uint64_t Solutions = 0;
   uint64_t Height = 0, BestBytes, TargetBytes;
   std::vector<uint64_t> BestOffset;
   bool Improved = false, Stop = false;
@@ -93,6 +107,7 @@ ExactSearch::ExactSearch(const Problem &P, uint64_t IncumbentBytes,
   Placed.assign(N, 0);
   Skyline.assign(NumSections, 0);
   Remaining.assign(NumSections, 0);
+  MinFloor.assign(NumSections, 0);
   for (uint32_t B = 0; B < N; ++B)
     for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
       Remaining[S] += Size[B];
@@ -106,8 +121,10 @@ bool ExactSearch::outOfBudget() {
 }
 
 bool ExactSearch::run() {
-  if (BestBytes > TargetBytes && N > 0)
-    dfs();
+  if (BestBytes > TargetBytes && N > 0) {
+    Scopes.push_back({0, NumSections, 0});
+    dfs(1);
+  }
   return Improved;
 }
 
@@ -120,10 +137,10 @@ std::vector<uint64_t> ExactSearch::offsets() const {
 
 /// The lowest run of sections that still have unplaced buffers, leftmost
 /// among equals; false when every buffer is placed.
-bool ExactSearch::findSegment(uint64_t &Level, uint32_t &SegLo,
-                              uint32_t &SegHi) const {
+bool ExactSearch::findSegment(const Scope &In, uint64_t &Level,
+                              uint32_t &SegLo, uint32_t &SegHi) const {
   Level = UINT64_MAX;
-  for (uint32_t S = 0; S < NumSections; ++S)
+  for (uint32_t S = In.Lo; S < In.Hi; ++S)
     if (Remaining[S] > 0 && Skyline[S] < Level) {
       Level = Skyline[S];
       SegLo = S;
@@ -131,16 +148,27 @@ bool ExactSearch::findSegment(uint64_t &Level, uint32_t &SegLo,
   if (Level == UINT64_MAX)
     return false;
   SegHi = SegLo + 1;
-  while (SegHi < NumSections && Remaining[SegHi] > 0 &&
+  while (SegHi < In.Hi && Remaining[SegHi] > 0 &&
          Skyline[SegHi] == Level)
     ++SegHi;
   return true;
 }
 
-/// Unplaced buffers live in a section stack above its skyline.
-bool ExactSearch::boundExceeded() const {
+/// The unplaced buffers live in a section stack above the lowest of their
+/// floors (a buffer's floor is the highest skyline over its lifetime).
+bool ExactSearch::boundExceeded() {
+  std::fill(MinFloor.begin(), MinFloor.end(), UINT64_MAX);
+  for (uint32_t B = 0; B < N; ++B) {
+    if (Placed[B])
+      continue;
+    uint64_t Floor = 0;
+    for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
+      Floor = std::max(Floor, Skyline[S]);
+    for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
+      MinFloor[S] = std::min(MinFloor[S], Floor);
+  }
   for (uint32_t S = 0; S < NumSections; ++S)
-    if (Remaining[S] > 0 && Skyline[S] + Remaining[S] >= BestBytes)
+    if (Remaining[S] > 0 && MinFloor[S] + Remaining[S] >= BestBytes)
       return true;
   return false;
 }
@@ -169,10 +197,11 @@ void ExactSearch::recordSolution() {
   BestBytes = Height;
   BestOffset = Offset;
   Improved = true;
+  ++Solutions;
   Stop = BestBytes <= TargetBytes;
 }
 
-void ExactSearch::branchPlace(uint32_t B, uint64_t Level) {
+void ExactSearch::branchPlace(uint32_t B, uint64_t Level, uint32_t Depth) {
   uint64_t At = (Level + Align[B] - 1) & ~(Align[B] - 1);
   uint64_t OldHeight = Height;
   Placed[B] = 1;
@@ -183,7 +212,7 @@ void ExactSearch::branchPlace(uint32_t B, uint64_t Level) {
     Remaining[S] -= Size[B];
     Skyline[S] = At + Size[B];
   }
-  dfs();
+  dfs(Depth + 1);
   for (uint32_t S = Lo[B]; S < Hi[B]; ++S) {
     Remaining[S] += Size[B];
     Skyline[S] = Level;
@@ -195,7 +224,8 @@ void ExactSearch::branchPlace(uint32_t B, uint64_t Level) {
 
 /// Nothing more goes at Level in the segment: raise it to the lower of its
 /// neighbours (anything placed there later rests on them or above).
-void ExactSearch::branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi) {
+void ExactSearch::branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
+                              uint32_t Depth) {
   uint64_t Left = UINT64_MAX, Right = UINT64_MAX;
   if (SegLo > 0 && Remaining[SegLo - 1] > 0)
     Left = Skyline[SegLo - 1];
@@ -206,21 +236,83 @@ void ExactSearch::branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi) {
     return; // Every buffer here lies inside the segment: one must go at Level.
   for (uint32_t S = SegLo; S < SegHi; ++S)
     Skyline[S] = Raised;
-  dfs();
+  dfs(Depth + 1);
   for (uint32_t S = SegLo; S < SegHi; ++S)
     Skyline[S] = Level;
 }
 
-void ExactSearch::dfs() {
+/// The scope Done is solved; solve the rest. The rest touches only sections
+/// untouched since its scopes were split off, so if it fails, no other way
+/// of solving the scopes solved since then can help: unwind to the split.
+void ExactSearch::continueAfter(const Scope &Done, uint32_t Depth) {
+  Scopes.pop_back();
+  uint32_t Target = 0;
+  for (const Scope &S : Scopes)
+    Target = std::max(Target, S.CreatorDepth);
+  uint64_t Before = Solutions;
+  dfs(Depth + 1);
+  Scopes.push_back(Done);
+  if (Solutions == Before && !Scopes.empty() && Scopes.size() > 1)
+    CutDepth = std::min(CutDepth, Target);
+}
+
+/// Splits S where no unplaced buffer crosses a section boundary; the parts
+/// are independent. Solves them most constrained first. False if S is one
+/// part.
+bool ExactSearch::decompose(const Scope &S, uint32_t Depth) {
+  // Crossing[K]: unplaced buffers spanning the boundary between K-1 and K.
+  std::vector<uint32_t> &Crossing = CrossingScratch;
+  Crossing.assign(S.Hi - S.Lo + 1, 0);
+  for (uint32_t B = 0; B < N; ++B)
+    if (!Placed[B] && Lo[B] >= S.Lo && Hi[B] <= S.Hi) {
+      ++Crossing[Lo[B] + 1 - S.Lo];
+      --Crossing[Hi[B] - S.Lo];
+    }
+  std::vector<std::pair<uint64_t, Scope>> Parts; // (slack, part)
+  uint32_t Running = 0, PartLo = UINT32_MAX;
+  for (uint32_t K = S.Lo; K <= S.Hi; ++K) {
+    if (K > S.Lo)
+      Running += Crossing[K - S.Lo];
+    bool Open = K < S.Hi && Remaining[K] > 0;
+    if (PartLo != UINT32_MAX && (!Open || Running == 0)) {
+      uint64_t Slack = UINT64_MAX;
+      for (uint32_t X = PartLo; X < K; ++X)
+        Slack = std::min(Slack, BestBytes - Skyline[X] - Remaining[X]);
+      Parts.push_back({Slack, {PartLo, K, Depth}});
+      PartLo = UINT32_MAX;
+    }
+    if (Open && PartLo == UINT32_MAX)
+      PartLo = K;
+  }
+  if (Parts.size() < 2)
+    return false;
+  llvm::stable_sort(Parts, [](const auto &A, const auto &B) {
+    return A.first > B.first; // The least slack ends up on top.
+  });
+  Scopes.pop_back();
+  for (const auto &Part : Parts)
+    Scopes.push_back(Part.second);
+  dfs(Depth + 1);
+  Scopes.resize(Scopes.size() - Parts.size());
+  Scopes.push_back(S);
+  if (CutDepth == Depth)
+    CutDepth = UINT32_MAX;
+  return true;
+}
+
+void ExactSearch::dfs(uint32_t Depth) {
   if (Stop || (Stop = outOfBudget()))
     return;
-  uint64_t Level;
-  uint32_t SegLo = 0, SegHi = 0;
-  if (!findSegment(Level, SegLo, SegHi)) {
+  if (Scopes.empty()) {
     recordSolution();
     return;
   }
-  if (boundExceeded())
+  Scope Current = Scopes.back();
+  uint64_t Level;
+  uint32_t SegLo = 0, SegHi = 0;
+  if (!findSegment(Current, Level, SegLo, SegHi))
+    return continueAfter(Current, Depth);
+  if (boundExceeded() || decompose(Current, Depth))
     return;
   std::vector<uint32_t> Branches;
   candidates(Level, SegLo, SegHi, Branches);
@@ -228,14 +320,14 @@ void ExactSearch::dfs() {
   // in one branch is banned at this level in the later ones.
   std::vector<std::pair<uint32_t, uint64_t>> Bans;
   for (uint32_t B : Branches) {
-    branchPlace(B, Level);
-    if (Stop)
+    branchPlace(B, Level, Depth);
+    if (Stop || CutDepth < Depth)
       break;
     Bans.push_back({B, BanLevel[B]});
     BanLevel[B] = Level;
   }
-  if (!Stop)
-    branchClose(Level, SegLo, SegHi);
+  if (!Stop && CutDepth >= Depth)
+    branchClose(Level, SegLo, SegHi, Depth);
   for (auto It = Bans.rbegin(); It != Bans.rend(); ++It)
     BanLevel[It->first] = It->second;
 }

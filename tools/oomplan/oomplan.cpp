@@ -44,15 +44,18 @@ static cl::opt<std::string> Budget(
     "budget", cl::cat(Cat), cl::value_desc("SIZE"),
     cl::desc("Device memory available: 24G = 24GiB (binary), 300MB (decimal), "
              "or bytes. Over budget: exit code 2"));
-enum class EmitKind { Graph, Shapes, Lifetimes, Plan, JSON, CSV };
+enum class EmitKind { Graph, Shapes, Lifetimes, Report, Plan, JSON, CSV };
 static cl::opt<EmitKind> Emit(
-    "emit", cl::cat(Cat), cl::init(EmitKind::Plan), cl::desc("What to print"),
+    "emit", cl::cat(Cat), cl::init(EmitKind::Report), cl::desc("What to print"),
     cl::values(
         clEnumValN(EmitKind::Graph, "graph", "the imported IR"),
         clEnumValN(EmitKind::Shapes, "shapes",
                    "every value's type, dims, bytes"),
         clEnumValN(EmitKind::Lifetimes, "lifetimes", "buffers and step ranges"),
-        clEnumValN(EmitKind::Plan, "plan", "the verified plan (default)"),
+        clEnumValN(EmitKind::Report, "report",
+                   "memory summary and peak buffers (default)"),
+        clEnumValN(EmitKind::Plan, "plan",
+                   "the report plus every buffer's offset and lifetime"),
         clEnumValN(EmitKind::JSON, "json", "the plan as JSON (oomplan.plan/1)"),
         clEnumValN(EmitKind::CSV, "csv",
                    "arena buffers as MiniMalloc CSV with offsets")));
@@ -201,7 +204,7 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     break;
   }
   default:
-    printPlanText(OS, *P, C);
+    printPlanText(OS, *P, C, /*ListBuffers=*/Emit == EmitKind::Plan);
   }
   return P->fits() ? 0 : 2;
 }

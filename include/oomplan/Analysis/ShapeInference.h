@@ -37,7 +37,8 @@ struct ValueShape {
   /// are an upper bound on the run-time dims.
   bool UpperBound = false;
   /// Contents of small integer tensors (shape tensors), flattened row-major;
-  /// set only when the element count is a known constant.
+  /// set only when the element count is a known constant. Float tensors
+  /// carry them only when cast from integer contents (whole numbers).
   std::optional<std::vector<SymExpr>> IntValues;
 };
 

@@ -27,7 +27,9 @@ struct PlanContext {
 /// Buffers in print order: region, then first step, then name.
 std::vector<BufferId> bufferPrintOrder(const Plan &P);
 
-void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C);
+/// The summary; with ListBuffers, one line per buffer after it.
+void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
+                   bool ListBuffers = true);
 void printPlanJSON(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C);
 
 /// "float[batch,3,224,224]" from the inferred shape of Value.

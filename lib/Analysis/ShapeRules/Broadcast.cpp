@@ -141,7 +141,13 @@ llvm::Error broadcastOp(RuleContext &Ctx) {
   }
   ElementType Type = isComparison(Op) ? ElementType::Bool : Ctx.inType(0);
   Ctx.setOutput(0, Type, Dims);
-  if (!isIntegerLike(Ctx.inType(0)) || Op == "Pow" || Op == "Mean")
+  // Float contents are whole numbers (see ValueShape::IntValues): exact under
+  // +, -, *, min and max, not under division.
+  bool FloatExact = isFloatingPoint(Ctx.inType(0)) &&
+                    (Op == "Add" || Op == "Sub" || Op == "Mul" ||
+                     Op == "Sum" || Op == "Max" || Op == "Min");
+  if ((!isIntegerLike(Ctx.inType(0)) && !FloatExact) || Op == "Pow" ||
+      Op == "Mean")
     return llvm::Error::success();
   std::optional<std::vector<SymExpr>> Acc = broadcastValues(Ctx, 0, Dims);
   for (size_t I = 1; Acc && I < Ctx.numInputs(); ++I) {

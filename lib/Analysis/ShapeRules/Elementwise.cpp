@@ -66,8 +66,8 @@ static llvm::Error cast(RuleContext &Ctx) {
       To == ElementType::Undefined)
     return Ctx.error("Cast has no valid 'to' type");
   Ctx.setOutput(0, To, Ctx.inDims(0).vec());
-  // Integer to integer keeps the values (narrowing of shape values that fit
-  // is exact; bool maps non-zero to 1).
+  // Integer to integer or float keeps the values (shape values fit either
+  // exactly; bool maps non-zero to 1). Float to integer would truncate.
   if (Ctx.inValues(0) && isIntegerLike(Ctx.inType(0))) {
     std::vector<SymExpr> V = *Ctx.inValues(0);
     if (To == ElementType::Bool)

@@ -45,20 +45,16 @@ llvm::Expected<std::vector<SymExpr>> matmulShape(const RuleContext &Ctx,
 }
 
 llvm::Error matmul(RuleContext &Ctx) {
-  llvm::Expected<std::vector<SymExpr>> Out =
-      matmulShape(Ctx, Ctx.inDims(0), Ctx.inDims(1));
-  if (!Out)
-    return Out.takeError();
   llvm::StringRef Op = Ctx.node().OpType;
   ElementType Type = Op == "MatMulInteger"   ? ElementType::Int32
                      : Op == "QLinearMatMul" ? Ctx.inType(7)
                                              : Ctx.inType(0);
+  // QLinearMatMul: a, a_scale, a_zero_point, b, ...
   size_t BIndex = Op == "QLinearMatMul" ? 3 : 1;
-  if (BIndex != 1) {
-    Out = matmulShape(Ctx, Ctx.inDims(0), Ctx.inDims(BIndex));
-    if (!Out)
-      return Out.takeError();
-  }
+  llvm::Expected<std::vector<SymExpr>> Out =
+      matmulShape(Ctx, Ctx.inDims(0), Ctx.inDims(BIndex));
+  if (!Out)
+    return Out.takeError();
   Ctx.setOutput(0, Type, std::move(*Out));
   return llvm::Error::success();
 }

@@ -83,6 +83,61 @@ llvm::Error melWeightMatrix(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// A known scalar from input I (tracked integer contents), or std::nullopt.
+std::optional<SymExpr> scalarInput(const RuleContext &Ctx, size_t I) {
+  if (!Ctx.hasInput(I) || !Ctx.inValues(I) || Ctx.inValues(I)->size() != 1)
+    return std::nullopt;
+  return (*Ctx.inValues(I))[0];
+}
+
+/// DFT (opset 17): the transformed axis becomes dft_length (or half of it
+/// plus one when onesided); the last axis becomes 2 (complex).
+llvm::Error dft(RuleContext &Ctx) {
+  std::vector<SymExpr> Out = Ctx.inDims(0).vec();
+  if (Out.size() < 2)
+    return Ctx.error("input must have rank >= 2");
+  llvm::Expected<size_t> Axis =
+      Ctx.axis(Ctx.node().getInt("axis", 1), Out.size() - 1);
+  if (!Axis)
+    return Axis.takeError();
+  SymExpr N = Out[*Axis];
+  if (Ctx.hasInput(1)) {
+    std::optional<SymExpr> L = scalarInput(Ctx, 1);
+    if (!L)
+      return Ctx.error("dft_length must be known");
+    N = *L;
+  }
+  if (Ctx.node().getInt("onesided", 0))
+    N = SymExpr::floorDiv(N, SymExpr::constant(2)) + SymExpr::constant(1);
+  Out[*Axis] = N;
+  Out.back() = SymExpr::constant(2);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// STFT: [batch, frames, bins, 2] with frames = floor((length - frame) /
+/// step) + 1 and bins = frame (or frame/2 + 1 when onesided).
+llvm::Error stft(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> Sig = Ctx.inDims(0);
+  if (Sig.size() != 3)
+    return Ctx.error("signal must be 3-D");
+  std::optional<SymExpr> Step = scalarInput(Ctx, 1);
+  std::optional<SymExpr> Frame = scalarInput(Ctx, 3);
+  if (!Frame && Ctx.hasInput(2) && Ctx.inRank(2) == 1)
+    Frame = Ctx.inDims(2)[0];
+  if (!Step || !Frame)
+    return Ctx.error("frame_step and the frame length must be known");
+  SymExpr Frames = SymExpr::floorDiv(Sig[1] - *Frame, *Step) +
+                   SymExpr::constant(1);
+  SymExpr Bins = Ctx.node().getInt("onesided", 1)
+                     ? SymExpr::floorDiv(*Frame, SymExpr::constant(2)) +
+                           SymExpr::constant(1)
+                     : *Frame;
+  Ctx.setOutput(0, Ctx.inType(0),
+                {Sig[0], Frames, Bins, SymExpr::constant(2)});
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void shapes::addMiscRules(RuleTable &T) {
@@ -96,4 +151,6 @@ void shapes::addMiscRules(RuleTable &T) {
   T["HammingWindow"] = window;
   T["BlackmanWindow"] = window;
   T["MelWeightMatrix"] = melWeightMatrix;
+  T["DFT"] = dft;
+  T["STFT"] = stft;
 }

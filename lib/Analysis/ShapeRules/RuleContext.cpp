@@ -50,7 +50,10 @@ void RuleContext::setOutputValues(size_t I, std::vector<SymExpr> Vals) {
     return;
   ValueShape &V = S.Values[node().Outputs[I]];
   std::optional<int64_t> N = constantNumElements(V.Dims);
-  if (!V.Known || V.UpperBound || !isIntegerLike(V.Type) || !N ||
+  // Float tensors carry contents only when a rule knows them to be whole
+  // numbers (Cast of an integer tensor), for float Range over a shape value.
+  bool Numeric = isIntegerLike(V.Type) || isFloatingPoint(V.Type);
+  if (!V.Known || V.UpperBound || !Numeric || !N ||
       *N != int64_t(Vals.size()) || *N > MaxTrackedElements)
     return;
   for (const SymExpr &E : Vals)

@@ -49,6 +49,13 @@ llvm::Error constant(RuleContext &Ctx) {
     Ctx.setOutput(0, D.Type, toExprs(D.Dims));
     if (isIntegerLike(D.Type) && D.Ints.size() == D.numElements())
       Ctx.setOutputValues(0, toExprs(D.Ints));
+    // Whole-number float constants (0, 1, 2 of a float Range) are exact.
+    std::vector<int64_t> Whole;
+    for (double F : D.Floats)
+      if (std::abs(F) < 9.0e15 && F == std::floor(F))
+        Whole.push_back(int64_t(F));
+    if (isFloatingPoint(D.Type) && Whole.size() == D.numElements())
+      Ctx.setOutputValues(0, toExprs(Whole));
     return llvm::Error::success();
   }
   if (const Attribute *A = N.attr("value_int")) {

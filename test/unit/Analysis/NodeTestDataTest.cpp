@@ -38,10 +38,41 @@ std::optional<onnx::TensorProto> readTensor(const std::string &Path) {
   return T;
 }
 
-/// Integer contents of a small TensorProto, or null.
-std::shared_ptr<TensorData> intContents(const onnx::TensorProto &T) {
+/// Contents of a small float TensorProto (Resize scales, OneHot depth).
+void floatContents(const onnx::TensorProto &T, TensorData &D) {
+  if (T.float_data_size())
+    D.Floats.assign(T.float_data().begin(), T.float_data().end());
+  else if (T.double_data_size())
+    D.Floats.assign(T.double_data().begin(), T.double_data().end());
+  else if (T.has_raw_data() && D.Type == ElementType::Float)
+    for (size_t I = 0; I + 4 <= T.raw_data().size(); I += 4) {
+      float V;
+      memcpy(&V, T.raw_data().data() + I, 4);
+      D.Floats.push_back(V);
+    }
+  else if (T.has_raw_data() && D.Type == ElementType::Double)
+    for (size_t I = 0; I + 8 <= T.raw_data().size(); I += 8) {
+      double V;
+      memcpy(&V, T.raw_data().data() + I, 8);
+      D.Floats.push_back(V);
+    }
+}
+
+/// Contents of a small integer or float TensorProto, or null.
+std::shared_ptr<TensorData> smallContents(const onnx::TensorProto &T) {
   ElementType Type;
-  if (!elementTypeFromNumber(T.data_type(), Type) || !isIntegerLike(Type))
+  if (!elementTypeFromNumber(T.data_type(), Type))
+    return nullptr;
+  if (Type == ElementType::Float || Type == ElementType::Double) {
+    auto D = std::make_shared<TensorData>();
+    D->Type = Type;
+    D->Dims.assign(T.dims().begin(), T.dims().end());
+    if (D->numElements() > 1024)
+      return nullptr;
+    floatContents(T, *D);
+    return D->Floats.size() == D->numElements() ? D : nullptr;
+  }
+  if (!isIntegerLike(Type))
     return nullptr;
   auto D = std::make_shared<TensorData>();
   D->Type = Type;
@@ -96,7 +127,7 @@ Result runOne(const std::string &Dir) {
     if (!T)
       continue;
     Value &V = Gr.Values[Gr.Inputs[I]];
-    if (std::shared_ptr<TensorData> D = intContents(*T))
+    if (std::shared_ptr<TensorData> D = smallContents(*T))
       V.Data = D;
     if (!V.HasDeclaredShape) {
       V.HasDeclaredShape = true;
@@ -112,10 +143,11 @@ Result runOne(const std::string &Dir) {
     R.Detail = llvm::toString(S.takeError());
     return R;
   }
-  if (!S->Warnings.empty()) {
-    R.Detail = S->Warnings.front(); // Declared shapes used: not our rule.
-    return R;
-  }
+  for (const std::string &W : S->Warnings)
+    if (W.find("no shape rule") != std::string::npos) {
+      R.Detail = W; // Declared shapes used: not our rule.
+      return R;
+    }
   Bind.resize(S->SymbolNames.size());
   // Unnamed dynamic input dims: bind the created unk_<input>_<axis> symbols.
   for (size_t I = 0; I < Gr.Inputs.size(); ++I) {
