@@ -37,7 +37,8 @@ namespace {
 
 /// Integer contents of a stored tensor, when it is small and integer-like.
 std::optional<std::vector<SymExpr>> intContents(const TensorData &D) {
-  if (!isIntegerLike(D.Type) || D.numElements() > uint64_t(MaxTrackedElements) ||
+  if (!isIntegerLike(D.Type) ||
+      D.numElements() > uint64_t(MaxTrackedElements) ||
       D.Ints.size() != D.numElements())
     return std::nullopt;
   return toExprs(D.Ints);
@@ -150,8 +151,8 @@ llvm::Error Driver::inferNode(NodeId Id) {
       return Ctx.error("the shape rule left output '" + G.Values[Out].Name +
                        "' unset");
     // A rule that cannot tell the type (rare) defers to the declaration.
-    if (V.Type == ElementType::Undefined && G.Values[Out].Type !=
-                                                ElementType::Undefined) {
+    if (V.Type == ElementType::Undefined &&
+        G.Values[Out].Type != ElementType::Undefined) {
       V.Type = G.Values[Out].Type;
       V.Bytes = tensorBytes(V.Type, V.Dims);
     }

@@ -334,6 +334,26 @@ static std::optional<SymExpr> exactQuotient(const SymExpr &A,
   return SymExprAccess::make(std::move(Out), false);
 }
 
+/// floor(R / Div) as one floor division when R is floor(A/C1) + K.
+static std::optional<SymExpr> mergeNestedFloor(const SymExpr &R, int64_t Div) {
+  const std::vector<Monomial> &M = monos(R);
+  if (M.empty() || M.size() > 2 || M[0].Coeff != 1 ||
+      M[0].Factors.size() != 1 || M[0].Factors[0].Exp != 1)
+    return std::nullopt;
+  const Atom &A = M[0].Factors[0].A;
+  if (!A.T || A.T->Kind != TermKind::FloorDiv)
+    return std::nullopt;
+  std::optional<int64_t> C1 = A.T->Args[1].getConstant();
+  int64_t K = M.size() == 2 ? M[1].Coeff : 0;
+  int64_t KC1, C1C2;
+  if (!C1 || *C1 <= 0 || (M.size() == 2 && !M[1].Factors.empty()) ||
+      __builtin_mul_overflow(K, *C1, &KC1) ||
+      __builtin_mul_overflow(*C1, Div, &C1C2))
+    return std::nullopt;
+  return SymExpr::floorDiv(A.T->Args[0] + SymExpr::constant(KC1),
+                           SymExpr::constant(C1C2));
+}
+
 SymExpr SymExpr::floorDiv(const SymExpr &A, const SymExpr &B) {
   if (A.isPoisoned() || B.isPoisoned())
     return SymExprAccess::poisoned();
@@ -358,6 +378,9 @@ SymExpr SymExpr::floorDiv(const SymExpr &A, const SymExpr &B) {
       return Q + constant(floorDivInt(*Lo, Div));
     if (Div == 1)
       return Q + R;
+    // floor((floor(A/C1) + K)/C2) = floor((A + K*C1)/(C1*C2)).
+    if (std::optional<SymExpr> Merged = mergeNestedFloor(R, Div))
+      return Q + *Merged;
     return Q + makeTerm(TermKind::FloorDiv, {R, constant(Div)});
   }
   if (!A.Impl)

@@ -1,7 +1,7 @@
 //===- SymExprEval.cpp - evaluating, bounding and printing SymExprs -------===//
 //
 // Everything that walks a finished SymExpr: evaluation with checked int64
-// arithmetic, interval bounds under the assumption 0 <= symbol <=
+// arithmetic, interval bounds under the assumption 1 <= symbol <=
 // SymbolMaxValue (used by the simplifier), substitution, and the printer.
 //
 //===----------------------------------------------------------------------===//
@@ -99,7 +99,8 @@ Interval boundsOf(const SymExpr &E) {
   for (const Monomial &M : monos(E)) {
     Interval P{M.Coeff, M.Coeff};
     for (const Factor &F : M.Factors) {
-      Interval A = F.A.T ? boundsOfTerm(*F.A.T) : Interval{0, SymbolMaxValue};
+      Interval A = F.A.T ? boundsOfTerm(*F.A.T)
+                         : Interval{SymbolMinValue, SymbolMaxValue};
       for (uint32_t I = 0; I < F.Exp; ++I)
         P = mulInterval(P, A);
     }
@@ -214,9 +215,9 @@ struct Evaluator {
       return makeError("symbol '" + Name + "' is not bound (evaluating " +
                        Root.str(Names) + ")");
     int64_t V = *Bindings[Id];
-    if (V < 0 || V > SymbolMaxValue)
+    if (V < SymbolMinValue || V > SymbolMaxValue)
       return makeError("symbol '" + Name + "' is bound to " +
-                       std::to_string(V) + ", outside [0, 2^48]");
+                       std::to_string(V) + ", outside [1, 2^48]");
     return V;
   }
 

@@ -21,6 +21,10 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
       return makeError(G.SourcePath + ": value '" + V.Name +
                        "' has no known size");
     }
+    if (VS.Type == ElementType::String)
+      return makeError(G.SourcePath + ": value '" + V.Name +
+                       "' is a string tensor: its size depends on the strings "
+                       "and cannot be planned");
     llvm::SmallVector<SymbolId, 4> Syms;
     VS.Bytes.collectSymbols(Syms);
     std::vector<std::string> Missing;

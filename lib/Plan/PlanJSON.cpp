@@ -72,11 +72,14 @@ static void writeSteps(llvm::json::OStream &J, const Plan &P,
   });
 }
 
-void oomplan::printPlanJSON(llvm::raw_ostream &OS, const Plan &P,
-                            const PlanContext &C) {
+void oomplan::printPlanJSON(
+    llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
+    llvm::function_ref<void(llvm::json::OStream &)> Extra) {
   llvm::json::OStream J(OS, 1);
   J.object([&] {
     writeSummary(J, P, C);
+    if (Extra)
+      Extra(J);
     J.attributeArray("buffers", [&] {
       for (BufferId B : bufferPrintOrder(P)) {
         const LiveBuffer &Buf = P.Life.Buffers[B];

@@ -23,8 +23,12 @@ namespace oomplan::planner {
 /// the searches' cost grows faster than n.
 constexpr size_t ExactMaxBuffers = 2000;
 constexpr size_t HillClimbMaxBuffers = 20000;
-/// Effort budgets (exact-search nodes, hill-climb iterations) used by auto.
-constexpr uint64_t AutoExactNodes = 200'000;
+/// Above this many buffers only the size ordering runs (the others rarely
+/// win on large inputs and each costs a full greedy run).
+constexpr size_t AllOrderingsMaxBuffers = 50000;
+/// Effort budgets (exact-search nodes, hill-climb iterations) used by auto
+/// unless PlannerOptions::EffortBudget overrides both.
+constexpr uint64_t AutoExactNodes = 50'000;
 constexpr uint64_t AutoHillClimbIterations = 300;
 
 Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,
@@ -34,7 +38,9 @@ Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,
     return P.takeError();
   uint64_t Target = std::max(lowerBound(Requests), Options.CapacityBytes);
   TimeIndex Index(*P);
-  OrderedPlacement Greedy = bestOfOrderings(*P, Target, Index);
+  OrderedPlacement Greedy =
+      bestOfOrderings(*P, Target, Index,
+                      P->Active.size() > AllOrderingsMaxBuffers ? 1 : SIZE_MAX);
   Placement Best = makePlacement(*P, std::move(Greedy.Offsets),
                                  "auto:" + Greedy.OrderingName);
   size_t N = P->Active.size();
@@ -53,7 +59,7 @@ Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,
     if (Best.ArenaBytes <= Target || N > S.MaxBuffers)
       break;
     PlannerOptions Sub = Options;
-    Sub.EffortBudget = S.Effort;
+    Sub.EffortBudget = Options.EffortBudget ? Options.EffortBudget : S.Effort;
     Expected<Placement> Result = S.Run(Requests, Sub);
     if (!Result)
       return Result.takeError();

@@ -35,10 +35,12 @@ constexpr uint64_t NoLevel = UINT64_MAX;
 
 class ExactSearch {
 public:
-  ExactSearch(const Problem &P, uint64_t IncumbentBytes, uint64_t TargetBytes,
-              uint64_t NodeBudget, double Seconds);
-  /// Runs the search; true if it found a placement below the incumbent.
-  bool run();
+  ExactSearch(const Problem &P, uint64_t TargetBytes, double Seconds);
+  /// Searches for a placement below IncumbentBytes with at most NodeLimit
+  /// nodes, trying candidates in the order of Strategy (see setStrategy);
+  /// true if it found one.
+  bool run(uint64_t IncumbentBytes, uint64_t NodeLimit, unsigned Strategy);
+  bool timedOut() const { return TimedOut; }
   /// Offsets of the best placement found (indexed like the requests).
   std::vector<uint64_t> offsets() const;
   uint64_t bestBytes() const { return BestBytes; }
@@ -62,6 +64,7 @@ private:
                    uint32_t Depth);
   void recordSolution();
   bool outOfBudget();
+  void setStrategy(unsigned Strategy);
 
   const Problem &P;
   uint32_t N, NumSections;
@@ -80,18 +83,17 @@ private:
   uint64_t Solutions = 0;
   uint64_t Height = 0, BestBytes, TargetBytes;
   std::vector<uint64_t> BestOffset;
-  bool Improved = false, Stop = false;
-  uint64_t Nodes = 0, NodeBudget;
+  bool Improved = false, Stop = false, TimedOut = false, LeftEdgeFirst = false;
+  uint64_t Nodes = 0, NodeBudget = 0;
+  /// Candidates with a higher priority are tried first.
+  std::vector<uint64_t> Priority;
   std::chrono::steady_clock::time_point Deadline;
 };
 } // namespace
 
-ExactSearch::ExactSearch(const Problem &P, uint64_t IncumbentBytes,
-                         uint64_t TargetBytes, uint64_t NodeBudget,
-                         double Seconds)
+ExactSearch::ExactSearch(const Problem &P, uint64_t TargetBytes, double Seconds)
     : P(P), N(P.Active.size()), NumSections(P.NumSections),
-      BestBytes(IncumbentBytes), TargetBytes(TargetBytes),
-      NodeBudget(NodeBudget) {
+      TargetBytes(TargetBytes) {
   Deadline = std::chrono::steady_clock::now() +
              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                  std::chrono::duration<double>(Seconds));
@@ -105,6 +107,7 @@ ExactSearch::ExactSearch(const Problem &P, uint64_t IncumbentBytes,
   Offset.assign(N, 0);
   BanLevel.assign(N, NoLevel);
   Placed.assign(N, 0);
+  Priority.assign(N, 0);
   Skyline.assign(NumSections, 0);
   Remaining.assign(NumSections, 0);
   MinFloor.assign(NumSections, 0);
@@ -117,12 +120,55 @@ bool ExactSearch::outOfBudget() {
   if (++Nodes > NodeBudget)
     return true;
   // Each node costs O(n) anyway, so reading the clock every time is cheap.
-  return std::chrono::steady_clock::now() > Deadline;
+  TimedOut = std::chrono::steady_clock::now() > Deadline;
+  return TimedOut;
 }
 
-bool ExactSearch::run() {
+/// Search is heavy-tailed: each candidate order solves some instances at
+/// once and stalls on others, so run() is restarted with several orders.
+void ExactSearch::setStrategy(unsigned Strategy) {
+  LeftEdgeFirst = Strategy % 5 == 0;
+  uint64_t Mix = 0x9e3779b97f4a7c15ull * (Strategy + 1);
+  for (uint32_t B = 0; B < N; ++B) {
+    const BufferRequest &R = P.Requests[Request[B]];
+    uint64_t Steps = R.EndStep - R.StartStep;
+    switch (Strategy % 5) {
+    case 0: // Long first (after the left edge), then large.
+      Priority[B] = (uint64_t(Hi[B] - Lo[B]) << 40) | (Size[B] >> 24);
+      break;
+    case 1: // Large first.
+      Priority[B] = Size[B];
+      break;
+    case 2: // Large area first.
+      Priority[B] = uint64_t(
+          std::min<long double>(1.8e19L, (long double)Size[B] * Steps));
+      break;
+    case 3: // Long first.
+      Priority[B] = Steps;
+      break;
+    default: // Early first.
+      Priority[B] = ~uint64_t(Lo[B]);
+      break;
+    }
+    // Later rounds shuffle ties and near-ties deterministically.
+    if (Strategy >= 5) {
+      uint64_t Z = (Mix += 0x9e3779b97f4a7c15ull);
+      Z = (Z ^ (Z >> 31)) * 0xbf58476d1ce4e5b9ull;
+      Priority[B] = Priority[B] / 4 * 3 + Priority[B] / 4 / 64 * (Z % 64);
+    }
+  }
+}
+
+bool ExactSearch::run(uint64_t IncumbentBytes, uint64_t NodeLimit,
+                      unsigned Strategy) {
+  BestBytes = IncumbentBytes;
+  Nodes = 0;
+  NodeBudget = NodeLimit;
+  Stop = Improved = false;
+  CutDepth = UINT32_MAX;
+  setStrategy(Strategy);
   if (BestBytes > TargetBytes && N > 0) {
-    Scopes.push_back({0, NumSections, 0});
+    Scopes.assign(1, {0, NumSections, 0});
     dfs(1);
   }
   return Improved;
@@ -137,8 +183,8 @@ std::vector<uint64_t> ExactSearch::offsets() const {
 
 /// The lowest run of sections that still have unplaced buffers, leftmost
 /// among equals; false when every buffer is placed.
-bool ExactSearch::findSegment(const Scope &In, uint64_t &Level,
-                              uint32_t &SegLo, uint32_t &SegHi) const {
+bool ExactSearch::findSegment(const Scope &In, uint64_t &Level, uint32_t &SegLo,
+                              uint32_t &SegHi) const {
   Level = UINT64_MAX;
   for (uint32_t S = In.Lo; S < In.Hi; ++S)
     if (Remaining[S] > 0 && Skyline[S] < Level) {
@@ -148,8 +194,7 @@ bool ExactSearch::findSegment(const Scope &In, uint64_t &Level,
   if (Level == UINT64_MAX)
     return false;
   SegHi = SegLo + 1;
-  while (SegHi < In.Hi && Remaining[SegHi] > 0 &&
-         Skyline[SegHi] == Level)
+  while (SegHi < In.Hi && Remaining[SegHi] > 0 && Skyline[SegHi] == Level)
     ++SegHi;
   return true;
 }
@@ -164,6 +209,8 @@ bool ExactSearch::boundExceeded() {
     uint64_t Floor = 0;
     for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
       Floor = std::max(Floor, Skyline[S]);
+    if (Floor + Size[B] >= BestBytes)
+      return true;
     for (uint32_t S = Lo[B]; S < Hi[B]; ++S)
       MinFloor[S] = std::min(MinFloor[S], Floor);
   }
@@ -181,14 +228,11 @@ void ExactSearch::candidates(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
         BanLevel[B] != Level &&
         ((Level + Align[B] - 1) & ~(Align[B] - 1)) + Size[B] < BestBytes)
       Out.push_back(B);
-  // Fill from the left edge first, long and large buffers first.
   llvm::sort(Out, [&](uint32_t A, uint32_t B) {
-    if ((Lo[A] == SegLo) != (Lo[B] == SegLo))
+    if (LeftEdgeFirst && (Lo[A] == SegLo) != (Lo[B] == SegLo))
       return Lo[A] == SegLo;
-    if (Hi[A] - Lo[A] != Hi[B] - Lo[B])
-      return Hi[A] - Lo[A] > Hi[B] - Lo[B];
-    if (Size[A] != Size[B])
-      return Size[A] > Size[B];
+    if (Priority[A] != Priority[B])
+      return Priority[A] > Priority[B];
     return A < B;
   });
 }
@@ -227,9 +271,10 @@ void ExactSearch::branchPlace(uint32_t B, uint64_t Level, uint32_t Depth) {
 void ExactSearch::branchClose(uint64_t Level, uint32_t SegLo, uint32_t SegHi,
                               uint32_t Depth) {
   uint64_t Left = UINT64_MAX, Right = UINT64_MAX;
-  if (SegLo > 0 && Remaining[SegLo - 1] > 0)
+  const Scope &In = Scopes.back();
+  if (SegLo > In.Lo && Remaining[SegLo - 1] > 0)
     Left = Skyline[SegLo - 1];
-  if (SegHi < NumSections && Remaining[SegHi] > 0)
+  if (SegHi < In.Hi && Remaining[SegHi] > 0)
     Right = Skyline[SegHi];
   uint64_t Raised = std::min(Left, Right);
   if (Raised == UINT64_MAX)
@@ -345,13 +390,27 @@ Expected<Placement> planExact(ArrayRef<BufferRequest> Requests,
   uint64_t Incumbent = Greedy.ArenaBytes;
   if (Options.CapacityBytes != 0 && Options.CapacityBytes < Incumbent)
     Incumbent = Options.CapacityBytes + 1;
-  uint64_t Budget = Options.EffortBudget ? Options.EffortBudget : 50'000'000;
-  ExactSearch Search(*P, Incumbent, Target, Budget, Options.TimeLimitSeconds);
-  bool Found = Search.run();
-  if (getenv("EXACT_DEBUG")) fprintf(stderr, "nodes %llu\n", (unsigned long long)Search.nodes());
-  if (Found && Search.bestBytes() < Greedy.ArenaBytes)
-    return makePlacement(*P, Search.offsets(), "exact");
-  return makePlacement(*P, std::move(Greedy.Offsets), "exact");
+  uint64_t Budget = Options.EffortBudget ? Options.EffortBudget : 20'000'000;
+  ExactSearch Search(*P, Target, Options.TimeLimitSeconds);
+  // Restarts: every order gets a node limit that doubles each round, until
+  // the total budget or the time limit runs out.
+  uint64_t Spent = 0;
+  std::vector<uint64_t> Offsets = std::move(Greedy.Offsets);
+  for (uint64_t Limit = 2000;
+       Spent < Budget && Incumbent > Target && !Search.timedOut(); Limit *= 2) {
+    for (unsigned Strategy = 0; Strategy < 10 && Spent < Budget &&
+                                Incumbent > Target && !Search.timedOut();
+         ++Strategy) {
+      uint64_t Nodes = std::min(Limit, Budget - Spent);
+      bool Found = Search.run(Incumbent, Nodes, Strategy);
+      Spent += Nodes;
+      if (!Found)
+        continue;
+      Incumbent = Search.bestBytes();
+      Offsets = Search.offsets();
+    }
+  }
+  return makePlacement(*P, std::move(Offsets), "exact");
 }
 
 } // namespace oomplan::planner

@@ -21,9 +21,9 @@ Expected<Placement> planGreedyByBreadth(ArrayRef<BufferRequest> Requests,
   Expected<Problem> P = buildProblem(Requests);
   if (!P)
     return P.takeError();
-  return makePlacement(
-      *P, placeInOrder(*P, orderByBreadth(*P), FitPolicy::BestFit),
-      "greedy-by-breadth");
+  return makePlacement(*P,
+                       placeInOrder(*P, orderByBreadth(*P), FitPolicy::BestFit),
+                       "greedy-by-breadth");
 }
 
 } // namespace oomplan::planner

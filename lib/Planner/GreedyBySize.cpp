@@ -20,9 +20,9 @@ Expected<Placement> planGreedyBySize(ArrayRef<BufferRequest> Requests,
   Expected<Problem> P = buildProblem(Requests);
   if (!P)
     return P.takeError();
-  return makePlacement(
-      *P, placeInOrder(*P, orderBySize(*P), FitPolicy::BestFit),
-      "greedy-by-size");
+  return makePlacement(*P,
+                       placeInOrder(*P, orderBySize(*P), FitPolicy::BestFit),
+                       "greedy-by-size");
 }
 
 } // namespace oomplan::planner

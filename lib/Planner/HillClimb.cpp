@@ -85,7 +85,7 @@ Expected<Placement> planHillClimb(ArrayRef<BufferRequest> Requests,
   size_t N = P->Active.size();
   uint64_t Iterations = Options.EffortBudget;
   if (Iterations == 0)
-    Iterations = std::clamp<uint64_t>(4'000'000 / (N + 1), 50, 5000);
+    Iterations = std::clamp<uint64_t>(400'000 / (N + 1), 20, 1000);
   auto Deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(Options.TimeLimitSeconds);
   Rng R(Options.Seed);

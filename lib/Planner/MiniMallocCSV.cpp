@@ -72,7 +72,8 @@ parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
       if (!Ok)
         return rowError(FileName, LineNo,
                         "expected header 'id,lower,upper,size[,offset]', "
-                        "got '" + Line + "'");
+                        "got '" +
+                            Line + "'");
       NumColumns = Fields.size();
       continue;
     }
@@ -90,7 +91,7 @@ parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
   if (NumColumns == 0)
     return makeError(FileName + ": empty file, expected header "
                                 "'id,lower,upper,size'");
-  return std::move(Requests);
+  return Requests;
 }
 
 void writeMiniMallocCSV(raw_ostream &OS, ArrayRef<BufferRequest> Requests,

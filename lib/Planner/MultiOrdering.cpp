@@ -17,9 +17,10 @@ using namespace llvm;
 namespace oomplan::planner {
 
 OrderedPlacement bestOfOrderings(const Problem &P, uint64_t LowerBoundBytes,
-                                 TimeIndex &Index) {
+                                 TimeIndex &Index, size_t MaxOrderings) {
   OrderedPlacement Best;
-  for (const Ordering &O : allOrderings()) {
+  for (const Ordering &O : allOrderings().take_front(
+           std::min(MaxOrderings, allOrderings().size()))) {
     std::vector<uint32_t> Order = O.Make(P);
     std::vector<uint64_t> Offsets =
         placeInOrder(P, Order, FitPolicy::BestFit, Index);

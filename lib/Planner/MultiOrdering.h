@@ -23,9 +23,11 @@ struct OrderedPlacement {
 };
 
 /// Best fit under every ordering of allOrderings(); the smallest arena wins,
-/// ties to the earlier ordering. Stops early at LowerBoundBytes.
+/// ties to the earlier ordering. Stops early at LowerBoundBytes. Tries only
+/// the first MaxOrderings orderings.
 OrderedPlacement bestOfOrderings(const Problem &P, uint64_t LowerBoundBytes,
-                                 TimeIndex &Index);
+                                 TimeIndex &Index,
+                                 size_t MaxOrderings = SIZE_MAX);
 
 } // namespace oomplan::planner
 

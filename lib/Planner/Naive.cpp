@@ -17,13 +17,7 @@ Expected<Placement> planNaive(ArrayRef<BufferRequest> Requests,
   Expected<Problem> P = buildProblem(Requests);
   if (!P)
     return P.takeError();
-  std::vector<uint64_t> Offsets(Requests.size(), 0);
-  uint64_t Cursor = 0; // Bounded by SafeTotalBytes: no overflow.
-  for (uint32_t I : P->Active) {
-    Offsets[I] = alignUp(Cursor, P->align(I));
-    Cursor = Offsets[I] + P->Footprint[I];
-  }
-  return makePlacement(*P, std::move(Offsets), "naive");
+  return makePlacement(*P, naiveOffsets(*P), "naive");
 }
 
 } // namespace oomplan::planner

@@ -1,4 +1,5 @@
-//===- Orderings.h - orders in which greedy placement visits buffers -*- C++ -*-===//
+//===- Orderings.h - buffer orders for greedy placement ---------*- C++ -*-===//
+//-*-===//
 //
 // Private to lib/Planner. Greedy placement quality depends mostly on the
 // order buffers are placed in; XLA runs several and keeps the best. Each

@@ -40,7 +40,7 @@ Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
   for (size_t I = 0; I < N; ++I) {
     const BufferRequest &R = Requests[I];
     if (Error E = checkRequest(R))
-      return std::move(E);
+      return E;
     uint64_t Footprint = 0, Padded = 0;
     if (!checkedAlignUp(R.SizeBytes, R.AlignBytes, Footprint) ||
         !checkedAdd(Footprint, R.AlignBytes - 1, Padded) ||
@@ -65,7 +65,7 @@ Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
     P.Lo[I] = Index(Requests[I].StartStep);
     P.Hi[I] = Index(Requests[I].EndStep);
   }
-  return std::move(P);
+  return P;
 }
 
 uint64_t arenaOf(const Problem &P, ArrayRef<uint64_t> Offsets) {
@@ -75,10 +75,27 @@ uint64_t arenaOf(const Problem &P, ArrayRef<uint64_t> Offsets) {
   return Arena;
 }
 
+std::vector<uint64_t> naiveOffsets(const Problem &P) {
+  std::vector<uint64_t> Offsets(P.Requests.size(), 0);
+  uint64_t Cursor = 0; // Bounded by SafeTotalBytes: no overflow.
+  for (uint32_t I : P.Active) {
+    Offsets[I] = alignUp(Cursor, P.align(I));
+    Cursor = Offsets[I] + P.Footprint[I];
+  }
+  return Offsets;
+}
+
 Placement makePlacement(const Problem &P, std::vector<uint64_t> Offsets,
                         StringRef Algorithm) {
   Placement Result;
   Result.ArenaBytes = arenaOf(P, Offsets);
+  // Alignment padding can make a reuse plan worse than no reuse on odd
+  // inputs; never return worse than the baseline.
+  std::vector<uint64_t> Naive = naiveOffsets(P);
+  if (uint64_t NaiveArena = arenaOf(P, Naive); NaiveArena < Result.ArenaBytes) {
+    Offsets = std::move(Naive);
+    Result.ArenaBytes = NaiveArena;
+  }
   Result.Offsets = std::move(Offsets);
   Result.Algorithm = Algorithm.str();
   return Result;

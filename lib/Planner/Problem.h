@@ -54,7 +54,11 @@ inline uint64_t alignUp(uint64_t Offset, uint64_t Align) {
 /// max(offset + footprint) over active buffers.
 uint64_t arenaOf(const Problem &P, llvm::ArrayRef<uint64_t> Offsets);
 
-/// Wraps offsets into a Placement named Algorithm.
+/// No reuse: active buffers one after another in request order.
+std::vector<uint64_t> naiveOffsets(const Problem &P);
+
+/// Wraps offsets into a Placement named Algorithm; falls back to
+/// naiveOffsets() if that is smaller, so no algorithm is worse than naive.
 Placement makePlacement(const Problem &P, std::vector<uint64_t> Offsets,
                         llvm::StringRef Algorithm);
 

@@ -41,10 +41,10 @@ makeRandomRequests(const RandomInstanceOptions &Options) {
     BufferRequest B;
     B.Id = I;
     uint64_t Kind = R.between(0, 99);
-    uint64_t MaxLife = Kind < 70   ? 4
-                       : Kind < 95 ? 32
-                                   : std::max<uint64_t>(
-                                         1, Options.MaxLongLifetimeSteps);
+    uint64_t MaxLife =
+        Kind < 70   ? 4
+        : Kind < 95 ? 32
+                    : std::max<uint64_t>(1, Options.MaxLongLifetimeSteps);
     B.StartStep = I;
     B.EndStep = I + R.between(1, MaxLife);
     if (R.between(0, 99) >= Options.ZeroSizePercent) {
@@ -53,8 +53,8 @@ makeRandomRequests(const RandomInstanceOptions &Options) {
       uint64_t High = Log >= 63 ? UINT64_MAX : (Low << 1) - 1;
       B.SizeBytes = std::min(R.between(Low, High), Options.MaxSizeBytes);
     }
-    B.AlignBytes = Options.AlignBytes ? Options.AlignBytes
-                                      : 1ull << R.between(0, 8);
+    B.AlignBytes =
+        Options.AlignBytes ? Options.AlignBytes : 1ull << R.between(0, 8);
     Requests.push_back(B);
   }
   return Requests;

@@ -19,8 +19,7 @@ static const AlgorithmInfo Table[] = {
      "default: multi-ordering, then exact and hill-climb with fixed budgets "
      "if not at the lower bound",
      planAuto},
-    {"naive", "no reuse: each buffer after the previous (baseline)",
-     planNaive},
+    {"naive", "no reuse: each buffer after the previous (baseline)", planNaive},
     {"greedy-by-size", "largest first, best fit (TFLite/TVM/XLA baseline)",
      planGreedyBySize},
     {"greedy-by-breadth",
@@ -32,8 +31,7 @@ static const AlgorithmInfo Table[] = {
      planMultiOrdering},
     {"hill-climb", "local search over the placement order (TVM USMP)",
      planHillClimb},
-    {"exact",
-     "branch and bound over canonical placements (MiniMalloc-style)",
+    {"exact", "branch and bound over canonical placements (MiniMalloc-style)",
      planExact},
 };
 

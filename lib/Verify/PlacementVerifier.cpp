@@ -85,7 +85,8 @@ static Error checkOverlaps(ArrayRef<BufferRequest> Requests,
       continue;
     }
     auto Next = Live.lower_bound(Offset);
-    if (Next != Live.end() && Next->first < Offset + Requests[E.Index].SizeBytes)
+    if (Next != Live.end() &&
+        Next->first < Offset + Requests[E.Index].SizeBytes)
       return Conflict(Next->second, E.Index);
     if (Next != Live.begin()) {
       auto Prev = std::prev(Next);
@@ -117,8 +118,9 @@ Error verifyPlacement(ArrayRef<BufferRequest> Requests,
           Offsets[Top] + Requests[Top].SizeBytes)
         Top = I;
     std::string Culprit =
-        Requests.empty() ? std::string()
-                         : "; highest is " + describe(Requests[Top], Offsets[Top]);
+        Requests.empty()
+            ? std::string()
+            : "; highest is " + describe(Requests[Top], Offsets[Top]);
     return makeError("arena of " + Twine(ArenaBytes) +
                      " bytes exceeds the budget of " + Twine(*BudgetBytes) +
                      " bytes" + Culprit);

@@ -25,27 +25,30 @@ using namespace oomplan::planner;
 
 static cl::list<std::string> CSVFiles(cl::Positional,
                                       cl::desc("[minimalloc.csv...]"));
-static cl::list<uint64_t> RandomSizes(
-    "random", cl::desc("plan a random instance of N buffers"),
-    cl::value_desc("N"));
+static cl::list<uint64_t>
+    RandomSizes("random", cl::desc("plan a random instance of N buffers"),
+                cl::value_desc("N"));
 static cl::opt<uint64_t> Seed("seed", cl::desc("seed of random instances"),
                               cl::init(1));
-static cl::opt<uint64_t> AlignBytes(
-    "align", cl::desc("alignment of random buffers (CSV files use 1)"),
-    cl::init(256));
-static cl::list<std::string> Algos(
-    "algo", cl::desc("algorithms to run (default: all)"), cl::CommaSeparated);
+static cl::opt<uint64_t>
+    AlignBytes("align",
+               cl::desc("alignment of random buffers (CSV files use 1)"),
+               cl::init(256));
+static cl::list<std::string> Algos("algo",
+                                   cl::desc("algorithms to run (default: all)"),
+                                   cl::CommaSeparated);
 static cl::opt<double> TimeLimit("time-limit",
                                  cl::desc("search safety cap in seconds"),
                                  cl::init(1.0));
 static cl::opt<std::string>
     Capacity("capacity", cl::desc("capacity to aim for, e.g. 1048576 or 1M"),
              cl::init("0"));
-static cl::opt<uint64_t> Effort(
-    "effort", cl::desc("search budget (0: each algorithm's default)"),
-    cl::init(0));
-static cl::opt<bool> PrintCSV(
-    "print-placement", cl::desc("print each placement as MiniMalloc CSV"));
+static cl::opt<uint64_t>
+    Effort("effort", cl::desc("search budget (0: each algorithm's default)"),
+           cl::init(0));
+static cl::opt<bool>
+    PrintCSV("print-placement",
+             cl::desc("print each placement as MiniMalloc CSV"));
 
 static ExitOnError ExitOnErr("oomplan-bench: error: ");
 
@@ -63,8 +66,8 @@ static void benchOne(StringRef Instance, ArrayRef<BufferRequest> Requests,
                         std::chrono::steady_clock::now() - Start)
                         .count();
     Start = std::chrono::steady_clock::now();
-    ExitOnErr(verify::verifyPlacement(Requests, Result.Offsets,
-                                      Result.ArenaBytes));
+    ExitOnErr(
+        verify::verifyPlacement(Requests, Result.Offsets, Result.ArenaBytes));
     double VerifyMs = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - Start)
                           .count();
@@ -73,9 +76,9 @@ static void benchOne(StringRef Instance, ArrayRef<BufferRequest> Requests,
            << format(" %8zu %12llu %12llu %8.4f", Requests.size(),
                      (unsigned long long)Bound,
                      (unsigned long long)Result.ArenaBytes, Ratio)
-           << (Options.CapacityBytes == 0 ? ""
+           << (Options.CapacityBytes == 0                   ? ""
                : Result.ArenaBytes <= Options.CapacityBytes ? " fits"
-                                                             : " over")
+                                                            : " over")
            << format(" plan-ms=%.1f verify-ms=%.1f", PlanMs, VerifyMs) << " "
            << Result.Algorithm << '\n';
     if (PrintCSV)

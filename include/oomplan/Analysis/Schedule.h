@@ -41,6 +41,10 @@ struct ScheduleTensor {
   ValueId Value = NoId; ///< The graph value, or NoId for synthetic tensors.
   uint64_t SizeBytes = 0;
   TensorKind Kind = TensorKind::Activation;
+  /// The tensor's home copy is in host memory (a streamed weight, offloaded
+  /// state): on the device it is an arena buffer from the Prefetch step that
+  /// writes it to its last use. Kind is then Activation (Fit/).
+  bool HostHome = false;
 };
 
 enum class StepKind : uint8_t {

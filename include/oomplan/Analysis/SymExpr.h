@@ -7,11 +7,12 @@
 // terms (floor division, mod, min, max), so that expressions built in
 // different ways compare equal and print the same.
 //
-// Every symbol stands for a tensor dimension, so simplification may assume
-// 0 <= symbol <= SymbolMaxValue (min(seq, INT64_MAX) is seq); evaluate()
-// rejects bindings outside that range. Constant arithmetic that overflows
-// int64 does not wrap: the result is "poisoned", prints as "<overflow>" and
-// fails to evaluate.
+// Every symbol stands for a tensor dimension a user plans for, so
+// simplification may assume 1 <= symbol <= SymbolMaxValue (min(seq, INT64_MAX)
+// is seq, max(seq - 1, 0) is seq - 1); evaluate() rejects bindings outside
+// that range. Empty (0-sized) dims are only ever constants. Constant arithmetic
+// that overflows int64 does not wrap: the result is "poisoned", prints as
+// "<overflow>" and fails to evaluate.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_ANALYSIS_SYMEXPR_H
@@ -30,7 +31,8 @@
 
 namespace oomplan {
 
-/// Largest value a symbol may take (a dimension size, as MaxDimSize).
+/// Smallest and largest values a symbol may take (a dimension size).
+constexpr int64_t SymbolMinValue = 1;
 constexpr int64_t SymbolMaxValue = MaxDimSize;
 
 namespace symexpr_detail {
@@ -71,7 +73,7 @@ public:
   /// True when constant arithmetic overflowed int64 somewhere inside.
   bool isPoisoned() const;
 
-  /// Bounds of the value over all symbol values in [0, SymbolMaxValue];
+  /// Bounds of the value over all symbol values in [1, SymbolMaxValue];
   /// std::nullopt where unbounded or beyond int64.
   std::optional<int64_t> lowerBound() const;
   std::optional<int64_t> upperBound() const;

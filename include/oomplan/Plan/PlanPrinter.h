@@ -10,7 +10,14 @@
 
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Plan/Plan.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
+
+namespace llvm {
+namespace json {
+class OStream;
+} // namespace json
+} // namespace llvm
 
 namespace oomplan {
 
@@ -30,7 +37,11 @@ std::vector<BufferId> bufferPrintOrder(const Plan &P);
 /// The summary; with ListBuffers, one line per buffer after it.
 void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
                    bool ListBuffers = true);
-void printPlanJSON(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C);
+/// Extra, when given, may add attributes to the top-level object (the report
+/// library adds "report"); it runs after the summary, before "buffers".
+void printPlanJSON(
+    llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
+    llvm::function_ref<void(llvm::json::OStream &)> Extra = nullptr);
 
 /// "float[batch,3,224,224]" from the inferred shape of Value.
 std::string shapeString(const PlanContext &C, ValueId Value);

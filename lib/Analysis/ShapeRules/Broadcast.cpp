@@ -108,7 +108,9 @@ std::optional<SymExpr> combine(llvm::StringRef Op, const SymExpr &A,
     if (!CA || !CB)
       return std::nullopt;
     bool X = *CA != 0, Y = *CB != 0;
-    return SymExpr::constant(Op == "And" ? X && Y : Op == "Or" ? X || Y : X != Y);
+    return SymExpr::constant(Op == "And"  ? X && Y
+                             : Op == "Or" ? X || Y
+                                          : X != Y);
   }
   bool IsCompare = Op == "Equal" || Op == "Greater" || Op == "Less" ||
                    Op == "GreaterOrEqual" || Op == "LessOrEqual";
@@ -144,8 +146,8 @@ llvm::Error broadcastOp(RuleContext &Ctx) {
   // Float contents are whole numbers (see ValueShape::IntValues): exact under
   // +, -, *, min and max, not under division.
   bool FloatExact = isFloatingPoint(Ctx.inType(0)) &&
-                    (Op == "Add" || Op == "Sub" || Op == "Mul" ||
-                     Op == "Sum" || Op == "Max" || Op == "Min");
+                    (Op == "Add" || Op == "Sub" || Op == "Mul" || Op == "Sum" ||
+                     Op == "Max" || Op == "Min");
   if ((!isIntegerLike(Ctx.inType(0)) && !FloatExact) || Op == "Pow" ||
       Op == "Mean")
     return llvm::Error::success();
@@ -201,10 +203,28 @@ llvm::Error prelu(RuleContext &Ctx) {
 } // namespace
 
 void shapes::addBroadcastRules(RuleTable &T) {
-  for (const char *Op :
-       {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "Max", "Min", "Sum", "Mean",
-        "And", "Or", "Xor", "Equal", "Greater", "Less", "GreaterOrEqual",
-        "LessOrEqual", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+  for (const char *Op : {"Add",
+                         "Sub",
+                         "Mul",
+                         "Div",
+                         "Pow",
+                         "Mod",
+                         "Max",
+                         "Min",
+                         "Sum",
+                         "Mean",
+                         "And",
+                         "Or",
+                         "Xor",
+                         "Equal",
+                         "Greater",
+                         "Less",
+                         "GreaterOrEqual",
+                         "LessOrEqual",
+                         "BitShift",
+                         "BitwiseAnd",
+                         "BitwiseOr",
+                         "BitwiseXor"})
     T[Op] = broadcastOp;
   T["Where"] = where;
   T["PRelu"] = prelu;

@@ -57,8 +57,8 @@ SymExpr windowOut(const Window &W, size_t I, const SymExpr &D) {
   if (W.AutoPad == "VALID")
     return SymExpr::ceilDiv(D - SymExpr::constant(Extent - 1), Stride);
   int64_t Spatial = int64_t(W.Kernel.size());
-  SymExpr Span = D + SymExpr::constant(W.Pads[I] + W.Pads[I + Spatial] -
-                                       Extent);
+  SymExpr Span =
+      D + SymExpr::constant(W.Pads[I] + W.Pads[I + Spatial] - Extent);
   if (!W.CeilMode)
     return SymExpr::floorDiv(Span, Stride) + SymExpr::constant(1);
   SymExpr Out = SymExpr::ceilDiv(Span, Stride) + SymExpr::constant(1);
@@ -132,9 +132,8 @@ llvm::Error convTranspose(RuleContext &Ctx) {
       continue;
     }
     int64_t Extent = W->Dilations[I] * (W->Kernel[I] - 1) + 1;
-    int64_t Pads = W->AutoPad == "VALID"
-                       ? 0
-                       : W->Pads[I] + W->Pads[I + Spatial];
+    int64_t Pads =
+        W->AutoPad == "VALID" ? 0 : W->Pads[I] + W->Pads[I + Spatial];
     Out.push_back(S * (X[2 + I] - SymExpr::constant(1)) +
                   SymExpr::constant(OutPad[I] + Extent - Pads));
   }
@@ -204,10 +203,9 @@ llvm::Error maxUnpool(RuleContext &Ctx) {
     return W.takeError();
   std::vector<SymExpr> Out = {X[0], X[1]};
   for (size_t I = 0; I < Spatial; ++I)
-    Out.push_back(SymExpr::constant(W->Strides[I]) *
-                      (X[2 + I] - SymExpr::constant(1)) +
-                  SymExpr::constant(W->Kernel[I] - W->Pads[I] -
-                                    W->Pads[I + Spatial]));
+    Out.push_back(
+        SymExpr::constant(W->Strides[I]) * (X[2 + I] - SymExpr::constant(1)) +
+        SymExpr::constant(W->Kernel[I] - W->Pads[I] - W->Pads[I + Spatial]));
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
   return llvm::Error::success();
 }
@@ -232,7 +230,8 @@ llvm::Error resize(RuleContext &Ctx) {
   size_t ScalesIndex = Old ? 1 : 2, SizesIndex = 3;
   if (!Old && Ctx.hasInput(SizesIndex) && Ctx.inRank(SizesIndex) == 1 &&
       Ctx.inDims(SizesIndex)[0].getConstant() != 0) {
-    if (!Ctx.inValues(SizesIndex) || Ctx.inValues(SizesIndex)->size() != X.size())
+    if (!Ctx.inValues(SizesIndex) ||
+        Ctx.inValues(SizesIndex)->size() != X.size())
       return Ctx.error("sizes must be known, one per axis");
     Ctx.setOutput(0, Ctx.inType(0), *Ctx.inValues(SizesIndex));
     return llvm::Error::success();

@@ -42,8 +42,10 @@ llvm::Error gather(RuleContext &Ctx) {
   for (int64_t O = 0; O < Outer; ++O)
     for (int64_t I : *Ix) {
       if (I < -N || I >= N)
-        return Ctx.error("index " + llvm::Twine(I) + " out of range for a "
-                         "dim of " + llvm::Twine(N));
+        return Ctx.error("index " + llvm::Twine(I) +
+                         " out of range for a "
+                         "dim of " +
+                         llvm::Twine(N));
       int64_t Row = I < 0 ? I + N : I;
       for (int64_t K = 0; K < Inner; ++K)
         Vals.push_back((*Ctx.inValues(0))[(O * N + Row) * Inner + K]);
@@ -145,10 +147,16 @@ llvm::Error slice(RuleContext &Ctx) {
       return E.takeError();
     SymExpr Zero = SymExpr::constant(0), One = SymExpr::constant(1);
     SymExpr Len;
+    std::optional<int64_t> NegStart = (**Starts)[K].getConstant();
     if (Step > 0) {
       SymExpr S2 = SymExpr::min(SymExpr::max(*S, Zero), D);
       SymExpr E2 = SymExpr::min(SymExpr::max(*E, Zero), D);
       Len = SymExpr::ceilDiv(E2 - S2, SymExpr::constant(Step));
+      // x[-k:] has min(k, D) elements; the clamp form above, D - max(D - k,
+      // 0), is equal but unreadable.
+      if (NegStart && *NegStart < 0 && *NegStart > INT64_MIN && E2 == D)
+        Len = SymExpr::ceilDiv(SymExpr::min(SymExpr::constant(-*NegStart), D),
+                               SymExpr::constant(Step));
       FirstStart = S2.getConstant();
     } else {
       SymExpr S2 = SymExpr::min(SymExpr::max(*S, Zero), D - One);
@@ -229,8 +237,8 @@ llvm::Error split(RuleContext &Ctx) {
                                 : In[*Axis] - Each * SymExpr::constant(N - 1));
   }
   if (Parts.size() != N)
-    return Ctx.error("split has " + llvm::Twine(Parts.size()) +
-                     " sizes for " + llvm::Twine(N) + " outputs");
+    return Ctx.error("split has " + llvm::Twine(Parts.size()) + " sizes for " +
+                     llvm::Twine(N) + " outputs");
   for (size_t I = 0; I < N; ++I) {
     std::vector<SymExpr> Out = In.vec();
     Out[*Axis] = Parts[I];

@@ -127,14 +127,13 @@ llvm::Error stft(RuleContext &Ctx) {
     Frame = Ctx.inDims(2)[0];
   if (!Step || !Frame)
     return Ctx.error("frame_step and the frame length must be known");
-  SymExpr Frames = SymExpr::floorDiv(Sig[1] - *Frame, *Step) +
-                   SymExpr::constant(1);
+  SymExpr Frames =
+      SymExpr::floorDiv(Sig[1] - *Frame, *Step) + SymExpr::constant(1);
   SymExpr Bins = Ctx.node().getInt("onesided", 1)
                      ? SymExpr::floorDiv(*Frame, SymExpr::constant(2)) +
                            SymExpr::constant(1)
                      : *Frame;
-  Ctx.setOutput(0, Ctx.inType(0),
-                {Sig[0], Frames, Bins, SymExpr::constant(2)});
+  Ctx.setOutput(0, Ctx.inType(0), {Sig[0], Frames, Bins, SymExpr::constant(2)});
   return llvm::Error::success();
 }
 

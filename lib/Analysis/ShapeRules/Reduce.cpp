@@ -49,8 +49,7 @@ llvm::Error reduce(RuleContext &Ctx) {
     else if (KeepDims)
       Out.push_back(SymExpr::constant(1));
   }
-  Ctx.setOutput(0, IsArg ? ElementType::Int64 : Ctx.inType(0),
-                std::move(Out));
+  Ctx.setOutput(0, IsArg ? ElementType::Int64 : Ctx.inType(0), std::move(Out));
   return llvm::Error::success();
 }
 

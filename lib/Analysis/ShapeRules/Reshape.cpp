@@ -77,8 +77,8 @@ llvm::Error flatten(RuleContext &Ctx) {
     return Ctx.error("axis " + llvm::Twine(Axis) + " out of range");
   if (Axis < 0)
     Axis += R;
-  setView(Ctx, {numElements(In.take_front(Axis)),
-                numElements(In.drop_front(Axis))});
+  setView(Ctx,
+          {numElements(In.take_front(Axis)), numElements(In.drop_front(Axis))});
   return llvm::Error::success();
 }
 
@@ -193,9 +193,9 @@ llvm::Error depthSpace(RuleContext &Ctx) {
     return Ctx.error("blocksize must be positive");
   SymExpr BS = SymExpr::constant(B), BB = SymExpr::constant(B * B);
   if (Ctx.node().OpType == "DepthToSpace")
-    Ctx.setOutput(0, Ctx.inType(0),
-                  {In[0], SymExpr::floorDiv(In[1], BB), In[2] * BS,
-                   In[3] * BS});
+    Ctx.setOutput(
+        0, Ctx.inType(0),
+        {In[0], SymExpr::floorDiv(In[1], BB), In[2] * BS, In[3] * BS});
   else
     Ctx.setOutput(0, Ctx.inType(0),
                   {In[0], In[1] * BB, SymExpr::floorDiv(In[2], BS),

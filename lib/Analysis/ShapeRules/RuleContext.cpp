@@ -143,7 +143,8 @@ shapes::broadcastShapes(const RuleContext &Ctx, llvm::ArrayRef<SymExpr> A,
   return Out;
 }
 
-std::optional<int64_t> shapes::constantNumElements(llvm::ArrayRef<SymExpr> Dims) {
+std::optional<int64_t>
+shapes::constantNumElements(llvm::ArrayRef<SymExpr> Dims) {
   int64_t N = 1;
   for (const SymExpr &D : Dims) {
     std::optional<int64_t> C = D.getConstant();

@@ -126,8 +126,8 @@ llvm::Error constantOfShape(RuleContext &Ctx) {
 llvm::Error range(RuleContext &Ctx) {
   ElementType Type = Ctx.inType(0);
   const std::optional<std::vector<SymExpr>> &S = Ctx.inValues(0),
-                                             &L = Ctx.inValues(1),
-                                             &D = Ctx.inValues(2);
+                                            &L = Ctx.inValues(1),
+                                            &D = Ctx.inValues(2);
   if (!S || !L || !D || S->size() != 1 || L->size() != 1 || D->size() != 1) {
     if (isIntegerLike(Type))
       return Ctx.error("start, limit and delta must be known (symbolic "
@@ -135,13 +135,11 @@ llvm::Error range(RuleContext &Ctx) {
     // Float ranges: sizes only from constant float contents.
     const TensorData *TS = Ctx.constData(0), *TL = Ctx.constData(1),
                      *TD = Ctx.constData(2);
-    if (!TS || !TL || !TD || TS->Floats.size() != 1 ||
-        TL->Floats.size() != 1 || TD->Floats.size() != 1 ||
-        TD->Floats[0] == 0)
+    if (!TS || !TL || !TD || TS->Floats.size() != 1 || TL->Floats.size() != 1 ||
+        TD->Floats.size() != 1 || TD->Floats[0] == 0)
       return Ctx.error("a floating-point Range needs constant start, limit "
                        "and delta");
-    double Count =
-        std::ceil((TL->Floats[0] - TS->Floats[0]) / TD->Floats[0]);
+    double Count = std::ceil((TL->Floats[0] - TS->Floats[0]) / TD->Floats[0]);
     Ctx.setOutput(0, Type, {SymExpr::constant(int64_t(std::max(Count, 0.0)))});
     return llvm::Error::success();
   }
@@ -149,8 +147,8 @@ llvm::Error range(RuleContext &Ctx) {
   std::optional<int64_t> Step = Delta.getConstant();
   if (!Step || *Step == 0)
     return Ctx.error("Range needs a constant, non-zero delta");
-  SymExpr Count = SymExpr::max(
-      SymExpr::ceilDiv(Limit - Start, Delta), SymExpr::constant(0));
+  SymExpr Count = SymExpr::max(SymExpr::ceilDiv(Limit - Start, Delta),
+                               SymExpr::constant(0));
   Ctx.setOutput(0, Type, {Count});
   if (std::optional<int64_t> N = Count.getConstant();
       N && *N <= MaxTrackedElements) {

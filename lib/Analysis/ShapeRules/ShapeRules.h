@@ -110,14 +110,13 @@ void addMiscRules(RuleTable &T);
 SymExpr broadcastDim(const SymExpr &A, const SymExpr &B);
 /// Multidirectional (numpy) broadcast of two shapes; errors on two different
 /// constant dims, neither of them 1.
-llvm::Expected<std::vector<SymExpr>>
-broadcastShapes(const RuleContext &Ctx, llvm::ArrayRef<SymExpr> A,
-                llvm::ArrayRef<SymExpr> B);
+llvm::Expected<std::vector<SymExpr>> broadcastShapes(const RuleContext &Ctx,
+                                                     llvm::ArrayRef<SymExpr> A,
+                                                     llvm::ArrayRef<SymExpr> B);
 /// Constant element count of Dims, if every dim is constant.
 std::optional<int64_t> constantNumElements(llvm::ArrayRef<SymExpr> Dims);
 /// Constant dims of Dims, if every dim is constant.
-std::optional<std::vector<int64_t>>
-constantDims(llvm::ArrayRef<SymExpr> Dims);
+std::optional<std::vector<int64_t>> constantDims(llvm::ArrayRef<SymExpr> Dims);
 /// Symbolic dims from constant ints.
 std::vector<SymExpr> toExprs(llvm::ArrayRef<int64_t> Ints);
 

@@ -15,9 +15,9 @@ namespace {
 
 struct ModelCase {
   const char *File;
-  const char *Output;       ///< A graph output to check.
-  const char *OutputShape;  ///< Its expected dims.
-  const char *OutputBytes;  ///< Its expected bytes formula.
+  const char *Output;      ///< A graph output to check.
+  const char *OutputShape; ///< Its expected dims.
+  const char *OutputBytes; ///< Its expected bytes formula.
 };
 
 class ModelShapesTest : public ::testing::TestWithParam<ModelCase> {};

@@ -11,13 +11,13 @@
 // numbers. ONNX headers are used here only, to read TensorProto files.
 //
 //===----------------------------------------------------------------------===//
+#include "onnx/onnx_pb.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Frontend/ONNXImporter.h"
-#include "gtest/gtest.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "onnx/onnx_pb.h"
+#include "gtest/gtest.h"
 #include <map>
 #include <set>
 
@@ -32,8 +32,7 @@ std::optional<onnx::TensorProto> readTensor(const std::string &Path) {
   if (!Buf)
     return std::nullopt;
   onnx::TensorProto T;
-  if (!T.ParseFromArray((*Buf)->getBufferStart(),
-                        int((*Buf)->getBufferSize())))
+  if (!T.ParseFromArray((*Buf)->getBufferStart(), int((*Buf)->getBufferSize())))
     return std::nullopt;
   return T;
 }
@@ -178,8 +177,8 @@ Result runOne(const std::string &Dir) {
       Want += std::to_string(D) + " ";
     if (!Ok) {
       R.O = Outcome::Mismatch;
-      R.Detail += "output " + std::to_string(I) + ": got [" + Got +
-                  "] want [" + Want + "] ";
+      R.Detail += "output " + std::to_string(I) + ": got [" + Got + "] want [" +
+                  Want + "] ";
     }
   }
   return R;

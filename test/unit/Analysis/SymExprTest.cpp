@@ -112,8 +112,13 @@ TEST(SymExprTest, DivisionByConstantSimplifies) {
   // Remainder kept: floor((seq - 1)/2) = floor((seq + 1)/2) - 1.
   SymExpr Conv = SymExpr::floorDiv(seq() - C(1), C(2));
   EXPECT_EQ(S(Conv), "floor((seq + 1)/2) - 1");
-  for (int64_t Q : {0, 1, 2, 3, 10, 11})
-    EXPECT_EQ(eval(Conv, 0, Q), (Q - 1 >= 0 ? (Q - 1) / 2 : -1)) << Q;
+  for (int64_t Q : {1, 2, 3, 10, 11})
+    EXPECT_EQ(eval(Conv, 0, Q), (Q - 1) / 2) << Q;
+  // Nested floors by constants merge: floor(floor((seq+1)/2)/2).
+  EXPECT_EQ(SymExpr::floorDiv(SymExpr::floorDiv(seq() + C(1), C(2)), C(2)),
+            SymExpr::floorDiv(seq() + C(1), C(4)));
+  EXPECT_EQ(S(SymExpr::floorDiv(SymExpr::floorDiv(seq(), C(2)) - C(1), C(3))),
+            "floor((seq + 4)/6) - 1");
   // ceil and floor spellings agree.
   EXPECT_EQ(SymExpr::ceilDiv(seq(), C(2)),
             SymExpr::floorDiv(seq() + C(1), C(2)));
@@ -142,8 +147,7 @@ TEST(SymExprTest, DivisionBySymbol) {
 
 TEST(SymExprTest, ModSimplifies) {
   EXPECT_EQ(SymExpr::mod(C(4) * seq() + C(5), C(2)), C(1));
-  EXPECT_EQ(SymExpr::mod(C(2) * seq(), C(4)),
-            C(2) * SymExpr::mod(seq(), C(2)));
+  EXPECT_EQ(SymExpr::mod(C(2) * seq(), C(4)), C(2) * SymExpr::mod(seq(), C(2)));
   EXPECT_EQ(S(SymExpr::mod(seq(), C(8))), "mod(seq, 8)");
   EXPECT_EQ(eval(SymExpr::mod(seq() + C(3), C(8)), 0, 13), 0);
   EXPECT_EQ(SymExpr::mod(seq(), C(1)), C(0));
@@ -181,14 +185,14 @@ TEST(SymExprTest, Evaluate) {
 TEST(SymExprTest, EvaluateErrors) {
   EXPECT_EQ(evalError(seq() + batch(), 1, std::nullopt),
             "symbol 'seq' is not bound (evaluating batch + seq)");
-  EXPECT_EQ(evalError(SymExpr::floorDiv(batch(), seq()), 4, 0),
-            "division by zero evaluating floor(batch/seq)");
-  EXPECT_EQ(evalError(SymExpr::mod(batch(), seq()), 4, 0),
-            "division by zero evaluating mod(batch, seq)");
-  EXPECT_EQ(evalError(C(INT64_MAX / 2 + 1) * batch(), 2, 0),
+  EXPECT_EQ(evalError(SymExpr::floorDiv(batch(), seq() - C(1)), 4, 1),
+            "division by zero evaluating floor(batch/(seq - 1))");
+  EXPECT_EQ(evalError(SymExpr::mod(batch(), seq() - C(1)), 4, 1),
+            "division by zero evaluating mod(batch, seq - 1)");
+  EXPECT_EQ(evalError(C(INT64_MAX / 2 + 1) * batch(), 2, 1),
             "integer overflow evaluating 4611686018427387904*batch");
-  EXPECT_EQ(evalError(batch(), -1, 0),
-            "symbol 'batch' is bound to -1, outside [0, 2^48]");
+  EXPECT_EQ(evalError(batch(), 0, 0),
+            "symbol 'batch' is bound to 0, outside [1, 2^48]");
 }
 
 TEST(SymExprTest, ConstantOverflowPoisons) {
@@ -202,7 +206,7 @@ TEST(SymExprTest, ConstantOverflowPoisons) {
   EXPECT_TRUE((Big * C(2)).isPoisoned());
   EXPECT_TRUE((-C(INT64_MIN)).isPoisoned());
   EXPECT_TRUE(SymExpr::floorDiv(seq(), C(INT64_MIN)).isPoisoned());
-  EXPECT_EQ(evalError(P, 0, 0),
+  EXPECT_EQ(evalError(P, 1, 1),
             "integer overflow while building a size expression");
   EXPECT_NE(P, Big);
 }
@@ -231,10 +235,12 @@ TEST(SymExprTest, UsableAsKeys) {
 }
 
 TEST(SymExprTest, Bounds) {
-  EXPECT_TRUE(seq().isKnownNonNegative());
-  EXPECT_FALSE(seq().isKnownPositive());
-  EXPECT_TRUE((seq() + C(1)).isKnownPositive());
-  EXPECT_FALSE((seq() - C(1)).isKnownNonNegative());
+  // Symbols are dims in [1, 2^48].
+  EXPECT_TRUE(seq().isKnownPositive());
+  EXPECT_TRUE((seq() - C(1)).isKnownNonNegative());
+  EXPECT_FALSE((seq() - C(1)).isKnownPositive());
+  EXPECT_EQ(SymExpr::max(seq() - C(1), C(0)), seq() - C(1));
+  EXPECT_EQ(SymExpr::min(seq(), C(1)), C(1));
   EXPECT_EQ(SymExpr::mod(seq(), C(8)).upperBound(), 7);
   EXPECT_EQ(SymExpr::min(seq(), C(512)).upperBound(), 512);
   EXPECT_EQ(seq().upperBound(), SymbolMaxValue);

@@ -1,0 +1,75 @@
+//===- CostModel.h - predicted time of every schedule step ------*- C++ -*-===//
+//
+// A roofline model: a step takes max(FLOPs / peak FLOP/s, bytes moved /
+// memory bandwidth). FLOPs come from the node's shapes at the bound symbols
+// (2*M*N*K for a matmul, 2*Cout*Hout*Wout*Cin/group*kh*kw per image for a
+// convolution, a few per element for normalisations, one per element for
+// elementwise ops); bytes are what the step reads and writes. Backward steps
+// of matmuls and convolutions cost twice the forward FLOPs (two products:
+// the input's and the weight's gradient); recompute steps cost their forward
+// step. Transfers (offload, prefetch) take bytes / host-link bandwidth on
+// their own copy engine; whether they delay compute is the transform's
+// business (Fit/Simulate.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_COST_COSTMODEL_H
+#define OOMPLAN_COST_COSTMODEL_H
+
+#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Cost/DeviceProfile.h"
+#include <optional>
+#include <vector>
+
+namespace oomplan {
+
+/// Every value's dims at the bound symbols, indexed by ValueId; empty for a
+/// value whose dims cannot be evaluated (unknown or unbound).
+using ConcreteDims = std::vector<std::vector<int64_t>>;
+
+ConcreteDims evaluateDims(const Graph &G, const ShapeInfo &Shapes,
+                          llvm::ArrayRef<std::optional<int64_t>> Bindings);
+
+/// Floating-point operations of one forward run of node N.
+double nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId N);
+
+/// True for ops whose cost is dominated by FLOPs (MatMul, Gemm, Conv,
+/// ConvTranspose, Einsum): the ones the chooser avoids recomputing.
+bool isComputeIntensiveOp(llvm::StringRef OpType);
+
+struct CostOptions {
+  /// Use tensor-core TF32 for fp32 matmuls and convolutions.
+  bool TF32 = false;
+  /// Arithmetic precision of every op (mixed-precision training: Float16 or
+  /// BFloat16); unset: each node's output type.
+  std::optional<ElementType> ComputeType;
+};
+
+class CostModel {
+public:
+  CostModel(const Graph &G, ConcreteDims Dims, DeviceProfile Device,
+            CostOptions Opts = {});
+
+  /// Predicted seconds of step St of S on the compute stream; 0 for views
+  /// and for Offload/Prefetch (they run on the copy engine).
+  double stepSeconds(const Schedule &S, const Step &St) const;
+  /// stepSeconds of every step.
+  std::vector<double> stepTimes(const Schedule &S) const;
+  /// Seconds to move Bytes over the host link, one direction.
+  double transferSeconds(uint64_t Bytes) const;
+  /// Peak FLOP/s an op of node N runs at.
+  double peakFor(NodeId N) const;
+  const DeviceProfile &device() const { return Device; }
+  const Graph &graph() const { return G; }
+
+private:
+  const Graph &G;
+  ConcreteDims Dims;
+  DeviceProfile Device;
+  CostOptions Opts;
+  std::vector<double> FlopsOf; ///< Per node, forward.
+};
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,57 @@
+//===- DeviceProfile.h - what a GPU can do, for the cost model --*- C++ -*-===//
+//
+// The numbers the roofline cost model needs about one accelerator: dense peak
+// FLOP/s per precision, device-memory bandwidth, host-link bandwidth (one
+// direction) and memory size (the default budget). A table of common NVIDIA
+// GPUs is built in (vendor datasheet numbers; docs/fitting.md cites them); any
+// other device is a small JSON file with the same fields.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_COST_DEVICEPROFILE_H
+#define OOMPLAN_COST_DEVICEPROFILE_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <string>
+
+namespace oomplan {
+
+struct DeviceProfile {
+  std::string Name;
+  /// Dense (no sparsity) peak arithmetic, FLOP/s.
+  double PeakFP32 = 0;
+  double PeakTF32 = 0; ///< Tensor cores on fp32 data (opt-in in PyTorch).
+  double PeakFP16 = 0;
+  double PeakBF16 = 0;
+  /// Device-memory bandwidth, bytes/s.
+  double MemBandwidth = 0;
+  /// Host link, one direction, bytes/s (PCIe x16: half the datasheet's
+  /// bidirectional figure).
+  double HostLinkBandwidth = 0;
+  /// Device memory, bytes: the default budget.
+  uint64_t MemoryBytes = 0;
+};
+
+/// The built-in profiles, in a fixed order.
+llvm::ArrayRef<DeviceProfile> deviceProfiles();
+
+/// The built-in profile called Name (case-insensitive; "h100" is "H100-SXM").
+llvm::Expected<DeviceProfile> findDevice(llvm::StringRef Name);
+
+/// A profile from JSON text: {"name": "...", "peak_fp32_tflops": 19.5,
+/// "peak_tf32_tflops": ..., "peak_fp16_tflops": ..., "peak_bf16_tflops": ...,
+/// "mem_bandwidth_gbps": 1555, "host_link_gbps": 32, "memory_gb": 40}.
+/// Rates are decimal (1 TFLOPS = 1e12 FLOP/s, 1 GB/s = 1e9 bytes/s, 1 GB =
+/// 1e9 bytes). Missing precisions default to the fp32 peak. Path is for
+/// error messages.
+llvm::Expected<DeviceProfile> parseDeviceJSON(llvm::StringRef Text,
+                                              llvm::StringRef Path);
+
+/// A built-in name, or a path ending in ".json".
+llvm::Expected<DeviceProfile> loadDevice(llvm::StringRef NameOrPath);
+
+} // namespace oomplan
+
+#endif

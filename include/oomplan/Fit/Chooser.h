@@ -1,0 +1,71 @@
+//===- Chooser.h - fitting a schedule into a memory budget ------*- C++ -*-===//
+//
+// Tries the transforms the options allow on a schedule, estimates each
+// candidate's memory (MemoryEstimate.h) and time (Simulate.h), and keeps the
+// candidate that fits the budget with the least predicted added time:
+//
+// - training schedules (with backward steps): recompute, the shortest prefix
+//   of the greedy order (RematChooser.h) that fits, compared with Chen's
+//   sqrt(n) checkpointing; --remat=sqrt keeps only the latter;
+// - inference schedules: weight streaming (WeightStreaming.h), the fewest
+//   largest weights that fit, for a few prefetch depths;
+// - optionally memory-aware reordering first (Reorder.h).
+//
+// When nothing fits, the result says the smallest total any candidate
+// reached and why.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_FIT_CHOOSER_H
+#define OOMPLAN_FIT_CHOOSER_H
+
+#include "oomplan/Cost/CostModel.h"
+#include "oomplan/Fit/MemoryEstimate.h"
+#include "oomplan/Fit/Simulate.h"
+#include <string>
+
+namespace oomplan {
+
+enum class RematMode : uint8_t { Auto, Sqrt, None };
+enum class OffloadMode : uint8_t { Auto, Weights, None };
+
+struct FitOptions {
+  uint64_t BudgetBytes = 0;
+  RematMode Remat = RematMode::Auto;
+  OffloadMode Offload = OffloadMode::Auto;
+  bool Reorder = false;
+  /// Aim this fraction below the budget (placement may exceed the bound).
+  double Margin = 0.0;
+  EstimateOptions Estimate;
+};
+
+struct FitResult {
+  Schedule Sched;     ///< The chosen schedule (the input if nothing fits).
+  MemoryEstimate Mem; ///< Its memory, lower bound.
+  MemoryEstimate BaseMem;
+  TimePrediction Base; ///< The untransformed schedule.
+  TimePrediction Time; ///< The chosen schedule.
+  bool Fits = false;
+  std::string Strategy; ///< "none", "recompute (greedy)", ...
+  /// When nothing fits: the smallest total bytes reached, and why no
+  /// transform gets lower.
+  uint64_t SmallestBytes = 0;
+  std::string Why;
+  double overheadSeconds() const {
+    return Time.TotalSeconds - Base.TotalSeconds;
+  }
+  double overheadPercent() const {
+    return Base.TotalSeconds > 0 ? 100 * overheadSeconds() / Base.TotalSeconds
+                                 : 0;
+  }
+};
+
+/// The cheapest candidate that fits Opts.BudgetBytes.
+FitResult fitSchedule(const Schedule &S, const CostModel &Cost,
+                      const FitOptions &Opts);
+
+/// True when S has a backward pass.
+bool isTrainingSchedule(const Schedule &S);
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,44 @@
+//===- MemoryEstimate.h - device bytes of a schedule, without placing -*- C++
+//-*-===//
+//
+// The transforms and the chooser compare many candidate schedules; placing
+// each would be slow, so they compare lower bounds: the weights and io
+// regions (laid out one after another, as Plan.cpp does) plus the arena's
+// peak of live bytes (the no-fragmentation lower bound). Placement of the
+// chosen schedule reaches or nearly reaches this bound.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_FIT_MEMORYESTIMATE_H
+#define OOMPLAN_FIT_MEMORYESTIMATE_H
+
+#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Analysis/Schedule.h"
+
+namespace oomplan {
+
+struct MemoryEstimate {
+  uint64_t WeightBytes = 0; ///< Weights and constants region, aligned.
+  uint64_t IOBytes = 0;     ///< Graph inputs/outputs region, aligned.
+  uint64_t ArenaPeak = 0;   ///< Max over steps of aligned live arena bytes.
+  uint64_t PeakStep = 0;    ///< First step where ArenaPeak is reached.
+  /// Bytes whose home is the host (HostHome tensors), counted once each.
+  uint64_t HostBytes = 0;
+  uint64_t totalBytes() const { return WeightBytes + IOBytes + ArenaPeak; }
+};
+
+struct EstimateOptions {
+  LivenessOptions Liveness;
+  uint64_t AlignBytes = 256;
+  bool IOInArena = false;
+};
+
+/// Liveness of S, then the region sizes and the arena peak.
+MemoryEstimate estimateMemory(const Schedule &S, const EstimateOptions &Opts);
+
+/// The same from lifetimes already computed for S.
+MemoryEstimate estimateMemory(const Schedule &S, const Lifetimes &L,
+                              const EstimateOptions &Opts);
+
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,36 @@
+//===- Advice.h - what would help, each remedy planned -----------*- C++
+//-*-===//
+//
+// For a plan that does not fit: the remedies a person would try, each with the
+// memory it leads to, computed by planning it (the capacity searches for a
+// smaller batch or a shorter sequence, a re-plan at 16-bit precision, a
+// re-plan with the model state sharded over the fewest devices that fit),
+// ranked by bytes saved. Activation checkpointing and offload are listed as
+// not yet planned until their transforms exist.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_REPORT_ADVICE_H
+#define OOMPLAN_REPORT_ADVICE_H
+
+#include "oomplan/Report/Diagnosis.h"
+
+namespace oomplan {
+namespace report {
+
+struct Remedy {
+  std::string Action;      ///< "smaller batch", "lower precision", ...
+  std::string Detail;      ///< "batch 32 -> 30", "fp16/bf16", "8 devices".
+  bool Planned = true;     ///< False for placeholders (no transform yet).
+  uint64_t BytesAfter = 0; ///< Device bytes (per device) after the change.
+  int64_t BytesSaved = 0;  ///< Current device bytes minus BytesAfter.
+  bool Fits = false;
+};
+
+/// The remedies for In's plan, largest saving first, placeholders last; empty
+/// when the plan fits.
+llvm::Expected<std::vector<Remedy>> adviseRemedies(const DiagnosisInput &In);
+
+} // namespace report
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,79 @@
+//===- Diagnosis.h - why a plan does not fit ---------------------*- C++
+//-*-===//
+//
+// Four causes, each with a rule (docs/report.md) and the evidence for it:
+//   model too large      the plan at batch 1, sequence 1 does not fit: no
+//                        batch or sequence change can fix it (weights, and in
+//                        training gradients and optimizer state, dominate);
+//                        says how many devices or what precision would fit;
+//   sequence too long    terms quadratic in seq hold at least half of the
+//                        arena's peak and a fifth of the total; names them and
+//                        gives the longest sequence that fits;
+//   batch too large      the plan fits at batch 1; gives the largest batch;
+//   activation explosion at most three tensors (or the outputs of one node)
+//                        hold at least half of the arena's peak; names them.
+// Ranked in that order (the first cannot be fixed by the others' remedies; a
+// specific cause outranks the generic "shrink the batch").
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_REPORT_DIAGNOSIS_H
+#define OOMPLAN_REPORT_DIAGNOSIS_H
+
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Plan/Pipeline.h"
+#include "oomplan/Report/Breakdown.h"
+#include "oomplan/Report/Capacity.h"
+#include "oomplan/Report/Peak.h"
+
+namespace oomplan {
+namespace report {
+
+enum class Cause : uint8_t {
+  ModelTooLarge,
+  SequenceTooLong,
+  BatchTooLarge,
+  ActivationExplosion,
+};
+
+/// "model too large", "sequence too long", ...
+llvm::StringRef causeName(Cause C);
+/// "model_too_large", ... for JSON.
+llvm::StringRef causeKey(Cause C);
+
+struct Finding {
+  Cause Kind = Cause::ModelTooLarge;
+  std::string Summary;               ///< One line: the verdict and the remedy.
+  std::vector<std::string> Evidence; ///< The numbers behind it.
+  std::vector<std::string> Tensors;  ///< Tensors it names, largest first.
+  /// The answer it gives: largest batch, longest seq, or devices needed.
+  std::optional<int64_t> Value;
+};
+
+/// What the diagnosis reads; capacity results may be absent (no symbol).
+struct DiagnosisInput {
+  const Plan &P;
+  const PlanContext &C;
+  const SymbolRoles &Roles;
+  const PlanFn &PlanAt;
+  const PipelineOptions &Opts; ///< For re-planning resized schedules.
+  uint64_t BudgetBytes = 0;
+  uint64_t OverheadBytes = 0;
+  const PeakReport &Peak;
+  const std::optional<CapacityResult> &Batch;
+  const std::optional<CapacityResult> &Seq;
+};
+
+/// The causes that apply to a plan that does not fit, ranked; empty when it
+/// fits. Errors come from re-planning only.
+llvm::Expected<std::vector<Finding>> diagnose(const DiagnosisInput &In);
+
+/// Smallest number of devices in [1, 4096] over which sharding P's model
+/// state (replanSharded) fits; std::nullopt when even 4096 do not.
+llvm::Expected<std::optional<unsigned>>
+devicesNeeded(const Plan &P, const PlanContext &C, const PipelineOptions &Opts,
+              uint64_t BudgetBytes, uint64_t OverheadBytes);
+
+} // namespace report
+} // namespace oomplan
+
+#endif

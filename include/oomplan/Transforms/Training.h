@@ -1,0 +1,102 @@
+//===- Training.h - a training step derived from a forward graph -*- C++
+//-*-===//
+//
+// ONNX files are forward graphs; --train derives the memory of one training
+// step as a Schedule transform, leaving the Graph untouched: the forward
+// steps, a loss step, one backward step per forward node in reverse, then the
+// optimizer step. Gradients (`grad(<value>)`), tensors an op keeps for its
+// backward that the forward graph does not hold (`saved(<value>)`) and
+// optimizer state become schedule tensors, so liveness, placement, the
+// verifier and the report apply unchanged. What each op keeps is one table,
+// lib/Transforms/SavedTensorRules.cpp; docs/training.md explains the model
+// and how it compares with PyTorch's measured peaks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_TRANSFORMS_TRAINING_H
+#define OOMPLAN_TRANSFORMS_TRAINING_H
+
+#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Analysis/ShapeInference.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace oomplan {
+
+enum class OptimizerKind : uint8_t { SGD, Momentum, Adam, AdamW };
+enum class TrainPrecision : uint8_t { FP32, FP16Mixed, BF16Mixed };
+
+/// How the mask a training Dropout keeps for backward is stored.
+enum class DropoutMaskKind : uint8_t {
+  InputType, ///< Same type and size as the input (PyTorch on the CPU).
+  Byte,      ///< One byte per element (PyTorch's fused CUDA kernel).
+};
+
+struct TrainingOptions {
+  OptimizerKind Optimizer = OptimizerKind::Adam;
+  TrainPrecision Precision = TrainPrecision::FP32;
+  /// Micro-batches per optimizer step; above 1 the weight gradients are
+  /// accumulated, so they are live for the whole step.
+  unsigned GradAccum = 1;
+  /// Weights whose name matches one of these globs (or, with a "re:" prefix,
+  /// regular expressions) get no gradient and no optimizer state.
+  std::vector<std::string> Freeze;
+  /// (A, B): B holds the same parameter as A (possibly transposed); it is
+  /// counted once, as A, and its gradient accumulates into grad(A).
+  std::vector<std::pair<std::string, std::string>> Tied;
+  DropoutMaskKind DropoutMask = DropoutMaskKind::InputType;
+};
+
+/// Parses "sgd|momentum|adam|adamw" and "fp32|fp16-mixed|bf16-mixed".
+llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef Name);
+llvm::Expected<TrainPrecision> parsePrecision(llvm::StringRef Name);
+/// Parses "A,B" (one --tied value).
+llvm::Expected<std::pair<std::string, std::string>>
+parseTiedPair(llvm::StringRef Text);
+
+/// Per-class totals of the training step, in bytes (at the model precision
+/// for weights and gradients; optimizer state includes fp32 master weights
+/// under mixed precision).
+struct TrainingSummary {
+  uint64_t TrainableParams = 0;  ///< Elements of trainable parameters.
+  uint64_t FrozenParams = 0;     ///< Elements of frozen float weights.
+  uint64_t WeightBytes = 0;      ///< Trainable parameters as the model holds.
+  uint64_t GradBytes = 0;        ///< Their gradients.
+  uint64_t OptimizerBytes = 0;   ///< Moments, momentum, master weights.
+  uint64_t OptimizerScratch = 0; ///< Temporaries of the optimizer step.
+  uint64_t SavedBytes = 0;       ///< Synthetic saved(...) tensors.
+  uint64_t NumForwardSteps = 0;
+  uint64_t NumBackwardSteps = 0;
+  /// Weight + gradient + optimizer bytes: 16 per parameter for fp32 Adam.
+  uint64_t modelStateBytes() const {
+    return WeightBytes + GradBytes + OptimizerBytes;
+  }
+};
+
+/// The training step of G: forward, loss, backward, optimizer. ValueBytes is
+/// every value's size at the bound symbols (evaluateValueBytes). Warnings
+/// receives notes for the user (an eval-mode export, ops without a training
+/// rule). Summary, when given, receives the per-class totals.
+llvm::Expected<Schedule> makeTrainingSchedule(
+    const Graph &G, const ShapeInfo &Shapes,
+    llvm::ArrayRef<uint64_t> ValueBytes, const TrainingOptions &Opts,
+    std::vector<std::string> &Warnings, TrainingSummary *Summary = nullptr);
+
+/// Names of the weights that get gradients and optimizer state (in
+/// G.Weights order), after --freeze and --tied.
+llvm::Expected<std::vector<ValueId>>
+trainableParameters(const Graph &G, const TrainingOptions &Opts);
+
+/// A warning text when G looks like an eval-mode export of a network that
+/// trains with BatchNormalization or Dropout; empty otherwise.
+std::string evalExportWarning(const Graph &G);
+
+/// --emit=shapes with --train: one line per tensor the transform added.
+void printTrainingTensors(llvm::raw_ostream &OS, const Graph &G,
+                          const Schedule &S, const TrainingSummary &Sum);
+
+} // namespace oomplan
+
+#endif

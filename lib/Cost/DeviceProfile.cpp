@@ -1,0 +1,109 @@
+//===- DeviceProfile.cpp - built-in GPU profiles and JSON profiles --------===//
+//
+// Datasheet numbers (dense, without the 2:4 sparsity factor), decimal units.
+// docs/fitting.md lists the source of every row. Host links are PCIe x16,
+// one direction: Gen4 32 GB/s, Gen5 64 GB/s (half the datasheets'
+// bidirectional 64 and 128 GB/s).
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Cost/DeviceProfile.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace oomplan;
+
+static constexpr double T = 1e12, G = 1e9;
+
+static const DeviceProfile Profiles[] = {
+    // Name, fp32, tf32, fp16, bf16, HBM, host link, memory.
+    {"H100-SXM", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 3350 * G, 64 * G,
+     80000000000ull},
+    {"H100-PCIe", 51 * T, 378 * T, 756 * T, 756 * T, 2000 * G, 64 * G,
+     80000000000ull},
+    {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
+     141000000000ull},
+    {"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 32 * G,
+     40000000000ull},
+    {"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 32 * G,
+     80000000000ull},
+    {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24000000000ull},
+    {"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 1008 * G, 32 * G,
+     24000000000ull},
+};
+
+llvm::ArrayRef<DeviceProfile> oomplan::deviceProfiles() { return Profiles; }
+
+// "rtx4090", "RTX 4090", "rtx-4090" all name the same row.
+static std::string normalise(llvm::StringRef Name) {
+  std::string Out;
+  for (char C : Name.lower())
+    if (llvm::isAlnum(C))
+      Out += C;
+  return Out;
+}
+
+llvm::Expected<DeviceProfile> oomplan::findDevice(llvm::StringRef Name) {
+  std::string Want = normalise(Name);
+  if (Want == "h100")
+    Want = "h100sxm";
+  if (Want == "a100")
+    Want = "a10080gb";
+  for (const DeviceProfile &P : Profiles)
+    if (normalise(P.Name) == Want)
+      return P;
+  std::vector<std::string> Names;
+  for (const DeviceProfile &P : Profiles)
+    Names.push_back(P.Name);
+  return makeError("unknown device '" + Name + "' (known: " +
+                   llvm::join(Names, ", ") + ", or a .json file)");
+}
+
+llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
+                                                       llvm::StringRef Path) {
+  auto V = llvm::json::parse(Text);
+  if (!V)
+    return makeError(Path + ": " + llvm::toString(V.takeError()));
+  const llvm::json::Object *O = V->getAsObject();
+  if (!O)
+    return makeError(Path + ": a device profile is a JSON object");
+  DeviceProfile P;
+  P.Name = O->getString("name").getValueOr("custom").str();
+  // The first problem found, as text; empty when all is well.
+  std::string Problem;
+  auto Num = [&](llvm::StringRef Key, double Scale, double &Out,
+                 bool Required) {
+    if (!Problem.empty())
+      return;
+    if (llvm::Optional<double> D = O->getNumber(Key)) {
+      if (*D <= 0)
+        Problem = "'" + Key.str() + "' must be positive";
+      Out = *D * Scale;
+    } else if (Required) {
+      Problem = "missing number '" + Key.str() + "'";
+    }
+  };
+  double Mem = 0;
+  Num("peak_fp32_tflops", T, P.PeakFP32, true);
+  P.PeakTF32 = P.PeakFP16 = P.PeakBF16 = P.PeakFP32;
+  Num("peak_tf32_tflops", T, P.PeakTF32, false);
+  Num("peak_fp16_tflops", T, P.PeakFP16, false);
+  Num("peak_bf16_tflops", T, P.PeakBF16, false);
+  Num("mem_bandwidth_gbps", G, P.MemBandwidth, true);
+  Num("host_link_gbps", G, P.HostLinkBandwidth, true);
+  Num("memory_gb", G, Mem, true);
+  if (!Problem.empty())
+    return makeError(Path + ": " + Problem);
+  P.MemoryBytes = static_cast<uint64_t>(Mem);
+  return P;
+}
+
+llvm::Expected<DeviceProfile> oomplan::loadDevice(llvm::StringRef NameOrPath) {
+  if (!NameOrPath.endswith(".json"))
+    return findDevice(NameOrPath);
+  auto Buf = llvm::MemoryBuffer::getFile(NameOrPath);
+  if (!Buf)
+    return makeError(NameOrPath + ": " + Buf.getError().message());
+  return parseDeviceJSON((*Buf)->getBuffer(), NameOrPath);
+}

@@ -1,0 +1,93 @@
+//===- StepCost.cpp - roofline time of a schedule step --------------------===//
+//
+// time = max(FLOPs / peak, bytes / memory bandwidth). Bytes are the sizes of
+// the distinct tensors a step reads and writes; an optimizer step reads and
+// writes back its state, so its reads count twice. The peak is chosen by the
+// node's precision (or CostOptions::ComputeType).
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Cost/CostModel.h"
+#include <algorithm>
+
+using namespace oomplan;
+
+CostModel::CostModel(const Graph &G, ConcreteDims D, DeviceProfile Dev,
+                     CostOptions O)
+    : G(G), Dims(std::move(D)), Device(std::move(Dev)), Opts(O) {
+  FlopsOf.resize(G.Nodes.size());
+  for (NodeId N = 0; N < G.Nodes.size(); ++N)
+    FlopsOf[N] = nodeFlops(G, Dims, N);
+}
+
+double CostModel::peakFor(NodeId N) const {
+  ElementType T = ElementType::Float;
+  if (Opts.ComputeType)
+    T = *Opts.ComputeType;
+  else if (N < G.Nodes.size() && !G.Nodes[N].Outputs.empty() &&
+           G.Nodes[N].Outputs[0] != NoId)
+    T = G.Values[G.Nodes[N].Outputs[0]].Type;
+  bool Product = N < G.Nodes.size() && isComputeIntensiveOp(G.Nodes[N].OpType);
+  switch (T) {
+  case ElementType::Float16:
+    return Product ? Device.PeakFP16 : Device.PeakFP32;
+  case ElementType::BFloat16:
+    return Product ? Device.PeakBF16 : Device.PeakFP32;
+  default:
+    return Product && Opts.TF32 ? Device.PeakTF32 : Device.PeakFP32;
+  }
+}
+
+static double bytesMoved(const Schedule &S, const Step &St) {
+  std::vector<TensorId> Seen;
+  double Bytes = 0;
+  auto Add = [&](TensorId T, double Times) {
+    if (std::find(Seen.begin(), Seen.end(), T) != Seen.end())
+      return;
+    Seen.push_back(T);
+    Bytes += Times * static_cast<double>(S.Tensors[T].SizeBytes);
+  };
+  double ReadTimes = St.Kind == StepKind::Optimizer ? 2 : 1;
+  for (TensorId T : St.Reads)
+    Add(T, ReadTimes);
+  for (TensorId T : St.Writes)
+    Add(T, 1);
+  return Bytes;
+}
+
+double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
+  if (St.ViewOf >= 0 || St.Kind == StepKind::Offload ||
+      St.Kind == StepKind::Prefetch)
+    return 0;
+  if (St.Node != NoId && St.Node < G.Nodes.size() &&
+      G.Nodes[St.Node].OpType == "Constant")
+    return 0;
+  double Flops = 0;
+  if (St.Node != NoId && St.Node < FlopsOf.size()) {
+    Flops = FlopsOf[St.Node];
+    // Backward of a product computes two products (dX and dW); of other ops,
+    // about the forward's work again.
+    if (St.Kind == StepKind::Backward)
+      Flops *= isComputeIntensiveOp(G.Nodes[St.Node].OpType) ? 2 : 1;
+  } else if (St.Kind == StepKind::Optimizer) {
+    Flops = bytesMoved(S, St) / 4 * 2; // a few FLOPs per fp32 element
+  }
+  double Peak = St.Node != NoId ? peakFor(St.Node) : Device.PeakFP32;
+  double Compute = Peak > 0 ? Flops / Peak : 0;
+  double Memory =
+      Device.MemBandwidth > 0 ? bytesMoved(S, St) / Device.MemBandwidth : 0;
+  return std::max(Compute, Memory);
+}
+
+std::vector<double> CostModel::stepTimes(const Schedule &S) const {
+  std::vector<double> Out;
+  Out.reserve(S.Steps.size());
+  for (const Step &St : S.Steps)
+    Out.push_back(stepSeconds(S, St));
+  return Out;
+}
+
+double CostModel::transferSeconds(uint64_t Bytes) const {
+  return Device.HostLinkBandwidth > 0
+             ? static_cast<double>(Bytes) / Device.HostLinkBandwidth
+             : 0;
+}

@@ -1,0 +1,169 @@
+//===- Chooser.cpp - the cheapest candidate that fits ---------------------===//
+//
+// Every candidate is scored the same way: estimated total bytes (regions plus
+// arena lower bound) against the budget less a margin, then the simulated
+// time. Searches over "how much" (chain prefix, number of streamed weights)
+// are binary searches on the estimate, which is close to monotone: more
+// recompute or more streaming never keeps more bytes alive at once.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Fit/Chooser.h"
+#include "oomplan/Fit/Recompute.h"
+#include "oomplan/Fit/RematChooser.h"
+#include "oomplan/Fit/Reorder.h"
+#include "oomplan/Fit/WeightStreaming.h"
+#include "llvm/ADT/Twine.h"
+#include <functional>
+#include <optional>
+
+using namespace oomplan;
+
+bool oomplan::isTrainingSchedule(const Schedule &S) {
+  for (const Step &St : S.Steps)
+    if (St.Kind == StepKind::Backward)
+      return true;
+  return false;
+}
+
+namespace {
+struct Candidate {
+  Schedule S;
+  MemoryEstimate M;
+  TimePrediction T;
+  std::string Name;
+};
+
+struct Chooser {
+  const CostModel &Cost;
+  const FitOptions &Opts;
+  uint64_t Target;
+  std::optional<Candidate> Best;
+  std::optional<Candidate> Smallest;
+
+  Chooser(const CostModel &C, const FitOptions &O)
+      : Cost(C), Opts(O),
+        Target(static_cast<uint64_t>(O.BudgetBytes * (1 - O.Margin))) {}
+
+  uint64_t total(const Schedule &S) const {
+    return estimateMemory(S, Opts.Estimate).totalBytes();
+  }
+
+  void consider(Schedule S, const std::string &Name) {
+    MemoryEstimate M = estimateMemory(S, Opts.Estimate);
+    if (M.totalBytes() > Target) {
+      if (!Smallest || M.totalBytes() < Smallest->M.totalBytes())
+        Smallest = Candidate{std::move(S), M, {}, Name};
+      return;
+    }
+    TimePrediction T = simulate(S, Cost);
+    if (!Best || T.TotalSeconds < Best->T.TotalSeconds)
+      Best = Candidate{std::move(S), M, T, Name};
+  }
+
+  // Smallest K in [Lo, Hi] whose schedule fits, assuming Make(Hi) fits.
+  size_t search(size_t Lo, size_t Hi,
+                const std::function<Schedule(size_t)> &Make) const {
+    while (Lo < Hi) {
+      size_t Mid = Lo + (Hi - Lo) / 2;
+      if (total(Make(Mid)) <= Target)
+        Hi = Mid;
+      else
+        Lo = Mid + 1;
+    }
+    return Lo;
+  }
+
+  void recompute(const Schedule &S) {
+    if (Opts.Remat == RematMode::None)
+      return;
+    consider(applyRecompute(S, sqrtCheckpoints(S)), "sqrt(n) checkpointing");
+    if (Opts.Remat == RematMode::Sqrt)
+      return;
+    std::vector<RematChain> Order = greedyRematOrder(S, Cost.stepTimes(S));
+    auto Make = [&](size_t K) {
+      return applyRecompute(S, marksOfPrefix(S, Order, K));
+    };
+    if (total(Make(Order.size())) > Target) {
+      consider(Make(Order.size()), "recompute (greedy, everything)");
+      return;
+    }
+    consider(Make(search(0, Order.size(), Make)), "recompute (greedy)");
+  }
+
+  void streamWeightsCandidates(const Schedule &S) {
+    if (Opts.Offload == OffloadMode::None)
+      return;
+    std::vector<TensorId> W = streamableWeights(S);
+    if (W.empty())
+      return;
+    for (unsigned Ahead : {UINT32_MAX, 8u, 2u, 0u}) {
+      auto Make = [&](size_t N) {
+        return streamWeights(S, llvm::makeArrayRef(W).take_front(N), Cost,
+                             Ahead);
+      };
+      std::string Name =
+          "weight streaming" +
+          (Ahead == UINT32_MAX
+               ? std::string()
+               : " (at most " + std::to_string(Ahead) + " prefetches ahead)");
+      if (total(Make(W.size())) > Target) {
+        consider(Make(W.size()), Name);
+        continue;
+      }
+      consider(Make(search(1, W.size(), Make)), Name);
+    }
+  }
+};
+} // namespace
+
+static std::string whyNot(const Schedule &S, const MemoryEstimate &M,
+                          const std::string &Name) {
+  std::string Op = M.PeakStep < S.Steps.size() ? S.Steps[M.PeakStep].Op : "";
+  return "the smallest plan found (" + Name + ") needs " +
+         std::to_string(M.totalBytes()) + " bytes: weights " +
+         std::to_string(M.WeightBytes) + ", io " + std::to_string(M.IOBytes) +
+         ", arena " + std::to_string(M.ArenaPeak) + " at step " +
+         std::to_string(M.PeakStep) + (Op.empty() ? "" : " (" + Op + ")");
+}
+
+FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
+                               const FitOptions &Opts) {
+  FitResult R;
+  R.BaseMem = estimateMemory(In, Opts.Estimate);
+  R.Base = simulate(In, Cost);
+  Chooser C(Cost, Opts);
+  // --remat=sqrt and --offload=weights ask for that transform, for
+  // comparison: the untransformed schedule is then not a candidate.
+  bool Forced =
+      Opts.Remat == RematMode::Sqrt || Opts.Offload == OffloadMode::Weights;
+  Schedule S = In;
+  bool Reordered = false;
+  if (Opts.Reorder) {
+    Schedule O = reorderForMemory(In, Opts.Estimate);
+    if ((Reordered = C.total(O) < C.total(In)))
+      S = std::move(O);
+  }
+  if (!Forced)
+    C.consider(S, Reordered ? "reorder" : "none");
+  if (!C.Best || Forced) {
+    if (isTrainingSchedule(S))
+      C.recompute(S);
+    else
+      C.streamWeightsCandidates(S);
+  }
+  if (C.Best) {
+    R.Fits = true;
+    R.Sched = std::move(C.Best->S);
+    R.Mem = C.Best->M;
+    R.Time = C.Best->T;
+    R.Strategy = C.Best->Name;
+    return R;
+  }
+  R.Sched = C.Smallest ? C.Smallest->S : In;
+  R.Mem = C.Smallest ? C.Smallest->M : R.BaseMem;
+  R.Time = simulate(R.Sched, Cost);
+  R.Strategy = C.Smallest ? C.Smallest->Name : "none";
+  R.SmallestBytes = R.Mem.totalBytes();
+  R.Why = whyNot(R.Sched, R.Mem, R.Strategy);
+  return R;
+}

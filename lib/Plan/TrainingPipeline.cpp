@@ -1,0 +1,24 @@
+//===- TrainingPipeline.cpp - a verified plan of one training step --------===//
+//
+// Mirrors planGraph (Pipeline.cpp) with the training schedule in place of the
+// default one; liveness and placement are the same code.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Plan/TrainingPipeline.h"
+
+using namespace oomplan;
+
+llvm::Expected<Plan> oomplan::planTrainingGraph(
+    const Graph &G, const ShapeInfo &Shapes,
+    llvm::ArrayRef<std::optional<int64_t>> Bindings,
+    const PipelineOptions &Opts, const TrainingOptions &Train,
+    std::vector<std::string> &Warnings, TrainingSummary *Summary) {
+  auto Bytes = evaluateValueBytes(G, Shapes, Bindings);
+  if (!Bytes)
+    return Bytes.takeError();
+  auto S = makeTrainingSchedule(G, Shapes, *Bytes, Train, Warnings, Summary);
+  if (!S)
+    return S.takeError();
+  Lifetimes L = computeLifetimes(*S, Opts.Liveness);
+  return buildPlan(std::move(*S), std::move(L), Opts.Placement);
+}

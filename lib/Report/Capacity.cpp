@@ -1,0 +1,149 @@
+//===- Capacity.cpp - the largest batch or sequence that fits -------------===//
+//
+// Exponential search then bisection over full plans, with the invariant
+// "lo fits, hi does not"; and the memory sweep table. Planning GPT-2-sized
+// graphs takes tens of milliseconds, so the 20 to 40 probes of a search cost
+// about a second.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Report/Capacity.h"
+#include "oomplan/Report/Breakdown.h"
+#include "oomplan/Report/Formulas.h"
+
+using namespace oomplan;
+using namespace oomplan::report;
+
+namespace {
+/// Device bytes at one value, or std::nullopt when the sizes overflow.
+struct Prober {
+  const PlanFn &PlanAt;
+  llvm::ArrayRef<std::optional<int64_t>> Base;
+  llvm::ArrayRef<SymbolId> Syms;
+  uint64_t Overhead;
+  unsigned NumPlans = 0;
+
+  llvm::Expected<std::optional<uint64_t>> bytesAt(int64_t V) {
+    ++NumPlans;
+    auto P = PlanAt(withSymbols(Base, Syms, V));
+    if (!P) {
+      std::string Msg = llvm::toString(P.takeError());
+      if (llvm::StringRef(Msg).contains("overflow"))
+        return std::nullopt;
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+    }
+    return deviceBytes(*P, Overhead);
+  }
+};
+} // namespace
+
+static bool fitsIn(const std::optional<uint64_t> &Bytes, uint64_t Budget) {
+  return Bytes && *Bytes <= Budget;
+}
+
+llvm::Expected<CapacityResult> report::findCapacity(
+    const PlanFn &PlanAt, llvm::ArrayRef<std::optional<int64_t>> Base,
+    llvm::ArrayRef<SymbolId> Syms, llvm::StringRef Role, uint64_t BudgetBytes,
+    uint64_t OverheadBytes, int64_t Cap) {
+  CapacityResult R;
+  R.Role = Role.str();
+  if (Syms.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the model has no " + Role +
+                                       " dimension to search");
+  Prober Probe{PlanAt, Base, Syms, OverheadBytes};
+  auto First = Probe.bytesAt(1);
+  if (!First)
+    return First.takeError();
+  if (!fitsIn(*First, BudgetBytes)) {
+    R.BytesAbove = *First ? **First : UINT64_MAX;
+    R.NumPlans = Probe.NumPlans;
+    return R;
+  }
+  int64_t Lo = 1, Hi = 0; // Lo fits; Hi (when set) does not.
+  uint64_t LoBytes = **First, HiBytes = UINT64_MAX;
+  while (Hi == 0) {
+    if (Lo >= Cap) {
+      R.Max = Lo;
+      R.AtLeast = true;
+      R.BytesAtMax = LoBytes;
+      R.NumPlans = Probe.NumPlans;
+      return R;
+    }
+    int64_t Next = std::min(Lo * 2, Cap);
+    auto B = Probe.bytesAt(Next);
+    if (!B)
+      return B.takeError();
+    if (fitsIn(*B, BudgetBytes)) {
+      Lo = Next;
+      LoBytes = **B;
+    } else {
+      Hi = Next;
+      HiBytes = *B ? **B : UINT64_MAX;
+    }
+  }
+  while (Hi - Lo > 1) {
+    int64_t Mid = Lo + (Hi - Lo) / 2;
+    auto B = Probe.bytesAt(Mid);
+    if (!B)
+      return B.takeError();
+    if (fitsIn(*B, BudgetBytes)) {
+      Lo = Mid;
+      LoBytes = **B;
+    } else {
+      Hi = Mid;
+      HiBytes = *B ? **B : UINT64_MAX;
+    }
+  }
+  R.Max = Lo;
+  R.BytesAtMax = LoBytes;
+  R.BytesAbove = HiBytes;
+  R.NumPlans = Probe.NumPlans;
+  return R;
+}
+
+// Powers of two from From to at least To.
+static std::vector<int64_t> powersOfTwo(int64_t From, int64_t To) {
+  std::vector<int64_t> Out;
+  for (int64_t V = From; V <= To || Out.empty(); V *= 2)
+    Out.push_back(V);
+  if (Out.back() < To)
+    Out.push_back(To);
+  return Out;
+}
+
+static int64_t boundValue(llvm::ArrayRef<std::optional<int64_t>> B,
+                          llvm::ArrayRef<SymbolId> Syms) {
+  if (Syms.empty() || Syms[0] >= B.size() || !B[Syms[0]])
+    return 0;
+  return *B[Syms[0]];
+}
+
+llvm::Expected<Sweep>
+report::sweepMemory(const PlanFn &PlanAt,
+                    llvm::ArrayRef<std::optional<int64_t>> Base,
+                    llvm::ArrayRef<SymbolId> BatchSyms,
+                    llvm::ArrayRef<SymbolId> SeqSyms, uint64_t OverheadBytes) {
+  Sweep S;
+  int64_t CurBatch = boundValue(Base, BatchSyms);
+  int64_t CurSeq = boundValue(Base, SeqSyms);
+  S.Batches = BatchSyms.empty()
+                  ? std::vector<int64_t>{0}
+                  : powersOfTwo(1, std::max<int64_t>(64, CurBatch));
+  S.Seqs = SeqSyms.empty() ? std::vector<int64_t>{0}
+                           : powersOfTwo(CurSeq > 0 && CurSeq < 128 ? 1 : 128,
+                                         std::max<int64_t>(4096, CurSeq));
+  for (int64_t Batch : S.Batches)
+    for (int64_t Seq : S.Seqs) {
+      std::vector<std::optional<int64_t>> B(Base.begin(), Base.end());
+      if (Batch)
+        B = withSymbols(B, BatchSyms, Batch);
+      if (Seq)
+        B = withSymbols(B, SeqSyms, Seq);
+      Prober Probe{PlanAt, B, {}, OverheadBytes};
+      auto Bytes = Probe.bytesAt(0);
+      if (!Bytes)
+        return Bytes.takeError();
+      S.Cells.push_back({Batch, Seq, *Bytes});
+    }
+  return S;
+}

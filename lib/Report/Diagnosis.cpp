@@ -1,0 +1,289 @@
+//===- Diagnosis.cpp - why a plan does not fit ----------------------------===//
+//
+// Applies the four rules of Diagnosis.h. Every number in the evidence comes
+// from a plan: the plan being reported, the plan at batch 1 and sequence 1,
+// the capacity searches, or a re-plan of a resized schedule.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Report/Diagnosis.h"
+#include "oomplan/Report/Formulas.h"
+#include "oomplan/Report/Rescale.h"
+#include "llvm/Support/Format.h"
+#include <map>
+
+using namespace oomplan;
+using namespace oomplan::report;
+
+llvm::StringRef report::causeName(Cause C) {
+  static const char *Names[] = {"model too large", "sequence too long",
+                                "batch too large", "activation explosion"};
+  return Names[static_cast<unsigned>(C)];
+}
+
+llvm::StringRef report::causeKey(Cause C) {
+  static const char *Keys[] = {"model_too_large", "sequence_too_long",
+                               "batch_too_large", "activation_explosion"};
+  return Keys[static_cast<unsigned>(C)];
+}
+
+static std::string percent(double Part, double Whole) {
+  std::string S;
+  llvm::raw_string_ostream OS(S);
+  OS << llvm::format("%.1f%%", Whole > 0 ? 100.0 * Part / Whole : 0.0);
+  return OS.str();
+}
+
+static int64_t boundOf(const PlanContext &C, llvm::ArrayRef<SymbolId> Syms) {
+  if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])
+    return 0;
+  return *C.Bindings[Syms[0]];
+}
+
+llvm::Expected<std::optional<unsigned>>
+report::devicesNeeded(const Plan &P, const PlanContext &C,
+                      const PipelineOptions &Opts, uint64_t BudgetBytes,
+                      uint64_t OverheadBytes) {
+  auto FitsOn = [&](unsigned N) -> llvm::Expected<bool> {
+    auto Sharded = replanSharded(P, C, N, Opts);
+    if (!Sharded)
+      return Sharded.takeError();
+    return fitsBudget(*Sharded, OverheadBytes, BudgetBytes);
+  };
+  if (fitsBudget(P, OverheadBytes, BudgetBytes))
+    return std::optional<unsigned>(1);
+  unsigned Lo = 1, Hi = 2; // Lo does not fit; find a Hi that does.
+  for (;; Lo = Hi, Hi *= 2) {
+    if (Hi > 4096)
+      return std::optional<unsigned>();
+    auto F = FitsOn(Hi);
+    if (!F)
+      return F.takeError();
+    if (*F)
+      break;
+  }
+  while (Hi - Lo > 1) {
+    unsigned Mid = Lo + (Hi - Lo) / 2;
+    auto F = FitsOn(Mid);
+    if (!F)
+      return F.takeError();
+    (*F ? Hi : Lo) = Mid;
+  }
+  return std::optional<unsigned>(Hi);
+}
+
+// Weights, gradients and optimizer state of the model state in P (aligned).
+static std::vector<uint64_t> modelStateByClass(const Plan &P,
+                                               const PlanContext &C) {
+  std::vector<uint64_t> Out(NumMemoryClasses, 0);
+  for (const LiveBuffer &L : P.Life.Buffers)
+    if (isModelState(P, C, L.Root))
+      Out[static_cast<unsigned>(memoryClassOf(L.Kind))] +=
+          (L.SizeBytes + P.AlignBytes - 1) / P.AlignBytes * P.AlignBytes;
+  return Out;
+}
+
+static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
+                        const DiagnosisInput &In, llvm::StringRef Where,
+                        std::optional<unsigned> Devices) {
+  if (Devices) {
+    F.Value = *Devices;
+    F.Evidence.push_back("sharding the model state over " +
+                         std::to_string(*Devices) + " devices" + Where.str() +
+                         " fits (ZeRO-3/FSDP style, planned)");
+  } else {
+    F.Evidence.push_back("no sharding over up to 4096 devices fits" +
+                         Where.str());
+  }
+  auto Half = replanHalfPrecision(Min, CMin, In.Opts);
+  if (!Half) {
+    llvm::consumeError(Half.takeError());
+    return;
+  }
+  uint64_t HalfBytes = deviceBytes(*Half, In.OverheadBytes);
+  F.Evidence.push_back(
+      std::string("16-bit (fp16/bf16) weights and activations") + Where.str() +
+      " need " + describeBytes(HalfBytes) +
+      (HalfBytes <= In.BudgetBytes ? ": fits" : ": still does not fit"));
+}
+
+static llvm::Expected<std::optional<Finding>>
+modelTooLarge(const DiagnosisInput &In) {
+  std::vector<std::optional<int64_t>> MinB = withSymbols(
+      withSymbols(In.C.Bindings, In.Roles.Batch, 1), In.Roles.Seq, 1);
+  auto Min = In.PlanAt(MinB);
+  if (!Min)
+    return Min.takeError();
+  if (fitsBudget(*Min, In.OverheadBytes, In.BudgetBytes))
+    return std::nullopt;
+  PlanContext CMin{In.C.G, In.C.Shapes, MinB};
+  std::vector<uint64_t> State = modelStateByClass(*Min, CMin);
+  uint64_t StateBytes = 0;
+  for (uint64_t B : State)
+    StateBytes += B;
+  uint64_t MinBytes = deviceBytes(*Min, In.OverheadBytes);
+  Finding F;
+  F.Kind = Cause::ModelTooLarge;
+  bool Roles = !In.Roles.Batch.empty() || !In.Roles.Seq.empty();
+  llvm::StringRef Where = Roles ? " at batch 1, sequence 1" : "";
+  if (StateBytes + In.OverheadBytes > In.BudgetBytes)
+    F.Summary = "the model state alone (weights, gradients, optimizer state) "
+                "needs " +
+                describeBytes(StateBytes) + ", over the budget of " +
+                describeBytes(In.BudgetBytes) +
+                ": no batch or sequence change can fix it";
+  else
+    F.Summary = "even" + Where.str() + " the plan needs " +
+                describeBytes(MinBytes) + ", over the budget of " +
+                describeBytes(In.BudgetBytes) +
+                ": no batch or sequence change can fix it";
+  F.Evidence.push_back(
+      "model state: weights " +
+      describeBytes(State[unsigned(MemoryClass::Weights)]) + ", gradients " +
+      describeBytes(State[unsigned(MemoryClass::Gradients)]) +
+      ", optimizer state " +
+      describeBytes(State[unsigned(MemoryClass::OptimizerState)]));
+  F.Evidence.push_back("plan" + Where.str() + ": " + describeBytes(MinBytes) +
+                       " with " + describeBytes(In.OverheadBytes) +
+                       " fixed overhead");
+  auto Devices =
+      devicesNeeded(*Min, CMin, In.Opts, In.BudgetBytes, In.OverheadBytes);
+  if (!Devices)
+    return Devices.takeError();
+  addRemedies(F, *Min, CMin, In, Where, *Devices);
+  return F;
+}
+
+static void capacityEvidence(Finding &F, const CapacityResult &R,
+                             llvm::StringRef Other) {
+  if (!R.Max) {
+    F.Evidence.push_back("no " + R.Role + " fits" + Other.str() + ": at " +
+                         R.Role + "=1 the plan needs " +
+                         describeBytes(*R.BytesAbove));
+    return;
+  }
+  F.Value = *R.Max;
+  F.Evidence.push_back(R.Role + "=" + std::to_string(*R.Max) + Other.str() +
+                       " needs " + describeBytes(R.BytesAtMax) +
+                       (R.AtLeast ? " (the search cap; larger may fit)" : ""));
+  if (R.BytesAbove)
+    F.Evidence.push_back(R.Role + "=" + std::to_string(*R.Max + 1) + " needs " +
+                         describeBytes(*R.BytesAbove) + ": does not fit");
+}
+
+static std::optional<Finding> sequenceTooLong(const DiagnosisInput &In,
+                                              uint64_t Total) {
+  const PeakReport &Pk = In.Peak;
+  if (In.Roles.Seq.empty() || !In.Seq ||
+      uint64_t(Pk.QuadraticBytes) * 2 < Pk.LiveBytes ||
+      uint64_t(Pk.QuadraticBytes) * 5 < Total)
+    return std::nullopt;
+  Finding F;
+  F.Kind = Cause::SequenceTooLong;
+  int64_t Batch = boundOf(In.C, In.Roles.Batch);
+  std::string Other = Batch ? " at batch " + std::to_string(Batch) : "";
+  F.Evidence.push_back("terms quadratic in seq hold " +
+                       describeBytes(uint64_t(Pk.QuadraticBytes)) +
+                       " of the arena's peak " + describeBytes(Pk.LiveBytes) +
+                       " (" + percent(Pk.QuadraticBytes, Pk.LiveBytes) +
+                       ") at step " + std::to_string(Pk.Step) + ", " +
+                       percent(Pk.QuadraticBytes, Total) + " of the total");
+  // Name the tensors that are mostly quadratic and hold at least 1% of the
+  // quadratic bytes; [..., seq, seq] ones are attention scores and the like.
+  unsigned Scores = 0;
+  for (const PeakBuffer &B : Pk.Buffers)
+    if (B.QuadraticBytes * 2 >= int64_t(B.Bytes) && B.Bytes > 0 &&
+        B.QuadraticBytes * 100 >= Pk.QuadraticBytes) {
+      F.Tensors.push_back(B.Name);
+      Scores += B.SeqBySeq;
+      if (F.Tensors.size() > 4)
+        continue; // listed in F.Tensors (and the JSON), not in the text
+      F.Evidence.push_back(
+          "  " + B.Name + "  " + B.Type + "  " +
+          B.Formula.str(In.C.Shapes.SymbolNames) + " = " +
+          describeBytes(B.Bytes) +
+          (B.SeqBySeq ? "  (seq x seq: attention scores)" : ""));
+    }
+  if (F.Tensors.size() > 4)
+    F.Evidence.push_back("  ... and " + std::to_string(F.Tensors.size() - 4) +
+                         " more");
+  capacityEvidence(F, *In.Seq, Other);
+  std::string What = Scores ? std::to_string(Scores) +
+                                  " seq x seq attention-score tensor" +
+                                  (Scores > 1 ? "s" : "")
+                            : std::to_string(F.Tensors.size()) + " tensor" +
+                                  (F.Tensors.size() > 1 ? "s" : "");
+  F.Summary = "terms quadratic in the sequence length (" + What + ", " +
+              (F.Tensors.empty() ? "" : F.Tensors.front()) +
+              (F.Tensors.size() > 1 ? " and others" : "") +
+              ") dominate the peak; " +
+              (In.Seq->Max ? "the longest sequence that fits" + Other + " is " +
+                                 std::to_string(*In.Seq->Max)
+                           : "no sequence length fits" + Other);
+  return F;
+}
+
+static std::optional<Finding> batchTooLarge(const DiagnosisInput &In) {
+  int64_t Batch = boundOf(In.C, In.Roles.Batch);
+  if (!In.Batch || !In.Batch->Max || *In.Batch->Max >= Batch)
+    return std::nullopt;
+  int64_t Seq = boundOf(In.C, In.Roles.Seq);
+  std::string Other = Seq ? " at seq " + std::to_string(Seq) : "";
+  Finding F;
+  F.Kind = Cause::BatchTooLarge;
+  F.Summary = "the plan fits at batch 1; the largest batch that fits" + Other +
+              " is " + std::to_string(*In.Batch->Max) +
+              " (asked: " + std::to_string(Batch) + ")";
+  capacityEvidence(F, *In.Batch, Other);
+  return F;
+}
+
+static std::optional<Finding> activationExplosion(const DiagnosisInput &In,
+                                                  const Finding *Seq) {
+  const PeakReport &Pk = In.Peak;
+  uint64_t Sum = 0;
+  size_t K = 0;
+  while (K < Pk.Buffers.size() && K < 3 && Sum * 2 < Pk.LiveBytes)
+    Sum += Pk.Buffers[K++].Bytes;
+  if (Sum * 2 < Pk.LiveBytes || Pk.LiveBytes == 0)
+    return std::nullopt;
+  Finding F;
+  F.Kind = Cause::ActivationExplosion;
+  bool AllQuadratic = Seq != nullptr;
+  for (size_t I = 0; I < K; ++I) {
+    const PeakBuffer &B = Pk.Buffers[I];
+    F.Tensors.push_back(B.Name);
+    F.Evidence.push_back("  " + B.Name + "  " + B.Type + "  from " +
+                         B.Producer + "  " + describeBytes(B.Bytes) + ", " +
+                         percent(B.Bytes, Pk.LiveBytes) + " of the peak");
+    if (Seq && llvm::find(Seq->Tensors, B.Name) == Seq->Tensors.end())
+      AllQuadratic = false;
+  }
+  if (AllQuadratic)
+    return std::nullopt; // Already named, as quadratic in seq.
+  F.Summary = std::to_string(K) + " tensor" + (K > 1 ? "s" : "") + " hold " +
+              percent(Sum, Pk.LiveBytes) + " of the arena's peak at step " +
+              std::to_string(Pk.Step) + ": " + F.Tensors.front() +
+              (K > 1 ? " and others" : "");
+  return F;
+}
+
+llvm::Expected<std::vector<Finding>>
+report::diagnose(const DiagnosisInput &In) {
+  std::vector<Finding> Out;
+  if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
+    return Out;
+  uint64_t Total = deviceBytes(In.P, In.OverheadBytes);
+  auto Model = modelTooLarge(In);
+  if (!Model)
+    return Model.takeError();
+  if (*Model)
+    Out.push_back(std::move(**Model));
+  std::optional<Finding> Seq = sequenceTooLong(In, Total);
+  if (Seq)
+    Out.push_back(*Seq);
+  if (std::optional<Finding> B = batchTooLarge(In))
+    Out.push_back(std::move(*B));
+  if (std::optional<Finding> E = activationExplosion(In, Seq ? &*Seq : nullptr))
+    Out.push_back(std::move(*E));
+  return Out;
+}

@@ -1,0 +1,88 @@
+//===- Formulas.cpp - size formulas of plan tensors and their growth ------===//
+//
+// Resolves the byte formula of any plan tensor (graph values directly,
+// synthetic tensors through the value their name wraps) and measures how much
+// of a formula is quadratic in the sequence symbols by finite differences, so
+// no knowledge of SymExpr's internal polynomial form is needed.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Report/Formulas.h"
+
+using namespace oomplan;
+using namespace oomplan::report;
+
+ValueId report::describedValue(const Plan &P, const PlanContext &C,
+                               TensorId T) {
+  const ScheduleTensor &ST = P.Sched.Tensors[T];
+  if (ST.Value != NoId)
+    return ST.Value;
+  llvm::StringRef Name = ST.Name;
+  // "grad(x)", "saved(grad(x))": peel one wrapper at a time.
+  while (Name.endswith(")")) {
+    size_t Open = Name.find('(');
+    if (Open == llvm::StringRef::npos)
+      break;
+    Name = Name.slice(Open + 1, Name.size() - 1);
+    ValueId V = C.G.findValue(Name);
+    if (V != NoId)
+      return V;
+  }
+  return NoId;
+}
+
+std::optional<int64_t> report::evaluateAt(const SymExpr &F,
+                                          const PlanContext &C) {
+  auto V = F.evaluate(C.Bindings, C.Shapes.SymbolNames);
+  if (!V) {
+    llvm::consumeError(V.takeError());
+    return std::nullopt;
+  }
+  return *V;
+}
+
+SymExpr report::tensorFormula(const Plan &P, const PlanContext &C, TensorId T) {
+  uint64_t Size = P.Sched.Tensors[T].SizeBytes;
+  ValueId V = describedValue(P, C, T);
+  if (V != NoId && V < C.Shapes.Values.size() && C.Shapes.Values[V].Known) {
+    const SymExpr &F = C.Shapes.Values[V].Bytes;
+    // Constants (every weight) need no evaluation.
+    std::optional<int64_t> At =
+        F.isConstant() ? F.getConstant() : evaluateAt(F, C);
+    if (At && *At >= 0 && static_cast<uint64_t>(*At) == Size)
+      return F;
+  }
+  return SymExpr::constant(static_cast<int64_t>(Size));
+}
+
+std::vector<std::optional<int64_t>>
+report::withSymbols(llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                    llvm::ArrayRef<SymbolId> Syms, int64_t Value) {
+  std::vector<std::optional<int64_t>> Out(Bindings.begin(), Bindings.end());
+  for (SymbolId S : Syms) {
+    if (S >= Out.size())
+      Out.resize(S + 1);
+    Out[S] = Value;
+  }
+  return Out;
+}
+
+int64_t report::quadraticPart(const SymExpr &F, const PlanContext &C,
+                              llvm::ArrayRef<SymbolId> Syms) {
+  if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])
+    return 0;
+  int64_t S = *C.Bindings[Syms[0]];
+  int64_t At[3];
+  for (int K = 1; K <= 3; ++K) {
+    std::vector<std::optional<int64_t>> B =
+        withSymbols(C.Bindings, Syms, K * S);
+    auto V = F.evaluate(B, C.Shapes.SymbolNames);
+    if (!V) {
+      llvm::consumeError(V.takeError());
+      return 0;
+    }
+    At[K - 1] = *V;
+  }
+  // Second difference; doubles keep huge sizes from overflowing.
+  double D = (double(At[2]) - 2.0 * double(At[1]) + double(At[0])) / 2.0;
+  return D > 0 ? static_cast<int64_t>(D) : 0;
+}

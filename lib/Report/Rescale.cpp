@@ -1,0 +1,73 @@
+//===- Rescale.cpp - re-planning with tensors resized ---------------------===//
+//
+// Resizes schedule tensors and re-plans. Sizes change consistently for every
+// tensor of a type, so in-place and view decisions (which need equal sizes)
+// stay as they were; only the placement and the peak move.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Report/Rescale.h"
+#include "oomplan/Report/Formulas.h"
+
+using namespace oomplan;
+using namespace oomplan::report;
+
+llvm::Expected<Plan> report::replanResized(const Plan &P, ResizeFn Resize,
+                                           const PipelineOptions &Opts) {
+  Schedule S = P.Sched;
+  for (TensorId T = 0; T < S.Tensors.size(); ++T)
+    S.Tensors[T].SizeBytes = Resize(T, S.Tensors[T].SizeBytes);
+  Lifetimes L = computeLifetimes(S, Opts.Liveness);
+  PlanOptions PO = Opts.Placement;
+  PO.BudgetBytes = P.BudgetBytes;
+  return buildPlan(std::move(S), std::move(L), PO);
+}
+
+ElementType report::lowerPrecisionType(ElementType T) {
+  if (T == ElementType::Float || T == ElementType::Double)
+    return ElementType::Float16;
+  return ElementType::Undefined;
+}
+
+llvm::Expected<Plan> report::replanHalfPrecision(const Plan &P,
+                                                 const PlanContext &C,
+                                                 const PipelineOptions &Opts) {
+  auto Resize = [&](TensorId T, uint64_t Size) -> uint64_t {
+    if (P.Sched.Tensors[T].Kind == TensorKind::OptimizerState)
+      return Size;
+    ValueId V = describedValue(P, C, T);
+    if (V == NoId || V >= C.Shapes.Values.size())
+      return Size;
+    ElementType From = C.Shapes.Values[V].Type;
+    if (lowerPrecisionType(From) == ElementType::Undefined)
+      return Size;
+    // float: 4 -> 2 bytes per element; double: 8 -> 2.
+    return Size / (elementBits(From) / 16);
+  };
+  return replanResized(P, Resize, Opts);
+}
+
+bool report::isModelState(const Plan &P, const PlanContext &C, TensorId T) {
+  switch (P.Sched.Tensors[T].Kind) {
+  case TensorKind::Weight:
+  case TensorKind::Constant:
+  case TensorKind::OptimizerState:
+    return true;
+  case TensorKind::Gradient: {
+    ValueId V = describedValue(P, C, T);
+    return V != NoId && C.G.Values[V].Kind == ValueKind::Weight;
+  }
+  default:
+    return false;
+  }
+}
+
+llvm::Expected<Plan> report::replanSharded(const Plan &P, const PlanContext &C,
+                                           unsigned Devices,
+                                           const PipelineOptions &Opts) {
+  auto Resize = [&](TensorId T, uint64_t Size) -> uint64_t {
+    if (Devices <= 1 || !isModelState(P, C, T))
+      return Size;
+    return (Size + Devices - 1) / Devices;
+  };
+  return replanResized(P, Resize, Opts);
+}

@@ -1,0 +1,162 @@
+//===- TrainableParams.cpp - which weights train, and option parsing ------===//
+//
+// A weight trains when it is a floating-point initializer that some node
+// reads in a position a gradient flows into (per the saved-tensor table), is
+// not a scalar (exporters store constants such as 1/sqrt(2) as scalar
+// initializers), is not frozen, and is not the second of a tied pair.
+// BatchNorm running statistics are inputs 3 and 4, which receive no
+// gradient, so they stay resident weights without optimizer state.
+//
+// Also here: parsing of the training options, the eval-export warning, and
+// the --emit=shapes listing of the tensors the transform adds.
+//
+//===----------------------------------------------------------------------===//
+#include "SavedTensorRules.h"
+#include "oomplan/Support/ByteSize.h"
+#include "oomplan/Support/Error.h"
+#include "oomplan/Transforms/Training.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/GlobPattern.h"
+#include "llvm/Support/Regex.h"
+
+using namespace oomplan;
+using namespace oomplan::training;
+
+llvm::Expected<OptimizerKind> oomplan::parseOptimizer(llvm::StringRef Name) {
+  std::optional<OptimizerKind> K =
+      llvm::StringSwitch<std::optional<OptimizerKind>>(Name)
+          .Case("sgd", OptimizerKind::SGD)
+          .Case("momentum", OptimizerKind::Momentum)
+          .Case("adam", OptimizerKind::Adam)
+          .Case("adamw", OptimizerKind::AdamW)
+          .Default(std::nullopt);
+  if (!K)
+    return makeError("unknown optimizer '" + Name +
+                     "' (expected sgd, momentum, adam or adamw)");
+  return *K;
+}
+
+llvm::Expected<TrainPrecision> oomplan::parsePrecision(llvm::StringRef Name) {
+  std::optional<TrainPrecision> P =
+      llvm::StringSwitch<std::optional<TrainPrecision>>(Name)
+          .Case("fp32", TrainPrecision::FP32)
+          .Case("fp16-mixed", TrainPrecision::FP16Mixed)
+          .Case("bf16-mixed", TrainPrecision::BF16Mixed)
+          .Default(std::nullopt);
+  if (!P)
+    return makeError("unknown precision '" + Name +
+                     "' (expected fp32, fp16-mixed or bf16-mixed)");
+  return *P;
+}
+
+llvm::Expected<std::pair<std::string, std::string>>
+oomplan::parseTiedPair(llvm::StringRef Text) {
+  auto [A, B] = Text.split(',');
+  A = A.trim();
+  B = B.trim();
+  if (A.empty() || B.empty() || B.contains(','))
+    return makeError("--tied expects two weight names A,B; got '" + Text + "'");
+  return std::make_pair(A.str(), B.str());
+}
+
+// Pattern: a glob, or a regular expression after "re:".
+static llvm::Expected<bool> matchesPattern(llvm::StringRef Pattern,
+                                           llvm::StringRef Name) {
+  if (Pattern.consume_front("re:")) {
+    llvm::Regex R(Pattern);
+    std::string Err;
+    if (!R.isValid(Err))
+      return makeError("--freeze: bad regular expression '" + Pattern +
+                       "': " + Err);
+    return R.match(Name);
+  }
+  auto Glob = llvm::GlobPattern::create(Pattern);
+  if (!Glob)
+    return makeError("--freeze: bad pattern '" + Pattern +
+                     "': " + llvm::toString(Glob.takeError()));
+  return Glob->match(Name);
+}
+
+// True when some node reads W where a gradient can flow.
+static bool usedAsDifferentiable(const Graph &G, ValueId W) {
+  for (NodeId U : G.Values[W].Users) {
+    const Node &N = G.Nodes[U];
+    const SavedRule *R = findSavedRule(N.OpType);
+    uint32_t Diff = R ? R->DiffInputs : fallbackSavedRule().DiffInputs;
+    for (size_t I = 0; I < N.Inputs.size() && I < 32; ++I)
+      if (N.Inputs[I] == W && (Diff & bit(I)))
+        return true;
+  }
+  return false;
+}
+
+llvm::Expected<std::vector<ValueId>>
+oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
+  std::vector<bool> Secondary(G.Values.size(), false);
+  for (const auto &[A, B] : Opts.Tied) {
+    for (const std::string &Name : {A, B}) {
+      ValueId V = G.findValue(Name);
+      if (V == NoId || G.Values[V].Kind != ValueKind::Weight)
+        return makeError("--tied: '" + Name + "' is not a weight of " +
+                         G.SourcePath);
+    }
+    Secondary[G.findValue(B)] = true;
+  }
+  std::vector<ValueId> Params;
+  for (ValueId W : G.Weights) {
+    const Value &V = G.Values[W];
+    if (!isFloatingPoint(V.Type) || V.Shape.empty() || Secondary[W] ||
+        !usedAsDifferentiable(G, W))
+      continue;
+    bool Frozen = false;
+    for (const std::string &P : Opts.Freeze) {
+      auto M = matchesPattern(P, V.Name);
+      if (!M)
+        return M.takeError();
+      Frozen |= *M;
+    }
+    if (!Frozen)
+      Params.push_back(W);
+  }
+  return Params;
+}
+
+std::string oomplan::evalExportWarning(const Graph &G) {
+  unsigned Conv = 0, MatMul = 0, Softmax = 0, BN = 0, Dropout = 0, LN = 0;
+  for (const Node &N : G.Nodes) {
+    llvm::StringRef Op = N.OpType;
+    Conv += Op == "Conv";
+    MatMul += Op == "MatMul" || Op == "Gemm";
+    Softmax += Op == "Softmax";
+    BN += Op == "BatchNormalization";
+    Dropout += Op == "Dropout";
+    LN += Op == "LayerNormalization" || Op == "ReduceMean";
+  }
+  bool LooksCNN = Conv >= 3;
+  bool LooksTransformer = Softmax >= 1 && MatMul >= 4 && LN >= 1;
+  if ((!LooksCNN && !LooksTransformer) || BN || Dropout)
+    return "";
+  return G.SourcePath + " looks like an eval-mode export (" +
+         (LooksCNN ? "convolutions" : "attention") +
+         " but no BatchNormalization or Dropout): batch norms folded into "
+         "convolutions and dropouts removed keep no tensors here, so the "
+         "training estimate is low. Export for training with "
+         "torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING, "
+         "do_constant_folding=False)";
+}
+
+void oomplan::printTrainingTensors(llvm::raw_ostream &OS, const Graph &G,
+                                   const Schedule &S,
+                                   const TrainingSummary &Sum) {
+  OS << "training: " << Sum.TrainableParams << " trainable parameters ("
+     << Sum.FrozenParams << " frozen), weights " << Sum.WeightBytes
+     << " bytes, gradients " << Sum.GradBytes << " bytes, optimizer state "
+     << Sum.OptimizerBytes << " bytes, optimizer scratch "
+     << Sum.OptimizerScratch << " bytes\n";
+  OS << "training tensors: " << (S.Tensors.size() - G.Values.size()) << '\n';
+  for (TensorId T = G.Values.size(); T < S.Tensors.size(); ++T) {
+    const ScheduleTensor &St = S.Tensors[T];
+    OS << St.Name << ": " << tensorKindName(St.Kind) << ' ' << St.SizeBytes
+       << " bytes (" << formatBytes(St.SizeBytes) << ")\n";
+  }
+}

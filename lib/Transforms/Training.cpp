@@ -1,0 +1,513 @@
+//===- Training.cpp - forward, loss, backward and optimizer steps ---------===//
+//
+// Builds the training step as a Schedule:
+//
+//   forward steps (the graph's nodes, in order; a forward step also writes
+//     the saved(...) tensors its op keeps that the graph does not hold)
+//   Loss: writes grad(<output>) for every graph output that needs one
+//   backward steps, one per forward node (or fused group) in reverse order:
+//     reads the tensors its op saved and the gradients of its outputs,
+//     writes the gradients of its inputs
+//   the optimizer step: reads every weight gradient, writes its temporaries
+//
+// A value read by several nodes gets gradient contributions from several
+// backward steps: the first (the latest consumer) creates grad(v), each later
+// one writes a temporary grad(v)+N and reads grad(v), as autograd's
+// accumulation does. A weight's view (Transpose of a Linear weight) costs no
+// bytes and its gradient is the weight's gradient: PyTorch computes dW in the
+// weight's layout directly.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Transforms/Training.h"
+#include "SavedTensorRules.h"
+#include "TrainingPatterns.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include <algorithm>
+
+using namespace oomplan;
+using namespace oomplan::training;
+
+static constexpr TensorId NoTensor = UINT32_MAX;
+
+namespace {
+struct Builder {
+  const Graph &G;
+  const ShapeInfo &Shapes;
+  llvm::ArrayRef<uint64_t> Bytes;
+  const TrainingOptions &Opts;
+  std::vector<std::string> &Warnings;
+  Schedule S;
+  TrainingSummary Sum;
+  std::vector<bool> Trainable;    // per value
+  std::vector<bool> RequiresGrad; // per value
+  std::vector<ValueId> GradRoot;  // per value: whose gradient it feeds
+  std::vector<TensorId> GradOf;   // per value (roots only)
+  std::vector<unsigned> Partials; // per value: contributions so far
+  std::vector<int> GroupOf;       // per node
+  std::vector<FusedGroup> Groups;
+  std::vector<std::vector<TensorId>> Aux; // per node: saved(...) tensors
+  std::vector<ValueId> Params;
+
+  Builder(const Graph &G, const ShapeInfo &Shapes,
+          llvm::ArrayRef<uint64_t> Bytes, const TrainingOptions &Opts,
+          std::vector<std::string> &Warnings)
+      : G(G), Shapes(Shapes), Bytes(Bytes), Opts(Opts), Warnings(Warnings) {}
+
+  // The inferred type (the file declares types only for some values).
+  ElementType typeOf(ValueId V) const {
+    ElementType T = Shapes.Values[V].Type;
+    return T == ElementType::Undefined ? G.Values[V].Type : T;
+  }
+
+  bool mixed() const { return Opts.Precision != TrainPrecision::FP32; }
+
+  static const SavedRule &ruleFor(const Node &N) {
+    const SavedRule *R = findSavedRule(N.OpType);
+    return R ? *R : fallbackSavedRule();
+  }
+
+  TensorId addTensor(std::string Name, uint64_t Size, TensorKind K) {
+    ScheduleTensor T;
+    T.Name = std::move(Name);
+    T.SizeBytes = Size;
+    T.Kind = K;
+    S.Tensors.push_back(std::move(T));
+    return static_cast<TensorId>(S.Tensors.size() - 1);
+  }
+
+  // Mixed precision: fp32 activations and weights are held in 16 bits.
+  void applyPrecision() {
+    if (!mixed())
+      return;
+    for (ValueId V = 0; V < G.Values.size(); ++V)
+      if (typeOf(V) == ElementType::Float)
+        S.Tensors[V].SizeBytes = (S.Tensors[V].SizeBytes + 1) / 2;
+  }
+
+  // Weights viewed through Transpose/Reshape/...: the view joins the weight's
+  // buffer (no bytes) and its gradient is the weight's.
+  void markParameterViews() {
+    std::vector<bool> WeightView(G.Values.size(), false);
+    for (ValueId W : G.Weights)
+      WeightView[W] = true;
+    for (NodeId N = 0; N < G.Nodes.size(); ++N) {
+      const Node &Nd = G.Nodes[N];
+      ValueId In = Nd.input(0);
+      if (In == NoId || !WeightView[In] || Nd.Outputs.empty() ||
+          Nd.Outputs[0] == NoId)
+        continue;
+      if (!llvm::StringSwitch<bool>(Nd.OpType)
+               .Cases("Transpose", "Reshape", "Identity", true)
+               .Cases("Squeeze", "Unsqueeze", "Flatten", true)
+               .Default(false))
+        continue;
+      S.Steps[N].ViewOf = 0;
+      WeightView[Nd.Outputs[0]] = true;
+      GradRoot[Nd.Outputs[0]] = GradRoot[In];
+    }
+  }
+
+  void propagateRequiresGrad() {
+    for (const Node &N : G.Nodes) {
+      const SavedRule &R = ruleFor(N);
+      bool Any = false;
+      for (size_t I = 0; I < N.Inputs.size() && I < 32; ++I)
+        if (N.Inputs[I] != NoId && (R.DiffInputs & bit(I)) &&
+            RequiresGrad[N.Inputs[I]])
+          Any = true;
+      for (ValueId Out : N.Outputs)
+        if (Out != NoId && Any && isFloatingPoint(typeOf(Out)))
+          RequiresGrad[Out] = true;
+    }
+  }
+
+  // Does node N run a backward step (some input needs a gradient)?
+  bool needsBackward(const Node &N) const {
+    const SavedRule &R = ruleFor(N);
+    for (size_t I = 0; I < N.Inputs.size() && I < 32; ++I)
+      if (N.Inputs[I] != NoId && (R.DiffInputs & bit(I)) &&
+          RequiresGrad[N.Inputs[I]])
+        return true;
+    return false;
+  }
+
+  uint64_t elementsOf(ValueId V) const {
+    unsigned Bits = elementBits(typeOf(V));
+    return Bits ? Bytes[V] * 8 / Bits : Bytes[V];
+  }
+
+  // The saved(...) tensors an op keeps beyond the graph's values.
+  void addAuxTensors(NodeId N) {
+    const Node &Nd = G.Nodes[N];
+    const SavedRule &R = ruleFor(Nd);
+    if (R.Aux == AuxKind::None || !needsBackward(Nd))
+      return;
+    ValueId X = Nd.input(0), Y = Nd.Outputs[0];
+    std::string Base = G.Values[Y].Name;
+    auto Add = [&](std::string Name, uint64_t Size) {
+      TensorId T =
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation);
+      S.Steps[N].Writes.push_back(T);
+      Aux[N].push_back(T);
+      Sum.SavedBytes += Size;
+    };
+    switch (R.Aux) {
+    case AuxKind::DropoutMask: {
+      ValueId M = Nd.Outputs.size() > 1 ? Nd.Outputs[1] : NoId;
+      std::string Name = M != NoId ? G.Values[M].Name : Base + ":mask";
+      Add(Name, Opts.DropoutMask == DropoutMaskKind::Byte
+                    ? elementsOf(X)
+                    : S.Tensors[X].SizeBytes);
+      break;
+    }
+    case AuxKind::BatchNormStats: {
+      uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
+      Add(Base + ":mean", 4 * C);
+      Add(Base + ":invstd", 4 * C);
+      break;
+    }
+    case AuxKind::NormStats: {
+      // LayerNorm: one mean and one rstd per normalised row, in fp32.
+      // Instance/GroupNorm keep per-(sample, channel) stats; counted per
+      // channel here (a few bytes).
+      uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
+      uint64_t Rows =
+          Nd.OpType == "LayerNormalization" && Row ? elementsOf(X) / Row : Row;
+      Add(Base + ":mean", 4 * Rows);
+      Add(Base + ":rstd", 4 * Rows);
+      break;
+    }
+    case AuxKind::PoolIndices:
+      Add(Base + ":indices", 8 * elementsOf(Y));
+      break;
+    case AuxKind::None:
+      break;
+    }
+  }
+
+  void buildForward() {
+    for (NodeId N = 0; N < G.Nodes.size(); ++N)
+      if (GroupOf[N] < 0)
+        addAuxTensors(N);
+    Sum.NumForwardSteps = S.Steps.size();
+  }
+
+  TensorId gradTensor(ValueId Root) {
+    if (GradOf[Root] == NoTensor) {
+      bool IsParam = G.Values[Root].Kind == ValueKind::Weight;
+      GradOf[Root] = addTensor("grad(" + G.Values[Root].Name + ")",
+                               S.Tensors[Root].SizeBytes, TensorKind::Gradient);
+      if (IsParam)
+        Sum.GradBytes += S.Tensors[Root].SizeBytes;
+    }
+    return GradOf[Root];
+  }
+
+  // Adds to St the write of a gradient contribution for input value In.
+  // ViewOfRead: index in St.Reads of a gradient this one may alias, or -1.
+  void contribute(Step &St, ValueId In, std::vector<Step> &ViewSteps,
+                  TensorId ViewSource) {
+    ValueId Root = GradRoot[In];
+    bool IsParam = G.Values[Root].Kind == ValueKind::Weight;
+    if (GradOf[Root] == NoTensor && !(Opts.GradAccum > 1 && IsParam)) {
+      TensorId T = gradTensor(Root);
+      if (ViewSource != NoTensor && !IsParam &&
+          S.Tensors[ViewSource].SizeBytes == S.Tensors[T].SizeBytes) {
+        Step V;
+        V.Kind = StepKind::Backward;
+        V.Node = St.Node;
+        V.Op = St.Op + "Grad";
+        V.Reads = {ViewSource};
+        V.Writes = {T};
+        V.ViewOf = 0;
+        ViewSteps.push_back(std::move(V));
+        return;
+      }
+      St.Writes.push_back(T);
+      return;
+    }
+    TensorId Acc = gradTensor(Root);
+    unsigned K = ++Partials[Root];
+    TensorId Part = addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
+                              S.Tensors[Acc].SizeBytes, TensorKind::Gradient);
+    St.Writes.push_back(Part);
+    St.Reads.push_back(Acc);
+  }
+
+  void emitBackward(NodeId Last, llvm::StringRef Op,
+                    llvm::ArrayRef<ValueId> Outs,
+                    llvm::ArrayRef<TensorId> Saved,
+                    llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
+                    uint64_t Scratch = 0) {
+    Step St;
+    St.Kind = StepKind::Backward;
+    St.Node = Last;
+    St.Op = Op.str() + "Grad";
+    TensorId Incoming = NoTensor;
+    for (ValueId O : Outs)
+      if (O != NoId && GradOf[GradRoot[O]] != NoTensor &&
+          G.Values[GradRoot[O]].Kind != ValueKind::Weight) {
+        St.Reads.push_back(GradOf[GradRoot[O]]);
+        if (Incoming == NoTensor)
+          Incoming = GradOf[GradRoot[O]];
+      }
+    if (Incoming == NoTensor)
+      return; // no gradient reaches this node
+    for (TensorId T : Saved)
+      if (std::find(St.Reads.begin(), St.Reads.end(), T) == St.Reads.end())
+        St.Reads.push_back(T);
+    std::vector<Step> ViewSteps;
+    std::vector<ValueId> Done;
+    for (auto [In, MayView] : Ins) {
+      if (std::find(Done.begin(), Done.end(), In) != Done.end())
+        continue;
+      Done.push_back(In);
+      contribute(St, In, ViewSteps, MayView ? Incoming : NoTensor);
+    }
+    for (Step &V : ViewSteps)
+      S.Steps.push_back(std::move(V));
+    if (St.Writes.empty())
+      return;
+    if (Scratch) // temporaries: written here, read by nobody
+      St.Writes.push_back(
+          addTensor("scratch(" + G.Values[G.Nodes[Last].Outputs[0]].Name + ")",
+                    Scratch, TensorKind::Activation));
+    S.Steps.push_back(std::move(St));
+  }
+
+  void backwardOfNode(NodeId N) {
+    const Node &Nd = G.Nodes[N];
+    if (!needsBackward(Nd))
+      return;
+    const SavedRule &R = ruleFor(Nd);
+    auto NeedsGrad = [&](size_t I) {
+      return I < Nd.Inputs.size() && I < 32 && Nd.Inputs[I] != NoId &&
+             (R.DiffInputs & bit(I)) && RequiresGrad[Nd.Inputs[I]];
+    };
+    std::vector<TensorId> Saved;
+    for (size_t I = 0; I < Nd.Inputs.size() && I < 32; ++I) {
+      if (Nd.Inputs[I] == NoId)
+        continue;
+      bool Keep = R.SaveAlways & bit(I);
+      if ((R.SaveIfPartnerGrad & bit(I)) && I < 2 && NeedsGrad(1 - I))
+        Keep = true;
+      if (Keep)
+        Saved.push_back(Nd.Inputs[I]);
+    }
+    for (size_t I = 0; I < Nd.Outputs.size() && I < 32; ++I)
+      if (Nd.Outputs[I] != NoId && (R.SaveOutputs & bit(I)))
+        Saved.push_back(Nd.Outputs[I]);
+    Saved.insert(Saved.end(), Aux[N].begin(), Aux[N].end());
+    std::vector<std::pair<ValueId, bool>> Ins;
+    for (size_t I = 0; I < Nd.Inputs.size(); ++I)
+      if (NeedsGrad(I))
+        Ins.push_back({Nd.Inputs[I], (R.GradViewInputs & bit(I)) != 0});
+    uint64_t Scratch = 0;
+    if (Nd.input(0) != NoId)
+      Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
+    if (!Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
+      Scratch += R.ScratchOfOutput * S.Tensors[Nd.Outputs[0]].SizeBytes;
+    emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
+  }
+
+  void backwardOfGroup(const FusedGroup &Grp) {
+    std::vector<TensorId> Saved(Grp.Saved.begin(), Grp.Saved.end());
+    std::vector<std::pair<ValueId, bool>> Ins;
+    for (ValueId In : Grp.Inputs)
+      if (RequiresGrad[In])
+        Ins.push_back({In, false});
+    if (!Ins.empty())
+      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins);
+  }
+
+  llvm::Error buildLoss() {
+    Step St;
+    St.Kind = StepKind::Backward;
+    St.Op = "Loss";
+    for (ValueId O : G.Outputs)
+      if (RequiresGrad[O]) {
+        St.Reads.push_back(O);
+        St.Writes.push_back(gradTensor(GradRoot[O]));
+      }
+    if (St.Writes.empty())
+      return makeError(G.SourcePath +
+                       ": --train: no graph output depends on a trainable "
+                       "parameter (all frozen?)");
+    S.Steps.push_back(std::move(St));
+    return llvm::Error::success();
+  }
+
+  void buildBackward() {
+    uint64_t Before = S.Steps.size();
+    for (NodeId N = G.Nodes.size(); N-- > 0;) {
+      if (GroupOf[N] < 0)
+        backwardOfNode(N);
+      else if (Groups[GroupOf[N]].Nodes.back() == N)
+        backwardOfGroup(Groups[GroupOf[N]]);
+    }
+    Sum.NumBackwardSteps = S.Steps.size() - Before;
+  }
+
+  void buildOptimizer();
+  void addWarnings();
+  llvm::Error run();
+};
+} // namespace
+
+// Optimizer state is resident (steady state: PyTorch creates it in the first
+// step and keeps it); Adam's update makes two temporaries the size of the
+// parameter, live one parameter at a time, so the step needs two of the
+// largest (fp32, on the master copy under mixed precision).
+void Builder::buildOptimizer() {
+  unsigned Moments = 0;
+  const char *Prefix[2] = {"", ""};
+  switch (Opts.Optimizer) {
+  case OptimizerKind::SGD:
+    break;
+  case OptimizerKind::Momentum:
+    Moments = 1, Prefix[0] = "momentum";
+    break;
+  case OptimizerKind::Adam:
+  case OptimizerKind::AdamW:
+    Moments = 2, Prefix[0] = "adam.m", Prefix[1] = "adam.v";
+    break;
+  }
+  Step St;
+  St.Kind = StepKind::Optimizer;
+  St.Op = Opts.Optimizer == OptimizerKind::AdamW ? "AdamW"
+          : Moments == 2                         ? "Adam"
+          : Moments == 1                         ? "Momentum"
+                                                 : "SGD";
+  uint64_t Largest = 0;
+  for (ValueId P : Params) {
+    if (GradOf[P] == NoTensor)
+      continue;
+    uint64_t Elems = elementsOf(P);
+    Sum.TrainableParams += Elems;
+    Sum.WeightBytes += S.Tensors[P].SizeBytes;
+    Largest = std::max(Largest, 4 * Elems);
+    St.Reads.push_back(P);
+    St.Reads.push_back(GradOf[P]);
+    const std::string &Name = G.Values[P].Name;
+    for (unsigned M = 0; M < Moments; ++M)
+      St.Reads.push_back(addTensor(std::string(Prefix[M]) + "(" + Name + ")",
+                                   4 * Elems, TensorKind::OptimizerState));
+    if (mixed())
+      St.Reads.push_back(addTensor("master(" + Name + ")", 4 * Elems,
+                                   TensorKind::OptimizerState));
+    Sum.OptimizerBytes += 4 * Elems * (Moments + (mixed() ? 1 : 0));
+  }
+  if (Moments == 2) {
+    Sum.OptimizerScratch = 2 * Largest;
+    St.Writes.push_back(addTensor(std::string(St.Op) + ".scratch",
+                                  Sum.OptimizerScratch,
+                                  TensorKind::Activation));
+  }
+  S.Steps.push_back(std::move(St));
+}
+
+llvm::Error Builder::run() {
+  S = makeDefaultSchedule(G, Bytes);
+  applyPrecision();
+  auto P = trainableParameters(G, Opts);
+  if (!P)
+    return P.takeError();
+  Params = std::move(*P);
+  if (Params.empty())
+    return makeError(G.SourcePath + ": --train: no trainable parameters");
+  size_t NV = G.Values.size();
+  RequiresGrad.assign(NV, false);
+  GradOf.assign(NV, NoTensor);
+  Partials.assign(NV, 0);
+  GradRoot.resize(NV);
+  for (ValueId V = 0; V < NV; ++V)
+    GradRoot[V] = V;
+  for (const auto &[A, B] : Opts.Tied) {
+    ValueId VA = G.findValue(A), VB = G.findValue(B);
+    GradRoot[VB] = VA;
+    S.Tensors[VB].SizeBytes = 0; // the same bytes as A
+  }
+  markParameterViews();
+  for (ValueId Pm : Params)
+    RequiresGrad[Pm] = true;
+  for (const auto &[A, B] : Opts.Tied)
+    RequiresGrad[G.findValue(B)] = RequiresGrad[G.findValue(A)];
+  propagateRequiresGrad();
+  Groups = findFusedGroups(G);
+  GroupOf.assign(G.Nodes.size(), -1);
+  for (size_t I = 0; I < Groups.size(); ++I)
+    for (NodeId N : Groups[I].Nodes)
+      GroupOf[N] = static_cast<int>(I);
+  Aux.resize(G.Nodes.size());
+  buildForward();
+  if (Opts.GradAccum > 1) {
+    // Accumulated gradients persist across micro-batches: all live from the
+    // start of the step.
+    Step Init;
+    Init.Kind = StepKind::Optimizer;
+    Init.Op = "GradAccumBuffers";
+    for (ValueId Pm : Params)
+      Init.Writes.push_back(gradTensor(Pm));
+    S.Steps.insert(S.Steps.begin(), std::move(Init));
+  }
+  if (llvm::Error E = buildLoss())
+    return E;
+  buildBackward();
+  buildOptimizer();
+  addWarnings();
+  TrainingOptions Unfrozen = Opts;
+  Unfrozen.Freeze.clear();
+  std::vector<bool> IsParam(G.Values.size(), false);
+  for (ValueId W : Params)
+    IsParam[W] = true;
+  if (auto All = trainableParameters(G, Unfrozen))
+    for (ValueId W : *All)
+      Sum.FrozenParams += IsParam[W] ? 0 : elementsOf(W);
+  else
+    llvm::consumeError(All.takeError());
+  return llvm::Error::success();
+}
+
+// Ops that ran a backward step without a row in the table, and parameters
+// that no gradient reaches.
+void Builder::addWarnings() {
+  std::vector<std::string> NoRule;
+  for (NodeId N = 0; N < G.Nodes.size(); ++N) {
+    const Node &Nd = G.Nodes[N];
+    if (GroupOf[N] < 0 && !findSavedRule(Nd.OpType) && needsBackward(Nd) &&
+        std::find(NoRule.begin(), NoRule.end(), Nd.OpType) == NoRule.end())
+      NoRule.push_back(Nd.OpType);
+  }
+  if (!NoRule.empty())
+    Warnings.push_back("--train: no saved-tensor rule for " +
+                       llvm::join(NoRule, ", ") +
+                       "; assuming each keeps all its inputs");
+  unsigned Unreached = 0;
+  for (ValueId P : Params)
+    Unreached += GradOf[P] == NoTensor;
+  if (Unreached)
+    Warnings.push_back("--train: " + std::to_string(Unreached) +
+                       " parameters get no gradient from any output; they "
+                       "hold no gradient or optimizer state");
+}
+
+llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
+    const Graph &G, const ShapeInfo &Shapes, llvm::ArrayRef<uint64_t> Bytes,
+    const TrainingOptions &Opts, std::vector<std::string> &Warnings,
+    TrainingSummary *Summary) {
+  if (Bytes.size() != G.Values.size())
+    return makeError("makeTrainingSchedule: one size per value expected");
+  if (Opts.GradAccum == 0)
+    return makeError("--grad-accum must be at least 1");
+  std::string Eval = evalExportWarning(G);
+  if (!Eval.empty())
+    Warnings.push_back(Eval);
+  Builder B(G, Shapes, Bytes, Opts, Warnings);
+  if (llvm::Error E = B.run())
+    return E;
+  if (Summary)
+    *Summary = B.Sum;
+  return std::move(B.S);
+}

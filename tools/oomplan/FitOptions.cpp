@@ -1,0 +1,239 @@
+//===- FitOptions.cpp - --fit: make the plan fit, say what it costs -------===//
+//
+// Options and printing for issue 6. The library (lib/Fit, lib/Cost) chooses
+// the transforms; this file builds the cost model from --device, runs the
+// chooser, places and verifies the chosen schedule with the ordinary
+// buildPlan, and prints the inserted steps, the predicted overhead and a
+// table of budgets against predicted overhead.
+//
+//===----------------------------------------------------------------------===//
+#include "FitOptions.h"
+#include "oomplan/Fit/Chooser.h"
+#include "oomplan/Support/ByteSize.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/WithColor.h"
+#include <chrono>
+#include <map>
+
+using namespace llvm;
+using namespace oomplan;
+
+extern cl::OptionCategory Cat;
+
+static cl::opt<bool>
+    FitOpt("fit", cl::cat(Cat),
+           cl::desc("Apply transforms (recompute, weight streaming, "
+                    "reordering) to meet --budget at the least predicted "
+                    "added time (docs/fitting.md)"));
+static cl::opt<std::string>
+    DeviceOpt("device", cl::cat(Cat), cl::init("H100-SXM"),
+              cl::value_desc("NAME|FILE.json"),
+              cl::desc("Device profile for the cost model: H100-SXM, "
+                       "H100-PCIe, H200, A100-40GB, A100-80GB, L4, RTX-4090, "
+                       "or a JSON file; its memory is the default budget"));
+static cl::opt<RematMode> RematOpt(
+    "remat", cl::cat(Cat), cl::init(RematMode::Auto),
+    cl::desc("Recompute in training (with --fit)"),
+    cl::values(clEnumValN(RematMode::Auto, "auto",
+                          "cheapest recompute that fits (default)"),
+               clEnumValN(RematMode::Sqrt, "sqrt",
+                          "Chen's sqrt(n) checkpointing, for comparison"),
+               clEnumValN(RematMode::None, "none", "no recompute")));
+static cl::opt<OffloadMode> OffloadOpt(
+    "offload", cl::cat(Cat), cl::init(OffloadMode::Auto),
+    cl::desc("Host offload (with --fit)"),
+    cl::values(clEnumValN(OffloadMode::Auto, "auto",
+                          "stream weights when needed (default)"),
+               clEnumValN(OffloadMode::Weights, "weights",
+                          "stream weights from host memory"),
+               clEnumValN(OffloadMode::None, "none", "keep all on device")));
+static cl::opt<bool> ReorderOpt("reorder", cl::cat(Cat),
+                                cl::desc("Try a memory-aware step order"));
+static cl::opt<unsigned> MicroBatches(
+    "micro-batches", cl::cat(Cat), cl::init(1), cl::value_desc("K"),
+    cl::desc("Split the batch into K passes (batch/K each); training "
+             "accumulates gradients (give --grad-accum K too)"));
+static cl::opt<bool> TF32Opt("tf32", cl::cat(Cat),
+                             cl::desc("Cost fp32 products at TF32 peak"));
+
+bool oomplan::fitRequested() {
+  return FitOpt || RematOpt == RematMode::Sqrt ||
+         OffloadOpt == OffloadMode::Weights || ReorderOpt || MicroBatches > 1;
+}
+
+static std::string ms(double S) { return formatv("{0:f2} ms", S * 1e3).str(); }
+
+static FitOptions fitOptions(const PipelineOptions &PO, uint64_t Budget) {
+  FitOptions F;
+  F.BudgetBytes = Budget;
+  F.Remat = RematOpt;
+  F.Offload = OffloadOpt;
+  F.Reorder = ReorderOpt;
+  F.Estimate.Liveness = PO.Liveness;
+  F.Estimate.AlignBytes = PO.Placement.AlignBytes;
+  F.Estimate.IOInArena = PO.Placement.IOInArena;
+  return F;
+}
+
+static void printInserted(raw_ostream &OS, const Schedule &S, bool All) {
+  std::map<std::string, std::pair<unsigned, uint64_t>> ByKind;
+  unsigned Listed = 0;
+  for (size_t I = 0; I < S.Steps.size(); ++I) {
+    const Step &St = S.Steps[I];
+    const char *K = St.Kind == StepKind::Recompute  ? "recompute"
+                    : St.Kind == StepKind::Prefetch ? "prefetch"
+                    : St.Kind == StepKind::Offload  ? "offload"
+                                                    : nullptr;
+    if (!K)
+      continue;
+    uint64_t Bytes = 0;
+    for (TensorId W : St.Writes)
+      Bytes += S.Tensors[W].SizeBytes;
+    auto &E = ByKind[std::string(K) + " " + St.Op];
+    ++E.first;
+    E.second += Bytes;
+    if (All || Listed < 12) {
+      OS << "  step " << I << ": " << K << ' '
+         << (St.Writes.empty() ? "" : S.Tensors[St.Writes[0]].Name) << " ("
+         << St.Op << ") " << formatBytes(Bytes) << '\n';
+      ++Listed;
+    }
+  }
+  if (!All && Listed == 12)
+    OS << "  ... (--emit=plan lists every inserted step)\n";
+  OS << "inserted steps by kind:\n";
+  for (auto &[Name, E] : ByKind)
+    OS << "  " << left_justify(Name, 32) << format("%6u", E.first) << "  "
+       << formatBytes(E.second) << '\n';
+}
+
+static void printTable(raw_ostream &OS, const Schedule &S,
+                       const CostModel &Cost, const PipelineOptions &PO,
+                       uint64_t Peak) {
+  OS << "trade-off (P = " << formatBytes(Peak)
+     << " without transforms; overhead = predicted added time):\n"
+     << "  budget                     chosen                          "
+        "overhead      sqrt(n)\n";
+  for (double F : {0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2}) {
+    FitOptions O = fitOptions(PO, static_cast<uint64_t>(Peak * F));
+    O.Reorder = false;
+    FitResult R = fitSchedule(S, Cost, O);
+    std::string Sq = "-";
+    if (isTrainingSchedule(S)) {
+      O.Remat = RematMode::Sqrt;
+      FitResult Q = fitSchedule(S, Cost, O);
+      Sq = Q.Fits ? formatv("{0:f1}%", Q.overheadPercent()).str() : "no fit";
+    }
+    OS << "  " << format("%.1fP", F) << ' '
+       << left_justify(formatBytes(O.BudgetBytes), 20)
+       << left_justify(R.Fits ? R.Strategy : "nothing fits", 32)
+       << left_justify(
+              R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 14)
+       << Sq << '\n';
+    if (!R.Fits && Sq == "no fit")
+      break;
+  }
+}
+
+static int fitError(const Twine &Msg) {
+  WithColor::error(errs(), "oomplan") << Msg << '\n';
+  return 1;
+}
+
+// --micro-batches=K: the same pipeline at batch/K.
+static Expected<Plan> microBatchPlan(const PlanContext &C,
+                                     const report::PlanFn &PlanAt,
+                                     std::vector<std::optional<int64_t>> &B) {
+  SymbolId Sym = C.G.findSymbol("batch");
+  if (Sym == NoId || Sym >= B.size() || !B[Sym])
+    return createStringError(inconvertibleErrorCode(),
+                             "--micro-batches needs a bound 'batch' symbol");
+  if (*B[Sym] % MicroBatches != 0)
+    return createStringError(
+        inconvertibleErrorCode(),
+        "--micro-batches=" + Twine(MicroBatches.getValue()) +
+            " does not divide batch " + Twine(*B[Sym]));
+  B[Sym] = *B[Sym] / MicroBatches;
+  return PlanAt(B);
+}
+
+static void printSummary(raw_ostream &OS, const FitResult &R,
+                         const TimePrediction &Base, double Total,
+                         const Plan &P, double ChooseSeconds) {
+  const MemoryEstimate &M0 = R.BaseMem;
+  OS << "without transforms: " << formatBytes(M0.totalBytes()) << " (weights "
+     << formatBytes(M0.WeightBytes) << ", io " << formatBytes(M0.IOBytes)
+     << ", arena lower bound " << formatBytes(M0.ArenaPeak) << "), predicted "
+     << ms(Base.TotalSeconds) << '\n';
+  OS << "chosen: " << R.Strategy << '\n'
+     << "plan: " << formatBytes(P.totalBytes()) << " (" << P.totalBytes()
+     << " bytes: weights " << P.WeightBytes << ", io " << P.IOBytes
+     << ", arena " << P.ArenaBytes << ", arena lower bound "
+     << P.ArenaLowerBound << "), host " << formatBytes(R.Mem.HostBytes)
+     << ", verified\n";
+  double Over = Total - Base.TotalSeconds;
+  OS << "predicted time: " << ms(Total) << ", overhead " << ms(Over) << " ("
+     << formatv("{0:f1}",
+                Base.TotalSeconds > 0 ? 100 * Over / Base.TotalSeconds : 0.0)
+     << "%): recompute " << ms(R.Time.RecomputeSeconds) << ", copy stalls "
+     << ms(R.Time.StallSeconds) << ", transfers " << ms(R.Time.TransferSeconds)
+     << '\n'
+     << "chosen in " << formatv("{0:f2}", ChooseSeconds) << " s\n";
+}
+
+int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
+                    const PipelineOptions &PO, const report::PlanFn &PlanAt) {
+  auto Dev = loadDevice(DeviceOpt);
+  if (!Dev)
+    return fitError(toString(Dev.takeError()));
+  uint64_t Budget = PO.Placement.BudgetBytes.value_or(Dev->MemoryBytes);
+  std::vector<std::optional<int64_t>> B(C.Bindings.begin(), C.Bindings.end());
+  std::optional<Plan> Micro;
+  if (MicroBatches > 1) {
+    auto MP = microBatchPlan(C, PlanAt, B);
+    if (!MP)
+      return fitError(toString(MP.takeError()));
+    Micro = std::move(*MP);
+  }
+  const Plan &Start = Micro ? *Micro : Base;
+  CostOptions CO;
+  CO.TF32 = TF32Opt;
+  CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), *Dev, CO);
+  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), *Dev, CO);
+  auto T0 = std::chrono::steady_clock::now();
+  FitOptions FO = fitOptions(PO, Budget);
+  FitResult R = fitSchedule(Start.Sched, Cost, FO);
+  PlanOptions PlO = PO.Placement;
+  PlO.BudgetBytes = Budget;
+  auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
+  if (P && R.Fits && !P->fits()) {
+    // Placement above the lower bound: aim lower by the fragmentation seen.
+    FO.Margin = double(P->ArenaBytes - P->ArenaLowerBound) / Budget + 0.001;
+    R = fitSchedule(Start.Sched, Cost, FO);
+    P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
+  }
+  if (!P)
+    return fitError(toString(P.takeError()));
+  double Secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
+          .count();
+  TimePrediction BaseTime = simulate(Base.Sched, Full);
+  OS << "fit: device " << Dev->Name << ", budget " << formatBytes(Budget)
+     << " (" << Budget << " bytes)";
+  if (MicroBatches > 1)
+    OS << ", " << MicroBatches << " micro-batches";
+  OS << '\n';
+  printSummary(OS, R, BaseTime, R.Time.TotalSeconds * MicroBatches, *P, Secs);
+  if (!R.Fits || !P->fits()) {
+    OS << "does not fit: smallest budget reached "
+       << formatBytes(P->totalBytes()) << " (" << P->totalBytes() << " bytes); "
+       << (R.Why.empty() ? "placement" : R.Why) << '\n';
+    return 2;
+  }
+  OS << "inserted steps:\n";
+  printInserted(OS, R.Sched, /*All=*/false);
+  printTable(OS, Start.Sched, Cost, PO, R.BaseMem.totalBytes());
+  return 0;
+}

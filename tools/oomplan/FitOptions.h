@@ -1,0 +1,30 @@
+//===- FitOptions.h - the --fit command-line entry point --------*- C++ -*-===//
+//
+// The fitting options (--fit, --device, --remat, --offload, --reorder,
+// --micro-batches) live in FitOptions.cpp; oomplan.cpp calls runFit when one
+// of them asks for a transform.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_TOOLS_FITOPTIONS_H
+#define OOMPLAN_TOOLS_FITOPTIONS_H
+
+#include "oomplan/Plan/Pipeline.h"
+#include "oomplan/Plan/PlanPrinter.h"
+#include "oomplan/Report/Capacity.h"
+
+namespace oomplan {
+
+/// True when the command line asks to fit a budget.
+bool fitRequested();
+
+/// Fits Base's schedule into the budget (PO.Placement.BudgetBytes, else the
+/// device's memory), places and verifies the result, prints what was
+/// inserted, the predicted overhead and a budget/overhead table. Returns 0
+/// when it fits, 2 when nothing fits (with the smallest budget reached and
+/// why), 1 on error. PlanAt re-plans at other bindings (--micro-batches).
+int runFit(llvm::raw_ostream &OS, const PlanContext &C, const Plan &Base,
+           const PipelineOptions &PO, const report::PlanFn &PlanAt);
+
+} // namespace oomplan
+
+#endif
