@@ -254,6 +254,12 @@ def check_model(args, path, onnx, np):
                   f"{n_outputs} graph outputs + {len(extra)} intermediates observed; "
                   f"weights: {', '.join(data_files) or 'none external'}")
             print(f"  oomplan: {' '.join(cmd)}")
+        symbols = next((ln[len("symbols:"):].strip() for ln in text.splitlines()
+                        if ln.startswith("symbols:")), "?")
+        unknown = sum(1 for v in ours.values() if not v["known"])
+        upper = sum(1 for v in ours.values() if v.get("upper_bound"))
+        print(f"{name}: oomplan lists {len(ours)} values: {unknown} unknown, {upper} upper bounds;"
+              f" symbols: {symbols}")
         golden.report(f"{name}: ", mismatches, compared, bounded, stats)
 
         if args.write_golden:

@@ -17,6 +17,12 @@ analysis is checked against a run of graphs it was not developed on:
                   opset 14
   gru             2-layer nn.GRU (batch_first) with h0 from the input's batch, input
                   [batch, seq, 32], opset 15
+  squeezenet, googlenet, shufflenet, efficientnet, densenet, convnext, vit, deeplabv3:
+                  torchvision squeezenet1_0 (ceil_mode pools), googlenet (no aux heads),
+                  shufflenet_v2_x1_0 (channel shuffle), efficientnet_b0, densenet121,
+                  convnext_tiny, vit_b_16 (class token Expand + Concat), deeplabv3_mobilenet_v3_large;
+                  [batch, 3, height, width] for squeezenet, shufflenet, efficientnet, convnext
+                  and deeplabv3, [batch, 3, 224, 224] for the others; opsets 13 to 17
 
 Usage:
     /usr/bin/python3 utils/export_runtime_check_models.py OUTDIR [NAME...]
@@ -78,6 +84,13 @@ class GRUModel(nn.Module):
         return y.mean(dim=1), h
 
 
+def _cnn(name, make, opset, dynamic_hw=False, size=(224, 224)):
+    axes = {0: "batch", 2: "height", 3: "width"} if dynamic_hw else {0: "batch"}
+    out_axes = {0: "batch", 2: "height", 3: "width"} if dynamic_hw else {0: "batch"}
+    return (name, make, [torch.randn(2, 3, *size)], ["input"], ["output"],
+            {"input": axes, "output": out_axes}, opset)
+
+
 def models():
     yield ("resnet18", lambda: torchvision.models.resnet18(weights=None),
            [torch.randn(2, 3, 224, 224)], ["input"], ["output"],
@@ -94,6 +107,17 @@ def models():
             "c": {1: "batch"}}, 14)
     yield ("gru", GRUModel, [torch.randn(2, 16, 32)], ["x"], ["y", "h"],
            {"x": {0: "batch", 1: "seq"}, "y": {0: "batch"}, "h": {1: "batch"}}, 15)
+    tv = torchvision.models
+    yield _cnn("squeezenet", lambda: tv.squeezenet1_0(weights=None), 13, True)
+    yield _cnn("googlenet", lambda: tv.googlenet(weights=None, aux_logits=False,
+                                                 init_weights=False), 14)
+    yield _cnn("shufflenet", lambda: tv.shufflenet_v2_x1_0(weights=None), 15, True)
+    yield _cnn("efficientnet", lambda: tv.efficientnet_b0(weights=None), 16, True)
+    yield _cnn("densenet", lambda: tv.densenet121(weights=None), 13)
+    yield _cnn("convnext", lambda: tv.convnext_tiny(weights=None), 17, True)
+    yield _cnn("vit", lambda: tv.vit_b_16(weights=None), 17)
+    yield _cnn("deeplabv3", lambda: tv.segmentation.deeplabv3_mobilenet_v3_large(
+        weights=None, weights_backbone=None, aux_loss=False), 17, True, (160, 192))
 
 
 class _Wrap(nn.Module):
@@ -120,10 +144,11 @@ def main():
         torch.manual_seed(1234 + i)
         model = _Wrap(make()).eval()
         path = os.path.join(outdir, f"{name}.onnx")
-        with torch.no_grad():
-            torch.onnx.export(model, tuple(inputs), path, input_names=in_names,
-                              output_names=out_names, dynamic_axes=axes, opset_version=opset,
-                              do_constant_folding=True)
+        # Gradients stay enabled: under no_grad, eval-mode nn.MultiheadAttention takes its
+        # fused fast path (aten::_native_multi_head_attention), which torch 1.13 cannot export.
+        torch.onnx.export(model, tuple(inputs), path, input_names=in_names,
+                          output_names=out_names, dynamic_axes=axes, opset_version=opset,
+                          do_constant_folding=True)
         print(f"wrote {path} (opset {opset})")
     return 0
 

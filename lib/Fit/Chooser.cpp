@@ -80,14 +80,39 @@ struct Chooser {
     if (Opts.Remat == RematMode::Sqrt)
       return;
     std::vector<RematChain> Order = greedyRematOrder(S, Cost.stepTimes(S));
+    consider(applyRecompute(S, greedyMarks(S, Order)), "recompute (greedy)");
+    // The plain prefix too: a chain that does not help alone may be needed
+    // with later ones (a plateau of equal peaks, one per layer).
     auto Make = [&](size_t K) {
       return applyRecompute(S, marksOfPrefix(S, Order, K));
     };
-    if (total(Make(Order.size())) > Target) {
+    if (total(Make(Order.size())) > Target)
       consider(Make(Order.size()), "recompute (greedy, everything)");
-      return;
+    else
+      consider(Make(search(0, Order.size(), Make)), "recompute (greedy)");
+  }
+
+  // The chains in greedy order, each kept only if it brings the schedule
+  // closer to the budget (excessBytes falls): the greedy's byte estimate
+  // does not see when a freed tensor is needed anyway at the peak (its own
+  // backward step), and recomputing it then only adds time.
+  std::vector<bool> greedyMarks(const Schedule &S,
+                                const std::vector<RematChain> &Order) const {
+    std::vector<bool> Marks(S.Steps.size(), false);
+    uint64_t Cur = excessBytes(S, Opts.Estimate, Target);
+    for (const RematChain &C : Order) {
+      if (Cur == 0)
+        break;
+      std::vector<bool> Trial = Marks;
+      for (size_t St : C.Steps)
+        Trial[St] = true;
+      uint64_t E = excessBytes(applyRecompute(S, Trial), Opts.Estimate, Target);
+      if (E < Cur) {
+        Marks = std::move(Trial);
+        Cur = E;
+      }
     }
-    consider(Make(search(0, Order.size(), Make)), "recompute (greedy)");
+    return Marks;
   }
 
   void streamWeightsCandidates(const Schedule &S) {

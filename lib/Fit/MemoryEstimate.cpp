@@ -18,9 +18,10 @@ MemoryEstimate oomplan::estimateMemory(const Schedule &S,
   return estimateMemory(S, computeLifetimes(S, Opts.Liveness), Opts);
 }
 
-MemoryEstimate oomplan::estimateMemory(const Schedule &S, const Lifetimes &L,
-                                       const EstimateOptions &Opts) {
-  MemoryEstimate M;
+// Region sizes into M; returns the arena's live-bytes change at each step.
+static std::vector<int64_t> arenaDeltas(const Lifetimes &L,
+                                        const EstimateOptions &Opts,
+                                        MemoryEstimate &M) {
   std::vector<int64_t> Delta(L.NumSteps + 2, 0);
   for (const LiveBuffer &B : L.Buffers) {
     uint64_t Size = alignUp(B.SizeBytes, Opts.AlignBytes);
@@ -43,6 +44,28 @@ MemoryEstimate oomplan::estimateMemory(const Schedule &S, const Lifetimes &L,
     Delta[B.StartStep] += static_cast<int64_t>(Size);
     Delta[End] -= static_cast<int64_t>(Size);
   }
+  return Delta;
+}
+
+uint64_t oomplan::excessBytes(const Schedule &S, const EstimateOptions &Opts,
+                              uint64_t Target) {
+  Lifetimes L = computeLifetimes(S, Opts.Liveness);
+  MemoryEstimate M;
+  std::vector<int64_t> Delta = arenaDeltas(L, Opts, M);
+  int64_t Live = static_cast<int64_t>(M.WeightBytes + M.IOBytes);
+  uint64_t Excess = 0;
+  for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
+    Live += Delta[Step];
+    if (Live > static_cast<int64_t>(Target))
+      Excess += static_cast<uint64_t>(Live) - Target;
+  }
+  return Excess;
+}
+
+MemoryEstimate oomplan::estimateMemory(const Schedule &S, const Lifetimes &L,
+                                       const EstimateOptions &Opts) {
+  MemoryEstimate M;
+  std::vector<int64_t> Delta = arenaDeltas(L, Opts, M);
   int64_t Live = 0;
   for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
     Live += Delta[Step];

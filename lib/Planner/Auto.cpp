@@ -21,14 +21,14 @@ namespace oomplan::planner {
 
 /// Searches are skipped above these sizes: greedy is near-optimal there and
 /// the searches' cost grows faster than n.
-constexpr size_t ExactMaxBuffers = 2000;
+constexpr size_t ExactMaxBuffers = 1000;
 constexpr size_t HillClimbMaxBuffers = 20000;
 /// Above this many buffers only the size ordering runs (the others rarely
 /// win on large inputs and each costs a full greedy run).
 constexpr size_t AllOrderingsMaxBuffers = 50000;
 /// Effort budgets (exact-search nodes, hill-climb iterations) used by auto
 /// unless PlannerOptions::EffortBudget overrides both.
-constexpr uint64_t AutoExactNodes = 50'000;
+constexpr uint64_t AutoExactNodes = 20'000;
 constexpr uint64_t AutoHillClimbIterations = 300;
 
 Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,

@@ -127,7 +127,9 @@ int main(int argc, char **argv) {
     outs() << Path << ": " << G->Nodes.size() << " nodes, "
            << Info.Values.size() << " values, " << Reps
            << " repetitions (after 1 warm-up)\n";
-    outs() << format("  %-34s %10s %10s\n", "phase", "min ms", "median ms");
+    outs() << format("  %-34s %10s %10s\n", static_cast<const char *>("phase"),
+                     static_cast<const char *>("min ms"),
+                     static_cast<const char *>("median ms"));
 
     Timing Import = measure([] {},
                             [&] {

@@ -55,6 +55,10 @@ static cl::opt<unsigned> MicroBatches(
     "micro-batches", cl::cat(Cat), cl::init(1), cl::value_desc("K"),
     cl::desc("Split the batch into K passes (batch/K each); training "
              "accumulates gradients (give --grad-accum K too)"));
+static cl::opt<bool> FitShowPlan(
+    "fit-show-plan", cl::cat(Cat),
+    cl::desc("With --fit: print the chosen plan's memory by class and the "
+             "buffers live at its peak"));
 static cl::opt<bool> TF32Opt("tf32", cl::cat(Cat),
                              cl::desc("Cost fp32 products at TF32 peak"));
 
@@ -102,37 +106,81 @@ static void printInserted(raw_ostream &OS, const Schedule &S, bool All) {
     }
   }
   if (!All && Listed == 12)
-    OS << "  ... (--emit=plan lists every inserted step)\n";
+    OS << "  ... (--fit-show-plan lists every inserted step)\n";
   OS << "inserted steps by kind:\n";
   for (auto &[Name, E] : ByKind)
     OS << "  " << left_justify(Name, 32) << format("%6u", E.first) << "  "
        << formatBytes(E.second) << '\n';
 }
 
+// The chooser's result placed and verified (buildPlan verifies). Placement
+// may exceed the chooser's lower bound; then aim lower by the fragmentation
+// seen, once.
+static Expected<Plan> fitAndPlace(const Schedule &S, const CostModel &Cost,
+                                  FitOptions FO, const PipelineOptions &PO,
+                                  FitResult &R) {
+  R = fitSchedule(S, Cost, FO);
+  PlanOptions PlO = PO.Placement;
+  PlO.BudgetBytes = FO.BudgetBytes;
+  auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
+  if (P && R.Fits && !P->fits()) {
+    FO.Margin =
+        double(P->ArenaBytes - P->ArenaLowerBound) / FO.BudgetBytes + 0.001;
+    R = fitSchedule(S, Cost, FO);
+    P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
+  }
+  return P;
+}
+
+// One row per budget: ours (placed and verified, the same as a --fit run at
+// that budget would print) against sqrt(n) checkpointing, whose schedule does
+// not depend on the budget: it fits or not.
 static void printTable(raw_ostream &OS, const Schedule &S,
                        const CostModel &Cost, const PipelineOptions &PO,
                        uint64_t Peak) {
-  OS << "trade-off (P = " << formatBytes(Peak)
-     << " without transforms; overhead = predicted added time):\n"
-     << "  budget                     chosen                          "
-        "overhead      sqrt(n)\n";
-  for (double F : {0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2}) {
-    FitOptions O = fitOptions(PO, static_cast<uint64_t>(Peak * F));
+  std::optional<FitResult> Sqrt;
+  std::vector<std::pair<std::string, uint64_t>> Rows;
+  for (double F : {0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2})
+    Rows.push_back({formatv("{0:f1}P", F).str(),
+                    static_cast<uint64_t>(static_cast<double>(Peak) * F)});
+  if (isTrainingSchedule(S)) {
+    FitOptions O = fitOptions(PO, UINT64_MAX);
     O.Reorder = false;
-    FitResult R = fitSchedule(S, Cost, O);
+    O.Remat = RematMode::Sqrt;
+    Sqrt = fitSchedule(S, Cost, O);
+    Rows.push_back({"sqrt", Sqrt->Mem.totalBytes()});
+    llvm::stable_sort(Rows, [](auto &A, auto &B) { return A.second > B.second; });
+  }
+  OS << "trade-off (P = " << formatBytes(Peak)
+     << " without transforms; overhead = predicted added time; every plan "
+        "placed and verified):\n"
+     << "  budget                        chosen                          "
+        "overhead  sqrt(n)\n";
+  for (auto &[Label, Budget] : Rows) {
+    FitOptions O = fitOptions(PO, Budget);
+    O.Reorder = false;
+    FitResult R;
+    auto P = fitAndPlace(S, Cost, O, PO, R);
+    bool Placed = P && P->fits();
+    if (!P)
+      consumeError(P.takeError());
     std::string Sq = "-";
-    if (isTrainingSchedule(S)) {
-      O.Remat = RematMode::Sqrt;
-      FitResult Q = fitSchedule(S, Cost, O);
-      Sq = Q.Fits ? formatv("{0:f1}%", Q.overheadPercent()).str() : "no fit";
-    }
-    OS << "  " << format("%.1fP", F) << ' '
-       << left_justify(formatBytes(O.BudgetBytes), 20)
-       << left_justify(R.Fits ? R.Strategy : "nothing fits", 32)
+    if (Sqrt)
+      Sq = Sqrt->Mem.totalBytes() <= Budget
+               ? formatv("{0:f1}%", Sqrt->overheadPercent()).str()
+               : "no fit";
+    std::string Ours = !R.Fits  ? "nothing fits"
+                       : Placed ? R.Strategy
+                                : R.Strategy + " (placement over)";
+    OS << "  " << left_justify(Label, 5) << ' '
+       << left_justify(formatBytes(Budget) + " (" + std::to_string(Budget) +
+                           ")",
+                       24)
+       << left_justify(Ours, 32)
        << left_justify(
-              R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 14)
+              R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 10)
        << Sq << '\n';
-    if (!R.Fits && Sq == "no fit")
+    if (!R.Fits && Sq != "-" && Sq == "no fit")
       break;
   }
 }
@@ -203,17 +251,8 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
   CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), *Dev, CO);
   CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), *Dev, CO);
   auto T0 = std::chrono::steady_clock::now();
-  FitOptions FO = fitOptions(PO, Budget);
-  FitResult R = fitSchedule(Start.Sched, Cost, FO);
-  PlanOptions PlO = PO.Placement;
-  PlO.BudgetBytes = Budget;
-  auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
-  if (P && R.Fits && !P->fits()) {
-    // Placement above the lower bound: aim lower by the fragmentation seen.
-    FO.Margin = double(P->ArenaBytes - P->ArenaLowerBound) / Budget + 0.001;
-    R = fitSchedule(Start.Sched, Cost, FO);
-    P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
-  }
+  FitResult R;
+  auto P = fitAndPlace(Start.Sched, Cost, fitOptions(PO, Budget), PO, R);
   if (!P)
     return fitError(toString(P.takeError()));
   double Secs =
@@ -226,6 +265,8 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
     OS << ", " << MicroBatches << " micro-batches";
   OS << '\n';
   printSummary(OS, R, BaseTime, R.Time.TotalSeconds * MicroBatches, *P, Secs);
+  if (FitShowPlan)
+    printPlanText(OS, *P, C, /*ListBuffers=*/false);
   if (!R.Fits || !P->fits()) {
     OS << "does not fit: smallest budget reached "
        << formatBytes(P->totalBytes()) << " (" << P->totalBytes() << " bytes); "
@@ -233,7 +274,7 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
     return 2;
   }
   OS << "inserted steps:\n";
-  printInserted(OS, R.Sched, /*All=*/false);
+  printInserted(OS, R.Sched, /*All=*/FitShowPlan);
   printTable(OS, Start.Sched, Cost, PO, R.BaseMem.totalBytes());
   return 0;
 }

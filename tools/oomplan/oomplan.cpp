@@ -6,15 +6,15 @@
 // report is still printed), 1 an error.
 //
 //===----------------------------------------------------------------------===//
+#include "FitOptions.h"
+#include "ReportOptions.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphPrinter.h"
 #include "oomplan/Plan/Pipeline.h"
-#include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
-#include "FitOptions.h"
-#include "ReportOptions.h"
+#include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Planner/LowerBound.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
 #include "oomplan/Planner/Registry.h"
@@ -72,8 +72,9 @@ static cl::opt<std::string>
 static cl::opt<bool> ListAlgos("list-algos", cl::cat(Cat),
                                cl::desc("List placement algorithms and exit"));
 static cl::opt<uint64_t>
-    AlignOpt("align", cl::cat(Cat), cl::init(256),
-             cl::desc("Alignment of every buffer in bytes"));
+    AlignOpt("align", cl::cat(Cat), cl::init(256), cl::value_desc("BYTES"),
+             cl::desc("Alignment of every buffer (a power of two; default "
+                      "256, 1 for CSV input)"));
 static cl::opt<bool> NoInPlace("no-inplace", cl::cat(Cat),
                                cl::desc("Never let elementwise ops overwrite "
                                         "their input"));

@@ -35,6 +35,13 @@ struct EstimateOptions {
 /// Liveness of S, then the region sizes and the arena peak.
 MemoryEstimate estimateMemory(const Schedule &S, const EstimateOptions &Opts);
 
+/// How far S is from fitting Target total bytes: the sum over steps of the
+/// bytes (regions plus live arena bytes) above Target; 0 when it fits. Unlike
+/// the peak it falls when any over-budget step gets lower, so a chooser can
+/// tell progress on a plateau of equal peaks.
+uint64_t excessBytes(const Schedule &S, const EstimateOptions &Opts,
+                     uint64_t Target);
+
 /// The same from lifetimes already computed for S.
 MemoryEstimate estimateMemory(const Schedule &S, const Lifetimes &L,
                               const EstimateOptions &Opts);

@@ -10,6 +10,7 @@
 #include "oomplan/Planner/Registry.h"
 #include "oomplan/Verify/PlacementVerifier.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::planner;
@@ -57,6 +58,61 @@ TEST(Algorithms, LargestFirstIsOptimalHere) {
   EXPECT_EQ(lowerBound(R), 60u);
   EXPECT_EQ(run("greedy-by-size", R).ArenaBytes, 60u);
   EXPECT_EQ(run("exact", R).ArenaBytes, 60u);
+}
+
+/// The optimum of a tiny instance by brute force: every packing, pushed down
+/// and sorted by offset, is rebuilt by placing its buffers in that order,
+/// each at the aligned highest top of the placed buffers it overlaps; so
+/// the best over all orders is optimal.
+static uint64_t bruteForceArena(llvm::ArrayRef<BufferRequest> R) {
+  std::vector<size_t> Order(R.size());
+  for (size_t I = 0; I < R.size(); ++I)
+    Order[I] = I;
+  uint64_t Best = UINT64_MAX;
+  do {
+    std::vector<uint64_t> Top(R.size(), 0);
+    uint64_t Arena = 0;
+    for (size_t K = 0; K < Order.size(); ++K) {
+      const BufferRequest &B = R[Order[K]];
+      uint64_t At = 0;
+      for (size_t J = 0; J < K; ++J) {
+        const BufferRequest &C = R[Order[J]];
+        if (C.StartStep < B.EndStep && B.StartStep < C.EndStep)
+          At = std::max(At, Top[Order[J]]);
+      }
+      At = (At + B.AlignBytes - 1) / B.AlignBytes * B.AlignBytes;
+      Top[Order[K]] =
+          At + (B.SizeBytes + B.AlignBytes - 1) / B.AlignBytes * B.AlignBytes;
+      Arena = std::max(Arena, Top[Order[K]]);
+    }
+    Best = std::min(Best, Arena);
+  } while (std::next_permutation(Order.begin(), Order.end()));
+  return Best;
+}
+
+// With budget to spare, exact's probes all run to completion, so it returns
+// the optimum; and with the optimum as its capacity, it meets it.
+TEST(Algorithms, ExactIsOptimalOnTinyInstances) {
+  uint64_t State = 12345;
+  auto Next = [&State](uint64_t N) {
+    State = State * 6364136223846793005ull + 1442695040888963407ull;
+    return (State >> 33) % N;
+  };
+  for (int Trial = 0; Trial < 1000; ++Trial) {
+    std::vector<BufferRequest> R;
+    for (uint64_t I = 0, N = 2 + Next(5); I < N; ++I) {
+      uint64_t Start = Next(6);
+      R.push_back({I, 1 + Next(20), uint64_t(1) << Next(3), Start,
+                   Start + 1 + Next(4)});
+    }
+    uint64_t Optimum = bruteForceArena(R);
+    EXPECT_EQ(run("exact", R).ArenaBytes, Optimum) << "trial " << Trial;
+    PlannerOptions AtOptimum;
+    AtOptimum.CapacityBytes = Optimum;
+    llvm::Expected<Placement> P = runAlgorithm("exact", R, AtOptimum);
+    ASSERT_TRUE(bool(P));
+    EXPECT_EQ(P->ArenaBytes, Optimum) << "trial " << Trial;
+  }
 }
 
 // Alignment: 3 buffers of 1 byte aligned to 256, all live together: each
