@@ -8,11 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/Chooser.h"
+#include "oomplan/Fit/ActivationOffload.h"
 #include "oomplan/Fit/Recompute.h"
 #include "oomplan/Fit/RematChooser.h"
 #include "oomplan/Fit/Reorder.h"
 #include "oomplan/Fit/WeightStreaming.h"
 #include "llvm/ADT/Twine.h"
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -39,10 +41,17 @@ struct Chooser {
   uint64_t Target;
   std::optional<Candidate> Best;
   std::optional<Candidate> Smallest;
+  std::optional<Schedule> Leanest; ///< Least memory recompute reaches.
+  std::string LeanestName;
 
   Chooser(const CostModel &C, const FitOptions &O)
       : Cost(C), Opts(O),
-        Target(static_cast<uint64_t>(O.BudgetBytes * (1 - O.Margin))) {}
+        // No margin: the budget itself (UINT64_MAX does not survive a
+        // round trip through double).
+        Target(O.Margin > 0
+                   ? static_cast<uint64_t>(static_cast<double>(O.BudgetBytes) *
+                                           (1 - O.Margin))
+                   : O.BudgetBytes) {}
 
   uint64_t total(const Schedule &S) const {
     return estimateMemory(S, Opts.Estimate).totalBytes();
@@ -81,15 +90,65 @@ struct Chooser {
       return;
     std::vector<RematChain> Order = greedyRematOrder(S, Cost.stepTimes(S));
     consider(applyRecompute(S, greedyMarks(S, Order)), "recompute (greedy)");
+    consider(applyRecompute(S, greedyMarks(S, byFreedSpan(S, Order))),
+             "recompute (greedy)");
     // The plain prefix too: a chain that does not help alone may be needed
     // with later ones (a plateau of equal peaks, one per layer).
     auto Make = [&](size_t K) {
       return applyRecompute(S, marksOfPrefix(S, Order, K));
     };
-    if (total(Make(Order.size())) > Target)
-      consider(Make(Order.size()), "recompute (greedy, everything)");
+    Schedule All = Make(Order.size());
+    uint64_t AllBytes = total(All);
+    if (AllBytes > Target)
+      consider(All, "recompute (greedy, everything)");
     else
       consider(Make(search(0, Order.size(), Make)), "recompute (greedy)");
+    // The leaner of "everything" and sqrt(n): where offload starts from when
+    // recompute alone does not reach the budget.
+    Schedule Sq = applyRecompute(S, sqrtCheckpoints(S));
+    bool SqLeaner = total(Sq) < AllBytes;
+    Leanest = SqLeaner ? std::move(Sq) : std::move(All);
+    LeanestName =
+        SqLeaner ? "sqrt(n) checkpointing" : "recompute (greedy, everything)";
+  }
+
+  // The same chains weighted by how long the bytes they free stay freed
+  // (from the last forward read to the first backward read, in steps), as
+  // DTR's staleness does: freeing a tensor that is read again soon rarely
+  // lowers the peak, which is usually that read's step.
+  static std::vector<RematChain> byFreedSpan(const Schedule &S,
+                                             std::vector<RematChain> Order) {
+    size_t End = forwardEnd(S);
+    std::vector<size_t> LastFwd(S.Tensors.size(), 0),
+        FirstPost(S.Tensors.size(), S.Steps.size());
+    for (size_t I = 0; I < S.Steps.size(); ++I)
+      for (TensorId R : S.Steps[I].Reads) {
+        if (I < End)
+          LastFwd[R] = I;
+        else
+          FirstPost[R] = std::min(FirstPost[R], I);
+      }
+    auto Key = [&](const RematChain &C) {
+      size_t Span = 1;
+      for (size_t St : C.Steps)
+        for (TensorId W : S.Steps[St].Writes)
+          if (FirstPost[W] < S.Steps.size())
+            Span = std::max(Span, FirstPost[W] - std::max(LastFwd[W], St));
+      return static_cast<double>(C.GainBytes) * static_cast<double>(Span) /
+             std::max(C.Seconds, 1e-12);
+    };
+    std::vector<double> Keys;
+    for (const RematChain &C : Order)
+      Keys.push_back(Key(C));
+    std::vector<size_t> Idx(Order.size());
+    for (size_t I = 0; I < Idx.size(); ++I)
+      Idx[I] = I;
+    std::stable_sort(Idx.begin(), Idx.end(),
+                     [&](size_t A, size_t B) { return Keys[A] > Keys[B]; });
+    std::vector<RematChain> Out;
+    for (size_t I : Idx)
+      Out.push_back(std::move(Order[I]));
+    return Out;
   }
 
   // The chains in greedy order, each kept only if it brings the schedule
@@ -99,20 +158,69 @@ struct Chooser {
   std::vector<bool> greedyMarks(const Schedule &S,
                                 const std::vector<RematChain> &Order) const {
     std::vector<bool> Marks(S.Steps.size(), false);
+    std::vector<const RematChain *> Taken;
     uint64_t Cur = excessBytes(S, Opts.Estimate, Target);
+    auto Try = [&](const std::vector<const RematChain *> &Set) {
+      std::vector<bool> Trial(S.Steps.size(), false);
+      for (const RematChain *C : Set)
+        for (size_t St : C->Steps)
+          Trial[St] = true;
+      uint64_t E = excessBytes(applyRecompute(S, Trial), Opts.Estimate, Target);
+      if (E >= Cur)
+        return false;
+      Marks = std::move(Trial);
+      Taken = Set;
+      Cur = E;
+      return true;
+    };
     for (const RematChain &C : Order) {
       if (Cur == 0)
         break;
-      std::vector<bool> Trial = Marks;
+      std::vector<const RematChain *> Set = Taken;
+      Set.push_back(&C);
+      if (Try(Set))
+        continue;
+      // Taken chains that read what C writes would make C's copies early
+      // (born for their recompute, not for C's backward readers): try C
+      // in their place.
+      std::vector<bool> Writes(S.Tensors.size(), false);
       for (size_t St : C.Steps)
-        Trial[St] = true;
-      uint64_t E = excessBytes(applyRecompute(S, Trial), Opts.Estimate, Target);
-      if (E < Cur) {
-        Marks = std::move(Trial);
-        Cur = E;
-      }
+        for (TensorId W : S.Steps[St].Writes)
+          Writes[W] = true;
+      auto ReadsC = [&](const RematChain *T) {
+        for (size_t St : T->Steps)
+          for (TensorId R : S.Steps[St].Reads)
+            if (Writes[R])
+              return true;
+        return false;
+      };
+      Set.erase(std::remove_if(Set.begin(), Set.end() - 1, ReadsC),
+                Set.end() - 1);
+      if (Set.size() < Taken.size() + 1)
+        Try(Set);
     }
     return Marks;
+  }
+
+  // Saved activations to the host: the fewest (most bytes x steps first)
+  // that fit, on S as it is (alone, or after recompute).
+  void offloadCandidates(const Schedule &S, const std::string &Name) {
+    // --remat=sqrt asks for the baseline alone, for comparison.
+    if (Opts.Offload != OffloadMode::Auto || Opts.Remat == RematMode::Sqrt)
+      return;
+    std::vector<TensorId> A = offloadableActivations(S);
+    if (A.empty())
+      return;
+    for (unsigned Ahead : {UINT32_MAX, 4u, 1u, 0u}) {
+      auto Make = [&](size_t N) {
+        return offloadActivations(S, llvm::makeArrayRef(A).take_front(N), Cost,
+                                  Ahead);
+      };
+      if (total(Make(A.size())) > Target)
+        consider(Make(A.size()), Name);
+      else
+        consider(Make(search(1, A.size(), Make)), Name);
+    }
   }
 
   void streamWeightsCandidates(const Schedule &S) {
@@ -171,9 +279,14 @@ FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
   if (!Forced)
     C.consider(S, Reordered ? "reorder" : "none");
   if (!C.Best || Forced) {
-    if (isTrainingSchedule(S))
+    if (isTrainingSchedule(S)) {
       C.recompute(S);
-    else
+      C.offloadCandidates(S, "offload saved activations");
+      // Beyond what recompute alone reaches: offload what it still keeps.
+      if (!C.Best && C.Leanest)
+        C.offloadCandidates(*C.Leanest,
+                            C.LeanestName + " + offload saved activations");
+    } else
       C.streamWeightsCandidates(S);
   }
   if (C.Best) {

@@ -301,9 +301,10 @@ std::vector<bool> oomplan::sqrtCheckpoints(const Schedule &S,
   std::vector<bool> M(S.Steps.size(), false);
   if (End == 0 || Acc == 0)
     return M;
-  unsigned K = Segments ? Segments
-                        : static_cast<unsigned>(std::ceil(
-                              std::sqrt(static_cast<double>(N))));
+  unsigned K =
+      Segments
+          ? Segments
+          : static_cast<unsigned>(std::ceil(std::sqrt(static_cast<double>(N))));
   // Cut k: the boundary with the fewest crossing bytes among those whose
   // cumulative kept bytes are within half a segment of k/K of the total
   // (Chen's segments, cut where the graph is narrow).

@@ -1,16 +1,17 @@
 //===- Exact.cpp - the smallest arena the canonical search can prove -----===//
 //
-// `exact` turns the feasibility search of ExactSearch.h into an optimizer.
-// With PlannerOptions::CapacityBytes set, it asks one question, "does a
-// packing fit the capacity?", with the whole node budget. Without, it asks
-// it first of the lower bound, then bisects between the smallest capacity
-// not yet ruled out and the best arena found, each probe getting half the
-// budget left. A probe that runs out of budget rules its capacity out only
-// heuristically, so the result is optimal when every probe finishes (small
-// inputs) and a good packing otherwise. If the goal is still missed, a hill
-// climb from the greedy orders gets a share of the budget as a fallback.
-// Node budgets, not the clock, bound the work, so results are deterministic;
-// TimeLimitSeconds is only a safety cap.
+// `exact` turns the feasibility probes of ExactSearch.h into an optimizer.
+// With PlannerOptions::CapacityBytes set, the first probe asks for it with
+// three quarters of the node budget (it is what the caller needs); without,
+// it asks for the lower bound with a quarter. Later probes bisect between
+// the smallest capacity not yet ruled out and the best arena found, each
+// with a quarter of the budget left, so one hard capacity near the optimum
+// cannot eat it all. A probe that runs out of nodes rules its capacity out
+// only heuristically: the result is optimal when every probe finishes
+// (small inputs), a good packing otherwise. If the goal is still missed, a
+// hill climb sized by the budget is the fallback. Node budgets, not the
+// clock, bound the work, so results are deterministic; TimeLimitSeconds is
+// only a safety cap.
 //
 //===----------------------------------------------------------------------===//
 #include "ExactSearch.h"
@@ -37,8 +38,7 @@ struct Incumbent {
 
 /// Probes capacities from Goal up to the incumbent's arena (see the top),
 /// keeping the best packing found in Best. The first probe, at Goal, gets
-/// FirstShare quarters of the budget; later ones a quarter of what is left,
-/// so a hard capacity near the optimum cannot eat the whole budget.
+/// FirstShare quarters of the budget; later ones a quarter of what is left.
 static void probeCapacities(const Problem &P, uint64_t Goal,
                             unsigned FirstShare, uint64_t Budget,
                             CanonicalSearch::Clock::time_point Deadline,

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FitOptions.h"
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/Chooser.h"
 #include "oomplan/Support/ByteSize.h"
 #include "llvm/Support/CommandLine.h"
@@ -22,11 +23,11 @@ using namespace oomplan;
 
 extern cl::OptionCategory Cat;
 
-static cl::opt<bool>
-    FitOpt("fit", cl::cat(Cat),
-           cl::desc("Apply transforms (recompute, weight streaming, "
-                    "reordering) to meet --budget at the least predicted "
-                    "added time (docs/fitting.md)"));
+static cl::opt<bool> FitOpt(
+    "fit", cl::cat(Cat),
+    cl::desc("Apply transforms (recompute, offload, weight "
+             "streaming, reordering) to meet --budget at the least predicted "
+             "added time (docs/fitting.md)"));
 static cl::opt<std::string>
     DeviceOpt("device", cl::cat(Cat), cl::init("H100-SXM"),
               cl::value_desc("NAME|FILE.json"),
@@ -45,7 +46,9 @@ static cl::opt<OffloadMode> OffloadOpt(
     "offload", cl::cat(Cat), cl::init(OffloadMode::Auto),
     cl::desc("Host offload (with --fit)"),
     cl::values(clEnumValN(OffloadMode::Auto, "auto",
-                          "stream weights when needed (default)"),
+                          "stream weights (inference) or park saved "
+                          "activations on the host (training) when "
+                          "cheapest (default)"),
                clEnumValN(OffloadMode::Weights, "weights",
                           "stream weights from host memory"),
                clEnumValN(OffloadMode::None, "none", "keep all on device")));
@@ -92,16 +95,19 @@ static void printInserted(raw_ostream &OS, const Schedule &S, bool All) {
                                                     : nullptr;
     if (!K)
       continue;
+    // An Offload step moves what it reads; the others what they write.
+    const std::vector<TensorId> &Moved =
+        St.Kind == StepKind::Offload ? St.Reads : St.Writes;
     uint64_t Bytes = 0;
-    for (TensorId W : St.Writes)
+    for (TensorId W : Moved)
       Bytes += S.Tensors[W].SizeBytes;
     auto &E = ByKind[std::string(K) + " " + St.Op];
     ++E.first;
     E.second += Bytes;
     if (All || Listed < 12) {
       OS << "  step " << I << ": " << K << ' '
-         << (St.Writes.empty() ? "" : S.Tensors[St.Writes[0]].Name) << " ("
-         << St.Op << ") " << formatBytes(Bytes) << '\n';
+         << (Moved.empty() ? "" : S.Tensors[Moved[0]].Name) << " (" << St.Op
+         << ") " << formatBytes(Bytes) << '\n';
       ++Listed;
     }
   }
@@ -115,7 +121,7 @@ static void printInserted(raw_ostream &OS, const Schedule &S, bool All) {
 
 // The chooser's result placed and verified (buildPlan verifies). Placement
 // may exceed the chooser's lower bound; then aim lower by the fragmentation
-// seen, once.
+// seen, up to three times.
 static Expected<Plan> fitAndPlace(const Schedule &S, const CostModel &Cost,
                                   FitOptions FO, const PipelineOptions &PO,
                                   FitResult &R) {
@@ -123,8 +129,8 @@ static Expected<Plan> fitAndPlace(const Schedule &S, const CostModel &Cost,
   PlanOptions PlO = PO.Placement;
   PlO.BudgetBytes = FO.BudgetBytes;
   auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
-  if (P && R.Fits && !P->fits()) {
-    FO.Margin =
+  for (int Try = 0; Try < 3 && P && R.Fits && !P->fits(); ++Try) {
+    FO.Margin +=
         double(P->ArenaBytes - P->ArenaLowerBound) / FO.BudgetBytes + 0.001;
     R = fitSchedule(S, Cost, FO);
     P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
@@ -149,13 +155,15 @@ static void printTable(raw_ostream &OS, const Schedule &S,
     O.Remat = RematMode::Sqrt;
     Sqrt = fitSchedule(S, Cost, O);
     Rows.push_back({"sqrt", Sqrt->Mem.totalBytes()});
-    llvm::stable_sort(Rows, [](auto &A, auto &B) { return A.second > B.second; });
+    llvm::stable_sort(Rows,
+                      [](auto &A, auto &B) { return A.second > B.second; });
   }
   OS << "trade-off (P = " << formatBytes(Peak)
      << " without transforms; overhead = predicted added time; every plan "
         "placed and verified):\n"
-     << "  budget                        chosen                          "
-        "overhead  sqrt(n)\n";
+     << "  budget                        chosen                                "
+        "   "
+        "     overhead  sqrt(n)\n";
   for (auto &[Label, Budget] : Rows) {
     FitOptions O = fitOptions(PO, Budget);
     O.Reorder = false;
@@ -173,10 +181,9 @@ static void printTable(raw_ostream &OS, const Schedule &S,
                        : Placed ? R.Strategy
                                 : R.Strategy + " (placement over)";
     OS << "  " << left_justify(Label, 5) << ' '
-       << left_justify(formatBytes(Budget) + " (" + std::to_string(Budget) +
-                           ")",
-                       24)
-       << left_justify(Ours, 32)
+       << left_justify(
+              formatBytes(Budget) + " (" + std::to_string(Budget) + ")", 24)
+       << left_justify(Ours, 46)
        << left_justify(
               R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 10)
        << Sq << '\n';
@@ -194,16 +201,22 @@ static int fitError(const Twine &Msg) {
 static Expected<Plan> microBatchPlan(const PlanContext &C,
                                      const report::PlanFn &PlanAt,
                                      std::vector<std::optional<int64_t>> &B) {
-  SymbolId Sym = C.G.findSymbol("batch");
-  if (Sym == NoId || Sym >= B.size() || !B[Sym])
+  // The symbols --batch binds (SymbolBinding.h's batch role).
+  bool Any = false;
+  for (SymbolId Sym : findSymbolRoles(C.G).Batch) {
+    if (Sym >= B.size() || !B[Sym])
+      continue;
+    if (*B[Sym] % MicroBatches != 0)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "--micro-batches=" + Twine(MicroBatches.getValue()) +
+              " does not divide batch " + Twine(*B[Sym]));
+    B[Sym] = *B[Sym] / MicroBatches;
+    Any = true;
+  }
+  if (!Any)
     return createStringError(inconvertibleErrorCode(),
-                             "--micro-batches needs a bound 'batch' symbol");
-  if (*B[Sym] % MicroBatches != 0)
-    return createStringError(
-        inconvertibleErrorCode(),
-        "--micro-batches=" + Twine(MicroBatches.getValue()) +
-            " does not divide batch " + Twine(*B[Sym]));
-  B[Sym] = *B[Sym] / MicroBatches;
+                             "--micro-batches needs a bound batch symbol");
   return PlanAt(B);
 }
 

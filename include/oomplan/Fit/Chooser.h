@@ -4,9 +4,11 @@
 // candidate's memory (MemoryEstimate.h) and time (Simulate.h), and keeps the
 // candidate that fits the budget with the least predicted added time:
 //
-// - training schedules (with backward steps): recompute, the shortest prefix
-//   of the greedy order (RematChooser.h) that fits, compared with Chen's
-//   sqrt(n) checkpointing; --remat=sqrt keeps only the latter;
+// - training schedules (with backward steps): recompute (RematChooser.h:
+//   the greedy chains, validated against the budget step by step, and its
+//   shortest prefix that fits) compared with Chen's sqrt(n) checkpointing;
+//   saved activations offloaded to the host (ActivationOffload.h), alone
+//   or on top of the leanest recompute; --remat=sqrt keeps only sqrt(n);
 // - inference schedules: weight streaming (WeightStreaming.h), the fewest
 //   largest weights that fit, for a few prefetch depths;
 // - optionally memory-aware reordering first (Reorder.h).
