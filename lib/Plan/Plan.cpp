@@ -28,7 +28,7 @@ llvm::StringRef oomplan::regionName(Region R) {
   return "?";
 }
 
-static Region regionFor(TensorKind K, bool IOInArena) {
+Region oomplan::regionFor(TensorKind K, bool IOInArena) {
   switch (K) {
   case TensorKind::Weight:
   case TensorKind::Constant:
@@ -70,6 +70,20 @@ requestsFor(const Lifetimes &L, llvm::ArrayRef<BufferId> Ids, uint64_t Align,
     R.push_back({B, Buf.SizeBytes, Align, Resident ? 0 : Buf.StartStep,
                  Resident ? End : Buf.EndStep});
   }
+  return R;
+}
+
+std::vector<planner::BufferRequest>
+oomplan::arenaRequests(const Lifetimes &L, uint64_t AlignBytes, bool IOInArena,
+                       std::vector<BufferId> *Ids) {
+  std::vector<BufferId> Arena;
+  for (BufferId B = 0; B < L.Buffers.size(); ++B)
+    if (regionFor(L.Buffers[B].Kind, IOInArena) == Region::Arena)
+      Arena.push_back(B);
+  std::vector<planner::BufferRequest> R =
+      requestsFor(L, Arena, AlignBytes, /*Resident=*/false);
+  if (Ids)
+    *Ids = std::move(Arena);
   return R;
 }
 

@@ -1,11 +1,18 @@
 //===- oomplan-bench.cpp - measure the placement algorithms ---------------===//
 //
-// Plans random instances (--random=N) and MiniMalloc CSV files (positional)
-// with every registered algorithm (or those named by --algo), verifies each
-// placement with the independent verifier, and prints one row per run:
-// buffers, lower bound, arena, arena / lower bound, milliseconds.
+// Plans random instances (--random=N), MiniMalloc CSV files and ONNX models
+// (positional; models at --batch/--seq/--dim) with every registered
+// algorithm (or those named by --algo), verifies each placement with the
+// independent verifier, and prints one row per run: buffers, lower bound,
+// arena, arena / lower bound, milliseconds. For a model it also times the
+// whole pipeline (load, shapes, liveness, plan, verify) with the default
+// algorithm. `naive` (no reuse) is the baseline measured in the same run.
 //
 //===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Planner/LowerBound.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
 #include "oomplan/Planner/RandomInstance.h"
@@ -23,8 +30,12 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::planner;
 
-static cl::list<std::string> CSVFiles(cl::Positional,
-                                      cl::desc("[minimalloc.csv...]"));
+static cl::list<std::string>
+    CSVFiles(cl::Positional, cl::desc("[minimalloc.csv | model.onnx ...]"));
+static cl::opt<int64_t> Batch("batch", cl::desc("batch for models"),
+                              cl::init(1));
+static cl::opt<int64_t> Seq("seq", cl::desc("sequence length for models"),
+                            cl::init(128));
 static cl::list<uint64_t>
     RandomSizes("random", cl::desc("plan a random instance of N buffers"),
                 cl::value_desc("N"));
@@ -86,6 +97,34 @@ static void benchOne(StringRef Instance, ArrayRef<BufferRequest> Requests,
   }
 }
 
+static double msSince(std::chrono::steady_clock::time_point Start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+      .count();
+}
+
+// The arena requests of a model at --batch/--seq (seq only if it has one),
+// and the time of the whole pipeline with the default algorithm.
+static std::vector<BufferRequest> modelRequests(StringRef Path) {
+  auto Start = std::chrono::steady_clock::now();
+  std::unique_ptr<Graph> G = ExitOnErr(importModelFile(Path));
+  ShapeInfo Shapes = ExitOnErr(inferShapes(*G));
+  BindingRequest Req;
+  Req.Batch = Batch;
+  if (!findSymbolRoles(*G).Seq.empty())
+    Req.Seq = Seq;
+  SymbolBindings B = ExitOnErr(bindSymbols(*G, Req));
+  B.Values.resize(Shapes.SymbolNames.size());
+  Plan P = ExitOnErr(planGraph(*G, Shapes, B.Values, PipelineOptions()));
+  outs() << "pipeline " << sys::path::filename(Path) << " batch=" << Batch;
+  if (Req.Seq)
+    outs() << " seq=" << Seq;
+  outs() << ": load+shapes+liveness+plan+verify "
+         << format("%.1f", msSince(Start)) << " ms, arena " << P.ArenaBytes
+         << ", lower bound " << P.ArenaLowerBound << '\n';
+  return arenaRequests(P.Life, P.AlignBytes, /*IOInArena=*/false);
+}
+
 int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "oomplan-bench: measure placement algorithms\n");
@@ -97,6 +136,10 @@ int main(int argc, char **argv) {
   outs() << "instance       algorithm           buffers  lower-bound"
             "        arena arena/LB\n";
   for (const std::string &File : CSVFiles) {
+    if (!StringRef(File).endswith(".csv")) {
+      benchOne(sys::path::filename(File), modelRequests(File), Options);
+      continue;
+    }
     std::unique_ptr<MemoryBuffer> Buffer = ExitOnErr(
         errorOrToExpected(MemoryBuffer::getFile(File, /*IsText=*/true)));
     std::vector<BufferRequest> Requests =

@@ -296,15 +296,13 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/false);
     break;
   case EmitKind::CSV: {
-    std::vector<planner::BufferRequest> R;
+    std::vector<BufferId> Ids;
+    std::vector<planner::BufferRequest> R =
+        arenaRequests(P->Life, P->AlignBytes, IOInArena, &Ids);
     planner::Placement Pl;
     Pl.ArenaBytes = P->ArenaBytes;
-    for (BufferId B = 0; B < P->Life.Buffers.size(); ++B)
-      if (P->RegionOf[B] == Region::Arena) {
-        const LiveBuffer &L = P->Life.Buffers[B];
-        R.push_back({B, L.SizeBytes, P->AlignBytes, L.StartStep, L.EndStep});
-        Pl.Offsets.push_back(P->OffsetOf[B]);
-      }
+    for (BufferId B : Ids)
+      Pl.Offsets.push_back(P->OffsetOf[B]);
     planner::writeMiniMallocCSV(OS, R, Pl);
     break;
   }

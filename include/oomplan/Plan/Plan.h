@@ -12,6 +12,7 @@
 
 #include "oomplan/Analysis/Liveness.h"
 #include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Planner/BufferRequest.h"
 #include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
@@ -55,6 +56,16 @@ struct Plan {
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
 };
+
+/// The region a buffer of kind K goes to.
+Region regionFor(TensorKind K, bool IOInArena);
+
+/// Placement requests for the arena buffers of L, in buffer order, each
+/// aligned to AlignBytes; their buffer ids go to Ids when given. This is the
+/// planner's whole view of a model (the CSV emitter and the benchmark use it).
+std::vector<planner::BufferRequest>
+arenaRequests(const Lifetimes &L, uint64_t AlignBytes, bool IOInArena,
+              std::vector<BufferId> *Ids = nullptr);
 
 /// Places the buffers of L and verifies the result with the independent
 /// verifier; an error if any check fails (a bug, never the user's fault).
