@@ -47,6 +47,7 @@ struct Builder {
   Lifetimes L;
   std::vector<uint64_t> LastUse; // per tensor; NoStep if never read
   std::vector<uint64_t> BufLastUse;
+  std::vector<bool> BufReturned; // a member is a graph output
 
   explicit Builder(const Schedule &S) : S(S) {
     L.NumSteps = S.Steps.size();
@@ -67,11 +68,19 @@ struct Builder {
     Buf.StartStep = Start;
     L.Buffers.push_back(std::move(Buf));
     BufLastUse.push_back(LastUse[T]);
+    BufReturned.push_back(isReturned(T));
     L.BufferOf[T] = B;
     return B;
   }
 
+  bool isReturned(TensorId T) const {
+    return S.Tensors[T].IsGraphOutput ||
+           S.Tensors[T].Kind == TensorKind::GraphOutput;
+  }
+
   void join(TensorId T, BufferId B) {
+    if (isReturned(T))
+      BufReturned[B] = true;
     LiveBuffer &Buf = L.Buffers[B];
     Buf.Members.push_back(T);
     if (rank(S.Tensors[T].Kind) > rank(Buf.Kind))
@@ -144,7 +153,9 @@ struct Builder {
       uint64_t End =
           BufLastUse[B] == NoStep ? Buf.StartStep + 1 : BufLastUse[B] + 1;
       End = std::max(End, Buf.StartStep + 1);
-      if (isResident(Buf.Kind) || Buf.Kind == TensorKind::GraphOutput ||
+      // A graph input returned as an output (itself or through a view) must
+      // survive to the end too, not just to its last read.
+      if (isResident(Buf.Kind) || BufReturned[B] ||
           Buf.Kind == TensorKind::OptimizerState)
         End = std::max<uint64_t>(L.NumSteps, Buf.StartStep + 1);
       Buf.EndStep = End;

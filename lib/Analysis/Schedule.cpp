@@ -78,6 +78,7 @@ Schedule oomplan::makeDefaultSchedule(const Graph &G,
     T.Name = V.Name;
     T.Value = Id;
     T.SizeBytes = ValueBytes[Id];
+    T.IsGraphOutput = V.IsGraphOutput;
     if (V.Kind == ValueKind::Weight)
       T.Kind = TensorKind::Weight;
     else if (V.Kind == ValueKind::GraphInput)

@@ -44,6 +44,22 @@ std::optional<std::vector<SymExpr>> intContents(const TensorData &D) {
   return toExprs(D.Ints);
 }
 
+/// Attributes or constant inputs out of range (a kernel larger than the
+/// padded input, negative pads, sizes or repeats) give a dim that is negative
+/// for every binding: an error here, before it can cancel out in a byte count.
+llvm::Error checkDims(const RuleContext &Ctx, const std::string &Name,
+                      llvm::ArrayRef<SymExpr> Dims) {
+  for (size_t A = 0; A < Dims.size(); ++A) {
+    std::optional<int64_t> Hi = Dims[A].upperBound();
+    if (Hi && *Hi < 0)
+      return Ctx.error("output '" + Name + "' would have a negative dim " +
+                       Dims[A].str(Ctx.graph().Symbols) + " (axis " +
+                       llvm::Twine(A) +
+                       "); an attribute or input is out of range");
+  }
+  return llvm::Error::success();
+}
+
 class Driver {
 public:
   explicit Driver(const Graph &G) : G(G) {}
@@ -150,6 +166,8 @@ llvm::Error Driver::inferNode(NodeId Id) {
     if (!V.Known)
       return Ctx.error("the shape rule left output '" + G.Values[Out].Name +
                        "' unset");
+    if (llvm::Error E = checkDims(Ctx, G.Values[Out].Name, V.Dims))
+      return E;
     // A rule that cannot tell the type (rare) defers to the declaration.
     if (V.Type == ElementType::Undefined &&
         G.Values[Out].Type != ElementType::Undefined) {

@@ -235,9 +235,14 @@ llvm::Expected<std::unique_ptr<Graph>> GraphBuilder::finish() {
       V.Shape = D.Shape;
     }
   };
-  for (ValueDesc &D : ValueInfos)
-    if (G->findValue(D.Name) != NoId)
+  // value_info only describes computed values: an initializer's own dims and
+  // a graph input's declaration are authoritative (a conflicting value_info
+  // would make kept contents disagree with the dims).
+  for (ValueDesc &D : ValueInfos) {
+    ValueId Id = G->findValue(D.Name);
+    if (Id != NoId && G->Values[Id].Kind == ValueKind::NodeOutput)
       Apply(D);
+  }
   for (ValueDesc &D : PendingOutputs) {
     ValueId Id = G->findValue(D.Name);
     if (Id == NoId)

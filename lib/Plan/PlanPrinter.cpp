@@ -59,10 +59,9 @@ static void printBytesLine(llvm::raw_ostream &OS, llvm::StringRef Label,
      << " bytes)\n";
 }
 
-void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
-                            const PlanContext &C, bool ListBuffers) {
-  OS << "plan for " << C.G.SourcePath << "\n";
-  OS << "symbols:";
+void oomplan::printPlanHeader(llvm::raw_ostream &OS, const Plan &P,
+                              const PlanContext &C) {
+  OS << "plan for " << C.G.SourcePath << "\nsymbols:";
   for (size_t I = 0; I < C.Shapes.SymbolNames.size(); ++I) {
     OS << ' ' << C.Shapes.SymbolNames[I] << '=';
     if (I < C.Bindings.size() && C.Bindings[I])
@@ -73,6 +72,11 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   OS << "\nsteps: " << P.Life.NumSteps << ", buffers: " << P.Life.Buffers.size()
      << ", algorithm: " << P.Algorithm << ", alignment: " << P.AlignBytes
      << "\n";
+}
+
+void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
+                            const PlanContext &C, bool ListBuffers) {
+  printPlanHeader(OS, P, C);
   OS << "memory:\n";
   printBytesLine(OS, "weights", P.WeightBytes);
   printBytesLine(OS, "inputs+outputs", P.IOBytes);

@@ -6,17 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Advice.h"
+#include "oomplan/Report/Formulas.h"
 #include "oomplan/Report/Rescale.h"
 #include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::report;
-
-static int64_t boundOf(const PlanContext &C, llvm::ArrayRef<SymbolId> Syms) {
-  if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])
-    return 0;
-  return *C.Bindings[Syms[0]];
-}
 
 static Remedy fromBytes(llvm::StringRef Action, std::string Detail,
                         uint64_t After, const DiagnosisInput &In) {
@@ -70,10 +65,10 @@ report::adviseRemedies(const DiagnosisInput &In) {
   if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
     return Out;
   if (auto R = fromCapacity("smaller batch", In.Batch,
-                            boundOf(In.C, In.Roles.Batch), In))
+                            boundValue(In.C.Bindings, In.Roles.Batch), In))
     Out.push_back(std::move(*R));
   if (auto R = fromCapacity("shorter sequence", In.Seq,
-                            boundOf(In.C, In.Roles.Seq), In))
+                            boundValue(In.C.Bindings, In.Roles.Seq), In))
     Out.push_back(std::move(*R));
   auto Half = replanHalfPrecision(In.P, In.C, In.Opts);
   if (!Half)
@@ -92,7 +87,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
   for (const char *Name : {"activation checkpointing", "offload to host"}) {
     Remedy R;
     R.Action = Name;
-    R.Detail = "not planned yet: needs the recompute/offload transforms";
+    R.Detail = "not planned here: --fit plans it (docs/fitting.md)";
     R.Planned = false;
     Out.push_back(std::move(R));
   }

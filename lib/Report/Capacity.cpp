@@ -111,13 +111,6 @@ static std::vector<int64_t> powersOfTwo(int64_t From, int64_t To) {
   return Out;
 }
 
-static int64_t boundValue(llvm::ArrayRef<std::optional<int64_t>> B,
-                          llvm::ArrayRef<SymbolId> Syms) {
-  if (Syms.empty() || Syms[0] >= B.size() || !B[Syms[0]])
-    return 0;
-  return *B[Syms[0]];
-}
-
 llvm::Expected<Sweep>
 report::sweepMemory(const PlanFn &PlanAt,
                     llvm::ArrayRef<std::optional<int64_t>> Base,

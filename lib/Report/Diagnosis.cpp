@@ -33,12 +33,6 @@ static std::string percent(double Part, double Whole) {
   return OS.str();
 }
 
-static int64_t boundOf(const PlanContext &C, llvm::ArrayRef<SymbolId> Syms) {
-  if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])
-    return 0;
-  return *C.Bindings[Syms[0]];
-}
-
 llvm::Expected<std::optional<unsigned>>
 report::devicesNeeded(const Plan &P, const PlanContext &C,
                       const PipelineOptions &Opts, uint64_t BudgetBytes,
@@ -123,8 +117,12 @@ modelTooLarge(const DiagnosisInput &In) {
   uint64_t MinBytes = deviceBytes(*Min, In.OverheadBytes);
   Finding F;
   F.Kind = Cause::ModelTooLarge;
-  bool Roles = !In.Roles.Batch.empty() || !In.Roles.Seq.empty();
-  llvm::StringRef Where = Roles ? " at batch 1, sequence 1" : "";
+  // Name only the roles the model has: "at batch 1" for a CNN.
+  bool HasBatch = !In.Roles.Batch.empty(), HasSeq = !In.Roles.Seq.empty();
+  std::string Where = HasBatch && HasSeq ? " at batch 1, sequence 1"
+                      : HasBatch         ? " at batch 1"
+                      : HasSeq           ? " at sequence 1"
+                                         : "";
   if (StateBytes + In.OverheadBytes > In.BudgetBytes)
     F.Summary = "the model state alone (weights, gradients, optimizer state) "
                 "needs " +
@@ -132,9 +130,8 @@ modelTooLarge(const DiagnosisInput &In) {
                 describeBytes(In.BudgetBytes) +
                 ": no batch or sequence change can fix it";
   else
-    F.Summary = "even" + Where.str() + " the plan needs " +
-                describeBytes(MinBytes) + ", over the budget of " +
-                describeBytes(In.BudgetBytes) +
+    F.Summary = "even" + Where + " the plan needs " + describeBytes(MinBytes) +
+                ", over the budget of " + describeBytes(In.BudgetBytes) +
                 ": no batch or sequence change can fix it";
   F.Evidence.push_back(
       "model state: weights " +
@@ -142,7 +139,7 @@ modelTooLarge(const DiagnosisInput &In) {
       describeBytes(State[unsigned(MemoryClass::Gradients)]) +
       ", optimizer state " +
       describeBytes(State[unsigned(MemoryClass::OptimizerState)]));
-  F.Evidence.push_back("plan" + Where.str() + ": " + describeBytes(MinBytes) +
+  F.Evidence.push_back("plan" + Where + ": " + describeBytes(MinBytes) +
                        " with " + describeBytes(In.OverheadBytes) +
                        " fixed overhead");
   auto Devices =
@@ -179,7 +176,7 @@ static std::optional<Finding> sequenceTooLong(const DiagnosisInput &In,
     return std::nullopt;
   Finding F;
   F.Kind = Cause::SequenceTooLong;
-  int64_t Batch = boundOf(In.C, In.Roles.Batch);
+  int64_t Batch = boundValue(In.C.Bindings, In.Roles.Batch);
   std::string Other = Batch ? " at batch " + std::to_string(Batch) : "";
   F.Evidence.push_back("terms quadratic in seq hold " +
                        describeBytes(uint64_t(Pk.QuadraticBytes)) +
@@ -223,10 +220,10 @@ static std::optional<Finding> sequenceTooLong(const DiagnosisInput &In,
 }
 
 static std::optional<Finding> batchTooLarge(const DiagnosisInput &In) {
-  int64_t Batch = boundOf(In.C, In.Roles.Batch);
+  int64_t Batch = boundValue(In.C.Bindings, In.Roles.Batch);
   if (!In.Batch || !In.Batch->Max || *In.Batch->Max >= Batch)
     return std::nullopt;
-  int64_t Seq = boundOf(In.C, In.Roles.Seq);
+  int64_t Seq = boundValue(In.C.Bindings, In.Roles.Seq);
   std::string Other = Seq ? " at seq " + std::to_string(Seq) : "";
   Finding F;
   F.Kind = Cause::BatchTooLarge;

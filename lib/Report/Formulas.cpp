@@ -66,6 +66,13 @@ report::withSymbols(llvm::ArrayRef<std::optional<int64_t>> Bindings,
   return Out;
 }
 
+int64_t report::boundValue(llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                           llvm::ArrayRef<SymbolId> Syms) {
+  if (Syms.empty() || Syms[0] >= Bindings.size() || !Bindings[Syms[0]])
+    return 0;
+  return *Bindings[Syms[0]];
+}
+
 int64_t report::quadraticPart(const SymExpr &F, const PlanContext &C,
                               llvm::ArrayRef<SymbolId> Syms) {
   if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])

@@ -6,23 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Report.h"
+#include "oomplan/Report/Formulas.h"
 #include "oomplan/Support/Error.h"
 
 using namespace oomplan;
 using namespace oomplan::report;
-
-static int64_t boundOf(const PlanContext &C, llvm::ArrayRef<SymbolId> Syms) {
-  if (Syms.empty() || Syms[0] >= C.Bindings.size() || !C.Bindings[Syms[0]])
-    return 0;
-  return *C.Bindings[Syms[0]];
-}
 
 // The search for one role, when asked or needed; errors only when asked.
 static llvm::Error searchRole(std::optional<CapacityResult> &Out, bool Asked,
                               bool Needed, llvm::ArrayRef<SymbolId> Syms,
                               llvm::StringRef Role, const PlanContext &C,
                               const PlanFn &PlanAt, const ReportOptions &RO) {
-  if (!Asked && (!Needed || Syms.empty() || !boundOf(C, Syms)))
+  if (!Asked && (!Needed || Syms.empty() || !boundValue(C.Bindings, Syms)))
     return llvm::Error::success();
   if (!RO.BudgetBytes)
     return makeError("--max-" + Role + " needs a --budget");
@@ -49,8 +44,8 @@ report::buildReport(const Plan &P, const PlanContext &C,
   R.Fits = fitsBudget(P, RO.OverheadBytes, RO.BudgetBytes);
   R.Classes = computeBreakdown(P, C, RO.OverheadBytes);
   R.Peak = computePeak(P, C, Roles.Seq);
-  R.CurrentBatch = boundOf(C, Roles.Batch);
-  R.CurrentSeq = boundOf(C, Roles.Seq);
+  R.CurrentBatch = boundValue(C.Bindings, Roles.Batch);
+  R.CurrentSeq = boundValue(C.Bindings, Roles.Seq);
   R.BatchAsked = RO.MaxBatch;
   R.SeqAsked = RO.MaxSeq;
   bool Needed = RO.Diagnose && !R.Fits;

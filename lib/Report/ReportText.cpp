@@ -28,21 +28,6 @@ static void heading(llvm::raw_ostream &OS, llvm::StringRef Text) {
   OS << '\n';
 }
 
-static void printHeader(llvm::raw_ostream &OS, const Plan &P,
-                        const PlanContext &C) {
-  OS << "plan for " << C.G.SourcePath << "\nsymbols:";
-  for (size_t I = 0; I < C.Shapes.SymbolNames.size(); ++I) {
-    OS << ' ' << C.Shapes.SymbolNames[I] << '=';
-    if (I < C.Bindings.size() && C.Bindings[I])
-      OS << *C.Bindings[I];
-    else
-      OS << '?';
-  }
-  OS << "\nsteps: " << P.Life.NumSteps << ", buffers: " << P.Life.Buffers.size()
-     << ", algorithm: " << P.Algorithm << ", alignment: " << P.AlignBytes
-     << "\n";
-}
-
 static void printClasses(llvm::raw_ostream &OS, const MemoryReport &R) {
   heading(OS, "memory by class:");
   Table T({false, true, true, true, false});
@@ -218,7 +203,7 @@ static void printSweep(llvm::raw_ostream &OS, const MemoryReport &R) {
 void report::printReportText(llvm::raw_ostream &OS, const MemoryReport &R,
                              const Plan &P, const PlanContext &C,
                              unsigned MaxPeakRows) {
-  printHeader(OS, P, C);
+  printPlanHeader(OS, P, C);
   printClasses(OS, R);
   printBudget(OS, R, P);
   printPeak(OS, R, C, MaxPeakRows);

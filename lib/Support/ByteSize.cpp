@@ -43,10 +43,12 @@ llvm::Expected<uint64_t> oomplan::parseByteSize(llvm::StringRef Text) {
       return Bad("too large for 64 bits");
     return Out;
   }
-  double V = std::strtod(Num.str().c_str(), nullptr) * Mult;
-  if (!(V < 18446744073709551615.0))
+  // Round half up in double; 2^64 itself does not fit, and llround would
+  // overflow above 2^63, so convert as unsigned after the range check.
+  double V = std::floor(std::strtod(Num.str().c_str(), nullptr) * Mult + 0.5);
+  if (!(V < 18446744073709551616.0))
     return Bad("too large for 64 bits");
-  return static_cast<uint64_t>(std::llround(V));
+  return static_cast<uint64_t>(V);
 }
 
 std::string oomplan::formatBytes(uint64_t Bytes) {

@@ -90,6 +90,20 @@ static bool usedAsDifferentiable(const Graph &G, ValueId W) {
   return false;
 }
 
+// Element count of a weight with a fully static shape.
+static std::optional<int64_t> staticElements(const Value &V) {
+  int64_t N = 1;
+  for (const DeclaredDim &D : V.Shape)
+    if (D.K != DeclaredDim::Kind::Static ||
+        __builtin_mul_overflow(N, D.Size, &N))
+      return std::nullopt;
+  return N;
+}
+
+static std::string describeCount(std::optional<int64_t> N) {
+  return N ? std::to_string(*N) : "unknown";
+}
+
 llvm::Expected<std::vector<ValueId>>
 oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
   std::vector<bool> Secondary(G.Values.size(), false);
@@ -100,8 +114,26 @@ oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
         return makeError("--tied: '" + Name + "' is not a weight of " +
                          G.SourcePath);
     }
-    Secondary[G.findValue(B)] = true;
+    // B is dropped in favour of A, so a tie must name two distinct weights
+    // of the same size, and A must not itself be dropped by another tie.
+    ValueId VA = G.findValue(A), VB = G.findValue(B);
+    if (VA == VB)
+      return makeError("--tied: '" + A + "' is tied to itself");
+    std::optional<int64_t> NA = staticElements(G.Values[VA]),
+                           NB = staticElements(G.Values[VB]);
+    if (!NA || !NB || *NA != *NB)
+      return makeError("--tied: '" + A + "' and '" + B +
+                       "' differ in element count (" + describeCount(NA) +
+                       " and " + describeCount(NB) + ")");
+    if (Secondary[VB])
+      return makeError("--tied: '" + B + "' is the second of two ties");
+    Secondary[VB] = true;
   }
+  for (const auto &[A, B] : Opts.Tied)
+    if (Secondary[G.findValue(A)])
+      return makeError("--tied: '" + A +
+                       "' is the second of another tie; tie to its first "
+                       "weight instead");
   std::vector<ValueId> Params;
   for (ValueId W : G.Weights) {
     const Value &V = G.Values[W];

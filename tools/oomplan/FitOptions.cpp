@@ -67,7 +67,7 @@ static cl::opt<bool> TF32Opt("tf32", cl::cat(Cat),
 
 bool oomplan::fitRequested() {
   return FitOpt || RematOpt == RematMode::Sqrt ||
-         OffloadOpt == OffloadMode::Weights || ReorderOpt || MicroBatches > 1;
+         OffloadOpt == OffloadMode::Weights || ReorderOpt || MicroBatches != 1;
 }
 
 static std::string ms(double S) { return formatv("{0:f2} ms", S * 1e3).str(); }
@@ -187,7 +187,7 @@ static void printTable(raw_ostream &OS, const Schedule &S,
        << left_justify(
               R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 10)
        << Sq << '\n';
-    if (!R.Fits && Sq != "-" && Sq == "no fit")
+    if (!R.Fits && Sq == "no fit")
       break;
   }
 }
@@ -222,7 +222,7 @@ static Expected<Plan> microBatchPlan(const PlanContext &C,
 
 static void printSummary(raw_ostream &OS, const FitResult &R,
                          const TimePrediction &Base, double Total,
-                         const Plan &P, double ChooseSeconds) {
+                         const Plan &P) {
   const MemoryEstimate &M0 = R.BaseMem;
   OS << "without transforms: " << formatBytes(M0.totalBytes()) << " (weights "
      << formatBytes(M0.WeightBytes) << ", io " << formatBytes(M0.IOBytes)
@@ -240,12 +240,13 @@ static void printSummary(raw_ostream &OS, const FitResult &R,
                 Base.TotalSeconds > 0 ? 100 * Over / Base.TotalSeconds : 0.0)
      << "%): recompute " << ms(R.Time.RecomputeSeconds) << ", copy stalls "
      << ms(R.Time.StallSeconds) << ", transfers " << ms(R.Time.TransferSeconds)
-     << '\n'
-     << "chosen in " << formatv("{0:f2}", ChooseSeconds) << " s\n";
+     << '\n';
 }
 
 int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
                     const PipelineOptions &PO, const report::PlanFn &PlanAt) {
+  if (MicroBatches == 0)
+    return fitError("--micro-batches must be at least 1");
   auto Dev = loadDevice(DeviceOpt);
   if (!Dev)
     return fitError(toString(Dev.takeError()));
@@ -277,7 +278,10 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
   if (MicroBatches > 1)
     OS << ", " << MicroBatches << " micro-batches";
   OS << '\n';
-  printSummary(OS, R, BaseTime, R.Time.TotalSeconds * MicroBatches, *P, Secs);
+  printSummary(OS, R, BaseTime, R.Time.TotalSeconds * MicroBatches, *P);
+  // Wall time goes to standard error: standard output stays reproducible.
+  WithColor::note(errs(), "oomplan")
+      << "chosen in " << formatv("{0:f2}", Secs) << " s\n";
   if (FitShowPlan)
     printPlanText(OS, *P, C, /*ListBuffers=*/false);
   if (!R.Fits || !P->fits()) {

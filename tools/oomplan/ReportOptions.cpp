@@ -42,6 +42,15 @@ static cl::opt<std::string>
     TracePath("trace", cl::cat(Cat), cl::value_desc("FILE.json"),
               cl::desc("Write the plan as Chrome trace / Perfetto JSON"));
 
+std::vector<std::string> oomplan::reportOptionsGiven() {
+  std::vector<std::string> Given;
+  for (cl::Option *O : std::initializer_list<cl::Option *>{
+           &Overhead, &MaxBatch, &MaxSeq, &SweepOpt, &TimelinePath, &TracePath})
+    if (O->getNumOccurrences())
+      Given.push_back(("--" + O->ArgStr).str());
+  return Given;
+}
+
 static int reportError(Error E) {
   WithColor::error(errs(), "oomplan") << toString(std::move(E)) << '\n';
   return 1;
@@ -88,6 +97,11 @@ int oomplan::runReport(raw_ostream &OS, const PlanContext &C, const Plan &P,
   auto OverheadBytes = parseByteSize(Overhead);
   if (!OverheadBytes)
     return reportError(OverheadBytes.takeError());
+  // The report's formulas and JSON carry bytes as signed 64-bit numbers.
+  if (*OverheadBytes > uint64_t(INT64_MAX))
+    return reportError(createStringError(inconvertibleErrorCode(),
+                                         "--overhead " + Overhead +
+                                             " is too large (at most 8 EiB)"));
   RO.OverheadBytes = *OverheadBytes;
   RO.MaxBatch = MaxBatch;
   RO.MaxSeq = MaxSeq;

@@ -24,6 +24,10 @@ int runReport(llvm::raw_ostream &OS, const PlanContext &C, const Plan &P,
               const PipelineOptions &PO, const report::PlanFn &PlanAt,
               bool JSON);
 
+/// The report options given on the command line ("--max-batch", ...), for
+/// modes such as --fit that do not honour them and must say so.
+std::vector<std::string> reportOptionsGiven();
+
 } // namespace oomplan
 
 #endif

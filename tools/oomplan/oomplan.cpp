@@ -284,8 +284,18 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     return Train ? planTraining(**G, *Shapes, B, PO, /*Quiet=*/true)
                  : planGraph(**G, *Shapes, B, PO);
   };
-  if (fitRequested()) // --fit and friends: FitOptions.cpp (issue 6)
+  if (fitRequested()) { // --fit and friends: FitOptions.cpp (issue 6)
+    // Say so rather than silently ignore what --fit does not honour yet.
+    std::vector<std::string> Ignored = reportOptionsGiven();
+    if (Emit != EmitKind::Report && Emit != EmitKind::Plan)
+      Ignored.push_back("--emit=json|lifetimes|csv");
+    if (!Ignored.empty())
+      return fail(createStringError(inconvertibleErrorCode(),
+                                    "--fit does not combine with " +
+                                        join(Ignored, ", ") +
+                                        " yet; run them without --fit"));
     return runFit(OS, C, *P, PO, PlanAt);
+  }
   switch (Emit) {
   case EmitKind::Lifetimes:
     printLifetimes(OS, P->Sched, P->Life);
@@ -294,7 +304,6 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/true);
   case EmitKind::Report:
     return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/false);
-    break;
   case EmitKind::CSV: {
     std::vector<BufferId> Ids;
     std::vector<planner::BufferRequest> R =

@@ -41,6 +41,9 @@ struct ScheduleTensor {
   ValueId Value = NoId; ///< The graph value, or NoId for synthetic tensors.
   uint64_t SizeBytes = 0;
   TensorKind Kind = TensorKind::Activation;
+  /// Returned to the caller: a graph output, also when Kind says otherwise
+  /// (a graph input or weight listed as an output). Lives to the end.
+  bool IsGraphOutput = false;
   /// The tensor's home copy is in host memory (a streamed weight, offloaded
   /// state): on the device it is an arena buffer from the Prefetch step that
   /// writes it to its last use. Kind is then Activation (Fit/).

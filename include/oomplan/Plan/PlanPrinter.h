@@ -34,6 +34,11 @@ struct PlanContext {
 /// Buffers in print order: region, then first step, then name.
 std::vector<BufferId> bufferPrintOrder(const Plan &P);
 
+/// "plan for FILE", the symbols with their values, steps, buffers, algorithm
+/// and alignment: the first lines of --emit=plan and of the report.
+void printPlanHeader(llvm::raw_ostream &OS, const Plan &P,
+                     const PlanContext &C);
+
 /// The summary; with ListBuffers, one line per buffer after it.
 void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
                    bool ListBuffers = true);

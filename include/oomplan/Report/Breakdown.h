@@ -13,6 +13,7 @@
 #define OOMPLAN_REPORT_BREAKDOWN_H
 
 #include "oomplan/Plan/PlanPrinter.h"
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,9 +65,13 @@ std::vector<uint64_t> arenaBytesByClassAt(const Plan &P, uint64_t Step);
 /// "1.59 GiB (1702459904 bytes)": human units beside the exact count.
 std::string describeBytes(uint64_t Bytes);
 
-/// Plan total plus OverheadBytes: the device memory the run needs (bytes).
+/// Plan total plus OverheadBytes: the device memory the run needs (bytes),
+/// saturating at UINT64_MAX (never fits) rather than wrapping.
 inline uint64_t deviceBytes(const Plan &P, uint64_t OverheadBytes) {
-  return P.totalBytes() + OverheadBytes;
+  uint64_t Sum;
+  return __builtin_add_overflow(P.totalBytes(), OverheadBytes, &Sum)
+             ? UINT64_MAX
+             : Sum;
 }
 /// True when deviceBytes fits Budget (always without a budget).
 inline bool fitsBudget(const Plan &P, uint64_t OverheadBytes,

@@ -1,5 +1,4 @@
-//===- Formulas.h - size formulas of plan tensors and their growth -*- C++
-//-*-===//
+//===- Formulas.h - size formulas of tensors and their growth -*- C++ -*-===//
 //
 // The report states every size as a formula of the model's symbols (batch,
 // seq, ...). Graph values carry one from shape inference; synthetic tensors a
@@ -32,6 +31,11 @@ SymExpr tensorFormula(const Plan &P, const PlanContext &C, TensorId T);
 std::vector<std::optional<int64_t>>
 withSymbols(llvm::ArrayRef<std::optional<int64_t>> Bindings,
             llvm::ArrayRef<SymbolId> Syms, int64_t Value);
+
+/// The value bound to the first symbol of Syms (the role's symbols all take
+/// one value), or 0 when Syms is empty or that symbol is unbound.
+int64_t boundValue(llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                   llvm::ArrayRef<SymbolId> Syms);
 
 /// The part of F (bytes) quadratic in the symbols Syms at their bound value
 /// s: (F(3s) - 2 F(2s) + F(s)) / 2, which is c*s^2 for F = a + b*s + c*s^2.

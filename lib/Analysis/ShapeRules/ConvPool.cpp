@@ -41,9 +41,18 @@ llvm::Expected<Window> readWindow(const RuleContext &Ctx, size_t Spatial,
       W.Pads.size() != 2 * Spatial)
     return Ctx.error("strides, dilations or pads do not match " +
                      llvm::Twine(Spatial) + " spatial dims");
-  for (int64_t S : W.Strides)
-    if (S <= 0)
-      return Ctx.error("strides must be positive");
+  // Bounded by the largest dim, so that window arithmetic cannot overflow.
+  auto InRange = [](llvm::ArrayRef<int64_t> L, int64_t Lo) {
+    return llvm::all_of(L,
+                        [&](int64_t V) { return V >= Lo && V <= MaxDimSize; });
+  };
+  if (!InRange(W.Strides, 1) || !InRange(W.Dilations, 1))
+    return Ctx.error("strides and dilations must be in [1, 2^48]");
+  if (!InRange(W.Kernel, 1) || !InRange(W.Pads, 0))
+    return Ctx.error("kernel_shape must be in [1, 2^48] and pads in [0, 2^48]");
+  for (size_t I = 0; I < Spatial; ++I)
+    if (W.Dilations[I] > MaxDimSize / W.Kernel[I])
+      return Ctx.error("dilated kernel extent exceeds 2^48");
   return W;
 }
 
@@ -135,7 +144,8 @@ llvm::Error convTranspose(RuleContext &Ctx) {
     int64_t Pads =
         W->AutoPad == "VALID" ? 0 : W->Pads[I] + W->Pads[I + Spatial];
     Out.push_back(S * (X[2 + I] - SymExpr::constant(1)) +
-                  SymExpr::constant(OutPad[I] + Extent - Pads));
+                  SymExpr::constant(OutPad[I]) +
+                  SymExpr::constant(Extent - Pads));
   }
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
   return llvm::Error::success();
@@ -197,6 +207,8 @@ llvm::Error maxUnpool(RuleContext &Ctx) {
     Ctx.setOutput(0, Ctx.inType(0), *Ctx.inValues(2));
     return llvm::Error::success();
   }
+  if (X.size() < 3)
+    return Ctx.error("input must have rank >= 3");
   size_t Spatial = X.size() - 2;
   llvm::Expected<Window> W = readWindow(Ctx, Spatial, std::nullopt);
   if (!W)
@@ -211,13 +223,20 @@ llvm::Error maxUnpool(RuleContext &Ctx) {
 }
 
 /// floor(D * Scale), exact for symbolic D when Scale or 1/Scale is integral.
+/// Scale is positive and finite (checked by the caller).
 std::optional<SymExpr> scaleDim(const SymExpr &D, double Scale) {
-  if (std::optional<int64_t> C = D.getConstant())
-    return SymExpr::constant(int64_t(std::floor(double(*C) * Scale)));
+  if (std::optional<int64_t> C = D.getConstant()) {
+    double Out = std::floor(double(*C) * Scale);
+    if (Out > double(MaxDimSize))
+      return std::nullopt;
+    return SymExpr::constant(int64_t(Out));
+  }
+  if (Scale > double(MaxDimSize))
+    return std::nullopt;
   if (Scale >= 1 && Scale == std::floor(Scale))
     return D * SymExpr::constant(int64_t(Scale));
   double Inv = 1 / Scale;
-  if (Scale > 0 && std::abs(Inv - std::round(Inv)) < 1e-9)
+  if (Inv <= double(MaxDimSize) && std::abs(Inv - std::round(Inv)) < 1e-9)
     return SymExpr::floorDiv(D, SymExpr::constant(int64_t(std::round(Inv))));
   return std::nullopt;
 }
@@ -245,11 +264,14 @@ llvm::Error resize(RuleContext &Ctx) {
     return Ctx.error("scales must be constant, one per axis");
   std::vector<SymExpr> Out;
   for (size_t I = 0; I < X.size(); ++I) {
+    if (!(Scales[I] > 0) || !std::isfinite(Scales[I]))
+      return Ctx.error("scale " + std::to_string(Scales[I]) +
+                       " is not a positive number");
     std::optional<SymExpr> D = scaleDim(X[I], Scales[I]);
     if (!D)
       return Ctx.error("scale " + std::to_string(Scales[I]) +
                        " of a symbolic dim is not a whole number or its "
-                       "inverse");
+                       "inverse, or the scaled dim exceeds 2^48");
     Out.push_back(*D);
   }
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeRules.h"
+#include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::shapes;
@@ -133,7 +134,9 @@ llvm::Error slice(RuleContext &Ctx) {
       std::optional<int64_t> C = (**Steps)[K].getConstant();
       if (!C || *C == 0)
         return Ctx.error("Slice steps must be non-zero constants");
-      Step = *C;
+      // Any step longer than the largest dim takes one element; clamping
+      // keeps the length formula (and negating the step) free of overflow.
+      Step = std::clamp(*C, -MaxDimSize, MaxDimSize);
     }
     llvm::Expected<size_t> X = Ctx.axis(A, In.size());
     if (!X)
@@ -193,6 +196,14 @@ llvm::Error concat(RuleContext &Ctx) {
       return Ctx.error("input " + llvm::Twine(I) + " has rank " +
                        llvm::Twine(Ctx.inRank(I)) + ", expected " +
                        llvm::Twine(R));
+    for (size_t A = 0; A < R; ++A) {
+      std::optional<int64_t> C0 = Ctx.inDims(0)[A].getConstant(),
+                             CI = Ctx.inDims(I)[A].getConstant();
+      if (A != *Axis && C0 && CI && *C0 != *CI)
+        return Ctx.error("input " + llvm::Twine(I) + " has dim " +
+                         llvm::Twine(*CI) + " on axis " + llvm::Twine(A) +
+                         ", input 0 has " + llvm::Twine(*C0));
+    }
     Out[*Axis] = Out[*Axis] + Ctx.inDims(I)[*Axis];
     Tracked &= Ctx.inValues(I).has_value();
   }
@@ -294,10 +305,11 @@ llvm::Error oneHot(RuleContext &Ctx) {
   if (Ctx.inValues(1) && Ctx.inValues(1)->size() == 1) {
     Depth = (*Ctx.inValues(1))[0];
   } else if (const TensorData *T = Ctx.constData(1);
-             T && T->Floats.size() == 1) {
+             T && T->Floats.size() == 1 && T->Floats[0] >= 0 &&
+             T->Floats[0] <= double(MaxDimSize)) {
     Depth = SymExpr::constant(int64_t(T->Floats[0]));
   } else {
-    return Ctx.error("depth must be a known scalar");
+    return Ctx.error("depth must be a known scalar in [0, 2^48]");
   }
   std::vector<SymExpr> Out = Ctx.inDims(0).vec();
   llvm::Expected<size_t> Axis =

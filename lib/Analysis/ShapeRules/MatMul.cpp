@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeRules.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 #include <map>
 
@@ -92,6 +94,17 @@ llvm::Error einsum(RuleContext &Ctx) {
   if (Terms.size() != Ctx.numInputs())
     return Ctx.error("equation has " + llvm::Twine(Terms.size()) +
                      " operands, node has " + llvm::Twine(Ctx.numInputs()));
+  // Each term: letters and at most one "..."; anything else would make the
+  // axis walk below step past the operand's dims.
+  auto WellFormed = [](llvm::StringRef T) {
+    size_t Dots = T.find("...");
+    return T.count('.') == (Dots == llvm::StringRef::npos ? 0u : 3u) &&
+           llvm::all_of(T, [](char C) { return llvm::isAlpha(C) || C == '.'; });
+  };
+  for (const std::string &T : Terms)
+    if (!WellFormed(T))
+      return Ctx.error("malformed equation term '" + T +
+                       "' (letters and at most one '...')");
   std::map<char, SymExpr> Size;
   std::map<char, int> Count;
   std::vector<SymExpr> Ellipsis;
@@ -123,6 +136,9 @@ llvm::Error einsum(RuleContext &Ctx) {
   std::string OutTerm;
   if (Arrow != std::string::npos) {
     OutTerm = Eq.substr(Arrow + 2);
+    if (!WellFormed(OutTerm))
+      return Ctx.error("malformed equation output '" + OutTerm +
+                       "' (letters and at most one '...')");
   } else {
     if (!Ellipsis.empty())
       OutTerm = "...";

@@ -191,7 +191,7 @@ llvm::Error depthSpace(RuleContext &Ctx) {
   int64_t B = Ctx.node().getInt("blocksize", 0);
   if (B <= 0)
     return Ctx.error("blocksize must be positive");
-  SymExpr BS = SymExpr::constant(B), BB = SymExpr::constant(B * B);
+  SymExpr BS = SymExpr::constant(B), BB = BS * BS; // Poisoned on overflow.
   if (Ctx.node().OpType == "DepthToSpace")
     Ctx.setOutput(
         0, Ctx.inType(0),

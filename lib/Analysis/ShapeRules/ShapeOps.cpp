@@ -140,6 +140,8 @@ llvm::Error range(RuleContext &Ctx) {
       return Ctx.error("a floating-point Range needs constant start, limit "
                        "and delta");
     double Count = std::ceil((TL->Floats[0] - TS->Floats[0]) / TD->Floats[0]);
+    if (!(Count <= double(MaxDimSize))) // Also NaN.
+      return Ctx.error("a floating-point Range with more than 2^48 elements");
     Ctx.setOutput(0, Type, {SymExpr::constant(int64_t(std::max(Count, 0.0)))});
     return llvm::Error::success();
   }

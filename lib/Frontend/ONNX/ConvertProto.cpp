@@ -14,6 +14,7 @@
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Path.h"
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -46,6 +47,8 @@ private:
                             TensorData &D);
   llvm::Error convertWeights(const onnx::GraphProto &GP);
   llvm::Error convertNode(const onnx::NodeProto &N, size_t Index);
+  llvm::Error checkArity(const onnx::NodeProto &N, const onnx::OpSchema &Schema,
+                         const std::string &Where);
   llvm::Expected<Attribute> convertAttr(const onnx::AttributeProto &A,
                                         const std::string &Where);
 
@@ -388,6 +391,31 @@ llvm::Expected<Attribute> Converter::convertAttr(const onnx::AttributeProto &A,
   return Out;
 }
 
+// Input and output counts within the schema's range, and no required
+// (single, non-optional) input left empty: shape rules rely on both.
+llvm::Error Converter::checkArity(const onnx::NodeProto &N,
+                                  const onnx::OpSchema &Schema,
+                                  const std::string &Where) {
+  int NumIn = N.input_size(), NumOut = N.output_size();
+  if (NumIn < Schema.min_input() || NumIn > Schema.max_input())
+    return err(Where + ": has " + llvm::Twine(NumIn) + " inputs; " +
+               N.op_type() + " takes " + llvm::Twine(Schema.min_input()) +
+               " to " + llvm::Twine(Schema.max_input()));
+  if (NumOut < Schema.min_output() || NumOut > Schema.max_output())
+    return err(Where + ": has " + llvm::Twine(NumOut) + " outputs; " +
+               N.op_type() + " produces " + llvm::Twine(Schema.min_output()) +
+               " to " + llvm::Twine(Schema.max_output()));
+  const auto &Formal = Schema.inputs();
+  for (int I = 0; I < NumIn && !Formal.empty(); ++I) {
+    const auto &P = Formal[std::min<size_t>(I, Formal.size() - 1)];
+    if (N.input(I).empty() &&
+        P.GetOption() != onnx::OpSchema::FormalParameterOption::Optional)
+      return err(Where + ": required input " + llvm::Twine(I) + " ('" +
+                 P.GetName() + "') is empty");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   std::string Where = (N.name().empty() ? "node #" + std::to_string(Index)
                                         : "node '" + N.name() + "'") +
@@ -407,6 +435,8 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
     return err(Where + ": unsupported: unknown op '" + N.op_type() +
                "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
                "' at opset " + llvm::Twine(OpsetIt->second));
+  if (llvm::Error E = checkArity(N, *Schema, Where))
+    return E;
   NodeDesc D;
   D.Name = N.name();
   D.OpType = N.op_type();

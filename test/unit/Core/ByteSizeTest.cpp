@@ -29,6 +29,9 @@ TEST(ByteSize, BinaryUnits) {
   EXPECT_EQ(parse("512M"), 512ull << 20);
   EXPECT_EQ(parse("1.5T"), 3ull << 39); // 1.5 * 2^40
   EXPECT_EQ(parse("64K"), 65536u);
+  // Above 2^63 bytes (where llround would overflow): 8388608.5 TiB = 2^63 +
+  // 2^39.
+  EXPECT_EQ(parse("8388608.5T"), (8388608ull << 40) + (1ull << 39));
 }
 
 TEST(ByteSize, DecimalUnitsAndBytes) {
@@ -47,6 +50,7 @@ TEST(ByteSize, Rejects) {
   EXPECT_TRUE(rejects("1.2.3G"));
   EXPECT_TRUE(rejects("99999999999999999999"));
   EXPECT_TRUE(rejects("17179869184G")); // 2^34 GiB = 2^64 bytes
+  EXPECT_TRUE(rejects("16777216.5T"));  // (2^24 + 0.5) TiB > 2^64 bytes
 }
 
 TEST(ByteSize, Format) {

@@ -221,6 +221,37 @@ g (float[4,8] x) => (float[4,8] y) <)" +
   ASSERT_FALSE(!!P);
   EXPECT_NE(llvm::toString(P.takeError()).find("'nope' is not a weight"),
             std::string::npos);
+  // A weight tied to itself, or to one of another size, would silently drop
+  // a gradient and its optimizer state.
+  for (auto [Tie, Msg] :
+       {std::pair<std::pair<std::string, std::string>, std::string>{
+            {"A", "A"}, "'A' is tied to itself"},
+        {{"A", "x"}, "'x' is not a weight"}}) {
+    O.Tied = {Tie};
+    auto Bad = trainableParameters(**G, O);
+    ASSERT_FALSE(!!Bad);
+    EXPECT_NE(llvm::toString(Bad.takeError()).find(Msg), std::string::npos);
+  }
+}
+
+TEST(Training, TiedWeightsMustMatchInSize) {
+  const std::string Text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,8] x) => (float[4,4] y) <)" +
+                           W("float[8,8] A", 64) + ", " +
+                           W("float[8,4] B", 32) + R"(> {
+  h = MatMul(x, A)
+  y = MatMul(h, B)
+}
+)";
+  auto G = importModelText(Text, "t.onnxtxt");
+  ASSERT_TRUE(!!G);
+  TrainingOptions O;
+  O.Tied = {{"A", "B"}};
+  auto P = trainableParameters(**G, O);
+  ASSERT_FALSE(!!P);
+  EXPECT_NE(llvm::toString(P.takeError())
+                .find("'A' and 'B' differ in element count (64 and 32)"),
+            std::string::npos);
 }
 
 TEST(Training, Options) {
