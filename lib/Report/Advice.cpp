@@ -8,6 +8,7 @@
 #include "oomplan/Report/Advice.h"
 #include "oomplan/Report/Formulas.h"
 #include "oomplan/Report/Rescale.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 
 using namespace oomplan;
@@ -80,16 +81,36 @@ report::adviseRemedies(const DiagnosisInput &In) {
   if (!Dev)
     return Dev.takeError();
   Out.push_back(std::move(*Dev));
-  std::stable_sort(Out.begin(), Out.end(),
-                   [](const Remedy &A, const Remedy &B) {
-                     return A.BytesSaved > B.BytesSaved;
-                   });
-  for (const char *Name : {"activation checkpointing", "offload to host"}) {
-    Remedy R;
-    R.Action = Name;
-    R.Detail = "not planned here: --fit plans it (docs/fitting.md)";
-    R.Planned = false;
+  if (In.Fit) {
+    // The budget the chooser must meet leaves room for the fixed overhead.
+    uint64_t Room = In.BudgetBytes > In.OverheadBytes
+                        ? In.BudgetBytes - In.OverheadBytes
+                        : 0;
+    auto F = (*In.Fit)(Room);
+    if (!F)
+      return F.takeError();
+    std::string Detail = F->Strategy;
+    if (F->Fits)
+      Detail +=
+          llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
+              .str();
+    Remedy R = fromBytes("recompute/offload (--fit)", Detail,
+                         F->TotalBytes + In.OverheadBytes, In);
+    R.Fits = R.Fits && F->Fits;
     Out.push_back(std::move(R));
+  } else {
+    for (const char *Name : {"activation checkpointing", "offload to host"}) {
+      Remedy R;
+      R.Action = Name;
+      R.Detail = "not planned here: --fit plans it (docs/fitting.md)";
+      R.Planned = false;
+      Out.push_back(std::move(R));
+    }
   }
+  std::stable_sort(
+      Out.begin(), Out.end(), [](const Remedy &A, const Remedy &B) {
+        return A.Planned > B.Planned ||
+               (A.Planned == B.Planned && A.BytesSaved > B.BytesSaved);
+      });
   return Out;
 }

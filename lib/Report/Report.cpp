@@ -70,6 +70,8 @@ report::buildReport(const Plan &P, const PlanContext &C,
   DiagnosisInput In{
       P,      C,       Roles, PlanAt, Opts, *RO.BudgetBytes, RO.OverheadBytes,
       R.Peak, R.Batch, R.Seq};
+  if (RO.Fit)
+    In.Fit = &RO.Fit;
   auto F = diagnose(In);
   if (!F)
     return F.takeError();

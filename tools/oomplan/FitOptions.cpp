@@ -243,6 +243,30 @@ static void printSummary(raw_ostream &OS, const FitResult &R,
      << '\n';
 }
 
+report::FitFn oomplan::makeFitRemedy(const PlanContext &C, const Plan &Base,
+                                     const PipelineOptions &PO) {
+  return [&C, &Base, PO](uint64_t Budget) -> Expected<report::FitOutcome> {
+    auto Dev = loadDevice(DeviceOpt);
+    if (!Dev)
+      return Dev.takeError();
+    CostOptions CO;
+    CO.TF32 = TF32Opt;
+    CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), *Dev, CO);
+    FitResult R;
+    auto P = fitAndPlace(Base.Sched, Cost, fitOptions(PO, Budget), PO, R);
+    if (!P)
+      return P.takeError();
+    report::FitOutcome Out;
+    Out.TotalBytes = P->totalBytes();
+    Out.OverheadPercent = R.overheadPercent();
+    Out.Fits = R.Fits && P->totalBytes() <= Budget;
+    Out.Strategy = Out.Fits ? R.Strategy
+                            : "no recompute/offload fits" +
+                                  (R.Why.empty() ? "" : ": " + R.Why);
+    return Out;
+  };
+}
+
 int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
                     const PipelineOptions &PO, const report::PlanFn &PlanAt) {
   if (MicroBatches == 0)

@@ -11,6 +11,7 @@
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
 #include "oomplan/Report/Capacity.h"
+#include "oomplan/Report/Diagnosis.h"
 
 namespace oomplan {
 
@@ -24,6 +25,12 @@ bool fitRequested();
 /// why), 1 on error. PlanAt re-plans at other bindings (--micro-batches).
 int runFit(llvm::raw_ostream &OS, const PlanContext &C, const Plan &Base,
            const PipelineOptions &PO, const report::PlanFn &PlanAt);
+
+/// The chooser as the report's "what would help" uses it: at a budget, the
+/// placed plan's bytes, predicted overhead and strategy, for Base's schedule
+/// on the --device profile (H100-SXM by default).
+report::FitFn makeFitRemedy(const PlanContext &C, const Plan &Base,
+                            const PipelineOptions &PO);
 
 } // namespace oomplan
 

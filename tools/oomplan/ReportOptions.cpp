@@ -91,8 +91,9 @@ static Error writePictures(const Plan &P, const PlanContext &C,
 
 int oomplan::runReport(raw_ostream &OS, const PlanContext &C, const Plan &P,
                        const PipelineOptions &PO, const report::PlanFn &PlanAt,
-                       bool JSON) {
+                       bool JSON, const report::FitFn &Fit) {
   report::ReportOptions RO;
+  RO.Fit = Fit;
   RO.BudgetBytes = P.BudgetBytes;
   auto OverheadBytes = parseByteSize(Overhead);
   if (!OverheadBytes)

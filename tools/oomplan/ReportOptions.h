@@ -12,6 +12,7 @@
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
 #include "oomplan/Report/Capacity.h"
+#include "oomplan/Report/Diagnosis.h"
 
 namespace oomplan {
 
@@ -20,9 +21,10 @@ namespace oomplan {
 /// returns the exit code: 0 fits (or no budget), 2 does not fit, 1 error.
 /// PlanAt plans the same model at other bindings with the same pipeline
 /// (inference or training) and options PO.
+/// Fit, when set, plans recompute/offload for "what would help".
 int runReport(llvm::raw_ostream &OS, const PlanContext &C, const Plan &P,
               const PipelineOptions &PO, const report::PlanFn &PlanAt,
-              bool JSON);
+              bool JSON, const report::FitFn &Fit = nullptr);
 
 /// The report options given on the command line ("--max-batch", ...), for
 /// modes such as --fit that do not honour them and must say so.

@@ -301,9 +301,11 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     printLifetimes(OS, P->Sched, P->Life);
     break;
   case EmitKind::JSON:
-    return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/true);
+    return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/true,
+                     makeFitRemedy(C, *P, PO));
   case EmitKind::Report:
-    return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/false);
+    return runReport(OS, C, *P, PO, PlanAt, /*JSON=*/false,
+                     makeFitRemedy(C, *P, PO));
   case EmitKind::CSV: {
     std::vector<BufferId> Ids;
     std::vector<planner::BufferRequest> R =

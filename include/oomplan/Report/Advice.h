@@ -5,8 +5,9 @@
 // memory it leads to, computed by planning it (the capacity searches for a
 // smaller batch or a shorter sequence, a re-plan at 16-bit precision, a
 // re-plan with the model state sharded over the fewest devices that fit),
-// ranked by bytes saved. Activation checkpointing and offload are listed as
-// not yet planned until their transforms exist.
+// ranked by bytes saved. Recompute and offload are planned by the --fit
+// chooser when the caller passes one (DiagnosisInput::Fit), else listed as
+// not planned.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_REPORT_ADVICE_H

@@ -24,6 +24,7 @@
 #include "oomplan/Report/Breakdown.h"
 #include "oomplan/Report/Capacity.h"
 #include "oomplan/Report/Peak.h"
+#include <functional>
 
 namespace oomplan {
 namespace report {
@@ -50,6 +51,19 @@ struct Finding {
 };
 
 /// What the diagnosis reads; capacity results may be absent (no symbol).
+/// What the budget-fitting chooser (--fit) reaches at a budget, placed and
+/// verified: the plan's device bytes (without overhead), its predicted added
+/// time, and the transforms it chose.
+struct FitOutcome {
+  uint64_t TotalBytes = 0;
+  double OverheadPercent = 0; ///< Predicted added time, % of the step.
+  std::string Strategy;       ///< "recompute (greedy)", "stream weights", ...
+  bool Fits = false;
+};
+/// Runs the chooser at a budget in bytes (the caller wires lib/Fit in, so the
+/// report does not depend on it).
+using FitFn = std::function<llvm::Expected<FitOutcome>(uint64_t BudgetBytes)>;
+
 struct DiagnosisInput {
   const Plan &P;
   const PlanContext &C;
@@ -61,6 +75,9 @@ struct DiagnosisInput {
   const PeakReport &Peak;
   const std::optional<CapacityResult> &Batch;
   const std::optional<CapacityResult> &Seq;
+  /// The chooser, when the caller provides one; else checkpointing and
+  /// offload are listed as not planned.
+  const FitFn *Fit = nullptr;
 };
 
 /// The causes that apply to a plan that does not fit, ranked; empty when it

@@ -35,6 +35,7 @@ struct ReportOptions {
   bool MaxSeq = false;        ///< Search the longest sequence that fits.
   bool Sweep = false;         ///< Tabulate memory over batch and seq.
   int64_t CapacityCap = DefaultCapacityCap;
+  FitFn Fit; ///< Optional: plans checkpointing/offload for "what would help".
 };
 
 struct MemoryReport {
