@@ -8,13 +8,13 @@
 //===----------------------------------------------------------------------===//
 #include "FitOptions.h"
 #include "ReportOptions.h"
+#include "TrainOptions.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphPrinter.h"
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
-#include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Planner/LowerBound.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
 #include "oomplan/Planner/Registry.h"
@@ -83,94 +83,6 @@ static cl::opt<bool> IOInArena("io-in-arena", cl::cat(Cat),
                                         "the arena"));
 static cl::opt<double> TimeLimit("time-limit", cl::cat(Cat), cl::init(2.0),
                                  cl::desc("Seconds a search may run"));
-
-// --- Training (issue 7): --train and its options, in one block. ---
-static cl::opt<bool>
-    Train("train", cl::cat(Cat),
-          cl::desc("Plan one training step: forward, "
-                   "backward and optimizer (docs/training.md)"));
-static cl::opt<std::string>
-    OptimizerOpt("optimizer", cl::cat(Cat), cl::init("adam"),
-                 cl::value_desc("sgd|momentum|adam|adamw"),
-                 cl::desc("Optimizer whose state --train counts"));
-static cl::opt<std::string>
-    PrecisionOpt("precision", cl::cat(Cat), cl::init("fp32"),
-                 cl::value_desc("fp32|fp16-mixed|bf16-mixed"),
-                 cl::desc("Training precision (mixed: 16-bit activations and "
-                          "gradients, fp32 master weights and moments)"));
-static cl::opt<unsigned>
-    GradAccum("grad-accum", cl::cat(Cat), cl::init(1), cl::value_desc("K"),
-              cl::desc("Micro-batches per optimizer step"));
-static cl::list<std::string>
-    Freeze("freeze", cl::cat(Cat), cl::value_desc("PATTERN"),
-           cl::desc("Weights matching this glob (or re:REGEX) do not train "
-                    "(repeatable)"));
-static cl::list<std::string>
-    Tied("tied", cl::cat(Cat), cl::value_desc("A,B"),
-         cl::desc("Weight B is weight A (possibly transposed): count it once "
-                  "(repeatable)"));
-
-static Expected<TrainingOptions> trainingOptions() {
-  TrainingOptions T;
-  auto O = parseOptimizer(OptimizerOpt);
-  if (!O)
-    return O.takeError();
-  auto P = parsePrecision(PrecisionOpt);
-  if (!P)
-    return P.takeError();
-  T.Optimizer = *O;
-  T.Precision = *P;
-  T.GradAccum = GradAccum;
-  T.Freeze.assign(Freeze.begin(), Freeze.end());
-  for (StringRef Pair : Tied) {
-    auto AB = parseTiedPair(Pair);
-    if (!AB)
-      return AB.takeError();
-    T.Tied.push_back(*AB);
-  }
-  return T;
-}
-
-static void trainWarnings(ArrayRef<std::string> Warnings) {
-  for (const std::string &W : Warnings)
-    WithColor::warning(errs(), "oomplan") << W << '\n';
-}
-
-// --emit=shapes --train: the added tensors after the graph's values (needs
-// every symbol bound, since gradient sizes are numbers).
-static Error printTrainingShapes(raw_ostream &OS, const Graph &G,
-                                 const ShapeInfo &Shapes,
-                                 ArrayRef<std::optional<int64_t>> Bindings) {
-  auto T = trainingOptions();
-  if (!T)
-    return T.takeError();
-  auto Bytes = evaluateValueBytes(G, Shapes, Bindings);
-  if (!Bytes)
-    return Bytes.takeError();
-  std::vector<std::string> Warnings;
-  TrainingSummary Sum;
-  auto S = makeTrainingSchedule(G, Shapes, *Bytes, *T, Warnings, &Sum);
-  if (!S)
-    return S.takeError();
-  trainWarnings(Warnings);
-  printTrainingTensors(OS, G, *S, Sum);
-  return Error::success();
-}
-
-static Expected<Plan> planTraining(const Graph &G, const ShapeInfo &Shapes,
-                                   ArrayRef<std::optional<int64_t>> Bindings,
-                                   const PipelineOptions &PO,
-                                   bool Quiet = false) {
-  auto T = trainingOptions();
-  if (!T)
-    return T.takeError();
-  std::vector<std::string> Warnings;
-  auto P = planTrainingGraph(G, Shapes, Bindings, PO, *T, Warnings);
-  if (!Quiet)
-    trainWarnings(Warnings);
-  return P;
-}
-// --- end of training block. ---
 
 static int fail(Error E) {
   WithColor::error(errs(), "oomplan") << toString(std::move(E)) << '\n';
@@ -262,7 +174,7 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
     if (!Unbound.empty())
       note("unbound symbols: " + join(Unbound, ", "));
     printShapes(OS, **G, *Shapes, Bindings);
-    if (Train)
+    if (trainRequested())
       if (Error E = printTrainingShapes(OS, **G, *Shapes, Bindings))
         return fail(std::move(E));
     return 0;
@@ -274,15 +186,15 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
   PO.Placement.TimeLimitSeconds = TimeLimit;
   PO.Placement.IOInArena = IOInArena;
   PO.Placement.BudgetBytes = BudgetBytes;
-  auto P = Train ? planTraining(**G, *Shapes, Bindings, PO)
-                 : planGraph(**G, *Shapes, Bindings, PO);
+  auto P = trainRequested() ? planTraining(**G, *Shapes, Bindings, PO)
+                            : planGraph(**G, *Shapes, Bindings, PO);
   if (!P)
     return fail(P.takeError());
   PlanContext C{**G, *Shapes, Bindings};
   // The report re-plans at other bindings (capacity, diagnosis) this way.
   report::PlanFn PlanAt = [&](ArrayRef<std::optional<int64_t>> B) {
-    return Train ? planTraining(**G, *Shapes, B, PO, /*Quiet=*/true)
-                 : planGraph(**G, *Shapes, B, PO);
+    return trainRequested() ? planTraining(**G, *Shapes, B, PO, /*Quiet=*/true)
+                            : planGraph(**G, *Shapes, B, PO);
   };
   if (fitRequested()) { // --fit and friends: FitOptions.cpp (issue 6)
     // Say so rather than silently ignore what --fit does not honour yet.
