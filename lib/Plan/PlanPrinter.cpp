@@ -26,6 +26,18 @@ std::vector<BufferId> oomplan::bufferPrintOrder(const Plan &P) {
   return Order;
 }
 
+void oomplan::printArenaLine(llvm::raw_ostream &OS, const Plan &P) {
+  double Ratio = P.ArenaLowerBound
+                     ? double(P.ArenaBytes) / double(P.ArenaLowerBound)
+                     : 1.0;
+  OS << "arena: " << P.ArenaBytes
+     << " bytes, lower bound: " << P.ArenaLowerBound
+     << " bytes, arena/lower bound: " << llvm::format("%.4f", Ratio)
+     << ", fragmentation: "
+     << (P.ArenaBytes - std::min(P.ArenaBytes, P.ArenaLowerBound))
+     << " bytes\n";
+}
+
 std::string oomplan::shapeString(const PlanContext &C, ValueId Value) {
   if (Value == NoId)
     return "-";
@@ -89,15 +101,7 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
       OS << ", over by " << (P.totalBytes() - *P.BudgetBytes) << " bytes";
     OS << '\n';
   }
-  double Ratio = P.ArenaLowerBound
-                     ? double(P.ArenaBytes) / double(P.ArenaLowerBound)
-                     : 1.0;
-  OS << "arena: " << P.ArenaBytes
-     << " bytes, lower bound: " << P.ArenaLowerBound
-     << " bytes, arena/lower bound: " << llvm::format("%.4f", Ratio)
-     << ", fragmentation: "
-     << (P.ArenaBytes - std::min(P.ArenaBytes, P.ArenaLowerBound))
-     << " bytes\n";
+  printArenaLine(OS, P);
   std::vector<BufferId> Peak = P.buffersLiveAt(P.PeakStep);
   OS << "peak: step " << P.PeakStep;
   if (P.PeakStep < P.Sched.Steps.size() &&

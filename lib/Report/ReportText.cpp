@@ -64,13 +64,7 @@ static void printBudget(llvm::raw_ostream &OS, const MemoryReport &R,
     }
     OS << '\n';
   }
-  double Ratio = P.ArenaLowerBound
-                     ? double(P.ArenaBytes) / double(P.ArenaLowerBound)
-                     : 1.0;
-  OS << "arena: " << P.ArenaBytes
-     << " bytes, lower bound: " << P.ArenaLowerBound
-     << " bytes, arena/lower bound: " << llvm::format("%.4f", Ratio)
-     << ", fragmentation: " << R.Peak.Fragmentation << " bytes\n";
+  printArenaLine(OS, P); // fragmentation equals R.Peak.Fragmentation
 }
 
 static void printPeak(llvm::raw_ostream &OS, const MemoryReport &R,

@@ -36,6 +36,10 @@ std::vector<BufferId> bufferPrintOrder(const Plan &P);
 
 /// "plan for FILE", the symbols with their values, steps, buffers, algorithm
 /// and alignment: the first lines of --emit=plan and of the report.
+/// "arena: N bytes, lower bound: M bytes, arena/lower bound: R, fragmentation:
+/// F bytes", the line every plan prints.
+void printArenaLine(llvm::raw_ostream &OS, const Plan &P);
+
 void printPlanHeader(llvm::raw_ostream &OS, const Plan &P,
                      const PlanContext &C);
 

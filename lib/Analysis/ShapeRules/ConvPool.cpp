@@ -79,6 +79,19 @@ SymExpr windowOut(const Window &W, size_t I, const SymExpr &D) {
   return Out;
 }
 
+/// The window of a convolution whose kernel size, unless the kernel_shape
+/// attribute gives it, is the weight's spatial dims (which must be constant).
+static llvm::Expected<Window>
+readWeightWindow(RuleContext &Ctx, llvm::ArrayRef<SymExpr> Wt, size_t Spatial) {
+  std::optional<std::vector<int64_t>> K;
+  if (!Ctx.node().getInts("kernel_shape")) {
+    K = constantDims(Wt.drop_front(2));
+    if (!K)
+      return Ctx.error("the kernel size must be constant");
+  }
+  return readWindow(Ctx, Spatial, K);
+}
+
 /// Conv, ConvInteger, QLinearConv: [N, M, spatial...].
 llvm::Error conv(RuleContext &Ctx) {
   llvm::StringRef Op = Ctx.node().OpType;
@@ -87,13 +100,7 @@ llvm::Error conv(RuleContext &Ctx) {
   if (X.size() < 3 || Wt.size() != X.size())
     return Ctx.error("input and weight must have the same rank >= 3");
   size_t Spatial = X.size() - 2;
-  std::optional<std::vector<int64_t>> K;
-  if (!Ctx.node().getInts("kernel_shape")) {
-    K = constantDims(Wt.drop_front(2));
-    if (!K)
-      return Ctx.error("the kernel size must be constant");
-  }
-  llvm::Expected<Window> W = readWindow(Ctx, Spatial, K);
+  llvm::Expected<Window> W = readWeightWindow(Ctx, Wt, Spatial);
   if (!W)
     return W.takeError();
   std::vector<SymExpr> Out = {X[0], Wt[0]};
@@ -111,13 +118,7 @@ llvm::Error convTranspose(RuleContext &Ctx) {
   if (X.size() < 3 || Wt.size() != X.size())
     return Ctx.error("input and weight must have the same rank >= 3");
   size_t Spatial = X.size() - 2;
-  std::optional<std::vector<int64_t>> K;
-  if (!Ctx.node().getInts("kernel_shape")) {
-    K = constantDims(Wt.drop_front(2));
-    if (!K)
-      return Ctx.error("the kernel size must be constant");
-  }
-  llvm::Expected<Window> W = readWindow(Ctx, Spatial, K);
+  llvm::Expected<Window> W = readWeightWindow(Ctx, Wt, Spatial);
   if (!W)
     return W.takeError();
   int64_t Group = Ctx.node().getInt("group", 1);
