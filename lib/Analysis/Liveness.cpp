@@ -117,6 +117,8 @@ struct Builder {
     // Tensors that exist before the first step.
     for (TensorId T = 0; T < S.Tensors.size(); ++T) {
       TensorKind K = S.Tensors[T].Kind;
+      if (S.Tensors[T].HostHome)
+        continue; // on the device only once a Prefetch writes it
       if (isResident(K) || K == TensorKind::GraphInput ||
           K == TensorKind::OptimizerState)
         newBuffer(T, 0);
@@ -144,10 +146,14 @@ struct Builder {
       }
     }
     // Tensors nothing writes or holds (unused graph values) still need a
-    // buffer so that every tensor has one.
+    // buffer so that every tensor has one; a host-home one (optimizer state
+    // kept on the host) has no device bytes.
     for (TensorId T = 0; T < S.Tensors.size(); ++T)
-      if (L.BufferOf[T] == UINT32_MAX)
-        newBuffer(T, 0);
+      if (L.BufferOf[T] == UINT32_MAX) {
+        BufferId B = newBuffer(T, 0);
+        if (S.Tensors[T].HostHome)
+          L.Buffers[B].SizeBytes = 0;
+      }
     for (BufferId B = 0; B < L.Buffers.size(); ++B) {
       LiveBuffer &Buf = L.Buffers[B];
       uint64_t End =

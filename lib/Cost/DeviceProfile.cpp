@@ -93,6 +93,7 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("mem_bandwidth_gbps", G, P.MemBandwidth, true);
   Num("host_link_gbps", G, P.HostLinkBandwidth, true);
   Num("memory_gb", G, Mem, true);
+  Num("host_mem_bandwidth_gbps", G, P.HostMemBandwidth, false);
   if (!Problem.empty())
     return makeError(Path + ": " + Problem);
   P.MemoryBytes = static_cast<uint64_t>(Mem);

@@ -58,6 +58,11 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   if (St.ViewOf >= 0 || St.Kind == StepKind::Offload ||
       St.Kind == StepKind::Prefetch)
     return 0;
+  // The host is memory-bound on an optimizer update (a few FLOPs a byte).
+  if (St.OnHost)
+    return Device.HostMemBandwidth > 0
+               ? bytesMoved(S, St) / Device.HostMemBandwidth
+               : 0;
   if (St.Node != NoId && St.Node < G.Nodes.size() &&
       G.Nodes[St.Node].OpType == "Constant")
     return 0;

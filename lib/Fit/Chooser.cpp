@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/Chooser.h"
 #include "oomplan/Fit/ActivationOffload.h"
+#include "oomplan/Fit/OptimizerOffload.h"
 #include "oomplan/Fit/Recompute.h"
 #include "oomplan/Fit/RematChooser.h"
 #include "oomplan/Fit/Reorder.h"
@@ -43,6 +44,9 @@ struct Chooser {
   std::optional<Candidate> Smallest;
   std::optional<Schedule> Leanest; ///< Least memory recompute reaches.
   std::string LeanestName;
+  /// Prepended to every candidate's name: what the pass applied first.
+  std::string Prefix;
+  unsigned Fitted = 0; ///< Candidates that fit so far.
 
   Chooser(const CostModel &C, const FitOptions &O)
       : Cost(C), Opts(O),
@@ -57,7 +61,8 @@ struct Chooser {
     return estimateMemory(S, Opts.Estimate).totalBytes();
   }
 
-  void consider(Schedule S, const std::string &Name) {
+  void consider(Schedule S, const std::string &Base) {
+    std::string Name = Prefix + Base;
     MemoryEstimate M = estimateMemory(S, Opts.Estimate);
     if (M.totalBytes() > Target) {
       if (!Smallest || M.totalBytes() < Smallest->M.totalBytes())
@@ -65,6 +70,7 @@ struct Chooser {
       return;
     }
     TimePrediction T = simulate(S, Cost);
+    ++Fitted;
     if (!Best || T.TotalSeconds < Best->T.TotalSeconds)
       Best = Candidate{std::move(S), M, T, Name};
   }
@@ -223,6 +229,31 @@ struct Chooser {
     }
   }
 
+  // Recompute, offload of saved activations, and offload on top of the
+  // leanest recompute when neither alone fits (as in this pass).
+  void trainingCandidates(const Schedule &S) {
+    unsigned Before = Fitted;
+    Leanest.reset();
+    recompute(S);
+    offloadCandidates(S, "offload saved activations");
+    if (Fitted == Before && Leanest)
+      offloadCandidates(*Leanest, LeanestName + " + offload saved activations");
+  }
+
+  // The same with the optimizer step on the host (OptimizerOffload.h): it
+  // frees the state bytes for the cost of moving gradients and weights over
+  // the link, so it is a candidate alone and under every other transform.
+  void hostOptimizerCandidates(const Schedule &S) {
+    if (Opts.Offload != OffloadMode::Auto || Opts.Remat == RematMode::Sqrt ||
+        !hasOptimizerState(S))
+      return;
+    Schedule H = offloadOptimizerState(S);
+    consider(H, "optimizer state on the host");
+    Prefix = "optimizer state on the host + ";
+    trainingCandidates(H);
+    Prefix.clear();
+  }
+
   void streamWeightsCandidates(const Schedule &S) {
     if (Opts.Offload == OffloadMode::None)
       return;
@@ -280,12 +311,8 @@ FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
     C.consider(S, Reordered ? "reorder" : "none");
   if (!C.Best || Forced) {
     if (isTrainingSchedule(S)) {
-      C.recompute(S);
-      C.offloadCandidates(S, "offload saved activations");
-      // Beyond what recompute alone reaches: offload what it still keeps.
-      if (!C.Best && C.Leanest)
-        C.offloadCandidates(*C.Leanest,
-                            C.LeanestName + " + offload saved activations");
+      C.trainingCandidates(S);
+      C.hostOptimizerCandidates(S);
     } else
       C.streamWeightsCandidates(S);
   }

@@ -19,7 +19,7 @@ static uint64_t bytesOf(const Schedule &S, llvm::ArrayRef<TensorId> Ts) {
 TimePrediction oomplan::simulate(const Schedule &S, const CostModel &Cost) {
   TimePrediction P;
   std::vector<double> Ready(S.Tensors.size(), 0);
-  double Now = 0, H2DFree = 0, D2HFree = 0;
+  double Now = 0, H2DFree = 0, D2HFree = 0, HostFree = 0;
   auto WaitFor = [&](double T) {
     if (T > Now) {
       P.StallSeconds += T - Now;
@@ -27,8 +27,14 @@ TimePrediction oomplan::simulate(const Schedule &S, const CostModel &Cost) {
     }
   };
   for (const Step &St : S.Steps) {
+    if (St.OnHost) {
+      double Dur = Cost.stepSeconds(S, St);
+      HostFree = std::max(HostFree, D2HFree) + Dur;
+      P.HostSeconds += Dur;
+      continue;
+    }
     if (St.Kind == StepKind::Prefetch) {
-      double Start = std::max(Now, H2DFree);
+      double Start = std::max({Now, H2DFree, HostFree});
       double Dur = Cost.transferSeconds(bytesOf(S, St.Writes));
       H2DFree = Start + Dur;
       P.TransferSeconds += Dur;
@@ -57,6 +63,6 @@ TimePrediction oomplan::simulate(const Schedule &S, const CostModel &Cost) {
     for (TensorId W : St.Writes)
       Ready[W] = Now;
   }
-  P.TotalSeconds = std::max({Now, H2DFree, D2HFree});
+  P.TotalSeconds = std::max({Now, H2DFree, D2HFree, HostFree});
   return P;
 }

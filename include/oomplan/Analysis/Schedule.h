@@ -70,6 +70,10 @@ struct Step {
   int ViewOf = -1;
   /// Writes[0] may reuse the bytes of any read that dies here (elementwise).
   bool MayWriteInPlace = false;
+  /// Runs on the host CPU, not the device (an optimizer step with its state
+  /// on the host, Fit/OptimizerOffload.h): it reads host-home tensors only
+  /// and costs its bytes over the host's memory bandwidth.
+  bool OnHost = false;
 };
 
 struct Schedule {

@@ -32,6 +32,10 @@ struct DeviceProfile {
   double HostLinkBandwidth = 0;
   /// Device memory, bytes: the default budget.
   uint64_t MemoryBytes = 0;
+  /// Host memory bandwidth, bytes/s: what an optimizer step on the host
+  /// runs at (JSON "host_mem_bandwidth_gbps"; the default is a typical
+  /// server socket's, since datasheets of GPUs do not say).
+  double HostMemBandwidth = 100e9;
 };
 
 /// The built-in profiles, in a fixed order.

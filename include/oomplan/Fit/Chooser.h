@@ -9,6 +9,8 @@
 //   shortest prefix that fits) compared with Chen's sqrt(n) checkpointing;
 //   saved activations offloaded to the host (ActivationOffload.h), alone
 //   or on top of the leanest recompute; --remat=sqrt keeps only sqrt(n);
+//   the optimizer step and its state on the host (OptimizerOffload.h),
+//   alone and under each of the above;
 // - inference schedules: weight streaming (WeightStreaming.h), the fewest
 //   largest weights that fit, for a few prefetch depths;
 // - optionally memory-aware reordering first (Reorder.h).
