@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/Chooser.h"
 #include "oomplan/Fit/ActivationOffload.h"
+#include "oomplan/Fit/InferenceRecompute.h"
 #include "oomplan/Fit/OptimizerOffload.h"
 #include "oomplan/Fit/Recompute.h"
 #include "oomplan/Fit/RematChooser.h"
@@ -254,6 +255,56 @@ struct Chooser {
     Prefix.clear();
   }
 
+  // Inference: cheap long-lived values recomputed before their late reads
+  // (InferenceRecompute.h), each kept only if it brings the schedule closer
+  // to the budget (freeing a value not live at the peak only adds time), and
+  // the shortest prefix of the order that fits. Returns the leanest, which
+  // weight streaming is then tried on top of.
+  std::optional<Schedule> inferenceRecompute(const Schedule &S) {
+    if (Opts.Remat == RematMode::None)
+      return std::nullopt;
+    std::vector<InferenceRemat> Order = inferenceRematCandidates(
+        S, Cost.stepTimes(S), !Opts.Estimate.IOInArena);
+    if (Order.empty())
+      return std::nullopt;
+    std::vector<InferenceRemat> Taken;
+    uint64_t Cur = excessBytes(S, Opts.Estimate, Target);
+    for (const InferenceRemat &C : Order) {
+      if (Cur == 0)
+        break;
+      Taken.push_back(C);
+      uint64_t E =
+          excessBytes(applyInferenceRecompute(S, Taken), Opts.Estimate, Target);
+      if (E < Cur)
+        Cur = E;
+      else
+        Taken.pop_back();
+    }
+    const std::string Name = "recompute cheap long-lived values";
+    if (!Taken.empty())
+      consider(applyInferenceRecompute(S, Taken), Name);
+    auto Make = [&](size_t K) {
+      return applyInferenceRecompute(S,
+                                     llvm::makeArrayRef(Order).take_front(K));
+    };
+    Schedule All = Make(Order.size());
+    if (total(All) > Target)
+      consider(All, Name);
+    else
+      consider(Make(search(1, Order.size(), Make)), Name);
+    return All;
+  }
+
+  void inferenceCandidates(const Schedule &S) {
+    streamWeightsCandidates(S);
+    std::optional<Schedule> R = inferenceRecompute(S);
+    if (!R)
+      return;
+    Prefix = "recompute cheap long-lived values + ";
+    streamWeightsCandidates(*R);
+    Prefix.clear();
+  }
+
   void streamWeightsCandidates(const Schedule &S) {
     if (Opts.Offload == OffloadMode::None)
       return;
@@ -313,8 +364,10 @@ FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
     if (isTrainingSchedule(S)) {
       C.trainingCandidates(S);
       C.hostOptimizerCandidates(S);
-    } else
+    } else if (Opts.Offload == OffloadMode::Weights)
       C.streamWeightsCandidates(S);
+    else
+      C.inferenceCandidates(S);
   }
   if (C.Best) {
     R.Fits = true;

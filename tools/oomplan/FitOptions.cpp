@@ -10,6 +10,7 @@
 #include "FitOptions.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/Chooser.h"
+#include "oomplan/Fit/MicroBatch.h"
 #include "oomplan/Support/ByteSize.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/WithColor.h"
 #include <chrono>
 #include <map>
+#include <numeric>
 
 using namespace llvm;
 using namespace oomplan;
@@ -57,7 +59,8 @@ static cl::opt<bool> ReorderOpt("reorder", cl::cat(Cat),
 static cl::opt<unsigned> MicroBatches(
     "micro-batches", cl::cat(Cat), cl::init(1), cl::value_desc("K"),
     cl::desc("Split the batch into K passes (batch/K each); training "
-             "accumulates gradients (give --grad-accum K too)"));
+             "accumulates gradients (give --grad-accum K too). Without it "
+             "--fit may choose K itself; =1 forbids splitting"));
 static cl::opt<bool> FitShowPlan(
     "fit-show-plan", cl::cat(Cat),
     cl::desc("With --fit: print the chosen plan's memory by class and the "
@@ -267,8 +270,76 @@ report::FitFn oomplan::makeFitRemedy(const PlanContext &C, const Plan &Base,
   };
 }
 
+// The batch split into passes by the chooser (MicroBatch.h): one pass's
+// plan, its fit, and what the trade-off table needs to re-fit it.
+struct PassesFit {
+  unsigned K = 1;
+  std::vector<std::optional<int64_t>> Bindings;
+  Plan Pass;   ///< One pass, untransformed.
+  Plan Placed; ///< One pass, fitted, placed and verified.
+  FitResult R;
+  double Seconds = 0; ///< Predicted time of all passes.
+};
+
+// The largest batch every bound batch symbol is a multiple of (0: none).
+static int64_t boundBatch(const PlanContext &C) {
+  int64_t G = 0;
+  for (SymbolId Sym : findSymbolRoles(C.G).Batch)
+    if (Sym < C.Bindings.size() && C.Bindings[Sym])
+      G = std::gcd(G, *C.Bindings[Sym]);
+  return G;
+}
+
+// Micro-batching when the whole batch does not fit or fits only with a
+// transform that costs time: k = 2, 4, ... passes, each re-planned and fitted
+// at the same budget, the cheapest by k x pass time against Whole.
+static std::optional<PassesFit>
+choosePasses(const PlanContext &C, const PipelineOptions &PO, uint64_t Budget,
+             const DeviceProfile &Dev, const CostOptions &CO,
+             const PassesPlanFn &PlanPasses, const FitResult &Whole,
+             bool WholePlaced) {
+  int64_t Batch = boundBatch(C);
+  if (Batch < 2 || (Whole.Fits && WholePlaced && Whole.overheadSeconds() <= 0))
+    return std::nullopt;
+  std::map<unsigned, PassesFit> Tried;
+  auto FitAt = [&](unsigned K) -> std::optional<MicroBatchFit> {
+    PassesFit F;
+    F.K = K;
+    F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
+    for (SymbolId Sym : findSymbolRoles(C.G).Batch)
+      if (Sym < F.Bindings.size() && F.Bindings[Sym])
+        F.Bindings[Sym] = *F.Bindings[Sym] / K;
+    auto Pass = PlanPasses(F.Bindings, K);
+    if (!Pass) {
+      consumeError(Pass.takeError());
+      return std::nullopt;
+    }
+    CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
+    auto P = fitAndPlace(Pass->Sched, Cost, fitOptions(PO, Budget), PO, F.R);
+    if (!P) {
+      consumeError(P.takeError());
+      return std::nullopt;
+    }
+    MicroBatchFit M{K, F.R, P->fits(), onceSeconds(F.R.Sched, Cost)};
+    F.Seconds = M.totalSeconds();
+    F.Pass = std::move(*Pass);
+    F.Placed = std::move(*P);
+    Tried.emplace(K, std::move(F));
+    return M;
+  };
+  auto Best =
+      chooseMicroBatches(Batch, MicroBatchFit{1, Whole, WholePlaced}, FitAt);
+  if (!Best)
+    return std::nullopt;
+  PassesFit Out = std::move(Tried.at(Best->K));
+  Out.R.Strategy = "micro-batches " + std::to_string(Out.K) +
+                   (Out.R.Strategy == "none" ? "" : " + " + Out.R.Strategy);
+  return Out;
+}
+
 int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
-                    const PipelineOptions &PO, const report::PlanFn &PlanAt) {
+                    const PipelineOptions &PO, const report::PlanFn &PlanAt,
+                    const PassesPlanFn &PlanPasses) {
   if (MicroBatches == 0)
     return fitError("--micro-batches must be at least 1");
   auto Dev = loadDevice(DeviceOpt);
@@ -283,26 +354,48 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
       return fitError(toString(MP.takeError()));
     Micro = std::move(*MP);
   }
-  const Plan &Start = Micro ? *Micro : Base;
+  const Plan *Start = Micro ? &*Micro : &Base;
   CostOptions CO;
   CO.TF32 = TF32Opt;
   CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), *Dev, CO);
-  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), *Dev, CO);
   auto T0 = std::chrono::steady_clock::now();
   FitResult R;
-  auto P = fitAndPlace(Start.Sched, Cost, fitOptions(PO, Budget), PO, R);
+  auto P = fitAndPlace(Start->Sched,
+                       CostModel(C.G, evaluateDims(C.G, C.Shapes, B), *Dev, CO),
+                       fitOptions(PO, Budget), PO, R);
   if (!P)
     return fitError(toString(P.takeError()));
+  unsigned Passes = MicroBatches;
+  double Total = R.Time.TotalSeconds * Passes;
+  // --remat=sqrt and --offload=weights ask for one transform, for
+  // comparison; an explicit --micro-batches (=1 too) is the user's choice.
+  std::optional<PassesFit> Auto;
+  if (FitOpt && MicroBatches.getNumOccurrences() == 0 &&
+      RematOpt != RematMode::Sqrt && OffloadOpt != OffloadMode::Weights)
+    Auto = choosePasses(C, PO, Budget, *Dev, CO, PlanPasses, R, P->fits());
+  // The table is over one pass; "without transforms" stays the whole batch.
+  uint64_t TablePeak = R.BaseMem.totalBytes();
+  if (Auto) {
+    Passes = Auto->K;
+    Total = Auto->Seconds;
+    B = Auto->Bindings;
+    Start = &Auto->Pass;
+    TablePeak = Auto->R.BaseMem.totalBytes();
+    Auto->R.BaseMem = R.BaseMem;
+    R = Auto->R;
+    *P = std::move(Auto->Placed);
+  }
+  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), *Dev, CO);
   double Secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
   TimePrediction BaseTime = simulate(Base.Sched, Full);
   OS << "fit: device " << Dev->Name << ", budget " << formatBytes(Budget)
      << " (" << Budget << " bytes)";
-  if (MicroBatches > 1)
-    OS << ", " << MicroBatches << " micro-batches";
+  if (Passes > 1)
+    OS << ", " << Passes << " micro-batches";
   OS << '\n';
-  printSummary(OS, R, BaseTime, R.Time.TotalSeconds * MicroBatches, *P);
+  printSummary(OS, R, BaseTime, Total, *P);
   // Wall time goes to standard error: standard output stays reproducible.
   WithColor::note(errs(), "oomplan")
       << "chosen in " << formatv("{0:f2}", Secs) << " s\n";
@@ -316,6 +409,6 @@ int oomplan::runFit(raw_ostream &OS, const PlanContext &C, const Plan &Base,
   }
   OS << "inserted steps:\n";
   printInserted(OS, R.Sched, /*All=*/FitShowPlan);
-  printTable(OS, Start.Sched, Cost, PO, R.BaseMem.totalBytes());
+  printTable(OS, Start->Sched, Cost, PO, TablePeak);
   return 0;
 }

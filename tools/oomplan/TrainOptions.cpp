@@ -90,10 +90,13 @@ Error oomplan::printTrainingShapes(raw_ostream &OS, const Graph &G,
 
 Expected<Plan> oomplan::planTraining(const Graph &G, const ShapeInfo &Shapes,
                                      ArrayRef<std::optional<int64_t>> Bindings,
-                                     const PipelineOptions &PO, bool Quiet) {
+                                     const PipelineOptions &PO, bool Quiet,
+                                     unsigned AccumPasses) {
   auto T = trainingOptions();
   if (!T)
     return T.takeError();
+  if (AccumPasses)
+    T->GradAccum = AccumPasses;
   std::vector<std::string> Warnings;
   auto P = planTrainingGraph(G, Shapes, Bindings, PO, *T, Warnings);
   if (!Quiet)

@@ -18,11 +18,14 @@ printTrainingShapes(llvm::raw_ostream &OS, const Graph &G,
                     llvm::ArrayRef<std::optional<int64_t>> Bindings);
 
 /// Plans one training step with the --train options; Quiet drops warnings
-/// (capacity searches re-plan many times).
+/// (capacity searches re-plan many times). AccumPasses, when not 0, replaces
+/// --grad-accum (the fit chooser's micro-batching accumulates gradients over
+/// the passes it picks).
 llvm::Expected<Plan>
 planTraining(const Graph &G, const ShapeInfo &Shapes,
              llvm::ArrayRef<std::optional<int64_t>> Bindings,
-             const PipelineOptions &PO, bool Quiet = false);
+             const PipelineOptions &PO, bool Quiet = false,
+             unsigned AccumPasses = 0);
 
 } // namespace oomplan
 

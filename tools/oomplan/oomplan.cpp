@@ -206,7 +206,15 @@ static int runModel(raw_ostream &OS, std::optional<uint64_t> BudgetBytes) {
                                     "--fit does not combine with " +
                                         join(Ignored, ", ") +
                                         " yet; run them without --fit"));
-    return runFit(OS, C, *P, PO, PlanAt);
+    // The passes --fit's micro-batching splits the batch into: training
+    // accumulates the weight gradients over them (--grad-accum K).
+    PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
+                                  unsigned K) {
+      return trainRequested()
+                 ? planTraining(**G, *Shapes, B, PO, /*Quiet=*/true, K)
+                 : planGraph(**G, *Shapes, B, PO);
+    };
+    return runFit(OS, C, *P, PO, PlanAt, PlanPasses);
   }
   switch (Emit) {
   case EmitKind::Lifetimes:

@@ -12,7 +12,9 @@
 //   the optimizer step and its state on the host (OptimizerOffload.h),
 //   alone and under each of the above;
 // - inference schedules: weight streaming (WeightStreaming.h), the fewest
-//   largest weights that fit, for a few prefetch depths;
+//   largest weights that fit, for a few prefetch depths; cheap long-lived
+//   values recomputed before their late reads (InferenceRecompute.h), alone
+//   and under weight streaming (--offload=weights: streaming alone);
 // - optionally memory-aware reordering first (Reorder.h).
 //
 // When nothing fits, the result says the smallest total any candidate
