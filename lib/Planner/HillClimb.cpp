@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "BestFit.h"
 #include "MultiOrdering.h"
+#include "SplitMix64.h"
 #include "oomplan/Planner/Algorithms.h"
 #include "oomplan/Planner/LowerBound.h"
 #include <chrono>
@@ -19,25 +20,6 @@
 using namespace llvm;
 
 namespace oomplan::planner {
-
-namespace {
-/// SplitMix64: tiny, fast, identical on every platform.
-class Rng {
-public:
-  explicit Rng(uint64_t Seed) : State(Seed) {}
-  uint64_t next() {
-    uint64_t Z = (State += 0x9e3779b97f4a7c15ull);
-    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
-    return Z ^ (Z >> 31);
-  }
-  /// Uniform-enough value in [0, N), N > 0.
-  size_t below(size_t N) { return next() % N; }
-
-private:
-  uint64_t State;
-};
-} // namespace
 
 /// Moves Order[From] to position To, shifting the elements between.
 static void moveElement(std::vector<uint32_t> &Order, size_t From, size_t To) {
@@ -52,7 +34,7 @@ static void moveElement(std::vector<uint32_t> &Order, size_t From, size_t To) {
 }
 
 static void perturb(const Problem &P, std::vector<uint32_t> &Order,
-                    ArrayRef<uint64_t> Offsets, uint64_t Arena, Rng &R) {
+                    ArrayRef<uint64_t> Offsets, uint64_t Arena, SplitMix64 &R) {
   size_t N = Order.size();
   uint64_t Kind = R.below(4);
   if (Kind <= 1) {
@@ -88,7 +70,7 @@ Expected<Placement> planHillClimb(ArrayRef<BufferRequest> Requests,
     Iterations = std::clamp<uint64_t>(400'000 / (N + 1), 20, 1000);
   auto Deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration<double>(Options.TimeLimitSeconds);
-  Rng R(Options.Seed);
+  SplitMix64 R(Options.Seed);
   std::vector<uint32_t> Order = Best.Order;
   std::vector<uint64_t> Offsets = Best.Offsets;
   uint64_t Arena = Best.ArenaBytes;

@@ -6,32 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Planner/RandomInstance.h"
+#include "SplitMix64.h"
 
 namespace oomplan::planner {
 
-namespace {
-class SplitMix {
-public:
-  explicit SplitMix(uint64_t Seed) : State(Seed) {}
-  uint64_t next() {
-    uint64_t Z = (State += 0x9e3779b97f4a7c15ull);
-    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebull;
-    return Z ^ (Z >> 31);
-  }
-  /// In [Lo, Hi], Lo <= Hi.
-  uint64_t between(uint64_t Lo, uint64_t Hi) {
-    return Lo + next() % (Hi - Lo + 1);
-  }
-
-private:
-  uint64_t State;
-};
-} // namespace
-
 std::vector<BufferRequest>
 makeRandomRequests(const RandomInstanceOptions &Options) {
-  SplitMix R(Options.Seed);
+  SplitMix64 R(Options.Seed);
   std::vector<BufferRequest> Requests;
   Requests.reserve(Options.NumBuffers);
   unsigned MaxLog = 0;
