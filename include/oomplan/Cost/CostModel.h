@@ -15,7 +15,7 @@
 #ifndef OOMPLAN_COST_COSTMODEL_H
 #define OOMPLAN_COST_COSTMODEL_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Cost/DeviceProfile.h"
 #include <optional>

@@ -13,7 +13,7 @@
 #ifndef OOMPLAN_FIT_INFERENCERECOMPUTE_H
 #define OOMPLAN_FIT_INFERENCERECOMPUTE_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <vector>
 

@@ -11,8 +11,8 @@
 #ifndef OOMPLAN_FIT_MEMORYESTIMATE_H
 #define OOMPLAN_FIT_MEMORYESTIMATE_H
 
-#include "oomplan/Analysis/Liveness.h"
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Liveness.h"
+#include "oomplan/Schedule/Schedule.h"
 
 namespace oomplan {
 

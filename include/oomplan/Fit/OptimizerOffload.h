@@ -20,7 +20,7 @@
 #ifndef OOMPLAN_FIT_OPTIMIZEROFFLOAD_H
 #define OOMPLAN_FIT_OPTIMIZEROFFLOAD_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 
 namespace oomplan {
 

@@ -15,7 +15,7 @@
 #ifndef OOMPLAN_FIT_RECOMPUTE_H
 #define OOMPLAN_FIT_RECOMPUTE_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include <vector>
 
 namespace oomplan {

@@ -21,7 +21,7 @@
 #ifndef OOMPLAN_FIT_REMATCHOOSER_H
 #define OOMPLAN_FIT_REMATCHOOSER_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include <vector>
 
 namespace oomplan {

@@ -8,7 +8,7 @@
 #ifndef OOMPLAN_PLAN_PIPELINE_H
 #define OOMPLAN_PLAN_PIPELINE_H
 
-#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Plan/Plan.h"
 

@@ -10,8 +10,8 @@
 #ifndef OOMPLAN_PLAN_PLAN_H
 #define OOMPLAN_PLAN_PLAN_H
 
-#include "oomplan/Analysis/Liveness.h"
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Liveness.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Planner/BufferRequest.h"
 #include "llvm/Support/Error.h"
 #include <optional>

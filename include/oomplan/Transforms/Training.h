@@ -15,7 +15,7 @@
 #ifndef OOMPLAN_TRANSFORMS_TRAINING_H
 #define OOMPLAN_TRANSFORMS_TRAINING_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"

@@ -3,7 +3,7 @@
 // Schedules built by hand, lifetimes worked out by hand in the comments.
 //
 //===----------------------------------------------------------------------===//
-#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Schedule/Liveness.h"
 #include "gtest/gtest.h"
 
 using namespace oomplan;

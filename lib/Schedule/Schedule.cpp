@@ -5,7 +5,7 @@
 // their outputs are resident constants rather than activations.
 //
 //===----------------------------------------------------------------------===//
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace oomplan;

@@ -6,7 +6,7 @@
 // view extends the life of the bytes it shares.
 //
 //===----------------------------------------------------------------------===//
-#include "oomplan/Analysis/Liveness.h"
+#include "oomplan/Schedule/Liveness.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
 

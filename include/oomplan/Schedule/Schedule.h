@@ -9,8 +9,8 @@
 // them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef OOMPLAN_ANALYSIS_SCHEDULE_H
-#define OOMPLAN_ANALYSIS_SCHEDULE_H
+#ifndef OOMPLAN_SCHEDULE_SCHEDULE_H
+#define OOMPLAN_SCHEDULE_SCHEDULE_H
 
 #include "oomplan/IR/Graph.h"
 #include "llvm/ADT/ArrayRef.h"

@@ -10,10 +10,10 @@
 // their last use; graph outputs from their definition to the end.
 //
 //===----------------------------------------------------------------------===//
-#ifndef OOMPLAN_ANALYSIS_LIVENESS_H
-#define OOMPLAN_ANALYSIS_LIVENESS_H
+#ifndef OOMPLAN_SCHEDULE_LIVENESS_H
+#define OOMPLAN_SCHEDULE_LIVENESS_H
 
-#include "oomplan/Analysis/Schedule.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace oomplan {
