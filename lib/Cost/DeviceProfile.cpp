@@ -1,9 +1,10 @@
 //===- DeviceProfile.cpp - built-in GPU profiles and JSON profiles --------===//
 //
-// Datasheet numbers (dense, without the 2:4 sparsity factor), decimal units.
-// docs/fitting.md lists the source of every row. Host links are PCIe x16,
-// one direction: Gen4 32 GB/s, Gen5 64 GB/s (half the datasheets'
-// bidirectional 64 and 128 GB/s).
+// Datasheet numbers (dense, without the 2:4 sparsity factor), decimal units
+// for rates. docs/fitting.md lists the source of every row. Host links are
+// PCIe x16, one direction: Gen4 32 GB/s, Gen5 64 GB/s (half the datasheets'
+// bidirectional 64 and 128 GB/s). Memory is binary: a card sold as "80GB"
+// has 80 GiB, the way GPU memory is quoted and the way --budget 80G reads.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/DeviceProfile.h"
@@ -15,22 +16,26 @@
 using namespace oomplan;
 
 static constexpr double T = 1e12, G = 1e9;
+static constexpr uint64_t GiB = 1ull << 30;
 
 static const DeviceProfile Profiles[] = {
-    // Name, fp32, tf32, fp16, bf16, HBM, host link, memory.
+    // Name, fp32, tf32, fp16, bf16 (tensor cores, fp32 accumulate), HBM,
+    // host link, memory.
     {"H100-SXM", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 3350 * G, 64 * G,
-     80000000000ull},
+     80 * GiB},
     {"H100-PCIe", 51 * T, 378 * T, 756 * T, 756 * T, 2000 * G, 64 * G,
-     80000000000ull},
+     80 * GiB},
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
-     141000000000ull},
+     141 * GiB},
     {"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 32 * G,
-     40000000000ull},
+     40 * GiB},
     {"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 32 * G,
-     80000000000ull},
-    {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24000000000ull},
+     80 * GiB},
+    {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24 * GiB},
+    // GeForce: 16-bit tensor throughput with fp32 accumulate (what PyTorch
+    // uses) is half the fp16-accumulate figure.
     {"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 1008 * G, 32 * G,
-     24000000000ull},
+     24 * GiB},
 };
 
 llvm::ArrayRef<DeviceProfile> oomplan::deviceProfiles() { return Profiles; }
@@ -56,18 +61,18 @@ llvm::Expected<DeviceProfile> oomplan::findDevice(llvm::StringRef Name) {
   std::vector<std::string> Names;
   for (const DeviceProfile &P : Profiles)
     Names.push_back(P.Name);
-  return makeError("unknown device '" + Name + "' (known: " +
-                   llvm::join(Names, ", ") + ", or a .json file)");
+  return makeInputError("unknown device '" + Name + "' (known: " +
+                        llvm::join(Names, ", ") + ", or a .json file)");
 }
 
 llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
                                                        llvm::StringRef Path) {
   auto V = llvm::json::parse(Text);
   if (!V)
-    return makeError(Path + ": " + llvm::toString(V.takeError()));
+    return makeInputError(Path + ": " + llvm::toString(V.takeError()));
   const llvm::json::Object *O = V->getAsObject();
   if (!O)
-    return makeError(Path + ": a device profile is a JSON object");
+    return makeInputError(Path + ": a device profile is a JSON object");
   DeviceProfile P;
   P.Name = O->getString("name").getValueOr("custom").str();
   // The first problem found, as text; empty when all is well.
@@ -92,10 +97,16 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("peak_bf16_tflops", T, P.PeakBF16, false);
   Num("mem_bandwidth_gbps", G, P.MemBandwidth, true);
   Num("host_link_gbps", G, P.HostLinkBandwidth, true);
-  Num("memory_gb", G, Mem, true);
+  // Memory in GiB, as cards are sold ("memory_gb" is the older key, read
+  // the same way: a "24GB" card has 24 GiB).
+  bool OldKey = !O->get("memory_gib") && O->get("memory_gb");
+  Num(OldKey ? "memory_gb" : "memory_gib", double(GiB), Mem, true);
   Num("host_mem_bandwidth_gbps", G, P.HostMemBandwidth, false);
   if (!Problem.empty())
-    return makeError(Path + ": " + Problem);
+    return makeInputError(Path + ": " + Problem);
+  // Sizes are signed 64-bit in the report and JSON.
+  if (!(Mem < 9.2e18))
+    return makeInputError(Path + ": memory is too large (at most 8 EiB)");
   P.MemoryBytes = static_cast<uint64_t>(Mem);
   return P;
 }
@@ -105,6 +116,6 @@ llvm::Expected<DeviceProfile> oomplan::loadDevice(llvm::StringRef NameOrPath) {
     return findDevice(NameOrPath);
   auto Buf = llvm::MemoryBuffer::getFile(NameOrPath);
   if (!Buf)
-    return makeError(NameOrPath + ": " + Buf.getError().message());
+    return makeIOError(NameOrPath + ": " + Buf.getError().message());
   return parseDeviceJSON((*Buf)->getBuffer(), NameOrPath);
 }

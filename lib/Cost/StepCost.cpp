@@ -3,7 +3,12 @@
 // time = max(FLOPs / peak, bytes / memory bandwidth). Bytes are the sizes of
 // the distinct tensors a step reads and writes; an optimizer step reads and
 // writes back its state, so its reads count twice. The peak is chosen by the
-// node's precision (or CostOptions::ComputeType).
+// precision the step computes in: CostOptions::ComputeType when set, else
+// the element type of what the step writes (the schedule's tensor type: a
+// 16-bit activation or gradient under mixed precision makes its matmul a
+// 16-bit tensor-core product), else its node's output type. Products in
+// fp32 run at the TF32 peak when CostOptions::TF32 is set; an optimizer step
+// (no node) stays fp32, as its update runs on the fp32 master weights.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
@@ -19,13 +24,30 @@ CostModel::CostModel(const Graph &G, ConcreteDims D, DeviceProfile Dev,
     FlopsOf[N] = nodeFlops(G, Dims, N);
 }
 
+// The node's first output type, Float when there is none.
+static ElementType nodeType(const Graph &G, NodeId N) {
+  if (N < G.Nodes.size() && !G.Nodes[N].Outputs.empty() &&
+      G.Nodes[N].Outputs[0] != NoId)
+    return G.Values[G.Nodes[N].Outputs[0]].Type;
+  return ElementType::Float;
+}
+
 double CostModel::peakFor(NodeId N) const {
-  ElementType T = ElementType::Float;
+  return peakAt(N, Opts.ComputeType.value_or(nodeType(G, N)));
+}
+
+ElementType CostModel::stepType(const Schedule &S, const Step &St) const {
   if (Opts.ComputeType)
-    T = *Opts.ComputeType;
-  else if (N < G.Nodes.size() && !G.Nodes[N].Outputs.empty() &&
-           G.Nodes[N].Outputs[0] != NoId)
-    T = G.Values[G.Nodes[N].Outputs[0]].Type;
+    return *Opts.ComputeType;
+  // The step's result: its first write (outputs come before the fp32
+  // statistics a normalisation saves).
+  if (!St.Writes.empty() && St.Writes[0] < S.Tensors.size() &&
+      isFloatingPoint(S.Tensors[St.Writes[0]].Type))
+    return S.Tensors[St.Writes[0]].Type;
+  return nodeType(G, St.Node);
+}
+
+double CostModel::peakAt(NodeId N, ElementType T) const {
   bool Product = N < G.Nodes.size() && isComputeIntensiveOp(G.Nodes[N].OpType);
   switch (T) {
   case ElementType::Float16:
@@ -76,7 +98,8 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   } else if (St.Kind == StepKind::Optimizer) {
     Flops = bytesMoved(S, St) / 4 * 2; // a few FLOPs per fp32 element
   }
-  double Peak = St.Node != NoId ? peakFor(St.Node) : Device.PeakFP32;
+  double Peak =
+      St.Node != NoId ? peakAt(St.Node, stepType(S, St)) : Device.PeakFP32;
   double Compute = Peak > 0 ? Flops / Peak : 0;
   double Memory =
       Device.MemBandwidth > 0 ? bytesMoved(S, St) / Device.MemBandwidth : 0;

@@ -23,7 +23,6 @@
 #include "TrainingPatterns.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include <algorithm>
 
 using namespace oomplan;
@@ -68,22 +67,37 @@ struct Builder {
     return R ? *R : fallbackSavedRule();
   }
 
-  TensorId addTensor(std::string Name, uint64_t Size, TensorKind K) {
+  TensorId addTensor(std::string Name, uint64_t Size, TensorKind K,
+                     ElementType Type = ElementType::Undefined) {
     ScheduleTensor T;
     T.Name = std::move(Name);
     T.SizeBytes = Size;
     T.Kind = K;
+    T.Type = Type;
     S.Tensors.push_back(std::move(T));
     return static_cast<TensorId>(S.Tensors.size() - 1);
+  }
+
+  // The element type tensor T holds (its own, or its graph value's).
+  ElementType tensorType(TensorId T) const {
+    ElementType Ty = S.Tensors[T].Type;
+    if (Ty == ElementType::Undefined && T < G.Values.size())
+      Ty = typeOf(T);
+    return Ty;
   }
 
   // Mixed precision: fp32 activations and weights are held in 16 bits.
   void applyPrecision() {
     if (!mixed())
       return;
+    ElementType Half = Opts.Precision == TrainPrecision::BF16Mixed
+                           ? ElementType::BFloat16
+                           : ElementType::Float16;
     for (ValueId V = 0; V < G.Values.size(); ++V)
-      if (typeOf(V) == ElementType::Float)
+      if (typeOf(V) == ElementType::Float) {
         S.Tensors[V].SizeBytes = (S.Tensors[V].SizeBytes + 1) / 2;
+        S.Tensors[V].Type = Half;
+      }
   }
 
   // Weights viewed through Transpose/Reshape/...: the view joins the weight's
@@ -98,10 +112,9 @@ struct Builder {
       if (In == NoId || !WeightView[In] || Nd.Outputs.empty() ||
           Nd.Outputs[0] == NoId)
         continue;
-      if (!llvm::StringSwitch<bool>(Nd.OpType)
-               .Cases("Transpose", "Reshape", "Identity", true)
-               .Cases("Squeeze", "Unsqueeze", "Flatten", true)
-               .Default(false))
+      const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
+      if (!Op || (Op->Alias != ops::AliasClass::View &&
+                  Op->Alias != ops::AliasClass::ParamView))
         continue;
       S.Steps[N].ViewOf = 0;
       WeightView[Nd.Outputs[0]] = true;
@@ -146,9 +159,9 @@ struct Builder {
       return;
     ValueId X = Nd.input(0), Y = Nd.Outputs[0];
     std::string Base = G.Values[Y].Name;
-    auto Add = [&](std::string Name, uint64_t Size) {
+    auto Add = [&](std::string Name, uint64_t Size, ElementType Type) {
       TensorId T =
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation);
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
       S.Steps[N].Writes.push_back(T);
       Aux[N].push_back(T);
       Sum.SavedBytes += Size;
@@ -157,15 +170,18 @@ struct Builder {
     case AuxKind::DropoutMask: {
       ValueId M = Nd.Outputs.size() > 1 ? Nd.Outputs[1] : NoId;
       std::string Name = M != NoId ? G.Values[M].Name : Base + ":mask";
-      Add(Name, Opts.DropoutMask == DropoutMaskKind::Byte
-                    ? elementsOf(X)
-                    : S.Tensors[X].SizeBytes);
+      // PyTorch on the CPU keeps the mask in the input's type; its fused
+      // CUDA kernel, one bool per element.
+      if (Opts.DropoutMask == DropoutMaskKind::Byte)
+        Add(Name, elementsOf(X), ElementType::Bool);
+      else
+        Add(Name, S.Tensors[X].SizeBytes, tensorType(X));
       break;
     }
     case AuxKind::BatchNormStats: {
       uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
-      Add(Base + ":mean", 4 * C);
-      Add(Base + ":invstd", 4 * C);
+      Add(Base + ":mean", 4 * C, ElementType::Float);
+      Add(Base + ":invstd", 4 * C, ElementType::Float);
       break;
     }
     case AuxKind::NormStats: {
@@ -175,12 +191,12 @@ struct Builder {
       uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
       uint64_t Rows =
           Nd.OpType == "LayerNormalization" && Row ? elementsOf(X) / Row : Row;
-      Add(Base + ":mean", 4 * Rows);
-      Add(Base + ":rstd", 4 * Rows);
+      Add(Base + ":mean", 4 * Rows, ElementType::Float);
+      Add(Base + ":rstd", 4 * Rows, ElementType::Float);
       break;
     }
     case AuxKind::PoolIndices:
-      Add(Base + ":indices", 8 * elementsOf(Y));
+      Add(Base + ":indices", 8 * elementsOf(Y), ElementType::Int64);
       break;
     case AuxKind::None:
       break;
@@ -198,7 +214,8 @@ struct Builder {
     if (GradOf[Root] == NoTensor) {
       bool IsParam = G.Values[Root].Kind == ValueKind::Weight;
       GradOf[Root] = addTensor("grad(" + G.Values[Root].Name + ")",
-                               S.Tensors[Root].SizeBytes, TensorKind::Gradient);
+                               S.Tensors[Root].SizeBytes, TensorKind::Gradient,
+                               tensorType(Root));
       if (IsParam)
         Sum.GradBytes += S.Tensors[Root].SizeBytes;
     }
@@ -218,7 +235,7 @@ struct Builder {
         Step V;
         V.Kind = StepKind::Backward;
         V.Node = St.Node;
-        V.Op = St.Op + "Grad";
+        V.Op = St.Op; // the same backward op, its result a view
         V.Reads = {ViewSource};
         V.Writes = {T};
         V.ViewOf = 0;
@@ -231,7 +248,8 @@ struct Builder {
     TensorId Acc = gradTensor(Root);
     unsigned K = ++Partials[Root];
     TensorId Part = addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
-                              S.Tensors[Acc].SizeBytes, TensorKind::Gradient);
+                              S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
+                              S.Tensors[Acc].Type);
     St.Writes.push_back(Part);
     St.Reads.push_back(Acc);
   }
@@ -244,7 +262,8 @@ struct Builder {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
-    St.Op = Op.str() + "Grad";
+    // Named after the op whose gradient it computes: "MatMul.grad".
+    St.Op = Op.str() + ".grad";
     TensorId Incoming = NoTensor;
     for (ValueId O : Outs)
       if (O != NoId && GradOf[GradRoot[O]] != NoTensor &&
@@ -332,9 +351,9 @@ struct Builder {
         St.Writes.push_back(gradTensor(GradRoot[O]));
       }
     if (St.Writes.empty())
-      return makeError(G.SourcePath +
-                       ": --train: no graph output depends on a trainable "
-                       "parameter (all frozen?)");
+      return makeInputError(G.SourcePath +
+                            ": --train: no graph output depends on a trainable "
+                            "parameter (all frozen?)");
     S.Steps.push_back(std::move(St));
     return llvm::Error::success();
   }
@@ -393,17 +412,19 @@ void Builder::buildOptimizer() {
     const std::string &Name = G.Values[P].Name;
     for (unsigned M = 0; M < Moments; ++M)
       St.Reads.push_back(addTensor(std::string(Prefix[M]) + "(" + Name + ")",
-                                   4 * Elems, TensorKind::OptimizerState));
+                                   4 * Elems, TensorKind::OptimizerState,
+                                   ElementType::Float));
     if (mixed())
       St.Reads.push_back(addTensor("master(" + Name + ")", 4 * Elems,
-                                   TensorKind::OptimizerState));
+                                   TensorKind::OptimizerState,
+                                   ElementType::Float));
     Sum.OptimizerBytes += 4 * Elems * (Moments + (mixed() ? 1 : 0));
   }
   if (Moments == 2) {
     Sum.OptimizerScratch = 2 * Largest;
     St.Writes.push_back(addTensor(std::string(St.Op) + ".scratch",
-                                  Sum.OptimizerScratch,
-                                  TensorKind::Activation));
+                                  Sum.OptimizerScratch, TensorKind::Activation,
+                                  ElementType::Float));
   }
   S.Steps.push_back(std::move(St));
 }
@@ -416,7 +437,7 @@ llvm::Error Builder::run() {
     return P.takeError();
   Params = std::move(*P);
   if (Params.empty())
-    return makeError(G.SourcePath + ": --train: no trainable parameters");
+    return makeInputError(G.SourcePath + ": --train: no trainable parameters");
   size_t NV = G.Values.size();
   RequiresGrad.assign(NV, false);
   GradOf.assign(NV, NoTensor);
@@ -462,11 +483,11 @@ llvm::Error Builder::run() {
   std::vector<bool> IsParam(G.Values.size(), false);
   for (ValueId W : Params)
     IsParam[W] = true;
-  if (auto All = trainableParameters(G, Unfrozen))
-    for (ValueId W : *All)
-      Sum.FrozenParams += IsParam[W] ? 0 : elementsOf(W);
-  else
-    llvm::consumeError(All.takeError());
+  auto All = trainableParameters(G, Unfrozen);
+  if (!All)
+    return All.takeError();
+  for (ValueId W : *All)
+    Sum.FrozenParams += IsParam[W] ? 0 : elementsOf(W);
   return llvm::Error::success();
 }
 
@@ -498,9 +519,10 @@ llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
     const TrainingOptions &Opts, std::vector<std::string> &Warnings,
     TrainingSummary *Summary) {
   if (Bytes.size() != G.Values.size())
-    return makeError("makeTrainingSchedule: one size per value expected");
+    return makeInternalError(
+        "makeTrainingSchedule: one size per value expected");
   if (Opts.GradAccum == 0)
-    return makeError("--grad-accum must be at least 1");
+    return makeInputError("--grad-accum must be at least 1");
   std::string Eval = evalExportWarning(G);
   if (!Eval.empty())
     Warnings.push_back(Eval);

@@ -15,9 +15,9 @@
 #ifndef OOMPLAN_COST_COSTMODEL_H
 #define OOMPLAN_COST_COSTMODEL_H
 
-#include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Cost/DeviceProfile.h"
+#include "oomplan/Schedule/Schedule.h"
 #include <optional>
 #include <vector>
 
@@ -38,10 +38,12 @@ double nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId N);
 bool isComputeIntensiveOp(llvm::StringRef OpType);
 
 struct CostOptions {
-  /// Use tensor-core TF32 for fp32 matmuls and convolutions.
+  /// Use tensor-core TF32 for fp32 matmuls and convolutions (PyTorch's
+  /// torch.backends.cuda.matmul.allow_tf32).
   bool TF32 = false;
-  /// Arithmetic precision of every op (mixed-precision training: Float16 or
-  /// BFloat16); unset: each node's output type.
+  /// Arithmetic precision of every step; unset: the type of what each step
+  /// writes (so a training schedule under --precision=bf16-mixed computes
+  /// its forward and backward products in bf16, its optimizer step in fp32).
   std::optional<ElementType> ComputeType;
 };
 
@@ -57,12 +59,17 @@ public:
   std::vector<double> stepTimes(const Schedule &S) const;
   /// Seconds to move Bytes over the host link, one direction.
   double transferSeconds(uint64_t Bytes) const;
-  /// Peak FLOP/s an op of node N runs at.
+  /// Peak FLOP/s an op of node N runs at, in its output's precision.
   double peakFor(NodeId N) const;
+  /// The precision step St computes in (see CostOptions::ComputeType).
+  ElementType stepType(const Schedule &S, const Step &St) const;
   const DeviceProfile &device() const { return Device; }
   const Graph &graph() const { return G; }
 
 private:
+  /// Peak FLOP/s of node N's op computing in type T.
+  double peakAt(NodeId N, ElementType T) const;
+
   const Graph &G;
   ConcreteDims Dims;
   DeviceProfile Device;

@@ -30,7 +30,8 @@ struct DeviceProfile {
   /// Host link, one direction, bytes/s (PCIe x16: half the datasheet's
   /// bidirectional figure).
   double HostLinkBandwidth = 0;
-  /// Device memory, bytes: the default budget.
+  /// Device memory, bytes, as the card is sold (80 GiB for an
+  /// "80GB" card): the default budget.
   uint64_t MemoryBytes = 0;
   /// Host memory bandwidth, bytes/s: what an optimizer step on the host
   /// runs at (JSON "host_mem_bandwidth_gbps"; the default is a typical
@@ -46,10 +47,11 @@ llvm::Expected<DeviceProfile> findDevice(llvm::StringRef Name);
 
 /// A profile from JSON text: {"name": "...", "peak_fp32_tflops": 19.5,
 /// "peak_tf32_tflops": ..., "peak_fp16_tflops": ..., "peak_bf16_tflops": ...,
-/// "mem_bandwidth_gbps": 1555, "host_link_gbps": 32, "memory_gb": 40}.
-/// Rates are decimal (1 TFLOPS = 1e12 FLOP/s, 1 GB/s = 1e9 bytes/s, 1 GB =
-/// 1e9 bytes). Missing precisions default to the fp32 peak. Path is for
-/// error messages.
+/// "mem_bandwidth_gbps": 1555, "host_link_gbps": 32, "memory_gib": 40}.
+/// Rates are decimal (1 TFLOPS = 1e12 FLOP/s, 1 GB/s = 1e9 bytes/s); memory
+/// is binary, as GPU memory is quoted (40 = 40 GiB; the older key
+/// "memory_gb" reads the same way). Missing precisions default to the fp32
+/// peak. Path is for error messages.
 llvm::Expected<DeviceProfile> parseDeviceJSON(llvm::StringRef Text,
                                               llvm::StringRef Path);
 

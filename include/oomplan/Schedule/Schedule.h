@@ -40,6 +40,11 @@ struct ScheduleTensor {
   std::string Name;
   ValueId Value = NoId; ///< The graph value, or NoId for synthetic tensors.
   uint64_t SizeBytes = 0;
+  /// Element type of the bytes counted; Undefined: the graph value's type.
+  /// Set where a transform stores a value in another type (16-bit copies
+  /// under mixed precision, a mask kept in its input's type), so reports
+  /// print the type that was counted and costs use that precision.
+  ElementType Type = ElementType::Undefined;
   TensorKind Kind = TensorKind::Activation;
   /// Returned to the caller: a graph output, also when Kind says otherwise
   /// (a graph input or weight listed as an output). Lives to the end.

@@ -99,7 +99,7 @@ m (float[N,8] x) => (float[N,16] y) <)" +
   CostModel C(*M.G, M.Dims, *Dev);
   EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 8.96e-7, 1e-15);
   EXPECT_NEAR(C.transferSeconds(1000), 2e-6, 1e-15);
-  EXPECT_EQ(Dev->MemoryBytes, 1000000000u);
+  EXPECT_EQ(Dev->MemoryBytes, 1073741824u); // "memory_gb": 1 is 1 GiB
 }
 
 TEST(CostModel, DeviceErrors) {

@@ -83,13 +83,13 @@ TEST(Training, MLPStepsAndGradients) {
   ASSERT_EQ(S.Steps.size(), 8u); // 3 forward, loss, 3 backward, Adam
   EXPECT_EQ(S.Steps[3].Op, "Loss");
   EXPECT_EQ(names(S, S.Steps[3].Writes), std::vector<std::string>{"grad(y)"});
-  EXPECT_EQ(S.Steps[4].Op, "GemmGrad");
+  EXPECT_EQ(S.Steps[4].Op, "Gemm.grad");
   EXPECT_EQ(S.Steps[4].Kind, StepKind::Backward);
   EXPECT_EQ(names(S, S.Steps[4].Reads),
             (std::vector<std::string>{"grad(y)", "r", "W2"}));
   EXPECT_EQ(names(S, S.Steps[4].Writes),
             (std::vector<std::string>{"grad(r)", "grad(W2)", "grad(b2)"}));
-  EXPECT_EQ(S.Steps[5].Op, "ReluGrad");
+  EXPECT_EQ(S.Steps[5].Op, "Relu.grad");
   EXPECT_EQ(names(S, S.Steps[5].Reads),
             (std::vector<std::string>{"grad(r)", "r"}));
   EXPECT_EQ(names(S, S.Steps[6].Reads),
@@ -172,7 +172,7 @@ g (float[4,8] x) => (float[4,16] y) <)" +
   // GELU in erf form: one backward step keeping only its input h.
   bool SawGelu = false;
   for (const Step &St : B.S.Steps)
-    if (St.Op == "GeluGrad") {
+    if (St.Op == "Gelu.grad") {
       SawGelu = true;
       EXPECT_EQ(names(B.S, St.Reads),
                 (std::vector<std::string>{"grad(g)", "h"}));
