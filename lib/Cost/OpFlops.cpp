@@ -1,14 +1,15 @@
 //===- OpFlops.cpp - floating-point operations of one node ----------------===//
 //
-// FLOPs of one forward run of a node from its concrete dims. Products count
-// a multiply and an add (2 per multiply-accumulate); everything else counts
-// a small number of operations per output (or input, for reductions)
-// element. Data movement ops (Transpose, Gather, Concat, ...) count 0: the
-// roofline's bytes term prices them.
+// FLOPs of one forward run of a node from its concrete dims, as its record's
+// cost column in the op table (IR/OpTable.h) says. Products count a multiply
+// and an add (2 per multiply-accumulate); everything else counts a small
+// number of operations per output (or input, for reductions) element. Data
+// movement ops (Transpose, Gather, Concat, ...) count 0: the roofline's bytes
+// term prices them. An op without a record counts 1 per output element.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "oomplan/IR/OpTable.h"
 
 using namespace oomplan;
 
@@ -25,6 +26,9 @@ oomplan::evaluateDims(const Graph &G, const ShapeInfo &Shapes,
     for (const SymExpr &E : VS.Dims) {
       auto X = E.evaluate(Bindings, Shapes.SymbolNames);
       if (!X) {
+        // Dims that do not evaluate (unbound symbol, overflow) leave the
+        // value without dims: its FLOPs are unknown, and planning the sizes
+        // reports the same error to the user.
         llvm::consumeError(X.takeError());
         Ok = false;
         break;
@@ -47,25 +51,8 @@ static double elements(const ConcreteDims &Dims, ValueId V) {
 }
 
 bool oomplan::isComputeIntensiveOp(llvm::StringRef OpType) {
-  return llvm::StringSwitch<bool>(OpType)
-      .Cases("MatMul", "Gemm", "Conv", "ConvTranspose", "Einsum", true)
-      .Cases("MatMulInteger", "QLinearMatMul", "QLinearConv", true)
-      .Default(false);
-}
-
-// Operations per output element of non-product ops.
-static double perElement(llvm::StringRef Op) {
-  return llvm::StringSwitch<double>(Op)
-      .Cases("Softmax", "LogSoftmax", 5)
-      .Cases("LayerNormalization", "GroupNormalization",
-             "InstanceNormalization", 8)
-      .Case("BatchNormalization", 4)
-      .Cases("Erf", "Tanh", "Exp", "Log", "Sigmoid", 4)
-      .Cases("Gelu", "Softplus", "Mish", "Pow", "Sqrt", 4)
-      .Cases("Transpose", "Reshape", "Gather", "Concat", "Slice", 0)
-      .Cases("Expand", "Tile", "Shape", "Constant", "Identity", 0)
-      .Cases("Squeeze", "Unsqueeze", "Flatten", "Split", "Cast", 0)
-      .Default(1);
+  const ops::OpInfo *Op = ops::lookupOp(OpType);
+  return Op && Op->Cost.ComputeIntensive;
 }
 
 static double matmulFlops(const Graph &G, const ConcreteDims &Dims,
@@ -96,21 +83,28 @@ static double convFlops(const ConcreteDims &Dims, const Node &N) {
 
 double oomplan::nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId Id) {
   const Node &N = G.Nodes[Id];
-  llvm::StringRef Op = N.OpType;
   ValueId Out = N.Outputs.empty() ? NoId : N.Outputs[0];
-  if (Op == "MatMul" || Op == "Gemm" || Op == "MatMulInteger")
+  const ops::OpInfo *Op = ops::lookupOp(N.OpType);
+  if (!Op)
+    return elements(Dims, Out);
+  double PerElement = Op->Cost.PerElement;
+  switch (Op->Cost.Flops) {
+  case ops::FlopsClass::MatMul:
     return matmulFlops(G, Dims, N);
-  if (Op == "Conv" || Op == "ConvTranspose")
+  case ops::FlopsClass::Conv:
     return convFlops(Dims, N);
-  if (Op.startswith("Reduce") || Op == "GlobalAveragePool" ||
-      Op == "GlobalMaxPool" || Op == "ArgMax" || Op == "ArgMin")
-    return elements(Dims, N.input(0));
-  if (Op == "MaxPool" || Op == "AveragePool") {
+  case ops::FlopsClass::PerInputElement:
+    return elements(Dims, N.input(0)) * PerElement;
+  case ops::FlopsClass::PoolWindow: {
     double K = 1;
     if (auto KS = N.getInts("kernel_shape"))
       for (int64_t D : *KS)
         K *= static_cast<double>(D);
     return elements(Dims, Out) * K;
   }
-  return elements(Dims, Out) * perElement(Op);
+  case ops::FlopsClass::PerOutputElement:
+  case ops::FlopsClass::Undecided: // rejected by the op-table unit test
+    break;
+  }
+  return elements(Dims, Out) * PerElement;
 }

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Schedule/Schedule.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "oomplan/IR/OpTable.h"
 
 using namespace oomplan;
 
@@ -48,24 +48,24 @@ static bool dropoutIsTraining(const Graph &G, const Node &N) {
   return !D || D->Ints.empty() || D->Ints[0] != 0;
 }
 
+// Both read the op table's aliasing column (IR/OpTable.h).
 bool oomplan::isViewOp(const Graph &G, const Node &N) {
-  if (N.OpType == "Dropout")
+  const ops::OpInfo *Op = ops::lookupOp(N.OpType);
+  if (!Op)
+    return false;
+  switch (Op->Alias) {
+  case ops::AliasClass::View:
+    return true;
+  case ops::AliasClass::ViewInInference: // Dropout's inputs say which
     return !dropoutIsTraining(G, N);
-  return llvm::StringSwitch<bool>(N.OpType)
-      .Cases("Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", true)
-      .Default(false);
+  default:
+    return false;
+  }
 }
 
 bool oomplan::isElementwiseOp(llvm::StringRef OpType) {
-  return llvm::StringSwitch<bool>(OpType)
-      .Cases("Relu", "LeakyRelu", "Sigmoid", "Tanh", "Exp", "Log", true)
-      .Cases("Neg", "Abs", "Sqrt", "Reciprocal", "Erf", "Elu", true)
-      .Cases("Selu", "HardSigmoid", "HardSwish", "Softplus", "Clip", true)
-      .Cases("Ceil", "Floor", "Round", "Sin", "Cos", "Not", true)
-      .Cases("Add", "Sub", "Mul", "Div", "Pow", "Max", true)
-      .Cases("Min", "And", "Or", "Xor", "Where", "Sign", true)
-      .Cases("PRelu", "ThresholdedRelu", "Mish", "Celu", true)
-      .Default(false);
+  const ops::OpInfo *Op = ops::lookupOp(OpType);
+  return Op && Op->Alias == ops::AliasClass::InPlace;
 }
 
 Schedule oomplan::makeDefaultSchedule(const Graph &G,

@@ -86,11 +86,13 @@ struct Schedule {
   std::vector<Step> Steps;
 };
 
-/// True for ops whose first output is a view of their first input (Reshape,
-/// Flatten, Squeeze, Unsqueeze, Identity, and Dropout in inference).
+/// True for ops whose first output is a view of their first input: the op
+/// table's AliasClass View (Reshape, Flatten, ...), and ViewInInference
+/// (Dropout) when N does not run in training mode.
 bool isViewOp(const Graph &G, const Node &N);
 
-/// True for elementwise ops that may write their output over an input.
+/// True for elementwise ops that may write their output over an input (the
+/// op table's AliasClass InPlace).
 bool isElementwiseOp(llvm::StringRef OpType);
 
 /// The model's node order as a schedule: step I runs node I. ValueBytes gives

@@ -202,30 +202,8 @@ llvm::Error prelu(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addBroadcastRules(RuleTable &T) {
-  for (const char *Op : {"Add",
-                         "Sub",
-                         "Mul",
-                         "Div",
-                         "Pow",
-                         "Mod",
-                         "Max",
-                         "Min",
-                         "Sum",
-                         "Mean",
-                         "And",
-                         "Or",
-                         "Xor",
-                         "Equal",
-                         "Greater",
-                         "Less",
-                         "GreaterOrEqual",
-                         "LessOrEqual",
-                         "BitShift",
-                         "BitwiseAnd",
-                         "BitwiseOr",
-                         "BitwiseXor"})
-    T[Op] = broadcastOp;
-  T["Where"] = where;
-  T["PRelu"] = prelu;
+void shapes::addBroadcastRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Broadcast, broadcastOp);
+  F.add(ops::ShapeRuleId::Where, where);
+  F.add(ops::ShapeRuleId::PRelu, prelu);
 }

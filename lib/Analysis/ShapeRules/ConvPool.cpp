@@ -281,20 +281,12 @@ llvm::Error resize(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addConvPoolRules(RuleTable &T) {
-  T["Conv"] = conv;
-  T["ConvInteger"] = conv;
-  T["QLinearConv"] = conv;
-  T["ConvTranspose"] = convTranspose;
-  T["MaxPool"] = pool;
-  T["AveragePool"] = pool;
-  T["LpPool"] = pool;
-  T["GlobalAveragePool"] = globalPool;
-  T["GlobalMaxPool"] = globalPool;
-  T["GlobalLpPool"] = globalPool;
-  T["MaxRoiPool"] = roiPool;
-  T["RoiAlign"] = roiPool;
-  T["MaxUnpool"] = maxUnpool;
-  T["Resize"] = resize;
-  T["Upsample"] = resize;
+void shapes::addConvPoolRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Conv, conv);
+  F.add(ops::ShapeRuleId::ConvTranspose, convTranspose);
+  F.add(ops::ShapeRuleId::Pool, pool);
+  F.add(ops::ShapeRuleId::GlobalPool, globalPool);
+  F.add(ops::ShapeRuleId::RoiPool, roiPool);
+  F.add(ops::ShapeRuleId::MaxUnpool, maxUnpool);
+  F.add(ops::ShapeRuleId::Resize, resize);
 }

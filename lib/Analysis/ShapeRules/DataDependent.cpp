@@ -137,10 +137,10 @@ llvm::Error nms(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addDataDependentRules(RuleTable &T) {
-  T["NonZero"] = nonZero;
-  T["Compress"] = compress;
-  T["Unique"] = unique;
-  T["TopK"] = topK;
-  T["NonMaxSuppression"] = nms;
+void shapes::addDataDependentRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::NonZero, nonZero);
+  F.add(ops::ShapeRuleId::Compress, compress);
+  F.add(ops::ShapeRuleId::Unique, unique);
+  F.add(ops::ShapeRuleId::TopK, topK);
+  F.add(ops::ShapeRuleId::NonMaxSuppression, nms);
 }

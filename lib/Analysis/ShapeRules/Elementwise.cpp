@@ -96,59 +96,12 @@ static llvm::Error dropout(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
-void shapes::addElementwiseRules(RuleTable &T) {
-  for (const char *Op : {"Abs",
-                         "Acos",
-                         "Acosh",
-                         "Asin",
-                         "Asinh",
-                         "Atan",
-                         "Atanh",
-                         "Ceil",
-                         "Celu",
-                         "Clip",
-                         "Cos",
-                         "Cosh",
-                         "CumSum",
-                         "Elu",
-                         "Erf",
-                         "Exp",
-                         "Floor",
-                         "HardSigmoid",
-                         "HardSwish",
-                         "Hardmax",
-                         "LeakyRelu",
-                         "Log",
-                         "LogSoftmax",
-                         "LRN",
-                         "MeanVarianceNormalization",
-                         "Mish",
-                         "Reciprocal",
-                         "Relu",
-                         "Round",
-                         "Selu",
-                         "Shrink",
-                         "Sigmoid",
-                         "Sign",
-                         "Sin",
-                         "Sinh",
-                         "Softmax",
-                         "Softplus",
-                         "Softsign",
-                         "Sqrt",
-                         "Tan",
-                         "Tanh",
-                         "ThresholdedRelu",
-                         "Trilu",
-                         "ReverseSequence"})
-    T[Op] = sameAsInput;
-  T["Abs"] = negOrAbs;
-  T["Neg"] = negOrAbs;
-  T["Identity"] = identity;
-  T["IsNaN"] = boolOfInput;
-  T["IsInf"] = boolOfInput;
-  T["Not"] = boolOfInput;
-  T["Cast"] = cast;
-  T["CastLike"] = castLike;
-  T["Dropout"] = dropout;
+void shapes::addElementwiseRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::SameAsInput, sameAsInput);
+  F.add(ops::ShapeRuleId::NegOrAbs, negOrAbs);
+  F.add(ops::ShapeRuleId::Identity, identity);
+  F.add(ops::ShapeRuleId::BoolOfInput, boolOfInput);
+  F.add(ops::ShapeRuleId::Cast, cast);
+  F.add(ops::ShapeRuleId::CastLike, castLike);
+  F.add(ops::ShapeRuleId::Dropout, dropout);
 }

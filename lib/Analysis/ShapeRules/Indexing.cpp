@@ -323,17 +323,15 @@ llvm::Error oneHot(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addIndexingRules(RuleTable &T) {
-  T["Gather"] = gather;
-  T["GatherElements"] = gatherElements;
-  T["GatherND"] = gatherND;
-  T["Scatter"] = likeData;
-  T["ScatterElements"] = likeData;
-  T["ScatterND"] = likeData;
-  T["Slice"] = slice;
-  T["Concat"] = concat;
-  T["Split"] = split;
-  T["Tile"] = tile;
-  T["Pad"] = pad;
-  T["OneHot"] = oneHot;
+void shapes::addIndexingRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Gather, gather);
+  F.add(ops::ShapeRuleId::GatherElements, gatherElements);
+  F.add(ops::ShapeRuleId::GatherND, gatherND);
+  F.add(ops::ShapeRuleId::LikeData, likeData);
+  F.add(ops::ShapeRuleId::Slice, slice);
+  F.add(ops::ShapeRuleId::Concat, concat);
+  F.add(ops::ShapeRuleId::Split, split);
+  F.add(ops::ShapeRuleId::Tile, tile);
+  F.add(ops::ShapeRuleId::Pad, pad);
+  F.add(ops::ShapeRuleId::OneHot, oneHot);
 }

@@ -174,11 +174,9 @@ llvm::Error det(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addMatMulRules(RuleTable &T) {
-  T["MatMul"] = matmul;
-  T["MatMulInteger"] = matmul;
-  T["QLinearMatMul"] = matmul;
-  T["Gemm"] = gemm;
-  T["Einsum"] = einsum;
-  T["Det"] = det;
+void shapes::addMatMulRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::MatMul, matmul);
+  F.add(ops::ShapeRuleId::Gemm, gemm);
+  F.add(ops::ShapeRuleId::Einsum, einsum);
+  F.add(ops::ShapeRuleId::Det, det);
 }

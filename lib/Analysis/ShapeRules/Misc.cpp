@@ -139,17 +139,14 @@ llvm::Error stft(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addMiscRules(RuleTable &T) {
-  T["QuantizeLinear"] = quantize;
-  T["DequantizeLinear"] = dequantize;
-  T["DynamicQuantizeLinear"] = dynamicQuantize;
-  T["SoftmaxCrossEntropyLoss"] = loss;
-  T["NegativeLogLikelihoodLoss"] = loss;
-  T["GridSample"] = gridSample;
-  T["HannWindow"] = window;
-  T["HammingWindow"] = window;
-  T["BlackmanWindow"] = window;
-  T["MelWeightMatrix"] = melWeightMatrix;
-  T["DFT"] = dft;
-  T["STFT"] = stft;
+void shapes::addMiscRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Quantize, quantize);
+  F.add(ops::ShapeRuleId::Dequantize, dequantize);
+  F.add(ops::ShapeRuleId::DynamicQuantize, dynamicQuantize);
+  F.add(ops::ShapeRuleId::Loss, loss);
+  F.add(ops::ShapeRuleId::GridSample, gridSample);
+  F.add(ops::ShapeRuleId::Window, window);
+  F.add(ops::ShapeRuleId::MelWeightMatrix, melWeightMatrix);
+  F.add(ops::ShapeRuleId::DFT, dft);
+  F.add(ops::ShapeRuleId::STFT, stft);
 }

@@ -46,17 +46,9 @@ llvm::Error layerNorm(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
-llvm::Error sameAsInput(RuleContext &Ctx) {
-  Ctx.setOutputLike(0, 0);
-  return llvm::Error::success();
-}
-
 } // namespace
 
-void shapes::addNormalizationRules(RuleTable &T) {
-  T["BatchNormalization"] = batchNorm;
-  T["LayerNormalization"] = layerNorm;
-  T["InstanceNormalization"] = sameAsInput;
-  T["GroupNormalization"] = sameAsInput;
-  T["LpNormalization"] = sameAsInput;
+void shapes::addNormalizationRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::BatchNorm, batchNorm);
+  F.add(ops::ShapeRuleId::LayerNorm, layerNorm);
 }

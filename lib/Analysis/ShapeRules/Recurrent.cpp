@@ -43,8 +43,6 @@ llvm::Error recurrent(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addRecurrentRules(RuleTable &T) {
-  T["RNN"] = recurrent;
-  T["GRU"] = recurrent;
-  T["LSTM"] = recurrent;
+void shapes::addRecurrentRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Recurrent, recurrent);
 }

@@ -55,10 +55,6 @@ llvm::Error reduce(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addReduceRules(RuleTable &T) {
-  for (const char *Op :
-       {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-        "ReduceSumSquare", "ArgMax", "ArgMin"})
-    T[Op] = reduce;
+void shapes::addReduceRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Reduce, reduce);
 }

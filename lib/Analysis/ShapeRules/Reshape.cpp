@@ -205,13 +205,12 @@ llvm::Error depthSpace(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addReshapeRules(RuleTable &T) {
-  T["Reshape"] = reshape;
-  T["Flatten"] = flatten;
-  T["Squeeze"] = squeeze;
-  T["Unsqueeze"] = unsqueeze;
-  T["Expand"] = expand;
-  T["Transpose"] = transpose;
-  T["DepthToSpace"] = depthSpace;
-  T["SpaceToDepth"] = depthSpace;
+void shapes::addReshapeRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Reshape, reshape);
+  F.add(ops::ShapeRuleId::Flatten, flatten);
+  F.add(ops::ShapeRuleId::Squeeze, squeeze);
+  F.add(ops::ShapeRuleId::Unsqueeze, unsqueeze);
+  F.add(ops::ShapeRuleId::Expand, expand);
+  F.add(ops::ShapeRuleId::Transpose, transpose);
+  F.add(ops::ShapeRuleId::DepthSpace, depthSpace);
 }

@@ -204,17 +204,14 @@ llvm::Error likeWithDtype(RuleContext &Ctx) {
 
 } // namespace
 
-void shapes::addShapeOpRules(RuleTable &T) {
-  T["Shape"] = shape;
-  T["Size"] = size;
-  T["Constant"] = constant;
-  T["ConstantOfShape"] = constantOfShape;
-  T["Range"] = range;
-  T["EyeLike"] = eyeLike;
-  T["RandomNormal"] = randomWithShape;
-  T["RandomUniform"] = randomWithShape;
-  T["Multinomial"] = multinomial;
-  T["Bernoulli"] = likeWithDtype;
-  T["RandomNormalLike"] = likeWithDtype;
-  T["RandomUniformLike"] = likeWithDtype;
+void shapes::addShapeOpRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::Shape, shape);
+  F.add(ops::ShapeRuleId::Size, size);
+  F.add(ops::ShapeRuleId::Constant, constant);
+  F.add(ops::ShapeRuleId::ConstantOfShape, constantOfShape);
+  F.add(ops::ShapeRuleId::Range, range);
+  F.add(ops::ShapeRuleId::EyeLike, eyeLike);
+  F.add(ops::ShapeRuleId::RandomWithShape, randomWithShape);
+  F.add(ops::ShapeRuleId::Multinomial, multinomial);
+  F.add(ops::ShapeRuleId::LikeWithDtype, likeWithDtype);
 }

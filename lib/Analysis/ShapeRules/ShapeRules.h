@@ -2,16 +2,19 @@
 //
 // Private to lib/Analysis. A shape rule reads one node's input shapes (and
 // the contents of small integer inputs) through a RuleContext and sets its
-// outputs. Each op family lives in its own file and adds its rules to the one
-// table built in ShapeRuleTable.cpp.
+// outputs. Which rule an op uses is its record's ShapeRuleId in the op table
+// (IR/OpTable.h); each family file supplies the functions of its ids.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_ANALYSIS_SHAPERULES_SHAPERULES_H
 #define OOMPLAN_LIB_ANALYSIS_SHAPERULES_SHAPERULES_H
 
 #include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/IR/OpTable.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/Twine.h"
+#include <array>
+#include <cassert>
 
 namespace oomplan {
 namespace shapes {
@@ -82,24 +85,38 @@ private:
 };
 
 using ShapeRule = llvm::Error (*)(RuleContext &);
+/// Op type -> rule of every op-table record that has one, built once.
 using RuleTable = llvm::StringMap<ShapeRule>;
-
-/// The table of every rule, built once.
 const RuleTable &shapeRuleTable();
 
+/// The rule function of each ops::ShapeRuleId.
+class RuleFunctions {
+public:
+  /// Each id gets one function, from the family file that owns it.
+  void add(ops::ShapeRuleId Id, ShapeRule Fn) {
+    assert(!Fns[unsigned(Id)] && "shape rule id registered twice");
+    Fns[unsigned(Id)] = Fn;
+  }
+  /// Null for Declared, Undecided, or an id no family registered.
+  ShapeRule get(ops::ShapeRuleId Id) const { return Fns[unsigned(Id)]; }
+
+private:
+  std::array<ShapeRule, ops::NumShapeRuleIds> Fns{};
+};
+
 // One function per family file.
-void addElementwiseRules(RuleTable &T);
-void addBroadcastRules(RuleTable &T);
-void addNormalizationRules(RuleTable &T);
-void addShapeOpRules(RuleTable &T);
-void addReshapeRules(RuleTable &T);
-void addIndexingRules(RuleTable &T);
-void addMatMulRules(RuleTable &T);
-void addConvPoolRules(RuleTable &T);
-void addReduceRules(RuleTable &T);
-void addRecurrentRules(RuleTable &T);
-void addDataDependentRules(RuleTable &T);
-void addMiscRules(RuleTable &T);
+void addElementwiseRules(RuleFunctions &F);
+void addBroadcastRules(RuleFunctions &F);
+void addNormalizationRules(RuleFunctions &F);
+void addShapeOpRules(RuleFunctions &F);
+void addReshapeRules(RuleFunctions &F);
+void addIndexingRules(RuleFunctions &F);
+void addMatMulRules(RuleFunctions &F);
+void addConvPoolRules(RuleFunctions &F);
+void addReduceRules(RuleFunctions &F);
+void addRecurrentRules(RuleFunctions &F);
+void addDataDependentRules(RuleFunctions &F);
+void addMiscRules(RuleFunctions &F);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by several families
