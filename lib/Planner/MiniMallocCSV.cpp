@@ -2,13 +2,17 @@
 //
 // A line-by-line parser: blank lines are skipped, the header must name the
 // columns id,lower,upper,size (and optionally offset) in that order, and
-// every row must have as many numeric fields as the header.
+// every row must have as many numeric fields as the header. Sizes and steps
+// above 2^63 are rejected here, naming the line, so that no later sum of
+// sizes (alignment rounding, offset + size, the arena) can wrap, and no
+// arena can reach UINT64_MAX, which the algorithms use as "no solution".
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Planner/MiniMallocCSV.h"
+#include "oomplan/Support/CheckedMath.h"
 #include "oomplan/Support/Error.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -35,6 +39,20 @@ static Expected<BufferRequest> parseRow(ArrayRef<StringRef> Fields,
       return rowError(FileName, Line,
                       Twine(Names[K]) + " '" + Fields[K] +
                           "' is not a non-negative integer");
+  // The same limit as tensor sizes: a size past 2^63 is an error, never a
+  // number that wraps later.
+  constexpr uint64_t MaxValue = uint64_t(1) << 63;
+  for (unsigned K = 1; K < 4; ++K)
+    if (Values[K] > MaxValue)
+      return rowError(FileName, Line,
+                      "buffer " + Twine(Values[0]) + ": " + Names[K] + " " +
+                          Twine(Values[K]) + " exceeds 2^63");
+  uint64_t Footprint = 0;
+  if (!checkedAlignUp(Values[3], AlignBytes, Footprint) || Footprint > MaxValue)
+    return rowError(FileName, Line,
+                    "buffer " + Twine(Values[0]) + ": size " +
+                        Twine(Values[3]) + " rounded up to alignment " +
+                        Twine(AlignBytes) + " exceeds 2^63");
   if (Values[2] <= Values[1])
     return rowError(FileName, Line,
                     "buffer " + Twine(Values[0]) + ": upper " +
@@ -51,8 +69,13 @@ static Expected<BufferRequest> parseRow(ArrayRef<StringRef> Fields,
 
 Expected<std::vector<BufferRequest>>
 parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
+  if (AlignBytes == 0 || (AlignBytes & (AlignBytes - 1)) != 0)
+    return makeError(FileName + ": alignment " + Twine(AlignBytes) +
+                     " is not a power of two");
   std::vector<BufferRequest> Requests;
-  DenseSet<uint64_t> Ids;
+  // Id -> line of first use. Not a DenseSet: its reserved empty and
+  // tombstone keys (2^64 - 1, 2^64 - 2) are valid ids.
+  std::unordered_map<uint64_t, unsigned> Ids;
   SmallVector<StringRef, 8> Fields;
   size_t NumColumns = 0;
   unsigned LineNo = 0;
@@ -84,8 +107,11 @@ parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
     Expected<BufferRequest> R = parseRow(Fields, FileName, LineNo, AlignBytes);
     if (!R)
       return R.takeError();
-    if (!Ids.insert(R->Id).second)
-      return rowError(FileName, LineNo, "duplicate id " + Twine(R->Id));
+    auto [It, New] = Ids.emplace(R->Id, LineNo);
+    if (!New)
+      return rowError(FileName, LineNo,
+                      "duplicate id " + Twine(R->Id) + " (first on line " +
+                          Twine(It->second) + ")");
     Requests.push_back(*R);
   }
   if (NumColumns == 0)

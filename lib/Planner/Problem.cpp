@@ -26,6 +26,9 @@ static Error checkRequest(const BufferRequest &R) {
   return Error::success();
 }
 
+/// Largest total of (padded) footprints accepted.
+constexpr uint64_t MaxTotalBytes = uint64_t(1) << 63;
+
 Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
   if (Requests.size() >= UINT32_MAX)
     return makeError("too many buffers: " + Twine(Requests.size()));
@@ -37,16 +40,27 @@ Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
   P.Hi.assign(N, 0);
   std::vector<uint64_t> Steps;
   Steps.reserve(2 * N);
+  uint64_t FootprintTotal = 0;
   for (size_t I = 0; I < N; ++I) {
     const BufferRequest &R = Requests[I];
     if (Error E = checkRequest(R))
       return E;
     uint64_t Footprint = 0, Padded = 0;
+    // Footprints may total 2^63 at most (the limit on any size); with
+    // alignment padding the total must stay below 2^64 - 1. An arena can
+    // then never reach UINT64_MAX, which the searches use as "no solution
+    // yet".
     if (!checkedAlignUp(R.SizeBytes, R.AlignBytes, Footprint) ||
-        !checkedAdd(Footprint, R.AlignBytes - 1, Padded) ||
-        !checkedAdd(P.SafeTotalBytes, Padded, P.SafeTotalBytes))
+        !checkedAdd(FootprintTotal, Footprint, FootprintTotal) ||
+        FootprintTotal > MaxTotalBytes)
       return makeError("buffer " + Twine(R.Id) +
-                       ": total size of all buffers overflows 64 bits");
+                       ": total size of all buffers exceeds 2^63 bytes");
+    if (!checkedAdd(Footprint, R.AlignBytes - 1, Padded) ||
+        !checkedAdd(P.SafeTotalBytes, Padded, P.SafeTotalBytes) ||
+        P.SafeTotalBytes == UINT64_MAX)
+      return makeError("buffer " + Twine(R.Id) +
+                       ": total size of all buffers with alignment padding "
+                       "overflows 64 bits");
     if (Footprint == 0 || R.StartStep == R.EndStep)
       continue;
     P.Footprint[I] = Footprint;

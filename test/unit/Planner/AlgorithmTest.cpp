@@ -142,10 +142,23 @@ TEST(Algorithms, HugeSizesDoNotWrap) {
   BufferRequest R[] = {{0, Big, 256, 0, 2}, {1, Big, 256, 1, 3}};
   for (const AlgorithmInfo &A : algorithms())
     EXPECT_EQ(run(A.Name, R).ArenaBytes, 2 * Big) << A.Name.str();
-  BufferRequest Over[] = {{0, UINT64_MAX - 10, 1, 0, 1}, {1, 100, 1, 0, 1}};
+  // 2^63 - 10 + 100 passes 2^63 at buffer 1.
+  BufferRequest Over[] = {{0, (uint64_t(1) << 63) - 10, 1, 0, 1},
+                          {1, 100, 1, 0, 1}};
   EXPECT_EQ(errorOf(runAlgorithm("auto", Over, PlannerOptions())),
-            "buffer 1: total size of all buffers overflows 64 "
-            "bits");
+            "buffer 1: total size of all buffers exceeds 2^63 bytes");
+  // One buffer of 2^64 - 1 bytes once made an arena equal to the searches'
+  // "no solution" marker (a crash in auto and exact): every algorithm
+  // rejects it.
+  BufferRequest Max[] = {{3, UINT64_MAX, 1, 0, 1}};
+  for (const AlgorithmInfo &A : algorithms())
+    EXPECT_EQ(errorOf(runAlgorithm(A.Name, Max, PlannerOptions())),
+              "buffer 3: total size of all buffers exceeds 2^63 bytes")
+        << A.Name.str();
+  // Exactly 2^63 is the largest accepted total.
+  BufferRequest Edge[] = {{0, uint64_t(1) << 63, 1, 0, 1}};
+  for (const AlgorithmInfo &A : algorithms())
+    EXPECT_EQ(run(A.Name, Edge).ArenaBytes, uint64_t(1) << 63) << A.Name.str();
 }
 
 TEST(Algorithms, InvalidRequestsAreErrors) {

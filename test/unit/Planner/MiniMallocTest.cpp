@@ -65,7 +65,38 @@ TEST(MiniMallocCSV, Errors) {
   EXPECT_EQ(parseError("id,lower,upper,size\n\n0,5,5,1\n"),
             "t.csv:3: buffer 0: upper 5 is not above lower 5");
   EXPECT_EQ(parseError("id,lower,upper,size\n0,0,1,1\n0,1,2,1\n"),
-            "t.csv:3: duplicate id 0");
+            "t.csv:3: duplicate id 0 (first on line 2)");
+  // Sizes and steps past 2^63 (fuzzer inputs, issue 10).
+  EXPECT_EQ(parseError("id,lower,upper,size\n0,0,1,18446744073709551615\n"),
+            "t.csv:2: buffer 0: size 18446744073709551615 exceeds 2^63");
+  EXPECT_EQ(parseError("id,lower,upper,size\n0,9223372036854775809,"
+                       "9223372036854775810,1\n"),
+            "t.csv:2: buffer 0: lower 9223372036854775809 exceeds 2^63");
+}
+
+// 2^64 - 1 and 2^64 - 2 are DenseSet's reserved keys; they are valid ids.
+TEST(MiniMallocCSV, LargestIdsAreNotDuplicates) {
+  auto R = parseMiniMallocCSV("id,lower,upper,size\n18446744073709551615,0,1,"
+                              "1\n18446744073709551614,0,1,1\n",
+                              "t.csv", 1);
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  ASSERT_EQ(R->size(), 2u);
+  EXPECT_EQ((*R)[0].Id, UINT64_MAX);
+  EXPECT_EQ((*R)[1].Id, UINT64_MAX - 1);
+}
+
+// Size 2^63 is the largest accepted; rounding up to a power-of-two
+// alignment cannot pass it (2^63 is a multiple of every such alignment up to
+// 2^63); a bad alignment is an error, not a division by zero.
+TEST(MiniMallocCSV, AlignmentRoundingIsChecked) {
+  EXPECT_TRUE(bool(parseMiniMallocCSV(
+      "id,lower,upper,size\n0,0,1,9223372036854775808\n", "t.csv", 1)));
+  EXPECT_TRUE(bool(parseMiniMallocCSV(
+      "id,lower,upper,size\n0,0,1,9223372036854775807\n", "t.csv", 16)));
+  auto Zero = parseMiniMallocCSV("id,lower,upper,size\n", "t.csv", 0);
+  ASSERT_FALSE(bool(Zero));
+  EXPECT_EQ(toString(Zero.takeError()),
+            "t.csv: alignment 0 is not a power of two");
 }
 
 // Arena per algorithm and instance. Greedy values are exact pins; searches
