@@ -124,11 +124,12 @@ llvm::Error Driver::useDeclaredShapes(NodeId Id) {
     for (const DeclaredDim &D : V.Shape)
       Static &= D.K == DeclaredDim::Kind::Static;
     if (!Static)
-      return makeError(G.SourcePath + ": " + G.describeNode(Id) +
-                       ": no shape rule for op '" + N.OpType +
-                       (N.Domain.empty() ? "" : "' in domain '" + N.Domain) +
-                       "' and output '" + V.Name +
-                       "' has no complete static declared shape");
+      return makeUnsupportedError(
+          G.SourcePath + ": " + G.describeNode(Id) +
+          ": no shape rule for op '" + N.OpType +
+          (N.Domain.empty() ? "" : "' in domain '" + N.Domain) +
+          "' and output '" + V.Name +
+          "' has no complete static declared shape");
   }
   for (ValueId Out : N.Outputs)
     if (Out != NoId)
@@ -143,8 +144,9 @@ llvm::Error Driver::inferNode(NodeId Id) {
   for (size_t I = 0; I < N.Inputs.size(); ++I) {
     ValueId In = N.Inputs[I];
     if (In != NoId && !S.Values[In].Known)
-      return makeError(G.SourcePath + ": " + G.describeNode(Id) + ": input '" +
-                       G.Values[In].Name + "' has no known shape");
+      return makeInputError(G.SourcePath + ": " + G.describeNode(Id) +
+                            ": input '" + G.Values[In].Name +
+                            "' has no known shape");
   }
   const RuleTable &Rules = shapeRuleTable();
   bool DefaultDomain = N.Domain.empty() || N.Domain == "ai.onnx";

@@ -206,18 +206,18 @@ struct Evaluator {
   const SymExpr &Root;
 
   llvm::Error overflow() const {
-    return makeError("integer overflow evaluating " + Root.str(Names));
+    return makeOverflowError("integer overflow evaluating " + Root.str(Names));
   }
 
   llvm::Expected<int64_t> symbol(SymbolId Id) const {
     std::string Name = Id < Names.size() ? Names[Id] : "s" + std::to_string(Id);
     if (Id >= Bindings.size() || !Bindings[Id])
-      return makeError("symbol '" + Name + "' is not bound (evaluating " +
-                       Root.str(Names) + ")");
+      return makeInputError("symbol '" + Name + "' is not bound (evaluating " +
+                            Root.str(Names) + ")");
     int64_t V = *Bindings[Id];
     if (V < SymbolMinValue || V > SymbolMaxValue)
-      return makeError("symbol '" + Name + "' is bound to " +
-                       std::to_string(V) + ", outside [1, 2^48]");
+      return makeInputError("symbol '" + Name + "' is bound to " +
+                            std::to_string(V) + ", outside [1, 2^48]");
     return V;
   }
 
@@ -234,7 +234,7 @@ struct Evaluator {
     case TermKind::Mod: {
       int64_t N = Args[0], D = Args[1];
       if (D == 0)
-        return makeError("division by zero evaluating " + Root.str(Names));
+        return makeInputError("division by zero evaluating " + Root.str(Names));
       if (N == INT64_MIN && D == -1)
         return overflow();
       int64_t Q = N / D, R = N % D;
@@ -254,7 +254,8 @@ struct Evaluator {
 
   llvm::Expected<int64_t> expr(const SymExpr &E) const {
     if (E.isPoisoned())
-      return makeError("integer overflow while building a size expression");
+      return makeOverflowError(
+          "integer overflow while building a size expression");
     int64_t Sum = 0;
     for (const Monomial &M : monos(E)) {
       int64_t P = M.Coeff;

@@ -51,8 +51,8 @@ static std::string joinNames(const Graph &G, llvm::ArrayRef<SymbolId> Ids) {
 
 static llvm::Error checkRange(llvm::StringRef What, int64_t V) {
   if (V < 1 || V > MaxBinding)
-    return makeError(What + "=" + llvm::Twine(V) +
-                     " is out of range (1 to 2^40)");
+    return makeInputError(What + "=" + llvm::Twine(V) +
+                          " is out of range (1 to 2^40)");
   return llvm::Error::success();
 }
 
@@ -69,12 +69,12 @@ oomplan::bindSymbols(const Graph &G, const BindingRequest &Request) {
     if (llvm::Error E = checkRange(Flag, *V))
       return E;
     if (Syms.empty())
-      return makeError(G.SourcePath + ": " + Flag +
-                       " given, but the model has no symbolic " + Role +
-                       " dimension (its symbols: " +
-                       (G.Symbols.empty() ? std::string("none")
-                                          : llvm::join(G.Symbols, ", ")) +
-                       "); use --dim NAME=VALUE");
+      return makeInputError(G.SourcePath + ": " + Flag +
+                            " given, but the model has no symbolic " + Role +
+                            " dimension (its symbols: " +
+                            (G.Symbols.empty() ? std::string("none")
+                                               : llvm::join(G.Symbols, ", ")) +
+                            "); use --dim NAME=VALUE");
     for (SymbolId S : Syms)
       B.Values[S] = *V;
     B.Notes.push_back(Flag.str() + "=" + std::to_string(*V) + " binds " +
@@ -88,12 +88,12 @@ oomplan::bindSymbols(const Graph &G, const BindingRequest &Request) {
   for (const auto &[Name, V] : Request.Named) {
     SymbolId S = G.findSymbol(Name);
     if (S == NoId)
-      return makeError(G.SourcePath + ": --dim " + Name +
-                       ": the model has no symbol '" + Name +
-                       "' (its symbols: " +
-                       (G.Symbols.empty() ? std::string("none")
-                                          : llvm::join(G.Symbols, ", ")) +
-                       ")");
+      return makeInputError(G.SourcePath + ": --dim " + Name +
+                            ": the model has no symbol '" + Name +
+                            "' (its symbols: " +
+                            (G.Symbols.empty() ? std::string("none")
+                                               : llvm::join(G.Symbols, ", ")) +
+                            ")");
     if (llvm::Error E = checkRange("--dim " + Name, V))
       return E;
     B.Values[S] = V;

@@ -19,7 +19,7 @@ GraphBuilder::GraphBuilder(std::string SourcePath)
 }
 
 llvm::Error GraphBuilder::error(const llvm::Twine &Msg) const {
-  return makeError(G->SourcePath + ": " + Msg);
+  return makeInputError(G->SourcePath + ": " + Msg);
 }
 
 SymbolId GraphBuilder::getOrAddSymbol(llvm::StringRef Name) {

@@ -18,13 +18,14 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
     if (!VS.Known) {
       if (V.Users.empty() && !V.IsGraphOutput)
         continue; // unused and unreachable: nothing allocates it
-      return makeError(G.SourcePath + ": value '" + V.Name +
-                       "' has no known size");
+      return makeInputError(G.SourcePath + ": value '" + V.Name +
+                            "' has no known size");
     }
     if (VS.Type == ElementType::String)
-      return makeError(G.SourcePath + ": value '" + V.Name +
-                       "' is a string tensor: its size depends on the strings "
-                       "and cannot be planned");
+      return makeUnsupportedError(
+          G.SourcePath + ": value '" + V.Name +
+          "' is a string tensor: its size depends on the strings "
+          "and cannot be planned");
     llvm::SmallVector<SymbolId, 4> Syms;
     VS.Bytes.collectSymbols(Syms);
     std::vector<std::string> Missing;
@@ -32,18 +33,18 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
       if (S >= Bindings.size() || !Bindings[S])
         Missing.push_back(Shapes.SymbolNames[S]);
     if (!Missing.empty())
-      return makeError(
+      return makeInputError(
           G.SourcePath + ": unbound symbols: " + llvm::join(Unbound, ", ") +
           " (value '" + V.Name + "' needs " + llvm::join(Missing, ", ") +
           "); bind them with --batch, --seq or --dim NAME=VALUE");
     auto B = VS.Bytes.evaluate(Bindings, Shapes.SymbolNames);
     if (!B)
-      return makeError(G.SourcePath + ": value '" + V.Name +
-                       "': " + llvm::toString(B.takeError()));
+      return prependContext(B.takeError(),
+                            G.SourcePath + ": value '" + V.Name + "': ");
     if (*B < 0)
-      return makeError(G.SourcePath + ": value '" + V.Name +
-                       "' has a negative size at these bindings (" +
-                       llvm::Twine(*B) + " bytes)");
+      return makeInputError(G.SourcePath + ": value '" + V.Name +
+                            "' has a negative size at these bindings (" +
+                            llvm::Twine(*B) + " bytes)");
     Bytes[Id] = static_cast<uint64_t>(*B);
   }
   return Bytes;

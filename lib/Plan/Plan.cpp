@@ -51,10 +51,10 @@ static llvm::Error layOutSequentially(const Lifetimes &L,
   for (BufferId B : Ids) {
     uint64_t Rounded;
     if (!checkedAlignUp(L.Buffers[B].SizeBytes, Align, Rounded))
-      return makeError("buffer size overflows 64 bits");
+      return makeOverflowError("buffer size overflows 64 bits");
     OffsetOf[B] = Size;
     if (!checkedAdd(Size, Rounded, Size))
-      return makeError("region size overflows 64 bits");
+      return makeOverflowError("region size overflows 64 bits");
   }
   return llvm::Error::success();
 }
@@ -90,8 +90,8 @@ oomplan::arenaRequests(const Lifetimes &L, uint64_t AlignBytes, bool IOInArena,
 llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
                                         const PlanOptions &Opts) {
   if (Opts.AlignBytes == 0 || (Opts.AlignBytes & (Opts.AlignBytes - 1)))
-    return makeError("alignment must be a power of two, got " +
-                     llvm::Twine(Opts.AlignBytes));
+    return makeInputError("alignment must be a power of two, got " +
+                          llvm::Twine(Opts.AlignBytes));
   Plan P;
   P.AlignBytes = Opts.AlignBytes;
   P.BudgetBytes = Opts.BudgetBytes;
@@ -132,7 +132,7 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
     for (BufferId B : Ids)
       Offsets.push_back(P.OffsetOf[B]);
     if (llvm::Error E = verify::verifyPlacement(R, Offsets, Size))
-      return makeError(
+      return makeInternalError(
           "internal error: the " + Name +
           " placement failed verification: " + llvm::toString(std::move(E)));
     return llvm::Error::success();

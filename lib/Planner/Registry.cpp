@@ -52,8 +52,8 @@ Expected<Placement> runAlgorithm(StringRef Name,
   std::string Valid;
   for (const AlgorithmInfo &A : Table)
     Valid += (Valid.empty() ? "" : ", ") + A.Name.str();
-  return makeError("unknown placement algorithm '" + Name +
-                   "' (valid: " + Valid + ")");
+  return makeInputError("unknown placement algorithm '" + Name +
+                        "' (valid: " + Valid + ")");
 }
 
 } // namespace oomplan::planner

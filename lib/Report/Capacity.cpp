@@ -9,6 +9,7 @@
 #include "oomplan/Report/Capacity.h"
 #include "oomplan/Report/Breakdown.h"
 #include "oomplan/Report/Formulas.h"
+#include "oomplan/Support/Error.h"
 
 using namespace oomplan;
 using namespace oomplan::report;
@@ -26,10 +27,12 @@ struct Prober {
     ++NumPlans;
     auto P = PlanAt(withSymbols(Base, Syms, V));
     if (!P) {
-      std::string Msg = llvm::toString(P.takeError());
-      if (llvm::StringRef(Msg).contains("overflow"))
-        return std::nullopt;
-      return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+      // Sizes past 64 bits mean "does not fit"; any other error is real.
+      llvm::Error E = P.takeError();
+      if (errorCategory(E) != ErrorCategory::Overflow)
+        return std::move(E);
+      llvm::consumeError(std::move(E));
+      return std::nullopt;
     }
     return deviceBytes(*P, Overhead);
   }
@@ -47,9 +50,7 @@ llvm::Expected<CapacityResult> report::findCapacity(
   CapacityResult R;
   R.Role = Role.str();
   if (Syms.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "the model has no " + Role +
-                                       " dimension to search");
+    return makeInputError("the model has no " + Role + " dimension to search");
   Prober Probe{PlanAt, Base, Syms, OverheadBytes};
   auto First = Probe.bytesAt(1);
   if (!First)

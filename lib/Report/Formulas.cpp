@@ -1,39 +1,28 @@
 //===- Formulas.cpp - size formulas of plan tensors and their growth ------===//
 //
-// Resolves the byte formula of any plan tensor (graph values directly,
-// synthetic tensors through the value their name wraps) and measures how much
+// Resolves the byte formula of any plan tensor (Plan/TensorInfo.h: in the
+// element type its bytes were counted in) and measures how much
 // of a formula is quadratic in the sequence symbols by finite differences, so
 // no knowledge of SymExpr's internal polynomial form is needed.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Formulas.h"
+#include "oomplan/Plan/TensorInfo.h"
 
 using namespace oomplan;
 using namespace oomplan::report;
 
 ValueId report::describedValue(const Plan &P, const PlanContext &C,
                                TensorId T) {
-  const ScheduleTensor &ST = P.Sched.Tensors[T];
-  if (ST.Value != NoId)
-    return ST.Value;
-  llvm::StringRef Name = ST.Name;
-  // "grad(x)", "saved(grad(x))": peel one wrapper at a time.
-  while (Name.endswith(")")) {
-    size_t Open = Name.find('(');
-    if (Open == llvm::StringRef::npos)
-      break;
-    Name = Name.slice(Open + 1, Name.size() - 1);
-    ValueId V = C.G.findValue(Name);
-    if (V != NoId)
-      return V;
-  }
-  return NoId;
+  return oomplan::describedValue(P.Sched, C.G, T);
 }
 
 std::optional<int64_t> report::evaluateAt(const SymExpr &F,
                                           const PlanContext &C) {
   auto V = F.evaluate(C.Bindings, C.Shapes.SymbolNames);
   if (!V) {
+    // No value is this function's answer for an unbound symbol or an
+    // overflow; callers fall back to the planned byte count.
     llvm::consumeError(V.takeError());
     return std::nullopt;
   }
@@ -84,6 +73,8 @@ int64_t report::quadraticPart(const SymExpr &F, const PlanContext &C,
         withSymbols(C.Bindings, Syms, K * S);
     auto V = F.evaluate(B, C.Shapes.SymbolNames);
     if (!V) {
+      // At 2S or 3S the size may overflow: no quadratic part is reported
+      // then, which only drops a hint from the report.
       llvm::consumeError(V.takeError());
       return 0;
     }

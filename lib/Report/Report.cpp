@@ -20,11 +20,11 @@ static llvm::Error searchRole(std::optional<CapacityResult> &Out, bool Asked,
   if (!Asked && (!Needed || Syms.empty() || !boundValue(C.Bindings, Syms)))
     return llvm::Error::success();
   if (!RO.BudgetBytes)
-    return makeError("--max-" + Role + " needs a --budget");
+    return makeInputError("--max-" + Role + " needs a --budget");
   if (Syms.empty())
-    return makeError("--max-" + Role + ": the model has no " + Role +
-                     " symbol (bind it with --dim to see the model's "
-                     "symbols)");
+    return makeInputError("--max-" + Role + ": the model has no " + Role +
+                          " symbol (bind it with --dim to see the model's "
+                          "symbols)");
   auto R = findCapacity(PlanAt, C.Bindings, Syms, Role, *RO.BudgetBytes,
                         RO.OverheadBytes, RO.CapacityCap);
   if (!R)
@@ -57,8 +57,8 @@ report::buildReport(const Plan &P, const PlanContext &C,
     return E;
   if (RO.Sweep) {
     if (Roles.Batch.empty() && Roles.Seq.empty())
-      return makeError("--sweep: the model has neither a batch nor a "
-                       "sequence symbol");
+      return makeInputError("--sweep: the model has neither a batch nor a "
+                            "sequence symbol");
     auto S = sweepMemory(PlanAt, C.Bindings, Roles.Batch, Roles.Seq,
                          RO.OverheadBytes);
     if (!S)

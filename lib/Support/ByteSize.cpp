@@ -15,8 +15,8 @@ llvm::Expected<uint64_t> oomplan::parseByteSize(llvm::StringRef Text) {
     ++NumEnd;
   llvm::StringRef Num = S.substr(0, NumEnd), Unit = S.substr(NumEnd).trim();
   auto Bad = [&](const char *Why) {
-    return makeError("invalid size '" + Text + "': " + Why +
-                     " (examples: 24G, 24GiB, 1.5T, 512M, 300MB, 4096)");
+    return makeInputError("invalid size '" + Text + "': " + Why +
+                          " (examples: 24G, 24GiB, 1.5T, 512M, 300MB, 4096)");
   };
   if (Num.empty() || Num.count('.') > 1 || Num == ".")
     return Bad("expected a non-negative number followed by an optional unit");

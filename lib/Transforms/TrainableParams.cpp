@@ -31,8 +31,8 @@ llvm::Expected<OptimizerKind> oomplan::parseOptimizer(llvm::StringRef Name) {
           .Case("adamw", OptimizerKind::AdamW)
           .Default(std::nullopt);
   if (!K)
-    return makeError("unknown optimizer '" + Name +
-                     "' (expected sgd, momentum, adam or adamw)");
+    return makeInputError("unknown optimizer '" + Name +
+                          "' (expected sgd, momentum, adam or adamw)");
   return *K;
 }
 
@@ -44,8 +44,8 @@ llvm::Expected<TrainPrecision> oomplan::parsePrecision(llvm::StringRef Name) {
           .Case("bf16-mixed", TrainPrecision::BF16Mixed)
           .Default(std::nullopt);
   if (!P)
-    return makeError("unknown precision '" + Name +
-                     "' (expected fp32, fp16-mixed or bf16-mixed)");
+    return makeInputError("unknown precision '" + Name +
+                          "' (expected fp32, fp16-mixed or bf16-mixed)");
   return *P;
 }
 
@@ -55,7 +55,8 @@ oomplan::parseTiedPair(llvm::StringRef Text) {
   A = A.trim();
   B = B.trim();
   if (A.empty() || B.empty() || B.contains(','))
-    return makeError("--tied expects two weight names A,B; got '" + Text + "'");
+    return makeInputError("--tied expects two weight names A,B; got '" + Text +
+                          "'");
   return std::make_pair(A.str(), B.str());
 }
 
@@ -66,14 +67,14 @@ static llvm::Expected<bool> matchesPattern(llvm::StringRef Pattern,
     llvm::Regex R(Pattern);
     std::string Err;
     if (!R.isValid(Err))
-      return makeError("--freeze: bad regular expression '" + Pattern +
-                       "': " + Err);
+      return makeInputError("--freeze: bad regular expression '" + Pattern +
+                            "': " + Err);
     return R.match(Name);
   }
   auto Glob = llvm::GlobPattern::create(Pattern);
   if (!Glob)
-    return makeError("--freeze: bad pattern '" + Pattern +
-                     "': " + llvm::toString(Glob.takeError()));
+    return makeInputError("--freeze: bad pattern '" + Pattern +
+                          "': " + llvm::toString(Glob.takeError()));
   return Glob->match(Name);
 }
 
@@ -111,29 +112,29 @@ oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
     for (const std::string &Name : {A, B}) {
       ValueId V = G.findValue(Name);
       if (V == NoId || G.Values[V].Kind != ValueKind::Weight)
-        return makeError("--tied: '" + Name + "' is not a weight of " +
-                         G.SourcePath);
+        return makeInputError("--tied: '" + Name + "' is not a weight of " +
+                              G.SourcePath);
     }
     // B is dropped in favour of A, so a tie must name two distinct weights
     // of the same size, and A must not itself be dropped by another tie.
     ValueId VA = G.findValue(A), VB = G.findValue(B);
     if (VA == VB)
-      return makeError("--tied: '" + A + "' is tied to itself");
+      return makeInputError("--tied: '" + A + "' is tied to itself");
     std::optional<int64_t> NA = staticElements(G.Values[VA]),
                            NB = staticElements(G.Values[VB]);
     if (!NA || !NB || *NA != *NB)
-      return makeError("--tied: '" + A + "' and '" + B +
-                       "' differ in element count (" + describeCount(NA) +
-                       " and " + describeCount(NB) + ")");
+      return makeInputError("--tied: '" + A + "' and '" + B +
+                            "' differ in element count (" + describeCount(NA) +
+                            " and " + describeCount(NB) + ")");
     if (Secondary[VB])
-      return makeError("--tied: '" + B + "' is the second of two ties");
+      return makeInputError("--tied: '" + B + "' is the second of two ties");
     Secondary[VB] = true;
   }
   for (const auto &[A, B] : Opts.Tied)
     if (Secondary[G.findValue(A)])
-      return makeError("--tied: '" + A +
-                       "' is the second of another tie; tie to its first "
-                       "weight instead");
+      return makeInputError("--tied: '" + A +
+                            "' is the second of another tie; tie to its first "
+                            "weight instead");
   std::vector<ValueId> Params;
   for (ValueId W : G.Weights) {
     const Value &V = G.Values[W];

@@ -39,17 +39,18 @@ static Error checkEachBuffer(ArrayRef<BufferRequest> Requests,
   for (size_t I = 0; I < Requests.size(); ++I) {
     const BufferRequest &R = Requests[I];
     if (R.AlignBytes == 0)
-      return makeError("buffer " + Twine(R.Id) + " has alignment 0");
+      return makeInputError("buffer " + Twine(R.Id) + " has alignment 0");
     if (Offsets[I] % R.AlignBytes != 0)
-      return makeError("buffer " + Twine(R.Id) + " at offset " +
-                       Twine(Offsets[I]) + " is not aligned to " +
-                       Twine(R.AlignBytes) + " bytes");
+      return makeInputError("buffer " + Twine(R.Id) + " at offset " +
+                            Twine(Offsets[I]) + " is not aligned to " +
+                            Twine(R.AlignBytes) + " bytes");
     uint64_t End = 0;
     if (!checkedAdd(Offsets[I], R.SizeBytes, End) || End > ArenaBytes)
-      return makeError(describe(R, Offsets[I]) + " ends outside the arena of " +
-                       Twine(ArenaBytes) + " bytes");
+      return makeInputError(describe(R, Offsets[I]) +
+                            " ends outside the arena of " + Twine(ArenaBytes) +
+                            " bytes");
     if (R.EndStep < R.StartStep)
-      return makeError("buffer " + Twine(R.Id) + " ends before it starts");
+      return makeInputError("buffer " + Twine(R.Id) + " ends before it starts");
   }
   return Error::success();
 }
@@ -75,8 +76,8 @@ static Error checkOverlaps(ArrayRef<BufferRequest> Requests,
   });
   std::map<uint64_t, uint32_t> Live; // Offset -> request index.
   auto Conflict = [&](uint32_t A, uint32_t B) {
-    return makeError(describe(Requests[A], Offsets[A]) + " overlaps " +
-                     describe(Requests[B], Offsets[B]));
+    return makeInputError(describe(Requests[A], Offsets[A]) + " overlaps " +
+                          describe(Requests[B], Offsets[B]));
   };
   for (const Event &E : Events) {
     uint64_t Offset = Offsets[E.Index];
@@ -102,10 +103,11 @@ Error verifyPlacement(ArrayRef<BufferRequest> Requests,
                       ArrayRef<uint64_t> Offsets, uint64_t ArenaBytes,
                       std::optional<uint64_t> BudgetBytes) {
   if (Offsets.size() != Requests.size())
-    return makeError("placement has " + Twine(Offsets.size()) +
-                     " offsets for " + Twine(Requests.size()) + " buffers");
+    return makeInputError("placement has " + Twine(Offsets.size()) +
+                          " offsets for " + Twine(Requests.size()) +
+                          " buffers");
   if (Requests.size() >= UINT32_MAX)
-    return makeError("too many buffers to verify");
+    return makeUnsupportedError("too many buffers to verify");
   if (Error E = checkEachBuffer(Requests, Offsets, ArenaBytes))
     return E;
   if (Error E = checkOverlaps(Requests, Offsets))
@@ -121,9 +123,9 @@ Error verifyPlacement(ArrayRef<BufferRequest> Requests,
         Requests.empty()
             ? std::string()
             : "; highest is " + describe(Requests[Top], Offsets[Top]);
-    return makeError("arena of " + Twine(ArenaBytes) +
-                     " bytes exceeds the budget of " + Twine(*BudgetBytes) +
-                     " bytes" + Culprit);
+    return makeInputError("arena of " + Twine(ArenaBytes) +
+                          " bytes exceeds the budget of " +
+                          Twine(*BudgetBytes) + " bytes" + Culprit);
   }
   return Error::success();
 }

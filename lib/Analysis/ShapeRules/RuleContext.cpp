@@ -70,7 +70,12 @@ void RuleContext::setOutputLike(size_t I, size_t J, bool KeepValues) {
 }
 
 llvm::Error RuleContext::error(const llvm::Twine &Msg) const {
-  return makeError(G.SourcePath + ": " + G.describeNode(Id) + ": " + Msg);
+  return makeInputError(G.SourcePath + ": " + G.describeNode(Id) + ": " + Msg);
+}
+
+llvm::Error RuleContext::unsupported(const llvm::Twine &Msg) const {
+  return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(Id) + ": " +
+                              Msg);
 }
 
 void RuleContext::warn(const llvm::Twine &Msg) {

@@ -87,8 +87,9 @@ llvm::Error constant(RuleContext &Ctx) {
                   {SymExpr::constant(int64_t(A->Strings.size()))});
     return llvm::Error::success();
   }
-  return Ctx.error("Constant has no value attribute this analysis can read "
-                   "(sparse_value is not supported)");
+  return Ctx.unsupported(
+      "Constant has no value attribute this analysis can read "
+      "(sparse_value is not supported)");
 }
 
 /// Dims given by the tracked contents of input I (a 1-D shape tensor).

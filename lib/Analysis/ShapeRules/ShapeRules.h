@@ -66,6 +66,8 @@ public:
 
   /// An error naming the file, the node and its op.
   llvm::Error error(const llvm::Twine &Msg) const;
+  /// An error for valid input this analysis cannot handle yet.
+  llvm::Error unsupported(const llvm::Twine &Msg) const;
   void warn(const llvm::Twine &Msg);
   /// A new symbol "<Base>_<node name or number>" for a data-dependent size.
   SymExpr freshSymbol(llvm::StringRef Base);

@@ -31,7 +31,13 @@ public:
 
 private:
   llvm::Error err(const llvm::Twine &Msg) {
-    return makeError(Name + ": " + Msg);
+    return makeInputError(Name + ": " + Msg);
+  }
+  llvm::Error unsupported(const llvm::Twine &Msg) {
+    return makeUnsupportedError(Name + ": " + Msg);
+  }
+  llvm::Error overflow(const llvm::Twine &Msg) {
+    return makeOverflowError(Name + ": " + Msg);
   }
   llvm::Error convertType(const std::string &What, int32_t Number,
                           ElementType &Out);
@@ -43,8 +49,10 @@ private:
   llvm::Expected<std::shared_ptr<TensorData>>
   convertTensor(const std::string &What, const onnx::TensorProto &T,
                 std::string *ExternalLocation);
-  llvm::Error extractValues(const std::string &What, const onnx::TensorProto &T,
-                            TensorData &D);
+  llvm::Error checkDataLength(const std::string &What,
+                              const onnx::TensorProto &T, ElementType Type,
+                              uint64_t N);
+  llvm::Error extractValues(const onnx::TensorProto &T, TensorData &D);
   llvm::Error convertWeights(const onnx::GraphProto &GP);
   llvm::Error convertNode(const onnx::NodeProto &N, size_t Index);
   llvm::Error checkArity(const onnx::NodeProto &N, const onnx::OpSchema &Schema,
@@ -89,9 +97,10 @@ Converter::convertValueInfo(const onnx::ValueInfoProto &VI,
     return D;
   if (!VI.type().has_tensor_type()) {
     if (RequireTensor)
-      return err("unsupported: " + What +
-                 " is not a tensor (sequence, map and optional types are not "
-                 "supported yet)");
+      return unsupported(
+          "unsupported: " + What +
+          " is not a tensor (sequence, map and optional types are not "
+          "supported yet)");
     return D;
   }
   const onnx::TypeProto_Tensor &TT = VI.type().tensor_type();
@@ -139,8 +148,61 @@ static double halfToDouble(uint16_t H, bool BFloat) {
   return Sign * std::ldexp(Mant + 1024, Exp - 25);
 }
 
-llvm::Error Converter::extractValues(const std::string &What,
-                                     const onnx::TensorProto &T,
+// The number of values a typed field holds, and how many it takes per
+// element (complex numbers are two floats or doubles), per ONNX's TensorProto.
+static std::pair<uint64_t, unsigned> typedDataCount(const onnx::TensorProto &T,
+                                                    ElementType Type) {
+  switch (Type) {
+  case ElementType::Float:
+    return {T.float_data_size(), 1};
+  case ElementType::Complex64:
+    return {T.float_data_size(), 2};
+  case ElementType::Double:
+    return {T.double_data_size(), 1};
+  case ElementType::Complex128:
+    return {T.double_data_size(), 2};
+  case ElementType::Int64:
+    return {T.int64_data_size(), 1};
+  case ElementType::UInt32:
+  case ElementType::UInt64:
+    return {T.uint64_data_size(), 1};
+  case ElementType::String:
+    return {T.string_data_size(), 1};
+  default: // int32, narrower integers, bool, float16, bfloat16
+    return {T.int32_data_size(), 1};
+  }
+}
+
+// The data a tensor holds must match its dims, whatever its size: a short
+// raw_data means a corrupt file, and sizing it from the dims alone would
+// plan a tensor that does not exist.
+llvm::Error Converter::checkDataLength(const std::string &What,
+                                       const onnx::TensorProto &T,
+                                       ElementType Type, uint64_t N) {
+  unsigned Bits = elementBits(Type);
+  if (T.has_raw_data()) {
+    if (Type == ElementType::String)
+      return err(What + " is a string tensor with raw_data, which ONNX does "
+                        "not allow");
+    uint64_t Need;
+    if (__builtin_mul_overflow(N, uint64_t(Bits / 8), &Need))
+      return overflow(What + " has more bytes than fit in 64 bits");
+    if (T.raw_data().size() != Need)
+      return err(What + " has " + llvm::Twine(T.raw_data().size()) +
+                 " bytes of raw data; its dims and type need " +
+                 llvm::Twine(Need));
+    return llvm::Error::success();
+  }
+  auto [Count, PerElement] = typedDataCount(T, Type);
+  // Count <= INT_MAX (a protobuf repeated field), so Count / PerElement and
+  // the comparison cannot overflow.
+  if (Count % PerElement != 0 || Count / PerElement != N)
+    return err(What + " holds " + llvm::Twine(Count / PerElement) +
+               " values; its dims need " + llvm::Twine(N));
+  return llvm::Error::success();
+}
+
+llvm::Error Converter::extractValues(const onnx::TensorProto &T,
                                      TensorData &D) {
   uint64_t N = D.numElements();
   unsigned Bits = elementBits(D.Type);
@@ -148,11 +210,7 @@ llvm::Error Converter::extractValues(const std::string &What,
       D.Type == ElementType::Complex128)
     return llvm::Error::success(); // strings, complex: keep dims only
   if (T.has_raw_data()) {
-    const std::string &Raw = T.raw_data();
-    if (Raw.size() != N * (Bits / 8))
-      return err(What + " has " + llvm::Twine(Raw.size()) +
-                 " bytes of raw data; its dims and type need " +
-                 llvm::Twine(N * (Bits / 8)));
+    const std::string &Raw = T.raw_data(); // length checked by checkDataLength
     for (uint64_t I = 0; I < N; ++I) {
       switch (D.Type) {
       case ElementType::Float:
@@ -197,50 +255,33 @@ llvm::Error Converter::extractValues(const std::string &What,
     }
     return llvm::Error::success();
   }
-  // Typed fields: each ONNX type lives in one of them.
-  auto Check = [&](int Count) -> llvm::Error {
-    if (static_cast<uint64_t>(Count) != N)
-      return err(What + " holds " + llvm::Twine(Count) +
-                 " values; its dims need " + llvm::Twine(N));
-    return llvm::Error::success();
-  };
+  // Typed fields: each ONNX type lives in one of them (lengths checked by
+  // checkDataLength).
   switch (D.Type) {
   case ElementType::Float:
-    if (auto E = Check(T.float_data_size()))
-      return E;
     for (float F : T.float_data())
       D.Floats.push_back(F);
     break;
   case ElementType::Double:
-    if (auto E = Check(T.double_data_size()))
-      return E;
     for (double F : T.double_data())
       D.Floats.push_back(F);
     break;
   case ElementType::Int64:
-    if (auto E = Check(T.int64_data_size()))
-      return E;
     for (int64_t V : T.int64_data())
       D.Ints.push_back(V);
     break;
   case ElementType::UInt32:
   case ElementType::UInt64:
-    if (auto E = Check(T.uint64_data_size()))
-      return E;
     for (uint64_t V : T.uint64_data())
       D.Ints.push_back(static_cast<int64_t>(V));
     break;
   case ElementType::Float16:
   case ElementType::BFloat16:
-    if (auto E = Check(T.int32_data_size()))
-      return E;
     for (int32_t V : T.int32_data())
       D.Floats.push_back(halfToDouble(static_cast<uint16_t>(V),
                                       D.Type == ElementType::BFloat16));
     break;
   default: // int32 and narrower integers, bool
-    if (auto E = Check(T.int32_data_size()))
-      return E;
     for (int32_t V : T.int32_data())
       D.Ints.push_back(V);
     break;
@@ -284,7 +325,7 @@ Converter::convertTensor(const std::string &What, const onnx::TensorProto &T,
   uint64_t N = 1;
   for (int64_t Dim : D->Dims)
     if (__builtin_mul_overflow(N, static_cast<uint64_t>(Dim), &N))
-      return err(What + " has more elements than fit in 64 bits");
+      return overflow(What + " has more elements than fit in 64 bits");
   if (T.data_location() == onnx::TensorProto::EXTERNAL) {
     std::string Loc;
     for (const onnx::StringStringEntryProto &KV : T.external_data())
@@ -298,8 +339,10 @@ Converter::convertTensor(const std::string &What, const onnx::TensorProto &T,
     *ExternalLocation = Loc;
     return D;
   }
+  if (llvm::Error E = checkDataLength(What, T, D->Type, N))
+    return E;
   if (N <= MaxKeptElements)
-    if (llvm::Error E = extractValues(What, T, *D))
+    if (llvm::Error E = extractValues(T, *D))
       return E;
   return D;
 }
@@ -427,14 +470,15 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
     return err(Where + ": domain '" + Domain +
                "' has no opset import in the model");
   if (N.op_type() == "If" || N.op_type() == "Loop" || N.op_type() == "Scan")
-    return err(Where + ": unsupported: control flow (If/Loop/Scan) is not "
+    return unsupported(Where +
+                       ": unsupported: control flow (If/Loop/Scan) is not "
                        "supported yet; export with static control flow");
   const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
       N.op_type(), static_cast<int>(OpsetIt->second), Domain);
   if (!Schema)
-    return err(Where + ": unsupported: unknown op '" + N.op_type() +
-               "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
-               "' at opset " + llvm::Twine(OpsetIt->second));
+    return unsupported(Where + ": unsupported: unknown op '" + N.op_type() +
+                       "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
+                       "' at opset " + llvm::Twine(OpsetIt->second));
   if (llvm::Error E = checkArity(N, *Schema, Where))
     return E;
   NodeDesc D;
@@ -448,8 +492,8 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
     if (!Attr)
       return Attr.takeError();
     if (Attr->Kind == AttrKind::Graph)
-      return err(Where + ": unsupported: attribute '" + A.name() +
-                 "' holds a subgraph, which is not supported yet");
+      return unsupported(Where + ": unsupported: attribute '" + A.name() +
+                         "' holds a subgraph, which is not supported yet");
     D.Attrs.push_back(std::move(*Attr));
   }
   B.addNode(std::move(D));
@@ -470,9 +514,10 @@ Converter::run(const onnx::ModelProto &M) {
   auto Def = OpsetByDomain.find("");
   if (Def != OpsetByDomain.end() &&
       (Def->second < 1 || Def->second > MaxSupportedOpset))
-    return err("unsupported: default-domain opset " + llvm::Twine(Def->second) +
-               "; oomplan supports opsets 1 to " +
-               llvm::Twine(MaxSupportedOpset) + " (ONNX 1.12)");
+    return unsupported("unsupported: default-domain opset " +
+                       llvm::Twine(Def->second) +
+                       "; oomplan supports opsets 1 to " +
+                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.12)");
   const onnx::GraphProto &GP = M.graph();
   B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);
   for (const onnx::ValueInfoProto &VI : GP.input()) {

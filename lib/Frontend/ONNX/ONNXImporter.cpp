@@ -26,20 +26,21 @@ static llvm::Expected<std::unique_ptr<Graph>> guarded(llvm::StringRef Name,
     return Convert(CurrentNode);
   } catch (const std::exception &E) {
     std::string Where = CurrentNode.empty() ? "" : CurrentNode + ": ";
-    return makeError(Name + ": " + Where + "ONNX error: " + E.what());
+    return makeInputError(Name + ": " + Where + "ONNX error: " + E.what());
   } catch (...) {
-    return makeError(Name + ": unknown ONNX exception");
+    return makeInternalError(Name + ": unknown ONNX exception");
   }
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
 oomplan::importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name) {
   if (Bytes.empty())
-    return makeError(Name + ": the file is empty, not an ONNX model");
+    return makeInputError(Name + ": the file is empty, not an ONNX model");
   if (Bytes.size() > static_cast<size_t>(INT_MAX))
-    return makeError(Name + ": " + llvm::Twine(Bytes.size()) +
-                     " bytes exceeds protobuf's 2 GiB message limit; store "
-                     "the weights as external data");
+    return makeUnsupportedError(
+        Name + ": " + llvm::Twine(Bytes.size()) +
+        " bytes exceeds protobuf's 2 GiB message limit; store "
+        "the weights as external data");
   return guarded(
       Name,
       [&](std::string &CurrentNode) -> llvm::Expected<std::unique_ptr<Graph>> {
@@ -50,11 +51,12 @@ oomplan::importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name) {
         Stream.SetTotalBytesLimit(INT_MAX);
         if (!Model.ParseFromCodedStream(&Stream) ||
             !Stream.ConsumedEntireMessage())
-          return makeError(Name + ": not a valid ONNX model (protobuf parse "
-                                  "failed: truncated or corrupt file?)");
+          return makeInputError(Name +
+                                ": not a valid ONNX model (protobuf parse "
+                                "failed: truncated or corrupt file?)");
         if (!Model.has_graph() || Model.ir_version() <= 0)
-          return makeError(Name + ": not an ONNX model (no graph or no "
-                                  "ir_version in the protobuf message)");
+          return makeInputError(Name + ": not an ONNX model (no graph or no "
+                                       "ir_version in the protobuf message)");
         return convertModelProto(Model, Name, CurrentNode);
       });
 }
@@ -69,10 +71,10 @@ oomplan::importModelText(llvm::StringRef Text, llvm::StringRef Name) {
             Text.str(); // the parser needs a NUL-terminated string
         onnx::Status S = onnx::OnnxParser::Parse(Model, Owned.c_str());
         if (!S.IsOK())
-          return makeError(Name + ": ONNX text syntax error: " +
-                           llvm::StringRef(S.ErrorMessage()).trim());
+          return makeInputError(Name + ": ONNX text syntax error: " +
+                                llvm::StringRef(S.ErrorMessage()).trim());
         if (!Model.has_graph())
-          return makeError(Name + ": the ONNX text has no graph");
+          return makeInputError(Name + ": the ONNX text has no graph");
         return convertModelProto(Model, Name, CurrentNode);
       });
 }
@@ -88,13 +90,13 @@ static bool looksLikeText(llvm::StringRef Path, llvm::StringRef Bytes) {
 llvm::Expected<std::unique_ptr<Graph>>
 oomplan::importModelFile(llvm::StringRef Path) {
   if (!llvm::sys::fs::exists(Path))
-    return makeError(Path + ": no such file");
+    return makeIOError(Path + ": no such file");
   if (llvm::sys::fs::is_directory(Path))
-    return makeError(Path + ": is a directory, not an ONNX model file");
+    return makeIOError(Path + ": is a directory, not an ONNX model file");
   auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!Buf)
-    return makeError(Path + ": cannot read: " + Buf.getError().message());
+    return makeIOError(Path + ": cannot read: " + Buf.getError().message());
   llvm::StringRef Bytes = (*Buf)->getBuffer();
   if (looksLikeText(Path, Bytes))
     return importModelText(Bytes, Path);

@@ -17,7 +17,7 @@ static Schedule chain() {
   // step 4: out = Sigmoid(d)    graph output, never in place
   Schedule S;
   auto T = [&](const char *N, uint64_t Sz, TensorKind K) {
-    S.Tensors.push_back({N, NoId, Sz, K});
+    S.Tensors.push_back({N, NoId, Sz, ElementType::Undefined, K});
     return static_cast<TensorId>(S.Tensors.size() - 1);
   };
   TensorId In = T("in", 100, TensorKind::GraphInput);
