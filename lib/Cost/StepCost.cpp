@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
+#include "oomplan/IR/OpTable.h"
 #include <algorithm>
 
 using namespace oomplan;
@@ -85,9 +86,12 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
     return Device.HostMemBandwidth > 0
                ? bytesMoved(S, St) / Device.HostMemBandwidth
                : 0;
-  if (St.Node != NoId && St.Node < G.Nodes.size() &&
-      G.Nodes[St.Node].OpType == "Constant")
-    return 0;
+  // An op whose output is folded at import (Constant) moves no bytes: the
+  // op table's bytes column.
+  if (St.Node != NoId && St.Node < G.Nodes.size())
+    if (const ops::OpInfo *Op = ops::lookupOp(G.Nodes[St.Node].OpType))
+      if (Op->Cost.Bytes == ops::BytesClass::None)
+        return 0;
   double Flops = 0;
   if (St.Node != NoId && St.Node < FlopsOf.size()) {
     Flops = FlopsOf[St.Node];

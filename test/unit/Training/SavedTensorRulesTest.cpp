@@ -1,7 +1,8 @@
 //===- SavedTensorRulesTest.cpp - the saved-tensor table ------------------===//
 //
-// The table is searched by binary search, so it must stay sorted; a few rows
-// are checked against PyTorch's formulas they claim to follow.
+// Training's reading of the op table's saved-tensor column: decided rows are
+// found, Unknown and missing ops fall back; a few rows are checked against
+// PyTorch's formulas they claim to follow.
 //
 //===----------------------------------------------------------------------===//
 #include "SavedTensorRules.h"
