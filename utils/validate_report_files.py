@@ -12,9 +12,11 @@ trace: Chrome trace-event format, JSON object form: "traceEvents" is a list;
        every event has name, ph, pid, tid; "X" events have integer ts >= 0 and
        dur >= 1; "C" events have numeric args; there is exactly one counter
        track name and one X slice per buffer name. Prints a one-line summary.
-plan-json: an --emit=json plan whose "report" object has every documented
-       key, whose breakdown rows add up to device_bytes, and whose "fits"
-       agrees with device_bytes <= budget_bytes.
+plan-json: an --emit=json plan (schema oomplan.plan/2) whose "report" object
+       has every documented key, whose breakdown rows add up to
+       device_bytes, whose "fits" agrees with device_bytes <= budget_bytes
+       and with the top-level "fits", whose remedies carry every field, and
+       in which no value is "" or "-" (missing values are null).
 """
 import json
 import sys
@@ -75,12 +77,38 @@ def check_trace(path):
     print("trace ok: %d slices on %d lanes, counter '%s'" % (len(slices), len(lanes), counters.pop()))
 
 
+REMEDY_KEYS = ("kind", "action", "detail", "planned", "symbol", "from", "to", "devices",
+               "precision", "strategy", "overhead_percent", "bytes_after", "bytes_saved",
+               "fits")
+
+
+def check_no_placeholders(value, where):
+    """Missing values are null in oomplan.plan/2, never "" or "-"."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            check_no_placeholders(v, where + "." + k)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_no_placeholders(v, "%s[%d]" % (where, i))
+    elif value in ("", "-"):
+        sys.exit("validate: %s is %r, not null" % (where, value))
+
+
 def check_plan_json(path):
     with open(path) as f:
         plan = json.load(f)
+    if plan.get("schema") != "oomplan.plan/2":
+        sys.exit("validate: schema is %r, not oomplan.plan/2" % plan.get("schema"))
     rep = plan.get("report")
     if not isinstance(rep, dict):
         sys.exit("validate: no report object")
+    check_no_placeholders(plan, "$")
+    for m in rep.get("remedies", []):
+        missing = [k for k in REMEDY_KEYS if k not in m]
+        if missing:
+            sys.exit("validate: remedy %r without %s" % (m.get("action"), ",".join(missing)))
+    if plan.get("fits") != rep.get("fits"):
+        sys.exit("validate: top-level fits %r, report fits %r" % (plan.get("fits"), rep.get("fits")))
     for key in ("overhead_bytes", "device_bytes", "budget_bytes", "fits", "breakdown", "peak",
                 "diagnosis", "remedies", "max_batch", "max_seq", "sweep"):
         if key not in rep:

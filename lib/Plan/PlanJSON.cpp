@@ -1,14 +1,22 @@
 //===- PlanJSON.cpp - a plan as versioned JSON ----------------------------===//
 //
-// Schema "oomplan.plan/1", documented in docs/plan-json.md. Byte counts are
-// JSON integers (exact up to 2^53 in every reader; 8 PiB is beyond any
-// device), offsets are relative to their region.
+// Schema PlanJSONSchema ("oomplan.plan/2"), documented in docs/plan-json.md.
+// Byte counts are JSON integers (exact up to 2^53 in every reader; 8 PiB is
+// beyond any device), offsets are relative to their region; a value that
+// does not exist is null, and every key is always written.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/PlanPrinter.h"
 #include "llvm/Support/JSON.h"
 
 using namespace oomplan;
+
+// shapeString/formulaString print "-" for a tensor without a graph value.
+static llvm::json::Value orNull(const std::string &S) {
+  if (S.empty() || S == "-")
+    return nullptr;
+  return S;
+}
 
 static void writeSummary(llvm::json::OStream &J, const Plan &P,
                          const PlanContext &C) {
@@ -58,8 +66,9 @@ static void writeSteps(llvm::json::OStream &J, const Plan &P,
       J.object([&] {
         J.attribute("kind", KindNames[static_cast<int>(S.Kind)]);
         J.attribute("op", S.Op);
-        if (S.Node != NoId)
-          J.attribute("node", C.G.Nodes[S.Node].Name);
+        J.attribute("node", S.Node != NoId
+                                ? llvm::json::Value(C.G.Nodes[S.Node].Name)
+                                : llvm::json::Value(nullptr));
         J.attributeArray("reads", [&] {
           for (TensorId T : S.Reads)
             J.value(P.Sched.Tensors[T].Name);
@@ -93,13 +102,13 @@ void oomplan::printPlanJSON(
           J.attribute("start", static_cast<int64_t>(Buf.StartStep));
           J.attribute("end", static_cast<int64_t>(Buf.EndStep));
           J.attribute("kind", tensorKindName(Buf.Kind));
-          J.attribute("type", shapeString(C, V));
-          J.attribute("size_formula", formulaString(C, V));
-          if (V != NoId && C.G.Values[V].Kind == ValueKind::NodeOutput) {
-            const Node &N = C.G.Nodes[C.G.Values[V].Producer];
-            J.attribute("node", N.Name);
-            J.attribute("op", N.OpType);
-          }
+          J.attribute("type", orNull(shapeString(C, V)));
+          J.attribute("size_formula", orNull(formulaString(C, V)));
+          const Node *N = nullptr;
+          if (V != NoId && C.G.Values[V].Kind == ValueKind::NodeOutput)
+            N = &C.G.Nodes[C.G.Values[V].Producer];
+          J.attribute("node", N ? orNull(N->Name) : nullptr);
+          J.attribute("op", N ? orNull(N->OpType) : nullptr);
           J.attributeArray("tensors", [&] {
             for (TensorId T : Buf.Members)
               J.value(P.Sched.Tensors[T].Name);

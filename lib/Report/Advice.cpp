@@ -14,9 +14,22 @@
 using namespace oomplan;
 using namespace oomplan::report;
 
-static Remedy fromBytes(llvm::StringRef Action, std::string Detail,
-                        uint64_t After, const DiagnosisInput &In) {
+llvm::StringRef report::remedyKindKey(RemedyKind K) {
+  static const char *Keys[] = {"smaller-batch",
+                               "shorter-sequence",
+                               "lower-precision",
+                               "more-devices",
+                               "fit",
+                               "activation-checkpointing",
+                               "host-offload"};
+  return Keys[static_cast<unsigned>(K)];
+}
+
+static Remedy fromBytes(RemedyKind Kind, llvm::StringRef Action,
+                        std::string Detail, uint64_t After,
+                        const DiagnosisInput &In) {
   Remedy R;
+  R.Kind = Kind;
   R.Action = Action.str();
   R.Detail = std::move(Detail);
   R.BytesAfter = After;
@@ -26,21 +39,21 @@ static Remedy fromBytes(llvm::StringRef Action, std::string Detail,
 }
 
 static std::optional<Remedy>
-fromCapacity(llvm::StringRef Action, const std::optional<CapacityResult> &C,
-             int64_t Current, const DiagnosisInput &In) {
-  if (!C || Current <= 1)
+fromCapacity(RemedyKind Kind, llvm::StringRef Action,
+             const std::optional<CapacityResult> &C, int64_t Current,
+             const DiagnosisInput &In) {
+  if (!C || Current <= 1 || (C->Max && *C->Max >= Current))
     return std::nullopt;
-  if (!C->Max)
-    return fromBytes(Action,
-                     C->Role + " " + std::to_string(Current) +
-                         " -> 1 (still does not fit)",
-                     *C->BytesAbove, In);
-  if (*C->Max >= Current)
-    return std::nullopt;
-  return fromBytes(Action,
-                   C->Role + " " + std::to_string(Current) + " -> " +
-                       std::to_string(*C->Max),
-                   C->BytesAtMax, In);
+  int64_t To = C->Max ? *C->Max : 1;
+  Remedy R = fromBytes(Kind, Action,
+                       C->Role + " " + std::to_string(Current) + " -> " +
+                           std::to_string(To) +
+                           (C->Max ? "" : " (still does not fit)"),
+                       C->Max ? C->BytesAtMax : *C->BytesAbove, In);
+  R.Symbol = C->Role;
+  R.From = Current;
+  R.To = To;
+  return R;
 }
 
 static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
@@ -56,8 +69,11 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
                        "state; per device";
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
-  return fromBytes("more devices", Detail,
-                   deviceBytes(*Sharded, In.OverheadBytes), In);
+  Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,
+                       deviceBytes(*Sharded, In.OverheadBytes), In);
+  if (*N)
+    R.Devices = Devices;
+  return R;
 }
 
 llvm::Expected<std::vector<Remedy>>
@@ -65,18 +81,23 @@ report::adviseRemedies(const DiagnosisInput &In) {
   std::vector<Remedy> Out;
   if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
     return Out;
-  if (auto R = fromCapacity("smaller batch", In.Batch,
+  if (auto R = fromCapacity(RemedyKind::SmallerBatch, "smaller batch", In.Batch,
                             boundValue(In.C.Bindings, In.Roles.Batch), In))
     Out.push_back(std::move(*R));
-  if (auto R = fromCapacity("shorter sequence", In.Seq,
-                            boundValue(In.C.Bindings, In.Roles.Seq), In))
+  if (auto R =
+          fromCapacity(RemedyKind::ShorterSequence, "shorter sequence", In.Seq,
+                       boundValue(In.C.Bindings, In.Roles.Seq), In))
     Out.push_back(std::move(*R));
   auto Half = replanHalfPrecision(In.P, In.C, In.Opts);
   if (!Half)
     return Half.takeError();
-  Out.push_back(fromBytes("lower precision",
-                          "fp16/bf16 weights, activations and gradients",
-                          deviceBytes(*Half, In.OverheadBytes), In));
+  Remedy Low = fromBytes(RemedyKind::LowerPrecision, "lower precision",
+                         "fp16/bf16 weights, activations and gradients",
+                         deviceBytes(*Half, In.OverheadBytes), In);
+  // The --precision value this remedy stands for (issue 17: the remedy is to
+  // be that plan; see ReportOptions::PlanAtPrecision).
+  Low.Precision = "bf16-mixed";
+  Out.push_back(std::move(Low));
   auto Dev = moreDevices(In);
   if (!Dev)
     return Dev.takeError();
@@ -94,14 +115,21 @@ report::adviseRemedies(const DiagnosisInput &In) {
       Detail +=
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
-    Remedy R = fromBytes("recompute/offload (--fit)", Detail,
+    Remedy R = fromBytes(RemedyKind::Fit, "recompute/offload (--fit)", Detail,
                          F->TotalBytes + In.OverheadBytes, In);
     R.Fits = R.Fits && F->Fits;
+    if (F->Fits) {
+      R.Strategy = F->Strategy;
+      R.OverheadPercent = F->OverheadPercent;
+    }
     Out.push_back(std::move(R));
   } else {
-    for (const char *Name : {"activation checkpointing", "offload to host"}) {
+    for (RemedyKind K :
+         {RemedyKind::ActivationCheckpointing, RemedyKind::HostOffload}) {
       Remedy R;
-      R.Action = Name;
+      R.Kind = K;
+      R.Action = K == RemedyKind::HostOffload ? "offload to host"
+                                              : "activation checkpointing";
       R.Detail = "not planned here: --fit plans it (docs/fitting.md)";
       R.Planned = false;
       Out.push_back(std::move(R));

@@ -2,6 +2,9 @@
 //
 // The "report" object of the JSON plan (docs/plan-json.md): the same content
 // as the text report, with byte counts as integers and shares as fractions.
+// A missing value is null, never "" or "-", and every key is always present,
+// so a program can tell "none" from "not written"; each remedy's numbers are
+// fields of their own (schema oomplan.plan/2).
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Report.h"
@@ -12,6 +15,20 @@ using namespace oomplan::report;
 
 static int64_t I64(uint64_t V) { return static_cast<int64_t>(V); }
 
+// Text that the report leaves empty (or "-" where the text report prints a
+// dash) is null in the JSON.
+static llvm::json::Value text(llvm::StringRef S) {
+  if (S.empty() || S == "-")
+    return nullptr;
+  return S.str();
+}
+
+template <typename T> static llvm::json::Value opt(const std::optional<T> &V) {
+  if (!V)
+    return nullptr;
+  return *V;
+}
+
 static void writeClasses(llvm::json::OStream &J, const MemoryReport &R) {
   J.attributeArray("breakdown", [&] {
     for (const ClassRow &Row : R.Classes.Rows)
@@ -19,9 +36,8 @@ static void writeClasses(llvm::json::OStream &J, const MemoryReport &R) {
         J.attribute("class", memoryClassKey(Row.Class));
         J.attribute("bytes", I64(Row.Bytes));
         J.attribute("share", R.Classes.share(Row.Class));
-        J.attribute("formula", Row.Formula);
-        if (!Row.Note.empty())
-          J.attribute("note", Row.Note);
+        J.attribute("formula", text(Row.Formula));
+        J.attribute("note", text(Row.Note));
       });
   });
 }
@@ -31,8 +47,8 @@ static void writePeak(llvm::json::OStream &J, const MemoryReport &R,
   const PeakReport &Pk = R.Peak;
   J.attributeObject("peak", [&] {
     J.attribute("step", I64(Pk.Step));
-    J.attribute("node", Pk.Node);
-    J.attribute("op", Pk.Op);
+    J.attribute("node", text(Pk.Node));
+    J.attribute("op", text(Pk.Op));
     J.attribute("live_bytes", I64(Pk.LiveBytes));
     J.attribute("arena_bytes", I64(Pk.ArenaBytes));
     J.attribute("lower_bound", I64(Pk.LowerBound));
@@ -43,10 +59,10 @@ static void writePeak(llvm::json::OStream &J, const MemoryReport &R,
       for (const PeakBuffer &B : Pk.Buffers)
         J.object([&] {
           J.attribute("name", B.Name);
-          J.attribute("node", B.Node);
-          J.attribute("op", B.Op);
-          J.attribute("producer", B.Producer);
-          J.attribute("type", B.Type);
+          J.attribute("node", text(B.Node));
+          J.attribute("op", text(B.Op));
+          J.attribute("producer", text(B.Producer));
+          J.attribute("type", text(B.Type));
           J.attribute("kind", tensorKindName(B.Kind));
           J.attribute("formula", B.Formula.str(C.Shapes.SymbolNames));
           J.attribute("bytes", I64(B.Bytes));
@@ -63,17 +79,41 @@ static void writeCapacity(llvm::json::OStream &J, llvm::StringRef Key,
     return;
   }
   J.attributeObject(Key, [&] {
-    if (C->Max)
-      J.attribute("max", *C->Max);
-    else
-      J.attribute("max", nullptr);
+    J.attribute("max", opt(C->Max));
     J.attribute("at_least", C->AtLeast);
-    J.attribute("bytes_at_max", I64(C->BytesAtMax));
-    if (C->BytesAbove)
-      J.attribute("bytes_above", I64(*C->BytesAbove));
-    else
-      J.attribute("bytes_above", nullptr);
+    // Without a max there are no bytes at it: null, not 0.
+    J.attribute("bytes_at_max", C->Max ? llvm::json::Value(I64(C->BytesAtMax))
+                                       : llvm::json::Value(nullptr));
+    J.attribute("bytes_above", C->BytesAbove
+                                   ? llvm::json::Value(I64(*C->BytesAbove))
+                                   : llvm::json::Value(nullptr));
     J.attribute("plans", static_cast<int64_t>(C->NumPlans));
+  });
+}
+
+// Every key in every remedy, null where it does not apply, so a program reads
+// "what to set" (symbol from -> to, devices, precision) without parsing the
+// detail text.
+static void writeRemedy(llvm::json::OStream &J, const Remedy &M) {
+  using llvm::json::Value;
+  J.object([&] {
+    J.attribute("kind", remedyKindKey(M.Kind));
+    J.attribute("action", M.Action);
+    J.attribute("detail", text(M.Detail));
+    J.attribute("planned", M.Planned);
+    J.attribute("symbol", text(M.Symbol));
+    J.attribute("from", opt(M.From));
+    J.attribute("to", opt(M.To));
+    J.attribute("devices",
+                M.Devices ? Value(int64_t(*M.Devices)) : Value(nullptr));
+    J.attribute("precision", text(M.Precision));
+    J.attribute("strategy", text(M.Strategy));
+    J.attribute("overhead_percent", opt(M.OverheadPercent));
+    J.attribute("bytes_after",
+                M.Planned ? Value(I64(M.BytesAfter)) : Value(nullptr));
+    J.attribute("bytes_saved",
+                M.Planned ? Value(M.BytesSaved) : Value(nullptr));
+    J.attribute("fits", M.Planned ? Value(M.Fits) : Value(nullptr));
   });
 }
 
@@ -84,7 +124,7 @@ static void writeFindings(llvm::json::OStream &J, const MemoryReport &R) {
       J.object([&] {
         J.attribute("rank", static_cast<int64_t>(++Rank));
         J.attribute("cause", causeKey(F.Kind));
-        J.attribute("summary", F.Summary);
+        J.attribute("summary", text(F.Summary));
         J.attributeArray("evidence", [&] {
           for (const std::string &E : F.Evidence)
             J.value(llvm::StringRef(E).ltrim());
@@ -93,24 +133,12 @@ static void writeFindings(llvm::json::OStream &J, const MemoryReport &R) {
           for (const std::string &T : F.Tensors)
             J.value(T);
         });
-        if (F.Value)
-          J.attribute("value", *F.Value);
-        else
-          J.attribute("value", nullptr);
+        J.attribute("value", opt(F.Value));
       });
   });
   J.attributeArray("remedies", [&] {
     for (const Remedy &M : R.Remedies)
-      J.object([&] {
-        J.attribute("action", M.Action);
-        J.attribute("detail", M.Detail);
-        J.attribute("planned", M.Planned);
-        if (M.Planned) {
-          J.attribute("bytes_after", I64(M.BytesAfter));
-          J.attribute("bytes_saved", M.BytesSaved);
-          J.attribute("fits", M.Fits);
-        }
-      });
+      writeRemedy(J, M);
   });
 }
 

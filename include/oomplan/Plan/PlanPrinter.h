@@ -21,8 +21,10 @@ class OStream;
 
 namespace oomplan {
 
-/// Schema identifier written into every JSON plan.
-constexpr const char *PlanJSONSchema = "oomplan.plan/1";
+/// Schema identifier written into every JSON plan (docs/plan-json.md). /2:
+/// missing values are null, every key is always written, remedies carry
+/// their numbers as fields.
+constexpr const char *PlanJSONSchema = "oomplan.plan/2";
 
 /// What the printers need besides the plan: names, types, formulas.
 struct PlanContext {

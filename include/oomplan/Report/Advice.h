@@ -18,13 +18,37 @@
 namespace oomplan {
 namespace report {
 
+/// What a remedy changes; the JSON's "kind" (remedyKindKey).
+enum class RemedyKind : uint8_t {
+  SmallerBatch,
+  ShorterSequence,
+  LowerPrecision,
+  MoreDevices,
+  Fit,                     ///< the --fit chooser: recompute/offload
+  ActivationCheckpointing, ///< placeholder (no --fit chooser given)
+  HostOffload,             ///< placeholder (no --fit chooser given)
+};
+/// "smaller-batch", "shorter-sequence", "lower-precision", "more-devices",
+/// "fit", "activation-checkpointing", "host-offload".
+llvm::StringRef remedyKindKey(RemedyKind K);
+
 struct Remedy {
+  RemedyKind Kind = RemedyKind::SmallerBatch;
   std::string Action;      ///< "smaller batch", "lower precision", ...
   std::string Detail;      ///< "batch 32 -> 30", "fp16/bf16", "8 devices".
   bool Planned = true;     ///< False for placeholders (no transform yet).
   uint64_t BytesAfter = 0; ///< Device bytes (per device) after the change.
   int64_t BytesSaved = 0;  ///< Current device bytes minus BytesAfter.
   bool Fits = false;
+  // The change as numbers, so programs need not parse Detail (JSON fields;
+  // absent ones are null).
+  std::string Symbol;          ///< Smaller batch/shorter seq: "batch", "seq".
+  std::optional<int64_t> From; ///< ... the bound value now,
+  std::optional<int64_t> To;   ///< ... and the one planned (1: none fits).
+  std::optional<unsigned> Devices; ///< More devices: N (none: 4096 fail).
+  std::string Precision;           ///< Lower precision: the --precision value.
+  std::string Strategy; ///< --fit: the chooser's strategy, if it fits.
+  std::optional<double> OverheadPercent; ///< --fit: predicted added time.
 };
 
 /// The remedies for In's plan, largest saving first, placeholders last; empty
