@@ -55,19 +55,23 @@ std::string oomplan::formatBytes(uint64_t Bytes) {
   static const char *Units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   std::string Out;
   llvm::raw_string_ostream OS(Out);
-  if (Bytes < 1024) {
+  if (Bytes < 1000) {
     OS << Bytes << " B";
     return OS.str();
   }
+  // Three significant digits in every unit: a value that would print as 1000
+  // or more moves to the next unit, so 1008 MiB reads "0.98 GiB" beside the
+  // other GiB figures, never "1000 MiB" or "1008 MiB". The precision is
+  // chosen on the rounded value: 9.998 GiB is "10.0 GiB", not "10.00 GiB".
   double V = static_cast<double>(Bytes);
   unsigned U = 0;
-  while (V >= 1024.0 && U < 6) {
+  while (V >= 999.5 && U < 6) {
     V /= 1024.0;
     ++U;
   }
-  OS << llvm::format(V >= 100  ? "%.0f"
-                     : V >= 10 ? "%.1f"
-                               : "%.2f",
+  OS << llvm::format(V >= 99.95   ? "%.0f"
+                     : V >= 9.995 ? "%.1f"
+                                  : "%.2f",
                      V)
      << ' ' << Units[U];
   return OS.str();

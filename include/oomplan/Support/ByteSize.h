@@ -18,7 +18,8 @@ namespace oomplan {
 /// Parses a byte size; errors on junk, negative numbers and overflow.
 llvm::Expected<uint64_t> parseByteSize(llvm::StringRef Text);
 
-/// "1.50 GiB" style: three significant digits, binary units.
+/// "1.50 GiB" style: three significant digits, binary units; a value that
+/// would read 1000 or more goes to the next unit ("0.98 GiB").
 std::string formatBytes(uint64_t Bytes);
 
 } // namespace oomplan
