@@ -18,8 +18,9 @@ using namespace llvm;
 
 namespace oomplan::planner {
 
-static Error rowError(StringRef FileName, unsigned Line, const Twine &Msg) {
-  return makeError(FileName + ":" + Twine(Line) + ": " + Msg);
+static Error rowError(StringRef FileName, unsigned Line, const Twine &Msg,
+                      ErrorCategory C = ErrorCategory::Input) {
+  return makeTypedError(C, FileName + ":" + Twine(Line) + ": " + Msg);
 }
 
 static void splitFields(StringRef Line, SmallVectorImpl<StringRef> &Fields) {
@@ -46,13 +47,15 @@ static Expected<BufferRequest> parseRow(ArrayRef<StringRef> Fields,
     if (Values[K] > MaxValue)
       return rowError(FileName, Line,
                       "buffer " + Twine(Values[0]) + ": " + Names[K] + " " +
-                          Twine(Values[K]) + " exceeds 2^63");
+                          Twine(Values[K]) + " exceeds 2^63",
+                      ErrorCategory::Overflow);
   uint64_t Footprint = 0;
   if (!checkedAlignUp(Values[3], AlignBytes, Footprint) || Footprint > MaxValue)
     return rowError(FileName, Line,
                     "buffer " + Twine(Values[0]) + ": size " +
                         Twine(Values[3]) + " rounded up to alignment " +
-                        Twine(AlignBytes) + " exceeds 2^63");
+                        Twine(AlignBytes) + " exceeds 2^63",
+                    ErrorCategory::Overflow);
   if (Values[2] <= Values[1])
     return rowError(FileName, Line,
                     "buffer " + Twine(Values[0]) + ": upper " +
@@ -70,8 +73,8 @@ static Expected<BufferRequest> parseRow(ArrayRef<StringRef> Fields,
 Expected<std::vector<BufferRequest>>
 parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
   if (AlignBytes == 0 || (AlignBytes & (AlignBytes - 1)) != 0)
-    return makeError(FileName + ": alignment " + Twine(AlignBytes) +
-                     " is not a power of two");
+    return makeInputError(FileName + ": alignment " + Twine(AlignBytes) +
+                          " is not a power of two");
   std::vector<BufferRequest> Requests;
   // Id -> line of first use. Not a DenseSet: its reserved empty and
   // tombstone keys (2^64 - 1, 2^64 - 2) are valid ids.
@@ -115,8 +118,8 @@ parseMiniMallocCSV(StringRef Text, StringRef FileName, uint64_t AlignBytes) {
     Requests.push_back(*R);
   }
   if (NumColumns == 0)
-    return makeError(FileName + ": empty file, expected header "
-                                "'id,lower,upper,size'");
+    return makeInputError(FileName + ": empty file, expected header "
+                                     "'id,lower,upper,size'");
   return Requests;
 }
 

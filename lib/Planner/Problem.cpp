@@ -17,12 +17,12 @@ namespace oomplan::planner {
 
 static Error checkRequest(const BufferRequest &R) {
   if (R.AlignBytes == 0 || (R.AlignBytes & (R.AlignBytes - 1)) != 0)
-    return makeError("buffer " + Twine(R.Id) + ": alignment " +
-                     Twine(R.AlignBytes) + " is not a power of two");
+    return makeInputError("buffer " + Twine(R.Id) + ": alignment " +
+                          Twine(R.AlignBytes) + " is not a power of two");
   if (R.EndStep < R.StartStep)
-    return makeError("buffer " + Twine(R.Id) + ": lifetime [" +
-                     Twine(R.StartStep) + ", " + Twine(R.EndStep) +
-                     ") ends before it starts");
+    return makeInputError("buffer " + Twine(R.Id) + ": lifetime [" +
+                          Twine(R.StartStep) + ", " + Twine(R.EndStep) +
+                          ") ends before it starts");
   return Error::success();
 }
 
@@ -31,7 +31,7 @@ constexpr uint64_t MaxTotalBytes = uint64_t(1) << 63;
 
 Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
   if (Requests.size() >= UINT32_MAX)
-    return makeError("too many buffers: " + Twine(Requests.size()));
+    return makeUnsupportedError("too many buffers: " + Twine(Requests.size()));
   Problem P;
   P.Requests = Requests;
   size_t N = Requests.size();
@@ -53,14 +53,16 @@ Expected<Problem> buildProblem(ArrayRef<BufferRequest> Requests) {
     if (!checkedAlignUp(R.SizeBytes, R.AlignBytes, Footprint) ||
         !checkedAdd(FootprintTotal, Footprint, FootprintTotal) ||
         FootprintTotal > MaxTotalBytes)
-      return makeError("buffer " + Twine(R.Id) +
-                       ": total size of all buffers exceeds 2^63 bytes");
+      return makeOverflowError(
+          "buffer " + Twine(R.Id) +
+          ": total size of all buffers exceeds 2^63 bytes");
     if (!checkedAdd(Footprint, R.AlignBytes - 1, Padded) ||
         !checkedAdd(P.SafeTotalBytes, Padded, P.SafeTotalBytes) ||
         P.SafeTotalBytes == UINT64_MAX)
-      return makeError("buffer " + Twine(R.Id) +
-                       ": total size of all buffers with alignment padding "
-                       "overflows 64 bits");
+      return makeOverflowError(
+          "buffer " + Twine(R.Id) +
+          ": total size of all buffers with alignment padding "
+          "overflows 64 bits");
     if (Footprint == 0 || R.StartStep == R.EndStep)
       continue;
     P.Footprint[I] = Footprint;

@@ -108,11 +108,6 @@ inline llvm::Error makeIOError(const llvm::Twine &Msg) {
   return llvm::make_error<IOError>(Msg.str());
 }
 
-/// Transitional: the untyped maker that the typed ones replace (input).
-inline llvm::Error makeError(const llvm::Twine &Msg) {
-  return makeInputError(Msg);
-}
-
 /// The category of E without consuming or checking it. Errors that oomplan
 /// did not create (and lists of several errors) are Internal: every error
 /// the library returns is typed, so anything else is a bug.
