@@ -1,0 +1,106 @@
+//===- Session.h - one run of the driver, shared by its parts ---*- C++ -*-===//
+//
+// The driver (lib/Driver) turns an api::Request into an api::Result. Its
+// parts (model, training, report, fit, CSV) share one Session: the request,
+// the result being filled, the output stream, the one diagnostics sink, and
+// what the request resolves to (budget, overhead, device). Internal to the
+// driver: programs use oomplan/oomplan.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_DRIVER_SESSION_H
+#define OOMPLAN_DRIVER_SESSION_H
+
+#include "oomplan/Cost/DeviceProfile.h"
+#include "oomplan/Plan/Pipeline.h"
+#include "oomplan/Plan/PlanPrinter.h"
+#include "oomplan/Report/Capacity.h"
+#include "oomplan/Report/Diagnosis.h"
+#include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Transforms/Training.h"
+#include "oomplan/oomplan.h"
+#include "llvm/Support/raw_ostream.h"
+#include <functional>
+
+namespace oomplan {
+namespace driver {
+
+struct Session {
+  const api::Request &Req;
+  api::Result &Res;
+  llvm::raw_string_ostream OS; ///< Into Res.Output.
+
+  /// Resolved from the request before planning.
+  std::optional<uint64_t> Budget; ///< --budget, else the --device's memory.
+  bool BudgetFromDevice = false;
+  uint64_t Overhead = 0;
+  DeviceProfile Device; ///< --device (H100-SXM when not given).
+  TrainingOptions Train;
+
+  Session(const api::Request &Req, api::Result &Res)
+      : Req(Req), Res(Res), OS(Res.Output) {}
+
+  void note(const llvm::Twine &Msg) {
+    Res.Diagnostics.push_back({api::Severity::Note, Msg.str()});
+  }
+  void warn(const llvm::Twine &Msg) {
+    Res.Diagnostics.push_back({api::Severity::Warning, Msg.str()});
+  }
+  bool training() const { return Req.Train.Enabled; }
+  /// The pipeline options the request asks for.
+  PipelineOptions pipelineOptions() const;
+};
+
+/// Checks the request's options against each other (17.6) and resolves
+/// budget, overhead, device and training options into S.
+llvm::Error resolveOptions(Session &S);
+
+/// A MiniMalloc CSV instance: place, verify, print. Returns the exit code.
+llvm::Expected<int> runCSV(Session &S);
+/// A model: import, bind, plan, and emit what the request asks for.
+llvm::Expected<int> runModel(Session &S);
+
+/// Plans one training step with the request's training options. Quiet drops
+/// warnings (capacity searches re-plan many times). AccumPasses, when not 0,
+/// replaces --grad-accum (micro-batching accumulates over its passes).
+llvm::Expected<Plan>
+planTraining(Session &S, const Graph &G, const ShapeInfo &Shapes,
+             llvm::ArrayRef<std::optional<int64_t>> Bindings,
+             const PipelineOptions &PO, bool Quiet = false,
+             unsigned AccumPasses = 0);
+
+/// --emit=shapes --train: the tensors the training step adds.
+llvm::Error printTrainingShapes(Session &S, const Graph &G,
+                                const ShapeInfo &Shapes,
+                                llvm::ArrayRef<std::optional<int64_t>> B);
+
+/// The report (text, or the JSON plan with its report), the pictures, the
+/// capacity answers; returns the exit code (0 fits, 2 does not).
+llvm::Expected<int> runReport(Session &S, const PlanContext &C, const Plan &P,
+                              const PipelineOptions &PO,
+                              const report::PlanFn &PlanAt, bool JSON,
+                              const report::FitFn &Fit);
+
+/// Plans at other bindings as one of K passes (training accumulates
+/// gradients over them).
+using PassesPlanFn = std::function<llvm::Expected<Plan>(
+    llvm::ArrayRef<std::optional<int64_t>>, unsigned K)>;
+
+/// --fit: fits Base into the budget, places, verifies and prints the result;
+/// returns the exit code (0 fits, 2 nothing fits).
+llvm::Expected<int> runFit(Session &S, const PlanContext &C, const Plan &Base,
+                           const PipelineOptions &PO,
+                           const report::PlanFn &PlanAt,
+                           const PassesPlanFn &PlanPasses);
+
+/// The chooser as the report's "what would help" uses it.
+report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
+                            const PipelineOptions &PO);
+
+/// The report options given ("--max-batch", ...), for modes that do not
+/// honour them and must say so.
+std::vector<std::string> reportOptionsGiven(const api::Request &R);
+
+} // namespace driver
+} // namespace oomplan
+
+#endif

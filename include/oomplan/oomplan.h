@@ -1,0 +1,198 @@
+//===- oomplan.h - one entry point for programs -----------------*- C++ -*-===//
+//
+// The whole tool as one call: a Request says what the command line says (the
+// model, the bindings, training, budget and device, fitting, the algorithm,
+// what to emit) and run() returns a Result with the verdict, the emitted text,
+// the capacity answers and every note and warning. Only standard-library
+// types appear here, so a program that embeds oomplan does not inherit LLVM;
+// the oomplan CLI is option parsing, this call, and printing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_OOMPLAN_H
+#define OOMPLAN_OOMPLAN_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace oomplan {
+namespace api {
+
+/// What kind of failure an error is, for programs that switch on it.
+enum class ErrorCategory {
+  BadInput,    ///< The model, an option or a value is wrong.
+  Unsupported, ///< Valid input that oomplan cannot handle (yet).
+  Overflow,    ///< A size does not fit 64 bits.
+  Internal,    ///< A bug: a plan that fails verification, say.
+  IO,          ///< A file could not be read or written.
+};
+
+/// "bad input", "unsupported", "overflow", "internal error", "I/O error".
+const char *errorCategoryName(ErrorCategory C);
+
+enum class Severity { Note, Warning };
+
+/// One line for the user (no trailing newline).
+struct Diagnostic {
+  Severity Level = Severity::Note;
+  std::string Message;
+};
+
+/// What run() writes into Result::Output.
+enum class EmitKind {
+  Graph,     ///< The imported IR.
+  Shapes,    ///< Every value's type, dims and bytes.
+  Lifetimes, ///< Buffers and their step ranges.
+  Report,    ///< The memory report (default).
+  Plan,      ///< The plan summary with every buffer's offset and lifetime.
+  JSON,      ///< The plan as JSON with its report.
+  CSV,       ///< Arena buffers as MiniMalloc CSV with offsets.
+  Schedule,  ///< The schedule that is placed, one step a line.
+};
+
+/// --dim NAME=VALUE.
+struct SymbolValue {
+  std::string Name;
+  int64_t Value = 0;
+};
+
+/// --input-shape NAME=8x3x224x224: binds the symbols of input NAME's dims.
+struct InputShape {
+  std::string Name;
+  std::vector<int64_t> Dims;
+};
+
+/// --train and its options. An option that is set without Enabled is an
+/// error (it would be ignored).
+struct TrainingRequest {
+  bool Enabled = false;
+  std::optional<std::string> Optimizer; ///< sgd|momentum|adam|adamw (adam).
+  std::optional<std::string> Precision; ///< fp32|fp16-mixed|bf16-mixed.
+  std::optional<unsigned> GradAccum;    ///< Micro-batches per optimizer step.
+  std::vector<std::string> Freeze;      ///< Glob or re:REGEX patterns.
+  std::vector<std::string> Tied;        ///< "A,B": B is A.
+};
+
+enum class RematChoice { Auto, Sqrt, None };
+enum class OffloadChoice { Auto, Weights, None };
+
+/// Fitting: transforms that make the plan meet the budget (docs/fitting.md).
+struct FitRequest {
+  bool Fit = false; ///< --fit: choose the transforms.
+  RematChoice Remat = RematChoice::Auto;
+  OffloadChoice Offload = OffloadChoice::Auto;
+  bool Reorder = false;
+  std::optional<unsigned> MicroBatches; ///< Set: the user's choice.
+  bool TF32 = false;                    ///< Cost fp32 products at TF32 peak.
+  bool ShowPlan = false;                ///< --fit-show-plan.
+
+  /// True when any option asks for a transform (--fit, --remat=sqrt,
+  /// --offload=weights, --reorder, --micro-batches other than 1).
+  bool requested() const {
+    return Fit || Remat == RematChoice::Sqrt ||
+           Offload == OffloadChoice::Weights || Reorder ||
+           (MicroBatches && *MicroBatches != 1);
+  }
+};
+
+/// The report's extra questions and pictures.
+struct ReportRequest {
+  bool MaxBatch = false;    ///< The largest batch that fits the budget.
+  bool MaxSeq = false;      ///< The longest sequence that fits the budget.
+  bool Sweep = false;       ///< Memory over batch 1, 2, 4, ... and seq lengths.
+  std::string TimelinePath; ///< SVG (or .html) memory timeline; empty: none.
+  std::string TracePath;    ///< Chrome trace JSON; empty: none.
+};
+
+struct Request {
+  /// The model: .onnx, .onnxtxt, or a MiniMalloc .csv instance. When
+  /// ModelBytes is set it is the file's contents and ModelPath only names it
+  /// (its extension still says which format).
+  std::string ModelPath;
+  std::optional<std::string> ModelBytes;
+
+  std::optional<int64_t> Batch; ///< --batch: the batch symbols.
+  std::optional<int64_t> Seq;   ///< --seq: the sequence symbols.
+  std::vector<SymbolValue> Dims;
+  std::vector<InputShape> InputShapes;
+
+  TrainingRequest Train;
+
+  /// Sizes as the CLI spells them: "24G" (GiB), "300MB" (decimal), bytes.
+  std::optional<std::string> Budget;
+  std::optional<std::string> Overhead;
+  /// A device profile name or a JSON file: the cost model's device, and the
+  /// budget when Budget is not set.
+  std::optional<std::string> Device;
+
+  FitRequest Fit;
+
+  std::string Algorithm = "auto";
+  std::optional<uint64_t> AlignBytes; ///< Default 256 (1 for CSV input).
+  double TimeLimitSeconds = 2.0;
+  bool InPlace = true;
+  bool IOInArena = false;
+
+  EmitKind Emit = EmitKind::Report;
+  ReportRequest Report;
+
+  /// Print the schedule after these transforms (before the main output).
+  std::vector<std::string> PrintAfter;
+  bool PrintAfterAll = false;
+};
+
+/// A capacity search's answer (--max-batch, --max-seq).
+struct CapacityAnswer {
+  std::optional<int64_t> Max; ///< Largest value that fits; none: not even 1.
+  bool AtLeast = false;       ///< The search's cap fits: maybe larger.
+  uint64_t BytesAtMax = 0;    ///< Device bytes (plan + overhead) at Max.
+  std::optional<uint64_t> BytesAbove; ///< At Max + 1 (at 1 when none fits).
+};
+
+struct Result {
+  /// 0 fits (or no budget), 2 does not fit, 1 error.
+  int ExitCode = 1;
+  bool Fits = true;
+  std::optional<uint64_t> BudgetBytes;
+  uint64_t OverheadBytes = 0;
+  uint64_t TotalBytes = 0; ///< The plan's weights + io + arena.
+
+  /// What the request's EmitKind asked for (text or JSON); on error, what
+  /// was written before the error.
+  std::string Output;
+  /// Notes and warnings, in the order they arose.
+  std::vector<Diagnostic> Diagnostics;
+
+  /// Set when ExitCode is 1.
+  std::optional<ErrorCategory> Category;
+  std::string ErrorMessage;
+
+  /// The capacity searches' answers, when the report made them.
+  std::optional<CapacityAnswer> MaxBatch, MaxSeq;
+  /// The fit chooser's decision ("recompute 12 values", ...), when it ran.
+  std::optional<std::string> FitStrategy;
+  std::optional<double> FitOverheadPercent;
+
+  bool ok() const { return ExitCode != 1; }
+};
+
+/// Plans the request. Never throws and never prints.
+Result run(const Request &R);
+
+/// One placement algorithm (--algo NAME).
+struct AlgorithmInfo {
+  std::string Name;
+  std::string Description;
+};
+std::vector<AlgorithmInfo> algorithms();
+
+/// The transforms --print-after accepts, in pipeline order.
+std::vector<std::string> scheduleTransformNames();
+
+const char *version();
+
+} // namespace api
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,190 @@
+//===- Driver.cpp - oomplan.h's entry point: a request to a result --------===//
+//
+// run() resolves the request's options (budget, overhead, device, training),
+// refuses options that would be ignored or that conflict, dispatches to the
+// model or CSV path, and turns any llvm::Error into the result's category and
+// message. Everything the CLI used to do besides parsing and printing.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Driver/Session.h"
+#include "oomplan/Planner/Registry.h"
+#include "oomplan/Support/ByteSize.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+const char *api::errorCategoryName(ErrorCategory C) {
+  switch (C) {
+  case ErrorCategory::BadInput:
+    return "bad input";
+  case ErrorCategory::Unsupported:
+    return "unsupported";
+  case ErrorCategory::Overflow:
+    return "overflow";
+  case ErrorCategory::Internal:
+    return "internal error";
+  case ErrorCategory::IO:
+    return "I/O error";
+  }
+  return "internal error";
+}
+
+static api::ErrorCategory toApi(oomplan::ErrorCategory C) {
+  switch (C) {
+  case oomplan::ErrorCategory::Input:
+    return api::ErrorCategory::BadInput;
+  case oomplan::ErrorCategory::Unsupported:
+    return api::ErrorCategory::Unsupported;
+  case oomplan::ErrorCategory::Overflow:
+    return api::ErrorCategory::Overflow;
+  case oomplan::ErrorCategory::IO:
+    return api::ErrorCategory::IO;
+  case oomplan::ErrorCategory::Internal:
+    break;
+  }
+  return api::ErrorCategory::Internal;
+}
+
+PipelineOptions Session::pipelineOptions() const {
+  PipelineOptions PO;
+  PO.Liveness.InPlace = Req.InPlace;
+  PO.Placement.Algorithm = Req.Algorithm;
+  PO.Placement.AlignBytes = Req.AlignBytes.value_or(256);
+  PO.Placement.TimeLimitSeconds = Req.TimeLimitSeconds;
+  PO.Placement.IOInArena = Req.IOInArena;
+  PO.Placement.BudgetBytes = Budget;
+  return PO;
+}
+
+static Expected<uint64_t> parseSize(StringRef Option, StringRef Text) {
+  auto B = parseByteSize(Text);
+  if (!B)
+    return B.takeError();
+  // Formulas and JSON carry bytes as signed 64-bit numbers.
+  if (*B > uint64_t(INT64_MAX))
+    return makeInputError("--" + Option + " " + Text +
+                          " is too large (at most 8 EiB)");
+  return *B;
+}
+
+// Options that have no effect in this run are errors, not silently dropped:
+// a user who writes --precision=fp16 without --train expects fp16 numbers.
+static Error checkIgnored(const api::Request &R) {
+  const api::TrainingRequest &T = R.Train;
+  if (!T.Enabled) {
+    std::vector<std::string> Given;
+    if (T.Optimizer)
+      Given.push_back("--optimizer");
+    if (T.Precision)
+      Given.push_back("--precision");
+    if (T.GradAccum)
+      Given.push_back("--grad-accum");
+    if (!T.Freeze.empty())
+      Given.push_back("--freeze");
+    if (!T.Tied.empty())
+      Given.push_back("--tied");
+    if (!Given.empty())
+      return makeInputError(join(Given, ", ") +
+                            (Given.size() == 1 ? " has" : " have") +
+                            " no effect without --train");
+  }
+  if (R.Fit.MicroBatches && *R.Fit.MicroBatches == 0)
+    return makeInputError("--micro-batches must be at least 1");
+  return Error::success();
+}
+
+Error driver::resolveOptions(Session &S) {
+  const api::Request &R = S.Req;
+  if (Error E = checkIgnored(R))
+    return E;
+  if (R.Overhead) {
+    auto O = parseSize("overhead", *R.Overhead);
+    if (!O)
+      return O.takeError();
+    S.Overhead = *O;
+  }
+  auto Dev = loadDevice(R.Device.value_or("H100-SXM"));
+  if (!Dev)
+    return Dev.takeError();
+  S.Device = *Dev;
+  if (R.Budget) {
+    auto B = parseByteSize(*R.Budget);
+    if (!B)
+      return B.takeError();
+    S.Budget = *B;
+  } else if (R.Device) {
+    // A named device is a budget: its memory (issue 17.1).
+    S.Budget = S.Device.MemoryBytes;
+    S.BudgetFromDevice = true;
+  }
+  if (!R.Train.Enabled)
+    return Error::success();
+  const api::TrainingRequest &T = R.Train;
+  auto O = parseOptimizer(T.Optimizer.value_or("adam"));
+  if (!O)
+    return O.takeError();
+  auto P = parsePrecision(T.Precision.value_or("fp32"));
+  if (!P)
+    return P.takeError();
+  S.Train.Optimizer = *O;
+  S.Train.Precision = *P;
+  S.Train.GradAccum = T.GradAccum.value_or(1);
+  S.Train.Freeze = T.Freeze;
+  for (StringRef Pair : T.Tied) {
+    auto AB = parseTiedPair(Pair);
+    if (!AB)
+      return AB.takeError();
+    S.Train.Tied.push_back(*AB);
+  }
+  return Error::success();
+}
+
+static Expected<int> runSession(Session &S) {
+  if (!planner::findAlgorithm(S.Req.Algorithm))
+    return planner::runAlgorithm(S.Req.Algorithm, {}, {}).takeError();
+  if (Error E = resolveOptions(S))
+    return E;
+  S.Res.BudgetBytes = S.Budget;
+  S.Res.OverheadBytes = S.Overhead;
+  if (StringRef(S.Req.ModelPath).endswith(".csv"))
+    return runCSV(S);
+  return runModel(S);
+}
+
+api::Result api::run(const Request &R) {
+  Result Res;
+  Session S(R, Res);
+  Expected<int> RC = runSession(S);
+  S.OS.flush();
+  if (!RC) {
+    ErrorParts Parts = takeErrorParts(RC.takeError());
+    Res.ExitCode = 1;
+    Res.Category = toApi(Parts.Category);
+    Res.ErrorMessage = std::move(Parts.Message);
+    return Res;
+  }
+  Res.ExitCode = *RC;
+  Res.Fits = *RC == 0;
+  return Res;
+}
+
+std::vector<api::AlgorithmInfo> api::algorithms() {
+  std::vector<AlgorithmInfo> Out;
+  for (const planner::AlgorithmInfo &A : planner::algorithms())
+    Out.push_back({A.Name.str(), A.Description.str()});
+  return Out;
+}
+
+const char *api::version() { return "0.1.0"; }
+
+std::vector<std::string> api::scheduleTransformNames() {
+  // The pass names PassInstrumentation reports (contract 1), in pipeline
+  // order.
+  return {"training",         "reorder",
+          "recompute",        "activation-offload",
+          "weight-streaming", "optimizer-offload",
+          "micro-batch",      "inference-recompute"};
+}

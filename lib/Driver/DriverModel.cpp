@@ -1,0 +1,214 @@
+//===- DriverModel.cpp - a model file from import to the emitted output ---===//
+//
+// Import, shape inference, symbol binding (--batch, --seq, --dim,
+// --input-shape, with conflicts refused), planning (inference or one
+// training step), then whatever the request emits: the graph, shapes,
+// lifetimes, the report or JSON, the CSV instance, or the fitted plan.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Driver/Session.h"
+#include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/IR/GraphPrinter.h"
+#include "oomplan/Planner/MiniMallocCSV.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+static Expected<std::unique_ptr<Graph>> importModel(const api::Request &R) {
+  if (!R.ModelBytes)
+    return importModelFile(R.ModelPath);
+  if (StringRef(R.ModelPath).endswith(".onnxtxt"))
+    return importModelText(*R.ModelBytes, R.ModelPath);
+  return importModelBinary(*R.ModelBytes, R.ModelPath);
+}
+
+// One named binding and the option it came from, for conflict messages.
+struct NamedBinding {
+  std::string Symbol;
+  int64_t Value;
+  std::string Origin; ///< "--dim batch=4", "--input-shape x=8x3x224x224".
+};
+
+// --input-shape NAME=D0xD1x...: the symbols of input NAME's declared dims.
+static Error bindInputShape(const Graph &G, const api::InputShape &In,
+                            std::vector<NamedBinding> &Out) {
+  std::string Origin = "--input-shape " + In.Name + "=";
+  for (size_t I = 0; I < In.Dims.size(); ++I)
+    Origin += (I ? "x" : "") + std::to_string(In.Dims[I]);
+  ValueId V = G.findValue(In.Name);
+  if (V == NoId || !is_contained(G.Inputs, V)) {
+    std::vector<std::string> Names;
+    for (ValueId I : G.Inputs)
+      Names.push_back(G.Values[I].Name);
+    return makeInputError(Origin + ": the model has no input '" + In.Name +
+                          "' (its inputs: " + join(Names, ", ") + ")");
+  }
+  const Value &Val = G.Values[V];
+  if (!Val.HasDeclaredShape || Val.Shape.size() != In.Dims.size())
+    return makeInputError(
+        Origin + ": input '" + In.Name + "' has rank " +
+        (Val.HasDeclaredShape ? std::to_string(Val.Shape.size())
+                              : std::string("unknown")) +
+        ", the shape given has " + std::to_string(In.Dims.size()) + " dims");
+  for (size_t I = 0; I < In.Dims.size(); ++I) {
+    const DeclaredDim &D = Val.Shape[I];
+    if (D.K == DeclaredDim::Kind::Static && D.Size != In.Dims[I])
+      return makeInputError(Origin + ": dim " + std::to_string(I) +
+                            " of input '" + In.Name + "' is fixed at " +
+                            std::to_string(D.Size));
+    if (D.K == DeclaredDim::Kind::Symbol)
+      Out.push_back({G.Symbols[D.Symbol], In.Dims[I], Origin});
+  }
+  return Error::success();
+}
+
+// Two options that bind one symbol to different values: refuse, naming both
+// (issue 17.7: "--batch 8 --dim batch=4" used to plan batch 4 silently).
+static Error checkConflicts(const Graph &G, const api::Request &R,
+                            ArrayRef<NamedBinding> Named) {
+  SymbolRoles Roles = findSymbolRoles(G);
+  auto RoleOf = [&](SymbolId S) -> std::pair<const char *, const int64_t *> {
+    if (R.Batch && is_contained(Roles.Batch, S))
+      return {"--batch", &*R.Batch};
+    if (R.Seq && is_contained(Roles.Seq, S))
+      return {"--seq", &*R.Seq};
+    return {nullptr, nullptr};
+  };
+  for (size_t I = 0; I < Named.size(); ++I) {
+    SymbolId S = G.findSymbol(Named[I].Symbol);
+    if (S == NoId)
+      continue; // bindSymbols names the unknown symbol.
+    auto [Flag, V] = RoleOf(S);
+    if (Flag && *V != Named[I].Value)
+      return makeInputError(Twine(Flag) + "=" + Twine(*V) + " and " +
+                            Named[I].Origin + " bind '" + Named[I].Symbol +
+                            "' to different values");
+    for (size_t J = 0; J < I; ++J)
+      if (Named[J].Symbol == Named[I].Symbol &&
+          Named[J].Value != Named[I].Value)
+        return makeInputError(Named[J].Origin + " and " + Named[I].Origin +
+                              " bind '" + Named[I].Symbol +
+                              "' to different values");
+  }
+  return Error::success();
+}
+
+static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
+  std::vector<NamedBinding> Named;
+  for (const api::InputShape &In : S.Req.InputShapes)
+    if (Error E = bindInputShape(G, In, Named))
+      return E;
+  for (const api::SymbolValue &D : S.Req.Dims)
+    Named.push_back(
+        {D.Name, D.Value, "--dim " + D.Name + "=" + std::to_string(D.Value)});
+  if (Error E = checkConflicts(G, S.Req, Named))
+    return E;
+  BindingRequest BR;
+  BR.Batch = S.Req.Batch;
+  BR.Seq = S.Req.Seq;
+  for (const NamedBinding &N : Named)
+    BR.Named.push_back({N.Symbol, N.Value});
+  return bindSymbols(G, BR);
+}
+
+static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
+  std::vector<BufferId> Ids;
+  std::vector<planner::BufferRequest> R =
+      arenaRequests(P.Life, P.AlignBytes, IOInArena, &Ids);
+  planner::Placement Pl;
+  Pl.ArenaBytes = P.ArenaBytes;
+  for (BufferId B : Ids)
+    Pl.Offsets.push_back(P.OffsetOf[B]);
+  planner::writeMiniMallocCSV(OS, R, Pl);
+}
+
+// Everything after planning: the fit, the report, or one of the listings.
+static Expected<int> emitPlan(Session &S, const Graph &G,
+                              const ShapeInfo &Shapes, const PlanContext &C,
+                              const Plan &P, const PipelineOptions &PO) {
+  const api::Request &R = S.Req;
+  S.Res.TotalBytes = P.totalBytes();
+  // The report re-plans at other bindings (capacity, diagnosis) this way.
+  report::PlanFn PlanAt = [&](ArrayRef<std::optional<int64_t>> B) {
+    return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true)
+                        : planGraph(G, Shapes, B, PO);
+  };
+  if (R.Fit.requested()) {
+    // Say so rather than silently ignore what --fit does not honour yet.
+    std::vector<std::string> Ignored = reportOptionsGiven(R);
+    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan)
+      Ignored.push_back("--emit=json|lifetimes|csv");
+    if (!Ignored.empty())
+      return makeInputError("--fit does not combine with " +
+                            join(Ignored, ", ") +
+                            " yet; run them without --fit");
+    // The passes micro-batching splits the batch into: training
+    // accumulates the weight gradients over them (--grad-accum K).
+    PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
+                                  unsigned K) {
+      return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
+                          : planGraph(G, Shapes, B, PO);
+    };
+    return runFit(S, C, P, PO, PlanAt, PlanPasses);
+  }
+  switch (R.Emit) {
+  case api::EmitKind::Lifetimes:
+    printLifetimes(S.OS, P.Sched, P.Life);
+    break;
+  case api::EmitKind::JSON:
+  case api::EmitKind::Report:
+    return runReport(S, C, P, PO, PlanAt, R.Emit == api::EmitKind::JSON,
+                     makeFitRemedy(S, C, P, PO));
+  case api::EmitKind::CSV:
+    emitCSV(S.OS, P, R.IOInArena);
+    break;
+  default:
+    printPlanText(S.OS, P, C, /*ListBuffers=*/R.Emit == api::EmitKind::Plan);
+  }
+  return P.fits() ? 0 : 2;
+}
+
+Expected<int> driver::runModel(Session &S) {
+  const api::Request &R = S.Req;
+  auto G = importModel(R);
+  if (!G)
+    return G.takeError();
+  if (R.Emit == api::EmitKind::Graph) {
+    printGraph(S.OS, **G);
+    return 0;
+  }
+  auto Shapes = inferShapes(**G);
+  if (!Shapes)
+    return Shapes.takeError();
+  for (const std::string &W : Shapes->Warnings)
+    S.warn(W);
+  auto Bound = bind(S, **G);
+  if (!Bound)
+    return Bound.takeError();
+  for (const std::string &N : Bound->Notes)
+    S.note(N);
+  std::vector<std::optional<int64_t>> Bindings = Bound->Values;
+  Bindings.resize(Shapes->SymbolNames.size());
+  if (R.Emit == api::EmitKind::Shapes) {
+    std::vector<std::string> Unbound =
+        unboundSymbols(Bindings, Shapes->SymbolNames);
+    if (!Unbound.empty())
+      S.note("unbound symbols: " + join(Unbound, ", "));
+    printShapes(S.OS, **G, *Shapes, Bindings);
+    if (S.training())
+      if (Error E = printTrainingShapes(S, **G, *Shapes, Bindings))
+        return E;
+    return 0;
+  }
+  PipelineOptions PO = S.pipelineOptions();
+  auto P = S.training() ? planTraining(S, **G, *Shapes, Bindings, PO)
+                        : planGraph(**G, *Shapes, Bindings, PO);
+  if (!P)
+    return P.takeError();
+  PlanContext C{**G, *Shapes, Bindings};
+  return emitPlan(S, **G, *Shapes, C, *P, PO);
+}

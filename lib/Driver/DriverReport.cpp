@@ -1,0 +1,116 @@
+//===- DriverReport.cpp - the memory report, its JSON and pictures --------===//
+//
+// Builds the report through lib/Report (capacity searches, sweep, diagnosis
+// and remedies as the request asks), prints it as text or as the JSON plan
+// with its "report" object, writes the timeline and trace files, and returns
+// the verdict: the fixed overhead counts against the budget, so the exit code
+// is decided on plan total + overhead, by the same function as the JSON.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Driver/Session.h"
+#include "oomplan/Report/Report.h"
+#include "oomplan/Report/Timeline.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+std::vector<std::string> driver::reportOptionsGiven(const api::Request &R) {
+  std::vector<std::string> Given;
+  if (R.Overhead)
+    Given.push_back("--overhead");
+  if (R.Report.MaxBatch)
+    Given.push_back("--max-batch");
+  if (R.Report.MaxSeq)
+    Given.push_back("--max-seq");
+  if (R.Report.Sweep)
+    Given.push_back("--sweep");
+  if (!R.Report.TimelinePath.empty())
+    Given.push_back("--timeline");
+  if (!R.Report.TracePath.empty())
+    Given.push_back("--trace");
+  return Given;
+}
+
+static Error writeFile(StringRef Path,
+                       function_ref<void(raw_ostream &)> Write) {
+  std::error_code EC;
+  raw_fd_ostream Out(Path, EC, sys::fs::OF_None);
+  if (EC)
+    return makeIOError(Path + ": " + EC.message());
+  Write(Out);
+  Out.close();
+  if (Out.has_error()) {
+    std::string Msg = Out.error().message();
+    Out.clear_error();
+    return makeIOError(Path + ": " + Msg);
+  }
+  return Error::success();
+}
+
+static Error writePictures(const api::ReportRequest &RR, const Plan &P,
+                           const PlanContext &C,
+                           const report::MemoryReport &R) {
+  StringRef Timeline = RR.TimelinePath;
+  if (!Timeline.empty()) {
+    bool HTML = Timeline.endswith_insensitive(".html") ||
+                Timeline.endswith_insensitive(".htm");
+    if (Error E = writeFile(Timeline, [&](raw_ostream &OS) {
+          if (HTML)
+            report::writeTimelineHTML(OS, P, C, R);
+          else
+            report::writeTimelineSVG(OS, P, C, R);
+        }))
+      return E;
+  }
+  if (!RR.TracePath.empty())
+    return writeFile(RR.TracePath, [&](raw_ostream &OS) {
+      report::writeChromeTrace(OS, P, C, R);
+    });
+  return Error::success();
+}
+
+static api::CapacityAnswer answer(const report::CapacityResult &C) {
+  api::CapacityAnswer A;
+  A.Max = C.Max;
+  A.AtLeast = C.AtLeast;
+  A.BytesAtMax = C.BytesAtMax;
+  A.BytesAbove = C.BytesAbove;
+  return A;
+}
+
+Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
+                                const PipelineOptions &PO,
+                                const report::PlanFn &PlanAt, bool JSON,
+                                const report::FitFn &Fit) {
+  report::ReportOptions RO;
+  RO.Fit = Fit;
+  RO.BudgetBytes = P.BudgetBytes;
+  RO.OverheadBytes = S.Overhead;
+  RO.MaxBatch = S.Req.Report.MaxBatch;
+  RO.MaxSeq = S.Req.Report.MaxSeq;
+  RO.Sweep = S.Req.Report.Sweep;
+  SymbolRoles Roles = findSymbolRoles(C.G);
+  auto R = report::buildReport(P, C, Roles, PlanAt, PO, RO);
+  if (!R)
+    return R.takeError();
+  if (R->Batch && R->BatchAsked)
+    S.Res.MaxBatch = answer(*R->Batch);
+  if (R->Seq && R->SeqAsked)
+    S.Res.MaxSeq = answer(*R->Seq);
+  if (JSON)
+    printPlanJSON(S.OS, P, C, [&](json::OStream &J) {
+      J.attributeBegin("report");
+      report::writeReportJSON(J, *R, C);
+      J.attributeEnd();
+    });
+  else
+    report::printReportText(S.OS, *R, P, C);
+  if (Error E = writePictures(S.Req.Report, P, C, *R))
+    return E;
+  return R->Fits ? 0 : 2;
+}
