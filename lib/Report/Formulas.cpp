@@ -30,17 +30,7 @@ std::optional<int64_t> report::evaluateAt(const SymExpr &F,
 }
 
 SymExpr report::tensorFormula(const Plan &P, const PlanContext &C, TensorId T) {
-  uint64_t Size = P.Sched.Tensors[T].SizeBytes;
-  ValueId V = describedValue(P, C, T);
-  if (V != NoId && V < C.Shapes.Values.size() && C.Shapes.Values[V].Known) {
-    const SymExpr &F = C.Shapes.Values[V].Bytes;
-    // Constants (every weight) need no evaluation.
-    std::optional<int64_t> At =
-        F.isConstant() ? F.getConstant() : evaluateAt(F, C);
-    if (At && *At >= 0 && static_cast<uint64_t>(*At) == Size)
-      return F;
-  }
-  return SymExpr::constant(static_cast<int64_t>(Size));
+  return describeTensor(P, C, T).Formula;
 }
 
 std::vector<std::optional<int64_t>>

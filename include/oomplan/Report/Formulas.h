@@ -23,8 +23,10 @@ namespace report {
 /// NoId when neither exists.
 ValueId describedValue(const Plan &P, const PlanContext &C, TensorId T);
 
-/// The byte formula of tensor T: the formula of describedValue(T) when it
-/// evaluates to T's size at C.Bindings, otherwise the constant size in bytes.
+/// The byte formula of tensor T: its dims (those of describedValue(T)) times
+/// the size of the element type its bytes were counted in, when that
+/// evaluates to T's size at C.Bindings; otherwise the constant size in bytes
+/// (describeTensor in Plan/TensorInfo.h).
 SymExpr tensorFormula(const Plan &P, const PlanContext &C, TensorId T);
 
 /// Bindings with every symbol in Syms set to Value.
