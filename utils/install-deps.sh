@@ -5,7 +5,7 @@
 set -euo pipefail
 PKGS=(cmake ninja-build g++ libonnx-dev libprotobuf-dev protobuf-compiler
       llvm-14-dev llvm-14-tools libgtest-dev libonnx-testdata python3-onnx
-      clang-format)
+      clang-format clang-14 libclang-rt-14-dev)
 if dpkg -s "${PKGS[@]}" >/dev/null 2>&1; then
   exit 0
 fi

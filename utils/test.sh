@@ -22,3 +22,8 @@ if [ "${ASSERT_BUILD:-1}" != 0 ]; then
   cmake --build "$ASSERT_DIR" -j "$(nproc)"
   ctest --test-dir "$ASSERT_DIR" --output-on-failure -j "$(nproc)"
 fi
+# Each libFuzzer target for FUZZ_SECONDS (60; 0 skips), in its own clang
+# build (utils/fuzz.sh; docs/development.md#fuzzing).
+if [[ ${FUZZ_SECONDS:-60} -gt 0 ]]; then
+  bash utils/fuzz.sh "${FUZZ_SECONDS:-60}"
+fi
