@@ -15,6 +15,8 @@
 #include "oomplan/Fit/RematChooser.h"
 #include "oomplan/Fit/Reorder.h"
 #include "oomplan/Fit/WeightStreaming.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
+#include "oomplan/Support/Error.h"
 #include "llvm/ADT/Twine.h"
 #include <algorithm>
 #include <functional>
@@ -30,11 +32,16 @@ bool oomplan::isTrainingSchedule(const Schedule &S) {
 }
 
 namespace {
+/// A pass applied before the last one, and the schedule it produced.
+using Stage = std::pair<std::string, Schedule>;
+
 struct Candidate {
   Schedule S;
   MemoryEstimate M;
   TimePrediction T;
   std::string Name;
+  std::string Pass;           ///< The pass that made S; empty: none.
+  std::vector<Stage> Earlier; ///< The passes before it, in order.
 };
 
 struct Chooser {
@@ -48,6 +55,11 @@ struct Chooser {
   /// Prepended to every candidate's name: what the pass applied first.
   std::string Prefix;
   unsigned Fitted = 0; ///< Candidates that fit so far.
+  /// The passes every candidate considered now is built on (reorder,
+  /// optimizer on the host, the leanest recompute, inference recompute).
+  std::vector<std::pair<std::string, const Schedule *>> Context;
+  /// The first candidate the schedule verifier rejected (a bug).
+  llvm::Error Failure = llvm::Error::success();
 
   Chooser(const CostModel &C, const FitOptions &O)
       : Cost(C), Opts(O),
@@ -62,18 +74,35 @@ struct Chooser {
     return estimateMemory(S, Opts.Estimate).totalBytes();
   }
 
-  void consider(Schedule S, const std::string &Base) {
+  // Verifies S, made by Pass; false (and Failure set) when it is broken.
+  bool check(const Schedule &S, llvm::StringRef Pass) {
+    if (Failure)
+      return false;
+    Failure = verifyScheduleAfter(Pass, S);
+    return !Failure;
+  }
+
+  std::vector<Stage> earlier() const {
+    std::vector<Stage> E;
+    for (const auto &[P, S] : Context)
+      E.push_back({P, *S});
+    return E;
+  }
+
+  void consider(Schedule S, const std::string &Base, llvm::StringRef Pass) {
+    if (!Pass.empty() && !check(S, Pass))
+      return;
     std::string Name = Prefix + Base;
     MemoryEstimate M = estimateMemory(S, Opts.Estimate);
     if (M.totalBytes() > Target) {
       if (!Smallest || M.totalBytes() < Smallest->M.totalBytes())
-        Smallest = Candidate{std::move(S), M, {}, Name};
+        Smallest = Candidate{std::move(S), M, {}, Name, Pass.str(), earlier()};
       return;
     }
     TimePrediction T = simulate(S, Cost);
     ++Fitted;
     if (!Best || T.TotalSeconds < Best->T.TotalSeconds)
-      Best = Candidate{std::move(S), M, T, Name};
+      Best = Candidate{std::move(S), M, T, Name, Pass.str(), earlier()};
   }
 
   // Smallest K in [Lo, Hi] whose schedule fits, assuming Make(Hi) fits.
@@ -92,13 +121,15 @@ struct Chooser {
   void recompute(const Schedule &S) {
     if (Opts.Remat == RematMode::None)
       return;
-    consider(applyRecompute(S, sqrtCheckpoints(S)), "sqrt(n) checkpointing");
+    consider(applyRecompute(S, sqrtCheckpoints(S)), "sqrt(n) checkpointing",
+             "recompute");
     if (Opts.Remat == RematMode::Sqrt)
       return;
     std::vector<RematChain> Order = greedyRematOrder(S, Cost.stepTimes(S));
-    consider(applyRecompute(S, greedyMarks(S, Order)), "recompute (greedy)");
+    consider(applyRecompute(S, greedyMarks(S, Order)), "recompute (greedy)",
+             "recompute");
     consider(applyRecompute(S, greedyMarks(S, byFreedSpan(S, Order))),
-             "recompute (greedy)");
+             "recompute (greedy)", "recompute");
     // The plain prefix too: a chain that does not help alone may be needed
     // with later ones (a plateau of equal peaks, one per layer).
     auto Make = [&](size_t K) {
@@ -107,9 +138,10 @@ struct Chooser {
     Schedule All = Make(Order.size());
     uint64_t AllBytes = total(All);
     if (AllBytes > Target)
-      consider(All, "recompute (greedy, everything)");
+      consider(All, "recompute (greedy, everything)", "recompute");
     else
-      consider(Make(search(0, Order.size(), Make)), "recompute (greedy)");
+      consider(Make(search(0, Order.size(), Make)), "recompute (greedy)",
+               "recompute");
     // The leaner of "everything" and sqrt(n): where offload starts from when
     // recompute alone does not reach the budget.
     Schedule Sq = applyRecompute(S, sqrtCheckpoints(S));
@@ -224,9 +256,9 @@ struct Chooser {
                                   Ahead);
       };
       if (total(Make(A.size())) > Target)
-        consider(Make(A.size()), Name);
+        consider(Make(A.size()), Name, "activation-offload");
       else
-        consider(Make(search(1, A.size(), Make)), Name);
+        consider(Make(search(1, A.size(), Make)), Name, "activation-offload");
     }
   }
 
@@ -237,8 +269,11 @@ struct Chooser {
     Leanest.reset();
     recompute(S);
     offloadCandidates(S, "offload saved activations");
-    if (Fitted == Before && Leanest)
+    if (Fitted == Before && Leanest && check(*Leanest, "recompute")) {
+      Context.push_back({"recompute", &*Leanest});
       offloadCandidates(*Leanest, LeanestName + " + offload saved activations");
+      Context.pop_back();
+    }
   }
 
   // The same with the optimizer step on the host (OptimizerOffload.h): it
@@ -249,9 +284,13 @@ struct Chooser {
         !hasOptimizerState(S))
       return;
     Schedule H = offloadOptimizerState(S);
-    consider(H, "optimizer state on the host");
+    consider(H, "optimizer state on the host", "optimizer-offload");
+    if (Failure)
+      return;
     Prefix = "optimizer state on the host + ";
+    Context.push_back({"optimizer-offload", &H});
     trainingCandidates(H);
+    Context.pop_back();
     Prefix.clear();
   }
 
@@ -282,16 +321,19 @@ struct Chooser {
     }
     const std::string Name = "recompute cheap long-lived values";
     if (!Taken.empty())
-      consider(applyInferenceRecompute(S, Taken), Name);
+      consider(applyInferenceRecompute(S, Taken), Name, "inference-recompute");
     auto Make = [&](size_t K) {
       return applyInferenceRecompute(S,
                                      llvm::makeArrayRef(Order).take_front(K));
     };
     Schedule All = Make(Order.size());
     if (total(All) > Target)
-      consider(All, Name);
+      consider(All, Name, "inference-recompute");
     else
-      consider(Make(search(1, Order.size(), Make)), Name);
+      consider(Make(search(1, Order.size(), Make)), Name,
+               "inference-recompute");
+    if (!check(All, "inference-recompute"))
+      return std::nullopt;
     return All;
   }
 
@@ -301,7 +343,9 @@ struct Chooser {
     if (!R)
       return;
     Prefix = "recompute cheap long-lived values + ";
+    Context.push_back({"inference-recompute", &*R});
     streamWeightsCandidates(*R);
+    Context.pop_back();
     Prefix.clear();
   }
 
@@ -322,10 +366,10 @@ struct Chooser {
                ? std::string()
                : " (at most " + std::to_string(Ahead) + " prefetches ahead)");
       if (total(Make(W.size())) > Target) {
-        consider(Make(W.size()), Name);
+        consider(Make(W.size()), Name, "weight-streaming");
         continue;
       }
-      consider(Make(search(1, W.size(), Make)), Name);
+      consider(Make(search(1, W.size(), Make)), Name, "weight-streaming");
     }
   }
 };
@@ -341,8 +385,21 @@ static std::string whyNot(const Schedule &S, const MemoryEstimate &M,
          std::to_string(M.PeakStep) + (Op.empty() ? "" : " (" + Op + ")");
 }
 
-FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
-                               const FitOptions &Opts) {
+// Tells Instr the passes that made C's schedule, in order.
+static void replayPasses(const PassInstrumentation *Instr, const Candidate &C) {
+  if (!Instr)
+    return;
+  for (const Stage &St : C.Earlier)
+    Instr->after(St.first, St.second);
+  if (!C.Pass.empty())
+    Instr->after(C.Pass, C.S);
+}
+
+llvm::Expected<FitResult> oomplan::fitSchedule(const Schedule &In,
+                                               const CostModel &Cost,
+                                               const FitOptions &Opts) {
+  if (llvm::Error E = verifySchedule(In))
+    return prependContext(std::move(E), "the schedule given to the chooser: ");
   FitResult R;
   R.BaseMem = estimateMemory(In, Opts.Estimate);
   R.Base = simulate(In, Cost);
@@ -355,11 +412,15 @@ FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
   bool Reordered = false;
   if (Opts.Reorder) {
     Schedule O = reorderForMemory(In, Opts.Estimate);
+    if (!C.check(O, "reorder"))
+      return std::move(C.Failure);
     if ((Reordered = C.total(O) < C.total(In)))
       S = std::move(O);
   }
   if (!Forced)
-    C.consider(S, Reordered ? "reorder" : "none");
+    C.consider(S, Reordered ? "reorder" : "none", Reordered ? "reorder" : "");
+  if (Reordered)
+    C.Context.push_back({"reorder", &S});
   if (!C.Best || Forced) {
     if (isTrainingSchedule(S)) {
       C.trainingCandidates(S);
@@ -369,19 +430,24 @@ FitResult oomplan::fitSchedule(const Schedule &In, const CostModel &Cost,
     else
       C.inferenceCandidates(S);
   }
+  if (C.Failure)
+    return std::move(C.Failure);
   if (C.Best) {
+    replayPasses(Opts.Instr, *C.Best);
     R.Fits = true;
     R.Sched = std::move(C.Best->S);
     R.Mem = C.Best->M;
     R.Time = C.Best->T;
     R.Strategy = C.Best->Name;
-    return R;
+    return std::move(R);
   }
+  if (C.Smallest)
+    replayPasses(Opts.Instr, *C.Smallest);
   R.Sched = C.Smallest ? C.Smallest->S : In;
   R.Mem = C.Smallest ? C.Smallest->M : R.BaseMem;
   R.Time = simulate(R.Sched, Cost);
   R.Strategy = C.Smallest ? C.Smallest->Name : "none";
   R.SmallestBytes = R.Mem.totalBytes();
   R.Why = whyNot(R.Sched, R.Mem, R.Strategy);
-  return R;
+  return std::move(R);
 }

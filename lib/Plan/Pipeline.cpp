@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - from an analysed graph to a verified plan -----------===//
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -58,6 +59,8 @@ oomplan::planGraph(const Graph &G, const ShapeInfo &Shapes,
   if (!Bytes)
     return Bytes.takeError();
   Schedule S = makeDefaultSchedule(G, *Bytes);
+  if (llvm::Error E = verifySchedule(S))
+    return prependContext(std::move(E), G.SourcePath + ": default schedule: ");
   Lifetimes L = computeLifetimes(S, Opts.Liveness);
   return buildPlan(std::move(S), std::move(L), Opts.Placement);
 }

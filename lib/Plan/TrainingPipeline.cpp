@@ -1,7 +1,8 @@
 //===- TrainingPipeline.cpp - a verified plan of one training step --------===//
 //
 // Mirrors planGraph (Pipeline.cpp) with the training schedule in place of the
-// default one; liveness and placement are the same code.
+// default one; liveness and placement are the same code. The "training" pass
+// is reported to PipelineOptions::Instr.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/TrainingPipeline.h"
@@ -19,6 +20,9 @@ llvm::Expected<Plan> oomplan::planTrainingGraph(
   auto S = makeTrainingSchedule(G, Shapes, *Bytes, Train, Warnings, Summary);
   if (!S)
     return S.takeError();
+  // makeTrainingSchedule has verified it.
+  if (Opts.Instr)
+    Opts.Instr->after("training", *S);
   Lifetimes L = computeLifetimes(*S, Opts.Liveness);
   return buildPlan(std::move(*S), std::move(L), Opts.Placement);
 }

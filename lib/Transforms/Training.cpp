@@ -21,6 +21,7 @@
 #include "oomplan/Transforms/Training.h"
 #include "SavedTensorRules.h"
 #include "TrainingPatterns.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
@@ -529,6 +530,10 @@ llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
   Builder B(G, Shapes, Bytes, Opts, Warnings);
   if (llvm::Error E = B.run())
     return E;
+  // The schedule every fit transform starts from: check it here, in every
+  // build, so a bug in the backward pass is reported where it is made.
+  if (llvm::Error E = verifyScheduleAfter("training", B.S))
+    return prependContext(std::move(E), G.SourcePath + ": ");
   if (Summary)
     *Summary = B.Sum;
   return std::move(B.S);

@@ -27,6 +27,7 @@
 #include "oomplan/Cost/CostModel.h"
 #include "oomplan/Fit/MemoryEstimate.h"
 #include "oomplan/Fit/Simulate.h"
+#include "oomplan/Schedule/PassInstrumentation.h"
 #include <string>
 
 namespace oomplan {
@@ -42,6 +43,9 @@ struct FitOptions {
   /// Aim this fraction below the budget (placement may exceed the bound).
   double Margin = 0.0;
   EstimateOptions Estimate;
+  /// Told the passes of the schedule the chooser keeps, in the order they
+  /// were applied ("reorder", "recompute", ...), after each is verified.
+  const PassInstrumentation *Instr = nullptr;
 };
 
 struct FitResult {
@@ -65,9 +69,11 @@ struct FitResult {
   }
 };
 
-/// The cheapest candidate that fits Opts.BudgetBytes.
-FitResult fitSchedule(const Schedule &S, const CostModel &Cost,
-                      const FitOptions &Opts);
+/// The cheapest candidate that fits Opts.BudgetBytes. Every candidate is
+/// checked by the schedule verifier; a broken one is an internal error
+/// naming the transform that made it.
+llvm::Expected<FitResult> fitSchedule(const Schedule &S, const CostModel &Cost,
+                                      const FitOptions &Opts);
 
 /// True when S has a backward pass.
 bool isTrainingSchedule(const Schedule &S);

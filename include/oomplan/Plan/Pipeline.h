@@ -8,15 +8,18 @@
 #ifndef OOMPLAN_PLAN_PIPELINE_H
 #define OOMPLAN_PLAN_PIPELINE_H
 
-#include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/Plan/Plan.h"
+#include "oomplan/Schedule/Liveness.h"
+#include "oomplan/Schedule/PassInstrumentation.h"
 
 namespace oomplan {
 
 struct PipelineOptions {
   PlanOptions Placement;
   LivenessOptions Liveness;
+  /// Told each schedule transform's result (training), once verified.
+  const PassInstrumentation *Instr = nullptr;
 };
 
 /// Byte size of every value at Bindings (indexed like Shapes.SymbolNames).
@@ -26,7 +29,8 @@ llvm::Expected<std::vector<uint64_t>>
 evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
                    llvm::ArrayRef<std::optional<int64_t>> Bindings);
 
-/// Schedule, liveness, placement and verification of G at Bindings.
+/// Schedule, liveness, placement and verification of G at Bindings. The
+/// schedule is checked by the schedule verifier before placement.
 llvm::Expected<Plan> planGraph(const Graph &G, const ShapeInfo &Shapes,
                                llvm::ArrayRef<std::optional<int64_t>> Bindings,
                                const PipelineOptions &Opts);

@@ -96,7 +96,12 @@ FitResult fit(const Fixture &F, uint64_t Budget, RematMode Mode) {
   O.BudgetBytes = Budget;
   O.Remat = Mode;
   O.Estimate.AlignBytes = 1;
-  return fitSchedule(F.S, *F.Cost, O);
+  auto R = fitSchedule(F.S, *F.Cost, O);
+  if (!R) {
+    ADD_FAILURE() << llvm::toString(R.takeError());
+    return FitResult();
+  }
+  return std::move(*R);
 }
 
 // buildPlan verifies the placement; with alignment 1 the estimate's lower
