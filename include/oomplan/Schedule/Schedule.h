@@ -8,6 +8,14 @@
 // transforms append synthetic tensors (gradients, recomputed copies) after
 // them.
 //
+// Host memory and re-materialisation are part of this IR although only the
+// fit transforms (Fit/) create them: ScheduleTensor::HostHome, Step::OnHost
+// and the Recompute, Offload and Prefetch step kinds. They stay here because
+// the layers below Fit must read them: liveness starts a host-home tensor's
+// buffer at its Prefetch, the schedule verifier (ScheduleVerifier.h) checks
+// host-resident reads and re-writes, the cost model prices host steps and
+// copies, and the executors will run them.
+//
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_SCHEDULE_SCHEDULE_H
 #define OOMPLAN_SCHEDULE_SCHEDULE_H
