@@ -8,7 +8,7 @@
 #include "oomplan/Fit/RematChooser.h"
 #include "oomplan/Cost/CostModel.h"
 #include "oomplan/Fit/Recompute.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "oomplan/IR/OpTable.h"
 #include <cmath>
 #include <queue>
 
@@ -28,11 +28,8 @@ bool oomplan::isRecomputable(const Schedule &S, size_t I) {
   const Step &St = S.Steps[I];
   if (St.Kind != StepKind::Compute || St.Writes.empty())
     return false;
-  if (llvm::StringSwitch<bool>(St.Op)
-          .Cases("Constant", "RandomNormal", "RandomUniform", true)
-          .Cases("RandomNormalLike", "RandomUniformLike", "Multinomial", true)
-          .Case("Bernoulli", true)
-          .Default(false))
+  const ops::OpInfo *Op = ops::lookupOp(St.Op);
+  if (Op && Op->Cost.NeverRecompute)
     return false;
   for (TensorId W : St.Writes)
     if (isResidentOrIO(S.Tensors[W].Kind) || S.Tensors[W].HostHome)
@@ -57,8 +54,9 @@ static bool isRestricted(const Schedule &S, size_t I) {
   llvm::StringRef Op = St.Op;
   if (isComputeIntensiveOp(Op))
     return Out <= In;
-  if (Op.startswith("Reduce") || Op == "ArgMax" || Op == "ArgMin" ||
-      Op == "GlobalAveragePool" || Op == "GlobalMaxPool")
+  // Reductions: the op table counts their work per input element.
+  const ops::OpInfo *Info = ops::lookupOp(Op);
+  if (Info && Info->Cost.Flops == ops::FlopsClass::PerInputElement)
     return In > 4 * Out;
   return false;
 }

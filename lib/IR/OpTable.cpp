@@ -15,7 +15,8 @@
 // means no gradient flows back (shapes, indices, masks, rounding).
 //
 // Cost: perOutput(N) / perInput(N) operations per element; MatMulFlops,
-// ConvFlops and PoolWindowFlops use the dims; product(N) marks a
+// ConvFlops and PoolWindowFlops use the dims; generator(N) is never
+// recomputed by rematerialization; product(N) marks a
 // compute-intensive op whose FLOPs are not modelled beyond N per output
 // element; data movement counts 0 FLOPs (the roofline's bytes price it).
 //
@@ -67,7 +68,12 @@ constexpr OpCost PoolWindowFlops = {FlopsClass::PoolWindow, 0, false,
                                     BytesClass::ReadsAndWrites};
 /// Folded at import: no FLOPs, no bytes moved at run time.
 constexpr OpCost Resident = {FlopsClass::PerOutputElement, 0, false,
-                             BytesClass::None};
+                             BytesClass::None, /*NeverRecompute=*/true};
+/// A random generator: N operations per output element, never recomputed.
+constexpr OpCost generator(uint8_t N) {
+  return {FlopsClass::PerOutputElement, N, false, BytesClass::ReadsAndWrites,
+          /*NeverRecompute=*/true};
+}
 
 const OpInfo Ops[] = {
     // One input, output shaped like it (Elementwise.cpp): activations, math,
@@ -221,20 +227,20 @@ const OpInfo Ops[] = {
      perOutput(1)},
 
     // Shape computations, constants and generators (ShapeOps.cpp).
-    {"Bernoulli", Shape::LikeWithDtype, Alias::None, UnknownGrad, perOutput(1)},
+    {"Bernoulli", Shape::LikeWithDtype, Alias::None, UnknownGrad, generator(1)},
     {"Constant", Shape::Constant, Alias::None, NotDifferentiable, Resident},
     {"ConstantOfShape", Shape::ConstantOfShape, Alias::None, NotDifferentiable,
      perOutput(1)},
     {"EyeLike", Shape::EyeLike, Alias::None, UnknownGrad, perOutput(1)},
-    {"Multinomial", Shape::Multinomial, Alias::None, UnknownGrad, perOutput(1)},
+    {"Multinomial", Shape::Multinomial, Alias::None, UnknownGrad, generator(1)},
     {"RandomNormal", Shape::RandomWithShape, Alias::None, UnknownGrad,
-     perOutput(1)},
+     generator(1)},
     {"RandomNormalLike", Shape::LikeWithDtype, Alias::None, UnknownGrad,
-     perOutput(1)},
+     generator(1)},
     {"RandomUniform", Shape::RandomWithShape, Alias::None, UnknownGrad,
-     perOutput(1)},
+     generator(1)},
     {"RandomUniformLike", Shape::LikeWithDtype, Alias::None, UnknownGrad,
-     perOutput(1)},
+     generator(1)},
     {"Range", Shape::Range, Alias::None, NotDifferentiable, perOutput(1)},
     {"Shape", Shape::Shape, Alias::None, NotDifferentiable, perOutput(0)},
     {"Size", Shape::Size, Alias::None, NotDifferentiable, perOutput(1)},

@@ -210,6 +210,10 @@ struct OpCost {
   /// Conv, Einsum, ...): the ops a rematerialization avoids recomputing.
   bool ComputeIntensive = false;
   BytesClass Bytes = BytesClass::Undecided;
+  /// Rematerialization keeps the output rather than replaying the op:
+  /// Constant (resident) and random generators (cheap to keep, and a replay
+  /// would need their random state).
+  bool NeverRecompute = false;
 };
 
 /// Dense number of a record, its index in the table. Executors key their

@@ -103,6 +103,10 @@ TEST(OpTable, KnownFacts) {
   EXPECT_TRUE(isComputeIntensiveOp("Conv"));
   EXPECT_FALSE(isComputeIntensiveOp("Relu"));
   EXPECT_EQ(lookupOp("Constant")->Cost.Bytes, BytesClass::None);
+  // Rematerialization keeps a generator's output instead of replaying it.
+  EXPECT_TRUE(lookupOp("RandomNormal")->Cost.NeverRecompute);
+  EXPECT_TRUE(lookupOp("Constant")->Cost.NeverRecompute);
+  EXPECT_FALSE(lookupOp("Dropout")->Cost.NeverRecompute);
 }
 
 TEST(OpTable, KernelSlotIsPerBackend) {
