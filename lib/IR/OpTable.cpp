@@ -381,8 +381,8 @@ const OpInfo Ops[] = {
      perOutput(1)},
 
     // Ops without a shape rule: the declared shapes are used. Gelu is ONNX
-    // opset 20 and ONNX Runtime's com.microsoft Gelu (the saved-tensor and
-    // cost columns are looked up by name, whatever the domain).
+    // opset 20, past the ONNX 1.12 schemas the frontend accepts; its row
+    // serves graphs built through the library (GraphBuilder).
     {"Gelu", Shape::Declared, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(4)},
 };
