@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/PlanPrinter.h"
+#include "oomplan/Plan/TensorInfo.h"
 #include "llvm/Support/JSON.h"
 
 using namespace oomplan;
@@ -102,8 +103,13 @@ void oomplan::printPlanJSON(
           J.attribute("start", static_cast<int64_t>(Buf.StartStep));
           J.attribute("end", static_cast<int64_t>(Buf.EndStep));
           J.attribute("kind", tensorKindName(Buf.Kind));
-          J.attribute("type", orNull(shapeString(C, V)));
-          J.attribute("size_formula", orNull(formulaString(C, V)));
+          // The type and formula of the bytes counted (16-bit under mixed
+          // precision), null when they do not give this size.
+          TensorDescription D = describeTensor(P, C, Root);
+          J.attribute("type", orNull(D.TypeText));
+          J.attribute(
+              "size_formula",
+              orNull(D.HasFormula ? D.Formula.str(C.Shapes.SymbolNames) : "-"));
           const Node *N = nullptr;
           if (V != NoId && C.G.Values[V].Kind == ValueKind::NodeOutput)
             N = &C.G.Nodes[C.G.Values[V].Producer];

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/PlanPrinter.h"
+#include "oomplan/Plan/TensorInfo.h"
 #include "oomplan/Support/ByteSize.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -104,17 +105,16 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   printArenaLine(OS, P);
   std::vector<BufferId> Peak = P.buffersLiveAt(P.PeakStep);
   OS << "peak: step " << P.PeakStep;
-  if (P.PeakStep < P.Sched.Steps.size() &&
-      P.Sched.Steps[P.PeakStep].Node != NoId)
-    OS << " " << C.G.describeNode(P.Sched.Steps[P.PeakStep].Node);
+  if (P.PeakStep < P.Sched.Steps.size()) // with the op it runs: MatMul.grad
+    OS << " " << describeStep(P.Sched, C.G, P.PeakStep);
   OS << ", " << Peak.size() << " arena buffers live\n";
   size_t Shown = std::min<size_t>(Peak.size(), 10);
   for (size_t I = 0; I < Shown; ++I) {
     const LiveBuffer &Buf = P.Life.Buffers[Peak[I]];
-    ValueId V = P.Sched.Tensors[Buf.Root].Value;
     OS << "  " << llvm::right_justify(formatBytes(Buf.SizeBytes), 11) << "  "
-       << P.Sched.Tensors[Buf.Root].Name << "  " << shapeString(C, V)
-       << "  from " << producerOf(P, C, Buf.Root) << '\n';
+       << P.Sched.Tensors[Buf.Root].Name << "  "
+       << describeTensor(P, C, Buf.Root).TypeText << "  from "
+       << producerOf(P, C, Buf.Root) << '\n';
   }
   if (Peak.size() > Shown)
     OS << "  ... " << (Peak.size() - Shown) << " more\n";
@@ -123,12 +123,13 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   OS << "buffers:\n";
   for (BufferId B : bufferPrintOrder(P)) {
     const LiveBuffer &Buf = P.Life.Buffers[B];
-    ValueId V = P.Sched.Tensors[Buf.Root].Value;
+    TensorDescription D = describeTensor(P, C, Buf.Root);
     OS << "buffer " << P.Sched.Tensors[Buf.Root].Name << ": "
        << regionName(P.RegionOf[B]) << " offset=" << P.OffsetOf[B]
        << " size=" << Buf.SizeBytes << " steps=[" << Buf.StartStep << ','
        << Buf.EndStep << ") kind=" << tensorKindName(Buf.Kind)
-       << " type=" << shapeString(C, V) << " bytes=" << formulaString(C, V)
+       << " type=" << D.TypeText << " bytes="
+       << (D.HasFormula ? D.Formula.str(C.Shapes.SymbolNames) : "-")
        << " producer=" << producerOf(P, C, Buf.Root);
     if (Buf.Members.size() > 1) {
       OS << " shared-by=";

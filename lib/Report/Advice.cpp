@@ -1,8 +1,9 @@
 //===- Advice.cpp - what would help, each remedy planned ------------------===//
 //
 // Builds the remedy list from plans: capacity results for batch and sequence
-// (already searched by the caller), and fresh re-plans of the schedule at
-// 16-bit precision and sharded over devices.
+// (already searched by the caller), the caller's plan at
+// --precision=bf16-mixed, and a re-plan of the schedule sharded over
+// devices.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Advice.h"
@@ -76,6 +77,35 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   return R;
 }
 
+// "lower precision" is the plan --precision=bf16-mixed gives (the caller's
+// PlanAtPrecision), so the remedy and the flag agree. Not offered when the
+// run is 16-bit already, when nobody can plan it, or when it saves nothing.
+static llvm::Expected<std::optional<Remedy>>
+lowerPrecision(const DiagnosisInput &In) {
+  if (!In.PlanAtPrecision || !*In.PlanAtPrecision ||
+      usesHalfPrecision(In.P, In.C))
+    return std::nullopt;
+  auto Half = (*In.PlanAtPrecision)(In.C.Bindings, LowerPrecisionName);
+  if (!Half)
+    return Half.takeError();
+  uint64_t After = deviceBytes(*Half, In.OverheadBytes);
+  if (After >= deviceBytes(In.P, In.OverheadBytes))
+    return std::nullopt;
+  bool Training = llvm::any_of(In.P.Sched.Steps, [](const Step &S) {
+    return S.Kind == StepKind::Optimizer;
+  });
+  std::string Detail =
+      Training ? std::string("--precision=") + LowerPrecisionName +
+                     ": 16-bit weights, activations and gradients; fp32 "
+                     "master weights and optimizer state"
+               : "bf16 weights and activations (the model exported in 16 "
+                 "bits)";
+  Remedy R = fromBytes(RemedyKind::LowerPrecision, "lower precision", Detail,
+                       After, In);
+  R.Precision = LowerPrecisionName;
+  return R;
+}
+
 llvm::Expected<std::vector<Remedy>>
 report::adviseRemedies(const DiagnosisInput &In) {
   std::vector<Remedy> Out;
@@ -88,16 +118,11 @@ report::adviseRemedies(const DiagnosisInput &In) {
           fromCapacity(RemedyKind::ShorterSequence, "shorter sequence", In.Seq,
                        boundValue(In.C.Bindings, In.Roles.Seq), In))
     Out.push_back(std::move(*R));
-  auto Half = replanHalfPrecision(In.P, In.C, In.Opts);
-  if (!Half)
-    return Half.takeError();
-  Remedy Low = fromBytes(RemedyKind::LowerPrecision, "lower precision",
-                         "fp16/bf16 weights, activations and gradients",
-                         deviceBytes(*Half, In.OverheadBytes), In);
-  // The --precision value this remedy stands for (issue 17: the remedy is to
-  // be that plan; see ReportOptions::PlanAtPrecision).
-  Low.Precision = "bf16-mixed";
-  Out.push_back(std::move(Low));
+  auto Low = lowerPrecision(In);
+  if (!Low)
+    return Low.takeError();
+  if (*Low)
+    Out.push_back(std::move(**Low));
   auto Dev = moreDevices(In);
   if (!Dev)
     return Dev.takeError();

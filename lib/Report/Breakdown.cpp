@@ -112,17 +112,22 @@ Breakdown report::computeBreakdown(const Plan &P, const PlanContext &C,
     R.Bytes = Bytes[K];
     R.Formula = Formula[K].str(C.Shapes.SymbolNames);
     std::optional<int64_t> AtBindings = evaluateAt(Formula[K], C);
-    if (!ArenaUsed[K] && AtBindings && uint64_t(*AtBindings) < Bytes[K] &&
-        K != static_cast<unsigned>(MemoryClass::Overhead))
-      R.Note = "bytes include " + std::to_string(Bytes[K] - *AtBindings) +
-               " bytes of alignment padding";
     if (ArenaUsed[K])
       R.Note = "arena buffers live at peak step " + std::to_string(P.PeakStep) +
                "; valid while that step stays the peak";
-    if (K == Act && P.ArenaBytes > P.ArenaLowerBound)
+    // The formula counts unaligned bytes: say what else the bytes hold, so
+    // formula + padding + fragmentation = bytes.
+    uint64_t Frag =
+        K == Act ? P.ArenaBytes - std::min(P.ArenaBytes, P.ArenaLowerBound) : 0;
+    if (AtBindings && *AtBindings >= 0 &&
+        uint64_t(*AtBindings) + Frag < Bytes[K] &&
+        K != static_cast<unsigned>(MemoryClass::Overhead))
+      R.Note += std::string(R.Note.empty() ? "" : "; ") + "bytes include " +
+                std::to_string(Bytes[K] - Frag - *AtBindings) +
+                " bytes of alignment padding";
+    if (Frag)
       R.Note += std::string(R.Note.empty() ? "" : "; ") + "includes " +
-                std::to_string(P.ArenaBytes - P.ArenaLowerBound) +
-                " bytes of fragmentation";
+                std::to_string(Frag) + " bytes of fragmentation";
     Out.Rows.push_back(std::move(R));
     Out.TotalBytes += Bytes[K];
   }

@@ -76,6 +76,38 @@ static std::vector<uint64_t> modelStateByClass(const Plan &P,
   return Out;
 }
 
+// The model state's classes that hold bytes: "weights" for inference,
+// "weights, gradients and optimizer state" in training (an inference plan
+// has no gradients to name).
+static std::vector<MemoryClass> stateClasses(const std::vector<uint64_t> &S) {
+  std::vector<MemoryClass> Out;
+  for (MemoryClass K : {MemoryClass::Weights, MemoryClass::Gradients,
+                        MemoryClass::OptimizerState})
+    if (S[unsigned(K)] || K == MemoryClass::Weights)
+      Out.push_back(K);
+  return Out;
+}
+
+static std::string stateClassNames(const std::vector<uint64_t> &S) {
+  std::vector<MemoryClass> Ks = stateClasses(S);
+  std::string Out;
+  for (size_t I = 0; I < Ks.size(); ++I)
+    Out += (I == 0               ? ""
+            : I + 1 == Ks.size() ? " and "
+                                 : ", ") +
+           memoryClassName(Ks[I]).str();
+  return Out;
+}
+
+// "weights 1.00 GiB (...), gradients 1.00 GiB (...)".
+static std::string stateClassBytes(const std::vector<uint64_t> &S) {
+  std::string Out;
+  for (MemoryClass K : stateClasses(S))
+    Out += (Out.empty() ? "" : ", ") + memoryClassName(K).str() + " " +
+           describeBytes(S[unsigned(K)]);
+  return Out;
+}
+
 static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
                         const DiagnosisInput &In, llvm::StringRef Where,
                         std::optional<unsigned> Devices) {
@@ -88,15 +120,29 @@ static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
     F.Evidence.push_back("no sharding over up to 4096 devices fits" +
                          Where.str());
   }
-  auto Half = replanHalfPrecision(Min, CMin, In.Opts);
+  // The same plan as the "lower precision" remedy and --precision=bf16-mixed
+  // (fp32 master weights and moments included in training).
+  if (!In.PlanAtPrecision || !*In.PlanAtPrecision ||
+      usesHalfPrecision(Min, CMin))
+    return;
+  auto Half = (*In.PlanAtPrecision)(CMin.Bindings, LowerPrecisionName);
   if (!Half) {
+    // The 16-bit line is optional evidence: when the half-precision re-plan
+    // fails (sizes overflow, an op has no 16-bit form), the finding stands
+    // without it rather than failing the whole report.
     llvm::consumeError(Half.takeError());
     return;
   }
+  bool Training = llvm::any_of(Min.Sched.Steps, [](const Step &S) {
+    return S.Kind == StepKind::Optimizer;
+  });
   uint64_t HalfBytes = deviceBytes(*Half, In.OverheadBytes);
   F.Evidence.push_back(
-      std::string("16-bit (fp16/bf16) weights and activations") + Where.str() +
-      " need " + describeBytes(HalfBytes) +
+      (Training ? std::string("--precision=") + LowerPrecisionName +
+                      " (16-bit activations and gradients, fp32 master "
+                      "weights and optimizer state)"
+                : std::string("16-bit (fp16/bf16) weights and activations")) +
+      Where.str() + " need " + describeBytes(HalfBytes) +
       (HalfBytes <= In.BudgetBytes ? ": fits" : ": still does not fit"));
 }
 
@@ -124,21 +170,18 @@ modelTooLarge(const DiagnosisInput &In) {
                       : HasSeq           ? " at sequence 1"
                                          : "";
   if (StateBytes + In.OverheadBytes > In.BudgetBytes)
-    F.Summary = "the model state alone (weights, gradients, optimizer state) "
-                "needs " +
-                describeBytes(StateBytes) + ", over the budget of " +
-                describeBytes(In.BudgetBytes) +
+    F.Summary = "the model state alone (" + stateClassNames(State) +
+                ", all of it) needs " + describeBytes(StateBytes) +
+                ", over the budget of " + describeBytes(In.BudgetBytes) +
                 ": no batch or sequence change can fix it";
   else
     F.Summary = "even" + Where + " the plan needs " + describeBytes(MinBytes) +
                 ", over the budget of " + describeBytes(In.BudgetBytes) +
                 ": no batch or sequence change can fix it";
   F.Evidence.push_back(
-      "model state: weights " +
-      describeBytes(State[unsigned(MemoryClass::Weights)]) + ", gradients " +
-      describeBytes(State[unsigned(MemoryClass::Gradients)]) +
-      ", optimizer state " +
-      describeBytes(State[unsigned(MemoryClass::OptimizerState)]));
+      "model state, all of it (the class table counts the arena's share at "
+      "the peak step only): " +
+      stateClassBytes(State));
   F.Evidence.push_back("plan" + Where + ": " + describeBytes(MinBytes) +
                        " with " + describeBytes(In.OverheadBytes) +
                        " fixed overhead");

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Peak.h"
+#include "oomplan/Plan/TensorInfo.h"
 #include "oomplan/Report/Formulas.h"
 
 using namespace oomplan;
@@ -36,11 +37,8 @@ std::string report::producerText(const Plan &P, const PlanContext &C,
   int64_t S = writerStep(P, T);
   if (S < 0)
     return "-";
-  const Step &St = P.Sched.Steps[S];
-  std::string Out = "step " + std::to_string(S) + " (" + St.Op + ")";
-  if (St.Node != NoId)
-    Out += " for " + C.G.describeNode(St.Node);
-  return Out;
+  // "step 140 node 'x' (Dropout)": the step with the op it runs.
+  return "step " + std::to_string(S) + " " + describeStep(P.Sched, C.G, S);
 }
 
 // True when the last two dims of V each mention a symbol of SeqSyms.
@@ -70,11 +68,12 @@ static PeakBuffer describeBuffer(const Plan &P, const PlanContext &C,
   Out.Name = T.Name;
   Out.Kind = L.Kind;
   Out.Bytes = L.SizeBytes;
-  Out.Formula = tensorFormula(P, C, L.Root);
+  TensorDescription D = describeTensor(P, C, L.Root);
+  Out.Formula = D.Formula;
   Out.QuadraticBytes = quadraticPart(Out.Formula, C, SeqSyms);
-  ValueId V = describedValue(P, C, L.Root);
-  Out.Type = V == NoId ? "-" : shapeString(C, V);
-  Out.SeqBySeq = isSeqBySeq(C, V, SeqSyms);
+  Out.Type = D.TypeText;
+  Out.TypeNote = D.Note;
+  Out.SeqBySeq = isSeqBySeq(C, D.Value, SeqSyms);
   Out.Producer = producerText(P, C, L.Root);
   if (T.Value != NoId && C.G.Values[T.Value].Kind == ValueKind::NodeOutput) {
     const Node &N = C.G.Nodes[C.G.Values[T.Value].Producer];
@@ -89,13 +88,13 @@ PeakReport report::computePeak(const Plan &P, const PlanContext &C,
   PeakReport R;
   R.Step = P.PeakStep;
   if (R.Step < P.Sched.Steps.size()) {
+    // The step that peaks, with the op it runs: "MatMul.grad" for the
+    // backward of a MatMul, not the forward node's op.
     const Step &S = P.Sched.Steps[R.Step];
     R.Op = S.Op;
-    R.Where = "(" + S.Op + ")";
-    if (S.Node != NoId) {
+    R.Where = describeStep(P.Sched, C.G, R.Step);
+    if (S.Node != NoId)
       R.Node = C.G.Nodes[S.Node].Name;
-      R.Where = C.G.describeNode(S.Node);
-    }
   }
   R.ArenaBytes = P.ArenaBytes;
   R.LowerBound = P.ArenaLowerBound;

@@ -72,6 +72,8 @@ report::buildReport(const Plan &P, const PlanContext &C,
       R.Peak, R.Batch, R.Seq};
   if (RO.Fit)
     In.Fit = &RO.Fit;
+  if (RO.PlanAtPrecision)
+    In.PlanAtPrecision = &RO.PlanAtPrecision;
   auto F = diagnose(In);
   if (!F)
     return F.takeError();

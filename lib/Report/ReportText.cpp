@@ -29,7 +29,12 @@ static void heading(llvm::raw_ostream &OS, llvm::StringRef Text) {
 }
 
 static void printClasses(llvm::raw_ostream &OS, const MemoryReport &R) {
-  heading(OS, "memory by class:");
+  // Say which figure this is: the diagnosis's model state counts every
+  // buffer, this table the arena's buffers live at the peak step only.
+  heading(OS, "memory by class: at the peak, step " +
+                  std::to_string(R.Peak.Step) +
+                  " (arena rows: the buffers live there; weights and "
+                  "inputs+outputs: all)");
   Table T({false, true, true, true, false});
   T.row({"class", "size", "bytes", "share", "formula"});
   std::vector<std::string> Notes;
@@ -81,11 +86,16 @@ static void printPeak(llvm::raw_ostream &OS, const MemoryReport &R,
   Table T({true, true, false, false, false, false});
   T.row({"size", "bytes", "buffer", "type", "formula", "producer"});
   size_t Shown = std::min<size_t>(Pk.Buffers.size(), MaxRows);
+  std::string Note; // why a type differs from the graph's (one kind today)
   for (size_t I = 0; I < Shown; ++I) {
     const PeakBuffer &B = Pk.Buffers[I];
     std::string Type = B.Type;
     if (B.Kind != TensorKind::Activation)
       Type += " (" + tensorKindName(B.Kind).str() + ")";
+    if (!B.TypeNote.empty()) {
+      Type += " *";
+      Note = B.TypeNote;
+    }
     T.row({formatBytes(B.Bytes), std::to_string(B.Bytes), B.Name, Type,
            B.Formula.str(C.Shapes.SymbolNames), B.Producer});
   }
@@ -97,6 +107,8 @@ static void printPeak(llvm::raw_ostream &OS, const MemoryReport &R,
     OS << "  ... " << (Pk.Buffers.size() - Shown) << " more, "
        << describeBytes(Rest) << "\n";
   }
+  if (!Note.empty())
+    OS << "  * " << Note << "\n";
 }
 
 static void printFindings(llvm::raw_ostream &OS, const MemoryReport &R) {

@@ -30,20 +30,59 @@ ElementType report::lowerPrecisionType(ElementType T) {
 
 llvm::Expected<Plan> report::replanHalfPrecision(const Plan &P,
                                                  const PlanContext &C,
-                                                 const PipelineOptions &Opts) {
-  auto Resize = [&](TensorId T, uint64_t Size) -> uint64_t {
-    if (P.Sched.Tensors[T].Kind == TensorKind::OptimizerState)
-      return Size;
+                                                 const PipelineOptions &Opts,
+                                                 ElementType Half) {
+  Schedule S = P.Sched;
+  for (TensorId T = 0; T < S.Tensors.size(); ++T) {
+    ScheduleTensor &ST = S.Tensors[T];
+    if (ST.Kind == TensorKind::OptimizerState)
+      continue;
     ValueId V = describedValue(P, C, T);
     if (V == NoId || V >= C.Shapes.Values.size())
-      return Size;
-    ElementType From = C.Shapes.Values[V].Type;
+      continue;
+    ElementType From =
+        ST.Type != ElementType::Undefined ? ST.Type : C.Shapes.Values[V].Type;
     if (lowerPrecisionType(From) == ElementType::Undefined)
-      return Size;
+      continue;
     // float: 4 -> 2 bytes per element; double: 8 -> 2.
-    return Size / (elementBits(From) / 16);
+    ST.SizeBytes /= elementBits(From) / 16;
+    ST.Type = Half;
+  }
+  Lifetimes L = computeLifetimes(S, Opts.Liveness);
+  PlanOptions PO = Opts.Placement;
+  PO.BudgetBytes = P.BudgetBytes;
+  return buildPlan(std::move(S), std::move(L), PO);
+}
+
+PrecisionPlanFn report::inferencePrecisionPlanner(const PlanFn &PlanAt,
+                                                  const PlanContext &C,
+                                                  const PipelineOptions &Opts) {
+  const Graph *G = &C.G;
+  const ShapeInfo *Shapes = &C.Shapes;
+  return [G, Shapes, PlanAt,
+          Opts](llvm::ArrayRef<std::optional<int64_t>> B,
+                llvm::StringRef Precision) -> llvm::Expected<Plan> {
+    auto P = PlanAt(B);
+    if (!P)
+      return P.takeError();
+    PlanContext CB{*G, *Shapes, B};
+    return replanHalfPrecision(*P, CB, Opts,
+                               Precision.startswith("bf16")
+                                   ? ElementType::BFloat16
+                                   : ElementType::Float16);
   };
-  return replanResized(P, Resize, Opts);
+}
+
+bool report::usesHalfPrecision(const Plan &P, const PlanContext &C) {
+  for (TensorId T = 0; T < P.Sched.Tensors.size(); ++T) {
+    ElementType Ty = P.Sched.Tensors[T].Type;
+    ValueId V = P.Sched.Tensors[T].Value;
+    if (Ty == ElementType::Undefined && V != NoId && V < C.Shapes.Values.size())
+      Ty = C.Shapes.Values[V].Type;
+    if (Ty == ElementType::Float16 || Ty == ElementType::BFloat16)
+      return true;
+  }
+  return false;
 }
 
 bool report::isModelState(const Plan &P, const PlanContext &C, TensorId T) {

@@ -64,6 +64,18 @@ struct FitOutcome {
 /// report does not depend on it).
 using FitFn = std::function<llvm::Expected<FitOutcome>(uint64_t BudgetBytes)>;
 
+/// Plans the same model at Bindings with another --precision value
+/// ("bf16-mixed"): the caller's pipeline (training: the training step at that
+/// precision, fp32 master weights and moments included; inference:
+/// report::inferencePrecisionPlanner). The report's "lower precision" remedy
+/// and the diagnosis's 16-bit evidence are these plans.
+using PrecisionPlanFn = std::function<llvm::Expected<Plan>(
+    llvm::ArrayRef<std::optional<int64_t>> Bindings,
+    llvm::StringRef Precision)>;
+
+/// The --precision value the "lower precision" remedy plans.
+constexpr const char *LowerPrecisionName = "bf16-mixed";
+
 struct DiagnosisInput {
   const Plan &P;
   const PlanContext &C;
@@ -78,6 +90,9 @@ struct DiagnosisInput {
   /// The chooser, when the caller provides one; else checkpointing and
   /// offload are listed as not planned.
   const FitFn *Fit = nullptr;
+  /// Plans at another precision; null or empty: no "lower precision"
+  /// remedy and no 16-bit evidence.
+  const PrecisionPlanFn *PlanAtPrecision = nullptr;
 };
 
 /// The causes that apply to a plan that does not fit, ranked; empty when it

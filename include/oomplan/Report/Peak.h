@@ -24,7 +24,12 @@ struct PeakBuffer {
   std::string Node;     ///< Producing node's name ("" for synthetic tensors).
   std::string Op;       ///< Producing op ("" for weights, inputs, synthetic).
   std::string Producer; ///< producerText of the buffer's first tensor.
-  std::string Type;     ///< "float[12*batch,seq,seq]", or "-".
+  /// "float[12*batch,seq,seq]": the type the bytes were counted in, or
+  /// "-" (Plan/TensorInfo.h).
+  std::string Type;
+  /// Why the type differs from the graph's ("mask kept in the input's
+  /// type, ..."), or "".
+  std::string TypeNote;
   TensorKind Kind = TensorKind::Activation;
   SymExpr Formula;            ///< Bytes as a formula of the symbols.
   uint64_t Bytes = 0;         ///< Exact size (unaligned).
@@ -37,9 +42,9 @@ struct PeakBuffer {
 struct PeakReport {
   uint64_t Step = 0;
   std::string Node; ///< Name of the node running at the peak step, or "".
-  std::string Op;
-  /// "node 'name' (Op)" or "node #12 (Op)"; the op alone for steps that run
-  /// no graph node.
+  std::string Op;   ///< The step's op: "MatMul", "MatMul.grad", "Adam".
+  /// "node 'name' (MatMul.grad)" or "node #12 (Op)" with the step's op; the
+  /// op alone, "(Adam)", for steps that run no graph node.
   std::string Where;
   uint64_t LiveBytes = 0; ///< Aligned arena bytes live (= lower bound).
   uint64_t ArenaBytes = 0;

@@ -36,6 +36,9 @@ struct ReportOptions {
   bool Sweep = false;         ///< Tabulate memory over batch and seq.
   int64_t CapacityCap = DefaultCapacityCap;
   FitFn Fit; ///< Optional: plans checkpointing/offload for "what would help".
+  /// Optional: plans the model at another --precision ("bf16-mixed"); the
+  /// "lower precision" remedy is offered only with it (Diagnosis.h).
+  PrecisionPlanFn PlanAtPrecision;
 };
 
 struct MemoryReport {

@@ -13,6 +13,7 @@
 
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
+#include "oomplan/Report/Diagnosis.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace oomplan {
@@ -31,11 +32,28 @@ llvm::Expected<Plan> replanResized(const Plan &P, ResizeFn Resize,
 /// when unchanged.
 ElementType lowerPrecisionType(ElementType T);
 
-/// P with floating-point tensors at 16 bits (weights, activations, graph
-/// inputs/outputs, gradients); optimizer state stays fp32, as in mixed
-/// precision. Synthetic tensors follow the value their name wraps.
-llvm::Expected<Plan> replanHalfPrecision(const Plan &P, const PlanContext &C,
-                                         const PipelineOptions &Opts);
+/// P with floating-point tensors in Half (Float16 or BFloat16: weights,
+/// activations, graph inputs/outputs), each tensor's type set to Half.
+/// Synthetic tensors follow the value their name wraps; optimizer state and
+/// tensors already typed otherwise keep their bytes. For inference plans (a
+/// model exported in 16 bits); a training step at mixed precision is planned
+/// by the training transform itself (--precision).
+llvm::Expected<Plan>
+replanHalfPrecision(const Plan &P, const PlanContext &C,
+                    const PipelineOptions &Opts,
+                    ElementType Half = ElementType::Float16);
+
+/// A PrecisionPlanFn for inference: PlanAt at the bindings, then
+/// replanHalfPrecision (bf16 for a precision starting with "bf16", else
+/// fp16). C's graph and shapes must outlive the function; PlanAt is copied.
+PrecisionPlanFn inferencePrecisionPlanner(const PlanFn &PlanAt,
+                                          const PlanContext &C,
+                                          const PipelineOptions &Opts);
+
+/// True when P already keeps some floating-point tensor in 16 bits (a
+/// --precision=bf16-mixed/fp16-mixed run, or a 16-bit model): lowering the
+/// precision is then no remedy.
+bool usesHalfPrecision(const Plan &P, const PlanContext &C);
 
 /// True when tensor T is model state: a weight or constant, optimizer state,
 /// or the gradient of a weight.
