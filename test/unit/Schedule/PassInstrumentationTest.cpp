@@ -14,6 +14,7 @@
 #include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
+#include "oomplan/Support/Error.h"
 #include "gtest/gtest.h"
 
 using namespace oomplan;
@@ -149,7 +150,26 @@ TEST(PassInstrumentation, TrainingThenRecompute) {
         "recompute(e):8192\n",
         "10 recompute Sigmoid #2: recompute(e):8192 -> recompute(a):8192 "
         "in-place\n"})
-    EXPECT_NE(Rec.Printed.find(Line), std::string::npos)
-        << Line << "in\n"
-        << Rec.Printed;
+    EXPECT_NE(Rec.Printed.find(Line), std::string::npos) << Line << "in\n"
+                                                         << Rec.Printed;
+}
+
+// The chooser verifies what it is given: a schedule that reads t before any
+// step writes it is an internal error, and no pass is reported.
+TEST(PassInstrumentation, ChooserRejectsBrokenInput) {
+  Loaded L;
+  ASSERT_TRUE(load(streamModel(), 1, L));
+  auto Bytes = evaluateValueBytes(*L.G, L.Shapes, L.Bind);
+  ASSERT_TRUE(!!Bytes) << llvm::toString(Bytes.takeError());
+  Schedule S = makeDefaultSchedule(*L.G, *Bytes);
+  std::swap(S.Steps[0], S.Steps[1]); // y = t @ W2 before t = x @ W1
+  Recorder Rec;
+  auto R = fitSchedule(S, cost(L), fitOptions(2000, Rec.PI));
+  ASSERT_FALSE(!!R);
+  llvm::Error E = R.takeError();
+  EXPECT_EQ(errorCategory(E), ErrorCategory::Internal);
+  EXPECT_EQ(llvm::toString(std::move(E)),
+            "the schedule given to the chooser: schedule step 0 (MatMul): "
+            "[read-before-write] reads 't' before any step writes it");
+  EXPECT_TRUE(Rec.Passes.empty());
 }
