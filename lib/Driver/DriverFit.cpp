@@ -41,6 +41,18 @@ FitOptions driver::fitOptions(const api::FitRequest &F,
 Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
                                    FitOptions FO, const PipelineOptions &PO,
                                    FitResult &R) {
+  // The chooser keeps the cheapest candidate whose placement (this one, at
+  // the chooser's budget) fits, not only the cheapest by its lower bound. A
+  // candidate whose placement fails counts as not fitting; the schedule that
+  // is kept is placed again below, and its errors are reported there.
+  FO.PlacementFits = [&PO, Budget = FO.BudgetBytes](const Schedule &Cand) {
+    auto P = buildPlan(Cand, computeLifetimes(Cand, PO.Liveness), PO.Placement);
+    if (!P) {
+      consumeError(P.takeError());
+      return false;
+    }
+    return P->totalBytes() <= Budget;
+  };
   auto Fit = [&]() -> Error {
     auto F = fitSchedule(S, Cost, FO);
     if (!F)

@@ -49,6 +49,9 @@ struct Chooser {
   const FitOptions &Opts;
   uint64_t Target;
   std::optional<Candidate> Best;
+  /// With Opts.PlacementFits: the other candidates that fit by the estimate,
+  /// in case Best's placement does not fit (preferPlaced).
+  std::vector<Candidate> Others;
   std::optional<Candidate> Smallest;
   std::optional<Schedule> Leanest; ///< Least memory recompute reaches.
   std::string LeanestName;
@@ -101,8 +104,41 @@ struct Chooser {
     }
     TimePrediction T = simulate(S, Cost);
     ++Fitted;
-    if (!Best || T.TotalSeconds < Best->T.TotalSeconds)
-      Best = Candidate{std::move(S), M, T, Name, Pass.str(), earlier()};
+    bool Better = !Best || T.TotalSeconds < Best->T.TotalSeconds;
+    if (!Better && !Opts.PlacementFits)
+      return;
+    // The new candidate goes to Best; the loser of the two (when placement
+    // is to be checked) to Others.
+    std::optional<Candidate> Prev = std::move(Best);
+    Best.reset();
+    Best = Candidate{std::move(S), M, T, Name, Pass.str(), earlier()};
+    if (!Better)
+      std::swap(*Best, *Prev);
+    if (Prev && Opts.PlacementFits)
+      Others.push_back(std::move(*Prev));
+  }
+
+  // True when Best's placement fits (or nobody checks placement).
+  bool bestPlaces() const {
+    return Best && (!Opts.PlacementFits || Opts.PlacementFits(Best->S));
+  }
+
+  // Best's placement does not fit: the cheapest other candidate whose
+  // placement fits replaces it (issue 17: a placement over by fragmentation
+  // made the caller aim lower for every candidate, and a +421% plan won over
+  // a +26% one that placed exactly at the budget). When none places, Best
+  // stays, and the caller aims lower.
+  void preferPlaced() {
+    std::stable_sort(Others.begin(), Others.end(),
+                     [](const Candidate &A, const Candidate &B) {
+                       return A.T.TotalSeconds < B.T.TotalSeconds;
+                     });
+    for (Candidate &O : Others)
+      if (Opts.PlacementFits(O.S)) {
+        Best = std::move(O);
+        break;
+      }
+    Others.clear();
   }
 
   // Smallest K in [Lo, Hi] whose schedule fits, assuming Make(Hi) fits.
@@ -421,7 +457,12 @@ llvm::Expected<FitResult> oomplan::fitSchedule(const Schedule &In,
     C.consider(S, Reordered ? "reorder" : "none", Reordered ? "reorder" : "");
   if (Reordered)
     C.Context.push_back({"reorder", &S});
-  if (!C.Best || Forced) {
+  // The plan as it is fits only when its placement does too; else the
+  // transforms are candidates, and it is not one.
+  bool Placed = C.bestPlaces();
+  if (!Placed)
+    C.Best.reset();
+  if (!Placed || Forced) {
     if (isTrainingSchedule(S)) {
       C.trainingCandidates(S);
       C.hostOptimizerCandidates(S);
@@ -432,6 +473,8 @@ llvm::Expected<FitResult> oomplan::fitSchedule(const Schedule &In,
   }
   if (C.Failure)
     return std::move(C.Failure);
+  if (!Placed && !C.bestPlaces() && C.Best && Opts.PlacementFits)
+    C.preferPlaced();
   if (C.Best) {
     replayPasses(Opts.Instr, *C.Best);
     R.Fits = true;

@@ -28,6 +28,7 @@
 #include "oomplan/Fit/MemoryEstimate.h"
 #include "oomplan/Fit/Simulate.h"
 #include "oomplan/Schedule/PassInstrumentation.h"
+#include <functional>
 #include <string>
 
 namespace oomplan {
@@ -46,6 +47,12 @@ struct FitOptions {
   /// Told the passes of the schedule the chooser keeps, in the order they
   /// were applied ("reorder", "recompute", ...), after each is verified.
   const PassInstrumentation *Instr = nullptr;
+  /// When set: whether the caller's placement of a schedule fits the budget.
+  /// The estimate is a lower bound that placement may exceed (fragmentation),
+  /// so the chooser then keeps the cheapest candidate whose placement fits,
+  /// trying them cheapest first (lib/Fit does not place: the caller does).
+  /// Without it, or when no candidate places, the estimate decides.
+  std::function<bool(const Schedule &)> PlacementFits;
 };
 
 struct FitResult {
