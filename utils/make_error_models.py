@@ -31,11 +31,31 @@ def model_with_external(location, name):
         f.write(model.SerializeToString())
 
 
+def model_with_raw_data(num_bytes, name):
+    # 2,048 floats: more than the 1,024 elements whose values the importer
+    # keeps, which once skipped the length check.
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = TensorProto.FLOAT
+    w.dims.extend([2048])
+    w.raw_data = bytes(num_bytes)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2048])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2048])
+    node = helper.make_node("Add", ["x", "w"], ["y"], name="add")
+    graph = helper.make_graph([node], name, [x], [y], initializer=[w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     model_with_external("../../etc/passwd", "external-dotdot")
     model_with_external("/etc/passwd", "external-absolute")
     model_with_external("weights/missing.bin", "external-missing")
+    model_with_raw_data(4096, "raw-data-short")
+    model_with_raw_data(8196, "raw-data-long")
     # Bytes that are not a protobuf message: wire type 7 does not exist.
     with open(os.path.join(OUT, "random-bytes.onnx"), "wb") as f:
         f.write(bytes([0x0F, 0xFF, 0xFE, 0x07, 0x9A, 0x33, 0xC1, 0x00] * 64))

@@ -12,6 +12,8 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
                             llvm::ArrayRef<std::optional<int64_t>> Bindings) {
   std::vector<std::string> Unbound =
       unboundSymbols(Bindings, Shapes.SymbolNames);
+  if (llvm::Error E = checkDimsAtBindings(G, Shapes, Bindings))
+    return std::move(E);
   std::vector<uint64_t> Bytes(G.Values.size(), 0);
   for (ValueId Id = 0; Id < G.Values.size(); ++Id) {
     const Value &V = G.Values[Id];

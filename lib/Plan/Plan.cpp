@@ -41,21 +41,48 @@ Region oomplan::regionFor(TensorKind K, bool IOInArena) {
   }
 }
 
-// Lays out Ids one after another; the region's size goes to Size.
-static llvm::Error layOutSequentially(const Lifetimes &L,
+// The name of buffer B's tensor, for errors.
+static std::string bufferName(const Schedule &S, const Lifetimes &L,
+                              BufferId B) {
+  TensorId T = L.Buffers[B].Root;
+  return T < S.Tensors.size() ? S.Tensors[T].Name : "#" + std::to_string(B);
+}
+
+// Lays out Ids one after another; the region's size goes to Size. Sizes
+// past MaxSizeBytes are errors naming the tensor that crosses the limit.
+static llvm::Error layOutSequentially(const Schedule &S, const Lifetimes &L,
                                       llvm::ArrayRef<BufferId> Ids,
-                                      uint64_t Align,
+                                      uint64_t Align, Region R,
                                       std::vector<uint64_t> &OffsetOf,
                                       uint64_t &Size) {
   Size = 0;
   for (BufferId B : Ids) {
     uint64_t Rounded;
-    if (!checkedAlignUp(L.Buffers[B].SizeBytes, Align, Rounded))
-      return makeOverflowError("buffer size overflows 64 bits");
+    if (!checkedAlignUp(L.Buffers[B].SizeBytes, Align, Rounded) ||
+        Rounded > MaxSizeBytes)
+      return makeOverflowError("tensor '" + bufferName(S, L, B) + "' needs " +
+                               llvm::Twine(L.Buffers[B].SizeBytes) +
+                               " bytes, more than 2^63 - 1");
     OffsetOf[B] = Size;
-    if (!checkedAdd(Size, Rounded, Size))
-      return makeOverflowError("region size overflows 64 bits");
+    if (!checkedAdd(Size, Rounded, Size) || Size > MaxSizeBytes)
+      return makeOverflowError("the " + regionName(R) +
+                               " region needs more than 2^63 - 1 bytes "
+                               "(reached at tensor '" +
+                               bufferName(S, L, B) + "')");
   }
+  return llvm::Error::success();
+}
+
+// Weights + IO + arena, which reports print as a signed 64-bit number: a
+// wrapped sum would make a 20 EiB plan "fit" a 4 EiB budget.
+static llvm::Error checkTotal(const Plan &P) {
+  uint64_t Total;
+  if (!checkedAdd(P.WeightBytes, P.IOBytes, Total) ||
+      !checkedAdd(Total, P.ArenaBytes, Total) || Total > MaxSizeBytes)
+    return makeOverflowError(
+        "the plan needs more than 2^63 - 1 bytes in all: weights " +
+        llvm::Twine(P.WeightBytes) + " + io " + llvm::Twine(P.IOBytes) +
+        " + arena " + llvm::Twine(P.ArenaBytes) + " bytes");
   return llvm::Error::success();
 }
 
@@ -95,6 +122,7 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   Plan P;
   P.AlignBytes = Opts.AlignBytes;
   P.BudgetBytes = Opts.BudgetBytes;
+  P.OverheadBytes = Opts.OverheadBytes;
   P.RegionOf.resize(L.Buffers.size());
   P.OffsetOf.assign(L.Buffers.size(), 0);
   std::vector<BufferId> ByRegion[3];
@@ -103,11 +131,12 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
     ByRegion[static_cast<int>(P.RegionOf[B])].push_back(B);
   }
   const auto &Weights = ByRegion[0], &IO = ByRegion[1], &Arena = ByRegion[2];
-  if (llvm::Error E = layOutSequentially(L, Weights, Opts.AlignBytes,
-                                         P.OffsetOf, P.WeightBytes))
-    return E;
   if (llvm::Error E =
-          layOutSequentially(L, IO, Opts.AlignBytes, P.OffsetOf, P.IOBytes))
+          layOutSequentially(S, L, Weights, Opts.AlignBytes, Region::Weights,
+                             P.OffsetOf, P.WeightBytes))
+    return E;
+  if (llvm::Error E = layOutSequentially(S, L, IO, Opts.AlignBytes, Region::IO,
+                                         P.OffsetOf, P.IOBytes))
     return E;
 
   std::vector<planner::BufferRequest> Req =
@@ -118,6 +147,8 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   if (!Placed)
     return Placed.takeError();
   P.ArenaBytes = Placed->ArenaBytes;
+  if (llvm::Error E = checkTotal(P))
+    return E;
   P.Algorithm = Placed->Algorithm.empty() ? Opts.Algorithm : Placed->Algorithm;
   for (size_t I = 0; I < Arena.size(); ++I)
     P.OffsetOf[Arena[I]] = Placed->Offsets[I];

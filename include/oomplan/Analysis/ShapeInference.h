@@ -64,6 +64,14 @@ SymExpr tensorBytes(ElementType Type, llvm::ArrayRef<SymExpr> Dims);
 /// (G.SourcePath), the node (G.describeNode) and its op.
 llvm::Expected<ShapeInfo> inferShapes(const Graph &G);
 
+/// Checks that every dim of every known value is >= 0 at Bindings (dims with
+/// unbound symbols are skipped); an error names the value, the axis and the
+/// dim's formula. Sizes alone would miss two negative dims whose product is
+/// positive.
+llvm::Error
+checkDimsAtBindings(const Graph &G, const ShapeInfo &Shapes,
+                    llvm::ArrayRef<std::optional<int64_t>> Bindings);
+
 /// The --emit=shapes listing: one line per value (graph inputs, weights, then
 /// node outputs in schedule order) with name, kind, dtype, [dims], the bytes
 /// formula and, when every symbol it uses is bound in Bindings (indexed by

@@ -13,6 +13,7 @@
 
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Support/CheckedMath.h"
 
 namespace oomplan {
 
@@ -23,7 +24,10 @@ struct MemoryEstimate {
   uint64_t PeakStep = 0;    ///< First step where ArenaPeak is reached.
   /// Bytes whose home is the host (HostHome tensors), counted once each.
   uint64_t HostBytes = 0;
-  uint64_t totalBytes() const { return WeightBytes + IOBytes + ArenaPeak; }
+  /// Saturating: an estimate past 2^64 must compare as too large.
+  uint64_t totalBytes() const {
+    return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaPeak);
+  }
 };
 
 struct EstimateOptions {

@@ -13,6 +13,7 @@
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Planner/BufferRequest.h"
+#include "oomplan/Support/CheckedMath.h"
 #include "llvm/Support/Error.h"
 #include <optional>
 #include <string>
@@ -50,8 +51,11 @@ struct Plan {
   uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
   std::optional<uint64_t> BudgetBytes;
 
-  /// Weights + IO + arena: the device memory the plan needs.
-  uint64_t totalBytes() const { return WeightBytes + IOBytes + ArenaBytes; }
+  /// Weights + IO + arena: the device memory the plan needs. buildPlan
+  /// rejects totals past 2^63 - 1; saturating keeps any other Plan honest.
+  uint64_t totalBytes() const {
+    return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaBytes);
+  }
   bool fits() const { return !BudgetBytes || totalBytes() <= *BudgetBytes; }
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
