@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
+#include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Report/Report.h"
+#include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -94,6 +96,22 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
   RO.MaxBatch = S.Req.Report.MaxBatch;
   RO.MaxSeq = S.Req.Report.MaxSeq;
   RO.Sweep = S.Req.Report.Sweep;
+  // "lower precision" is the plan --precision=bf16-mixed gives (contract 3):
+  // training re-plans the step at that precision; inference with every
+  // floating-point tensor in 16 bits.
+  if (S.training())
+    RO.PlanAtPrecision = [&S, &C, PO](ArrayRef<std::optional<int64_t>> B,
+                                      StringRef Precision) -> Expected<Plan> {
+      auto Prec = parsePrecision(Precision);
+      if (!Prec)
+        return Prec.takeError();
+      TrainingOptions T = S.Train;
+      T.Precision = *Prec;
+      std::vector<std::string> Warnings; // said once, by the main plan
+      return planTrainingGraph(C.G, C.Shapes, B, PO, T, Warnings);
+    };
+  else
+    RO.PlanAtPrecision = report::inferencePrecisionPlanner(PlanAt, C, PO);
   SymbolRoles Roles = findSymbolRoles(C.G);
   auto R = report::buildReport(P, C, Roles, PlanAt, PO, RO);
   if (!R)
