@@ -52,11 +52,16 @@ fi
 
 # Seeds, named by content so that repeated runs add nothing twice.
 seed() { # seed DIR PREFIX FILE...
-  local dir=$1 prefix=$2
+  local dir=$1 prefix=$2 sum f
   shift 2
   mkdir -p "$dir"
+  if [[ -z $prefix ]]; then
+    sha1sum "$@" | while read -r sum f; do
+      [[ -f $dir/$sum ]] || cp "$f" "$dir/$sum"
+    done
+    return
+  fi
   for f in "$@"; do
-    local sum
     sum=$( (printf '%b' "$prefix"; cat "$f") | sha1sum | cut -c1-40)
     [[ -f $dir/$sum ]] || (printf '%b' "$prefix"; cat "$f") >"$dir/$sum"
   done

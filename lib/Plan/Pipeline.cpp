@@ -50,6 +50,25 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
                             llvm::Twine(*B) + " bytes)");
     Bytes[Id] = static_cast<uint64_t>(*B);
   }
+  // A view shares its input's buffer, so it cannot be larger. Shape rules
+  // cannot always prove a Reshape target's element count wrong (N vs 8*N),
+  // but at the bindings it is a number: a bad model, not a bad schedule
+  // (found by the fuzzer, test/lit/errors/fuzz-reshape-count.onnxtxt).
+  for (NodeId N = 0; N < G.Nodes.size(); ++N) {
+    const Node &Nd = G.Nodes[N];
+    if (Nd.Inputs.empty() || Nd.Outputs.empty() || Nd.input(0) == NoId ||
+        Nd.Outputs[0] == NoId || !isViewOp(G, Nd))
+      continue;
+    ValueId In = Nd.input(0), Out = Nd.Outputs[0];
+    if (Bytes[Out] > Bytes[In])
+      return makeInputError(
+          G.SourcePath + ": " + G.describeNode(N) + ": output '" +
+          G.Values[Out].Name + "' (" + llvm::Twine(Bytes[Out]) +
+          " bytes) is larger than input '" + G.Values[In].Name + "' (" +
+          llvm::Twine(Bytes[In]) +
+          " bytes) at these bindings; the target shape does not keep the "
+          "element count");
+  }
   return Bytes;
 }
 

@@ -105,7 +105,14 @@ Schedule oomplan::makeDefaultSchedule(const Graph &G,
     if (!St.Reads.empty() && !St.Writes.empty() && Nd.input(0) != NoId &&
         Nd.Outputs[0] != NoId && isViewOp(G, Nd))
       St.ViewOf = 0;
-    St.MayWriteInPlace = isElementwiseOp(Nd.OpType);
+    // Liveness reuses a dying read's buffer only at equal size, and the
+    // verifier allows the permission only then: a broadcast whose output is
+    // larger than every input (Or of [3,1,5,6] and [1,4,1,6]) has none.
+    St.MayWriteInPlace =
+        isElementwiseOp(Nd.OpType) && St.ViewOf < 0 && !St.Writes.empty() &&
+        llvm::any_of(St.Reads, [&](TensorId R) {
+          return S.Tensors[R].SizeBytes == S.Tensors[St.Writes[0]].SizeBytes;
+        });
     S.Steps.push_back(std::move(St));
   }
   return S;
