@@ -56,6 +56,7 @@ PipelineOptions Session::pipelineOptions() const {
   PO.Placement.TimeLimitSeconds = Req.TimeLimitSeconds;
   PO.Placement.IOInArena = Req.IOInArena;
   PO.Placement.BudgetBytes = Budget;
+  PO.Placement.OverheadBytes = Overhead;
   return PO;
 }
 
@@ -132,6 +133,15 @@ Error driver::resolveOptions(Session &S) {
   S.Train.Optimizer = *O;
   S.Train.Precision = *P;
   S.Train.GradAccum = T.GradAccum.value_or(1);
+  // K passes of batch/K are one optimizer step only when the gradients
+  // accumulate over them; without --grad-accum that is what is meant.
+  unsigned K = R.Fit.MicroBatches.value_or(1);
+  if (K > 1 && !T.GradAccum) {
+    S.Train.GradAccum = K;
+    S.warn("--micro-batches=" + Twine(K) + " without --grad-accum: assuming " +
+           "--grad-accum=" + Twine(K) + " (gradients accumulate over the " +
+           Twine(K) + " passes)");
+  }
   S.Train.Freeze = T.Freeze;
   for (StringRef Pair : T.Tied) {
     auto AB = parseTiedPair(Pair);

@@ -64,6 +64,8 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
     return E;
   PlanOptions PlO = PO.Placement;
   PlO.BudgetBytes = FO.BudgetBytes;
+  // The chooser's budget is what is left after any fixed overhead.
+  PlO.OverheadBytes = 0;
   auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
   // Placement may exceed the chooser's lower bound; then aim lower by the
   // fragmentation seen, up to three times.

@@ -11,6 +11,7 @@
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphPrinter.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
+#include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -126,6 +127,30 @@ static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
   planner::writeMiniMallocCSV(OS, R, Pl);
 }
 
+// The settings that decide the numbers but that the user may not have
+// typed: the device's memory when it is the budget, and training's defaults.
+static void printSettings(Session &S) {
+  const api::Request &R = S.Req;
+  if (R.Device) {
+    S.OS << "device: " << S.Device.Name << ", "
+         << formatBytes(S.Device.MemoryBytes) << " (" << S.Device.MemoryBytes
+         << " bytes)";
+    if (S.BudgetFromDevice)
+      S.OS << ", the budget (no --budget given)";
+    S.OS << '\n';
+  }
+  if (!S.training())
+    return;
+  const api::TrainingRequest &T = R.Train;
+  auto Setting = [](const std::optional<std::string> &V, const char *Def) {
+    return V ? *V : std::string(Def) + " (default)";
+  };
+  S.OS << "training: optimizer " << Setting(T.Optimizer, "adam")
+       << ", precision " << Setting(T.Precision, "fp32")
+       << ", loss: one gradient of each output's size, gradient accumulation "
+       << S.Train.GradAccum << '\n';
+}
+
 // Everything after planning: the fit, the report, or one of the listings.
 static Expected<int> emitPlan(Session &S, const Graph &G,
                               const ShapeInfo &Shapes, const PlanContext &C,
@@ -153,8 +178,11 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
       return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
                           : planGraph(G, Shapes, B, PO);
     };
+    printSettings(S);
     return runFit(S, C, P, PO, PlanAt, PlanPasses);
   }
+  if (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan)
+    printSettings(S);
   switch (R.Emit) {
   case api::EmitKind::Lifetimes:
     printLifetimes(S.OS, P.Sched, P.Life);

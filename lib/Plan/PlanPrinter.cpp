@@ -95,11 +95,17 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   printBytesLine(OS, "inputs+outputs", P.IOBytes);
   printBytesLine(OS, "arena", P.ArenaBytes);
   printBytesLine(OS, "total", P.totalBytes());
+  if (P.OverheadBytes)
+    printBytesLine(OS, "fixed overhead", P.OverheadBytes);
   if (P.BudgetBytes) {
     OS << "budget: " << formatBytes(*P.BudgetBytes) << " (" << *P.BudgetBytes
        << " bytes): " << (P.fits() ? "fits" : "DOES NOT FIT");
-    if (!P.fits())
-      OS << ", over by " << (P.totalBytes() - *P.BudgetBytes) << " bytes";
+    // Not fitting means total + overhead > budget, so this cannot wrap
+    // unless the sum itself does (then "over by" is past 2^64).
+    uint64_t Need;
+    if (!P.fits() &&
+        !__builtin_add_overflow(P.totalBytes(), P.OverheadBytes, &Need))
+      OS << ", over by " << (Need - *P.BudgetBytes) << " bytes";
     OS << '\n';
   }
   printArenaLine(OS, P);

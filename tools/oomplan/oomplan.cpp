@@ -37,7 +37,8 @@ static int shortUsage() {
             "      does one inference pass fit 24 GiB? (exit 0 yes, 2 no)\n"
             "  oomplan model.onnx --train --batch 8 --device A100-80GB\n"
             "      does one training step fit the card?\n"
-            "  oomplan model.onnx --train --seq 512 --budget 24G --max-batch\n"
+            "  oomplan model.onnx --train --batch 1 --seq 512 --budget 24G "
+            "--max-batch\n"
             "      the largest batch that fits\n";
   return 1;
 }

@@ -34,7 +34,20 @@ struct PlanOptions {
   double TimeLimitSeconds = 2.0;  ///< Safety cap for search algorithms.
   bool IOInArena = false;         ///< Place graph inputs/outputs in the arena.
   std::optional<uint64_t> BudgetBytes; ///< Device memory available.
+  /// Fixed per-device allowance (--overhead) counted against the budget.
+  uint64_t OverheadBytes = 0;
 };
+
+/// The verdict, decided here alone (the exit code, the JSON's two "fits"
+/// and the text all print it): total + overhead <= budget, without
+/// wrapping; always true without a budget.
+inline bool fitsBudget(uint64_t TotalBytes, uint64_t OverheadBytes,
+                       std::optional<uint64_t> BudgetBytes) {
+  uint64_t Sum;
+  return !BudgetBytes ||
+         (!__builtin_add_overflow(TotalBytes, OverheadBytes, &Sum) &&
+          Sum <= *BudgetBytes);
+}
 
 struct Plan {
   Schedule Sched;
@@ -50,13 +63,16 @@ struct Plan {
   std::string Algorithm; ///< The algorithm whose placement was kept.
   uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
   std::optional<uint64_t> BudgetBytes;
+  uint64_t OverheadBytes = 0; ///< Counted against the budget.
 
   /// Weights + IO + arena: the device memory the plan needs. buildPlan
   /// rejects totals past 2^63 - 1; saturating keeps any other Plan honest.
   uint64_t totalBytes() const {
     return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaBytes);
   }
-  bool fits() const { return !BudgetBytes || totalBytes() <= *BudgetBytes; }
+  bool fits() const {
+    return fitsBudget(totalBytes(), OverheadBytes, BudgetBytes);
+  }
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
 };

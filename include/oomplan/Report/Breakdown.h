@@ -73,10 +73,11 @@ inline uint64_t deviceBytes(const Plan &P, uint64_t OverheadBytes) {
              ? UINT64_MAX
              : Sum;
 }
-/// True when deviceBytes fits Budget (always without a budget).
+/// True when deviceBytes fits Budget (always without a budget): the one
+/// verdict function of Plan.h.
 inline bool fitsBudget(const Plan &P, uint64_t OverheadBytes,
                        std::optional<uint64_t> Budget) {
-  return !Budget || deviceBytes(P, OverheadBytes) <= *Budget;
+  return oomplan::fitsBudget(P.totalBytes(), OverheadBytes, Budget);
 }
 
 } // namespace report
