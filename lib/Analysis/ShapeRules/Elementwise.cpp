@@ -60,10 +60,23 @@ static llvm::Error negOrAbs(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+// Cast-1 (opsets 1-5) names the target type as a string ("FLOAT", "INT64");
+// Cast-6 uses the DataType number.
+static bool castTarget(const Node &N, ElementType &To) {
+  const Attribute *A = N.attr("to");
+  if (A && A->Kind == AttrKind::String) {
+    for (int64_t Num = 1; Num <= MaxElementTypeNumber; ++Num)
+      if (elementTypeFromNumber(Num, To) &&
+          llvm::StringRef(A->S).equals_insensitive(elementTypeName(To)))
+        return true;
+    return false;
+  }
+  return elementTypeFromNumber(N.getInt("to", 0), To);
+}
+
 static llvm::Error cast(RuleContext &Ctx) {
   ElementType To;
-  if (!elementTypeFromNumber(Ctx.node().getInt("to", 0), To) ||
-      To == ElementType::Undefined)
+  if (!castTarget(Ctx.node(), To) || To == ElementType::Undefined)
     return Ctx.error("Cast has no valid 'to' type");
   Ctx.setOutput(0, To, Ctx.inDims(0).vec());
   // Integer to integer or float keeps the values (shape values fit either

@@ -183,7 +183,10 @@ llvm::Error slice(RuleContext &Ctx) {
 
 llvm::Error concat(RuleContext &Ctx) {
   size_t R = Ctx.inRank(0);
-  llvm::Expected<size_t> Axis = Ctx.axis(Ctx.node().getInt("axis", 0), R);
+  // Concat-1 (opsets 1-3) defaults the axis to 1; Concat-4 requires it.
+  if (!Ctx.node().attr("axis") && Ctx.opset() >= 4)
+    return Ctx.error("attribute 'axis' is required from opset 4");
+  llvm::Expected<size_t> Axis = Ctx.axis(Ctx.node().getInt("axis", 1), R);
   if (!Axis)
     return Axis.takeError();
   std::vector<SymExpr> Out = Ctx.inDims(0).vec();
@@ -258,7 +261,25 @@ llvm::Error split(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+// Tile-1 (opsets 1-5): inputs (input, tiles, axis), two scalars: only axis
+// is repeated, tiles times.
+static llvm::Error tileOpset1(RuleContext &Ctx) {
+  std::vector<SymExpr> Out = Ctx.inDims(0).vec();
+  std::optional<std::vector<int64_t>> Axis = Ctx.constInts(2);
+  if (!Ctx.inValues(1) || Ctx.inValues(1)->size() != 1 || !Axis ||
+      Axis->size() != 1)
+    return Ctx.error("tiles and axis must be known scalars (Tile-1)");
+  llvm::Expected<size_t> A = Ctx.axis((*Axis)[0], Out.size());
+  if (!A)
+    return A.takeError();
+  Out[*A] = Out[*A] * (*Ctx.inValues(1))[0];
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
 llvm::Error tile(RuleContext &Ctx) {
+  if (Ctx.opset() < 6)
+    return tileOpset1(Ctx);
   llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
   if (!Ctx.inValues(1) || Ctx.inValues(1)->size() != In.size())
     return Ctx.error("repeats must be known, one per axis");
@@ -272,8 +293,13 @@ llvm::Error tile(RuleContext &Ctx) {
 llvm::Error pad(RuleContext &Ctx) {
   llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
   std::vector<SymExpr> Pads;
+  // Pad-1 spelled the attribute 'paddings'; Pad-2 renamed it; Pad-11 made
+  // it an input.
   if (std::optional<std::vector<int64_t>> P = Ctx.node().getInts("pads"))
     Pads = toExprs(*P);
+  else if (std::optional<std::vector<int64_t>> P1 =
+               Ctx.node().getInts("paddings"))
+    Pads = toExprs(*P1);
   else if (Ctx.hasInput(1) && Ctx.inValues(1))
     Pads = *Ctx.inValues(1);
   else
