@@ -7,7 +7,8 @@
 // climber run with fixed effort budgets, and the smallest arena wins (ties
 // to the earlier). Budgets, not wall-clock time, bound the work, so the same
 // input gives the same offsets on any machine; the time limit is only a
-// safety cap on pathological inputs.
+// safety cap on pathological inputs, shared by all the steps: a step that
+// starts after it has passed is skipped.
 //
 //===----------------------------------------------------------------------===//
 #include "MultiOrdering.h"
@@ -37,9 +38,11 @@ Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,
   if (!P)
     return P.takeError();
   uint64_t Target = std::max(lowerBound(Requests), Options.CapacityBytes);
+  // One deadline for the whole run: each later step gets what is left.
+  Clock::time_point Deadline = deadlineAfter(Options.TimeLimitSeconds);
   TimeIndex Index(*P);
   OrderedPlacement Greedy =
-      bestOfOrderings(*P, Target, Index,
+      bestOfOrderings(*P, Target, Index, Deadline,
                       P->Active.size() > AllOrderingsMaxBuffers ? 1 : SIZE_MAX);
   Placement Best = makePlacement(*P, std::move(Greedy.Offsets),
                                  "auto:" + Greedy.OrderingName);
@@ -56,9 +59,11 @@ Expected<Placement> planAuto(ArrayRef<BufferRequest> Requests,
        "auto:hill-climb"},
   };
   for (const Step &S : Steps) {
-    if (Best.ArenaBytes <= Target || N > S.MaxBuffers)
+    if (Best.ArenaBytes <= Target || N > S.MaxBuffers ||
+        Clock::now() > Deadline)
       break;
     PlannerOptions Sub = Options;
+    Sub.TimeLimitSeconds = secondsUntil(Deadline);
     Sub.EffortBudget = Options.EffortBudget ? Options.EffortBudget : S.Effort;
     Expected<Placement> Result = S.Run(Requests, Sub);
     if (!Result)

@@ -1,9 +1,11 @@
 //===- BestFit.cpp - gap search among overlapping placed buffers ----------===//
 //
-// For each buffer in order: fetch the placed buffers that overlap it in time
-// from the TimeIndex, sort them by offset, walk the gaps between them, and
-// choose a gap by the policy; if none fits, go on top of the highest.
-// Best fit is TFLite's and TVM's greedy-by-size core.
+// For each buffer in order: fetch the byte ranges taken by placed buffers
+// that overlap it in time from the TimeIndex (merged unions, not one range
+// per buffer, so a step with thousands of live buffers costs a few ranges),
+// sort them by offset, walk the gaps between them, and choose a gap by the
+// policy; if none fits, go on top of the highest. Best fit is TFLite's and
+// TVM's greedy-by-size core.
 //
 //===----------------------------------------------------------------------===//
 #include "BestFit.h"
@@ -13,20 +15,13 @@ using namespace llvm;
 
 namespace oomplan::planner {
 
-namespace {
-struct Interval {
-  uint64_t Begin, End;
-  bool operator<(const Interval &O) const { return Begin < O.Begin; }
-};
-} // namespace
-
 /// The offset for a buffer of Footprint bytes aligned to Align, given the
 /// occupied byte ranges Busy (sorted by Begin).
-static uint64_t chooseOffset(ArrayRef<Interval> Busy, uint64_t Footprint,
+static uint64_t chooseOffset(ArrayRef<ByteRange> Busy, uint64_t Footprint,
                              uint64_t Align, FitPolicy Policy) {
   uint64_t Cursor = 0; // Everything below Cursor is taken or skipped.
   uint64_t BestOffset = 0, BestGap = UINT64_MAX;
-  for (const Interval &B : Busy) {
+  for (const ByteRange &B : Busy) {
     if (B.Begin > Cursor) {
       uint64_t Offset = alignUp(Cursor, Align);
       if (Offset + Footprint <= B.Begin) {
@@ -49,18 +44,14 @@ static uint64_t chooseOffset(ArrayRef<Interval> Busy, uint64_t Footprint,
 std::vector<uint64_t> placeInOrder(const Problem &P, ArrayRef<uint32_t> Order,
                                    FitPolicy Policy, TimeIndex &Index) {
   std::vector<uint64_t> Offsets(P.Requests.size(), 0);
-  std::vector<uint32_t> Neighbours;
-  std::vector<Interval> Busy;
+  std::vector<ByteRange> Busy;
   Index.clear();
   for (uint32_t I : Order) {
-    Neighbours.clear();
-    Index.overlapping(I, Neighbours);
     Busy.clear();
-    for (uint32_t J : Neighbours)
-      Busy.push_back({Offsets[J], Offsets[J] + P.Footprint[J]});
+    Index.busy(I, Busy);
     llvm::sort(Busy);
     Offsets[I] = chooseOffset(Busy, P.Footprint[I], P.align(I), Policy);
-    Index.insert(I);
+    Index.insert(I, Offsets[I], Offsets[I] + P.Footprint[I]);
   }
   return Offsets;
 }

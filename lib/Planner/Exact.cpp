@@ -23,6 +23,12 @@ using namespace llvm;
 
 namespace oomplan::planner {
 
+/// Above these sizes the search is not started: building its overlap lists
+/// costs O(n^2) time and O(sum of lifetimes in sections) memory before the
+/// first node, which neither the node budget nor the clock can interrupt.
+/// The greedy result and the (time-limited) hill climb are returned instead.
+constexpr size_t SearchMaxBuffers = 10'000;
+constexpr uint64_t SearchMaxLiveEntries = 20'000'000;
 /// Nodes when PlannerOptions::EffortBudget is 0.
 constexpr uint64_t DefaultExactNodes = 1'000'000;
 /// Nodes per hill-climb iteration of the fallback: its iterations scale with
@@ -70,27 +76,27 @@ Expected<Placement> planExact(ArrayRef<BufferRequest> Requests,
     return P.takeError();
   uint64_t Bound = lowerBound(Requests);
   uint64_t Goal = std::max(Bound, Options.CapacityBytes);
+  auto Deadline = deadlineAfter(Options.TimeLimitSeconds);
   TimeIndex Index(*P);
-  OrderedPlacement Greedy = bestOfOrderings(*P, Goal, Index);
+  OrderedPlacement Greedy = bestOfOrderings(*P, Goal, Index, Deadline);
   Incumbent Best{std::move(Greedy.Offsets), Greedy.ArenaBytes};
   if (Best.Arena <= Goal)
     return makePlacement(*P, std::move(Best.Offsets), "exact");
-  auto Start = CanonicalSearch::Clock::now();
-  auto Deadline =
-      Start + std::chrono::duration_cast<CanonicalSearch::Clock::duration>(
-                  std::chrono::duration<double>(Options.TimeLimitSeconds));
   uint64_t Budget =
       Options.EffortBudget ? Options.EffortBudget : DefaultExactNodes;
+  uint64_t LiveEntries = 0;
+  for (uint32_t I : P->Active)
+    LiveEntries += P->Hi[I] - P->Lo[I];
   // A capacity is what the caller needs: give it most of the budget.
-  probeCapacities(*P, Goal, Options.CapacityBytes != 0 ? 3 : 1, Budget,
-                  Deadline, Best);
+  if (P->Active.size() <= SearchMaxBuffers &&
+      LiveEntries <= SearchMaxLiveEntries)
+    probeCapacities(*P, Goal, Options.CapacityBytes != 0 ? 3 : 1, Budget,
+                    Deadline, Best);
   uint64_t Iterations = Budget / NodesPerFallbackIteration;
-  if (Best.Arena > Goal && Iterations > 0) {
+  if (Best.Arena > Goal && Iterations > 0 && Clock::now() < Deadline) {
     PlannerOptions Sub = Options;
     Sub.EffortBudget = std::min<uint64_t>(Iterations, 1000);
-    std::chrono::duration<double> Left =
-        Deadline - CanonicalSearch::Clock::now();
-    Sub.TimeLimitSeconds = std::max(0.0, Left.count());
+    Sub.TimeLimitSeconds = secondsUntil(Deadline);
     Expected<Placement> Climbed = planHillClimb(Requests, Sub);
     if (!Climbed)
       return Climbed.takeError();

@@ -62,21 +62,20 @@ Expected<Placement> planHillClimb(ArrayRef<BufferRequest> Requests,
   if (!P)
     return P.takeError();
   uint64_t Target = std::max(lowerBound(Requests), Options.CapacityBytes);
+  auto Deadline = deadlineAfter(Options.TimeLimitSeconds);
   TimeIndex Index(*P);
-  OrderedPlacement Best = bestOfOrderings(*P, Target, Index);
+  OrderedPlacement Best = bestOfOrderings(*P, Target, Index, Deadline);
   size_t N = P->Active.size();
   uint64_t Iterations = Options.EffortBudget;
   if (Iterations == 0)
     Iterations = std::clamp<uint64_t>(400'000 / (N + 1), 20, 1000);
-  auto Deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration<double>(Options.TimeLimitSeconds);
   SplitMix64 R(Options.Seed);
   std::vector<uint32_t> Order = Best.Order;
   std::vector<uint64_t> Offsets = Best.Offsets;
   uint64_t Arena = Best.ArenaBytes;
   for (uint64_t It = 0; It < Iterations && N > 1 && Best.ArenaBytes > Target;
        ++It) {
-    if (std::chrono::steady_clock::now() > Deadline)
+    if (Clock::now() > Deadline)
       break;
     std::vector<uint32_t> Candidate = Order;
     perturb(*P, Candidate, Offsets, Arena, R);

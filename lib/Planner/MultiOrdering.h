@@ -24,10 +24,12 @@ struct OrderedPlacement {
 
 /// Best fit under every ordering of allOrderings(); the smallest arena wins,
 /// ties to the earlier ordering. Stops early at LowerBoundBytes. Tries only
-/// the first MaxOrderings orderings.
-OrderedPlacement bestOfOrderings(const Problem &P, uint64_t LowerBoundBytes,
-                                 TimeIndex &Index,
-                                 size_t MaxOrderings = SIZE_MAX);
+/// the first MaxOrderings orderings, and no further ordering once Deadline
+/// has passed (the first always runs, so there is always a result).
+OrderedPlacement
+bestOfOrderings(const Problem &P, uint64_t LowerBoundBytes, TimeIndex &Index,
+                Clock::time_point Deadline = Clock::time_point::max(),
+                size_t MaxOrderings = SIZE_MAX);
 
 } // namespace oomplan::planner
 

@@ -15,6 +15,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -41,6 +43,22 @@ struct Problem {
     return Requests[I].EndStep - Requests[I].StartStep;
   }
 };
+
+using Clock = std::chrono::steady_clock;
+
+/// Now + Seconds, clamped to [0, a year] so that a huge --time-limit cannot
+/// overflow the clock's representation.
+inline Clock::time_point deadlineAfter(double Seconds) {
+  double Clamped = std::clamp(Seconds, 0.0, 365.0 * 24 * 3600);
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(Clamped));
+}
+
+/// Seconds left until Deadline, 0 if it has passed.
+inline double secondsUntil(Clock::time_point Deadline) {
+  return std::max(
+      0.0, std::chrono::duration<double>(Deadline - Clock::now()).count());
+}
 
 /// Validates Requests and builds the Problem. Errors name the offending id.
 llvm::Expected<Problem> buildProblem(llvm::ArrayRef<BufferRequest> Requests);

@@ -1,51 +1,71 @@
-//===- TimeIndex.h - placed buffers indexed by lifetime ---------*- C++ -*-===//
+//===- TimeIndex.h - occupied bytes of placed buffers over time -*- C++ -*-===//
 //
-// Private to lib/Planner. Greedy placement asks, for each buffer, "which
-// already-placed buffers are live at the same time as this one?" on up to a
-// million buffers, so a scan of all placed buffers is too slow. TimeIndex is
-// a segment tree over sections: a buffer is stored at the O(log S) nodes that
-// exactly cover its section range, and each node counts the buffers stored
-// in its subtree so that a query skips empty subtrees. A query costs about
-// O(log S + k log S) for k results. Storage is preallocated per node from the
-// full request list (every active buffer is inserted at most once per run),
-// so insertion never allocates.
+// Private to lib/Planner. Greedy placement asks, for each buffer, "which byte
+// ranges are taken, at some step of this buffer's lifetime, by the buffers
+// placed so far?" on up to a million buffers. Listing the placed buffers that
+// overlap in time is quadratic on training schedules, where thousands of
+// saved activations and gradients are live at once. Only the union of their
+// byte ranges matters, and a good packing keeps that union to a few blocks.
+//
+// TimeIndex is a segment tree over sections. A buffer is stored at the
+// O(log S) nodes that exactly cover its section range. Each node keeps two
+// unions of byte ranges, as sorted, merged range lists: `Here` for the
+// buffers stored at the node, `Below` for those stored in its subtree. A
+// query for a section range collects `Here` of the nodes that partly overlap
+// it and `Below` of the nodes inside it: O(log S) lists whose total length
+// is the number of merged blocks, not the number of buffers. Insertion adds
+// one range to O(log S) lists. The lists are pooled, so clear() and reuse
+// (the hill climber places thousands of times) do not allocate.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_PLANNER_TIMEINDEX_H
 #define OOMPLAN_LIB_PLANNER_TIMEINDEX_H
 
 #include "Problem.h"
-#include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <vector>
 
 namespace oomplan::planner {
 
+/// Bytes [Begin, End) of the arena.
+struct ByteRange {
+  uint64_t Begin, End;
+  bool operator<(const ByteRange &O) const { return Begin < O.Begin; }
+};
+
 class TimeIndex {
 public:
-  /// Prepares storage for every active buffer of P (P must outlive this).
+  /// Prepares an empty index over P's sections (P must outlive this).
   explicit TimeIndex(const Problem &P);
 
   /// Removes all buffers; storage is kept.
   void clear();
 
-  /// Adds active buffer I (at most once between clears).
-  void insert(uint32_t I);
+  /// Records that active buffer I takes bytes [Begin, End) over its lifetime.
+  void insert(uint32_t I, uint64_t Begin, uint64_t End);
 
-  /// Appends to Out every inserted buffer whose lifetime overlaps buffer I's.
-  void overlapping(uint32_t I, std::vector<uint32_t> &Out);
+  /// Appends to Out byte ranges whose union is exactly the bytes taken by
+  /// inserted buffers whose lifetimes overlap buffer I's. The ranges are
+  /// unsorted and may overlap one another.
+  void busy(uint32_t I, std::vector<ByteRange> &Out);
 
 private:
-  template <typename Fn>
-  void forCanonicalNodes(uint32_t Lo, uint32_t Hi, Fn &&Visit);
+  /// Sorted by Begin, pairwise disjoint and not touching.
+  using RangeList = std::vector<ByteRange>;
+  static void addRange(RangeList &L, uint64_t Begin, uint64_t End);
+  /// The list of Node in Ids (HereId or BelowId), taken from the pool on
+  /// first use.
+  RangeList &listFor(std::vector<uint32_t> &Ids, uint32_t Node);
+  const RangeList *find(const std::vector<uint32_t> &Ids, uint32_t Node) const;
 
   const Problem &P;
   uint32_t NumLeaves;
-  /// Node N stores its buffers in Slots[SlotBegin[N], SlotBegin[N]+Fill[N]).
-  std::vector<uint32_t> SlotBegin, Fill, SubtreeCount, Slots;
-  /// Deduplication of query results: Stamp[I] == QueryId once reported.
-  std::vector<uint32_t> Stamp;
-  uint32_t QueryId = 0;
+  /// Per tree node: 1 + index into Pool of its list, or 0 if empty.
+  std::vector<uint32_t> HereId, BelowId;
+  std::vector<RangeList> Pool;
+  uint32_t PoolUsed = 0;
+  /// Nodes with a list, so that clear() is proportional to use.
+  std::vector<uint32_t> Touched;
   struct Frame {
     uint32_t Node, L, R;
   };

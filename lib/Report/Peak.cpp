@@ -23,8 +23,23 @@ static int64_t writerStep(const Plan &P, TensorId T) {
   return -1;
 }
 
-std::string report::producerText(const Plan &P, const PlanContext &C,
-                                 TensorId T) {
+// writerStep of every tensor in one pass over the steps. Calling writerStep
+// per peak buffer scanned the steps once per buffer: quadratic on training
+// schedules, where thousands of optimizer-state buffers live from step 0
+// and are first written by the last step.
+static std::vector<int64_t> writerSteps(const Plan &P) {
+  std::vector<int64_t> Out(P.Sched.Tensors.size(), -1);
+  for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
+    for (TensorId W : P.Sched.Steps[S].Writes)
+      if (Out[W] < 0 && S >= P.Life.Buffers[P.Life.BufferOf[W]].StartStep)
+        Out[W] = static_cast<int64_t>(S);
+  return Out;
+}
+
+// producerText, with the writer steps precomputed (empty: scan).
+static std::string producerTextWith(const Plan &P, const PlanContext &C,
+                                    TensorId T,
+                                    llvm::ArrayRef<int64_t> Writers) {
   ValueId V = P.Sched.Tensors[T].Value;
   if (V != NoId) {
     const Value &Val = C.G.Values[V];
@@ -34,11 +49,16 @@ std::string report::producerText(const Plan &P, const PlanContext &C,
       return "graph-input";
     return C.G.describeNode(Val.Producer);
   }
-  int64_t S = writerStep(P, T);
+  int64_t S = Writers.empty() ? writerStep(P, T) : Writers[T];
   if (S < 0)
     return "-";
   // "step 140 node 'x' (Dropout)": the step with the op it runs.
   return "step " + std::to_string(S) + " " + describeStep(P.Sched, C.G, S);
+}
+
+std::string report::producerText(const Plan &P, const PlanContext &C,
+                                 TensorId T) {
+  return producerTextWith(P, C, T, {});
 }
 
 // True when the last two dims of V each mention a symbol of SeqSyms.
@@ -60,7 +80,8 @@ static bool isSeqBySeq(const PlanContext &C, ValueId V,
 }
 
 static PeakBuffer describeBuffer(const Plan &P, const PlanContext &C,
-                                 BufferId B, llvm::ArrayRef<SymbolId> SeqSyms) {
+                                 BufferId B, llvm::ArrayRef<SymbolId> SeqSyms,
+                                 llvm::ArrayRef<int64_t> Writers) {
   const LiveBuffer &L = P.Life.Buffers[B];
   const ScheduleTensor &T = P.Sched.Tensors[L.Root];
   PeakBuffer Out;
@@ -74,7 +95,7 @@ static PeakBuffer describeBuffer(const Plan &P, const PlanContext &C,
   Out.Type = D.TypeText;
   Out.TypeNote = D.Note;
   Out.SeqBySeq = isSeqBySeq(C, D.Value, SeqSyms);
-  Out.Producer = producerText(P, C, L.Root);
+  Out.Producer = producerTextWith(P, C, L.Root, Writers);
   if (T.Value != NoId && C.G.Values[T.Value].Kind == ValueKind::NodeOutput) {
     const Node &N = C.G.Nodes[C.G.Values[T.Value].Producer];
     Out.Node = N.Name;
@@ -100,8 +121,9 @@ PeakReport report::computePeak(const Plan &P, const PlanContext &C,
   R.LowerBound = P.ArenaLowerBound;
   R.LiveBytes = P.ArenaLowerBound;
   R.Fragmentation = P.ArenaBytes - std::min(P.ArenaBytes, P.ArenaLowerBound);
+  std::vector<int64_t> Writers = writerSteps(P);
   for (BufferId B : P.buffersLiveAt(P.PeakStep)) {
-    PeakBuffer PB = describeBuffer(P, C, B, SeqSyms);
+    PeakBuffer PB = describeBuffer(P, C, B, SeqSyms, Writers);
     R.Formula += PB.Formula;
     R.QuadraticBytes += PB.QuadraticBytes;
     R.Buffers.push_back(std::move(PB));

@@ -197,3 +197,33 @@ TEST(Registry, AutoIsDeterministic) {
   EXPECT_EQ(A.Offsets, B.Offsets);
   EXPECT_EQ(A.Algorithm, B.Algorithm);
 }
+
+// The shape of a training step (issue 10.8): n saved activations nested
+// around the turn, activation i live over [i, 2n - i), and n gradients, the
+// i-th live from 2n - i (when activation i dies) to the optimizer step 2n.
+// Every buffer is 1 KiB. At a step t in [n, 2n) there are 2n - t
+// activations and t - n gradients live, n in all (at t < n, t + 1 <= n), so
+// the lower bound is n KiB; gradient i can take activation i's slot, so it
+// is also the optimum. Every algorithm must return a valid placement with a
+// zero time limit. (Timing is not asserted; this shape is also the worst
+// case of TimeIndex, see docs/planner.md.)
+TEST(Algorithms, TrainingShapedChainScales) {
+  constexpr uint64_t N = 2000, KiB = 1024;
+  std::vector<BufferRequest> R;
+  for (uint64_t I = 0; I < N; ++I) {
+    R.push_back({2 * I, KiB, 256, I, 2 * N - I});
+    R.push_back({2 * I + 1, KiB, 256, 2 * N - I, 2 * N + 1});
+  }
+  EXPECT_EQ(lowerBound(R), N * KiB);
+  EXPECT_EQ(run("greedy-by-size", R).ArenaBytes, N * KiB);
+  EXPECT_EQ(run("auto", R).ArenaBytes, N * KiB);
+  PlannerOptions Quick;
+  Quick.TimeLimitSeconds = 0;
+  for (const AlgorithmInfo &A : algorithms()) {
+    llvm::Expected<Placement> P = runAlgorithm(A.Name, R, Quick);
+    ASSERT_TRUE(bool(P)) << A.Name.str();
+    EXPECT_FALSE(bool(verify::verifyPlacement(R, P->Offsets, P->ArenaBytes)))
+        << A.Name.str();
+    EXPECT_LE(P->ArenaBytes, 2 * N * KiB) << A.Name.str();
+  }
+}
