@@ -371,7 +371,9 @@ def check_remedies(chk, args, doc):
                 continue  # bound with --dim: no flag to replay
             r, d = replay(chk, args, [(flag, m["to"])])
         elif kind == "lower-precision":
-            if not m.get("precision"):
+            # --precision is a training option; inference has no flag for a
+            # 16-bit export, so there is nothing to replay.
+            if not m.get("precision") or "--train" not in args:
                 continue
             r, d = replay(chk, args, [("--precision", m["precision"])])
         elif kind == "fit":
