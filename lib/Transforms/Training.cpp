@@ -22,6 +22,7 @@
 #include "SavedTensorRules.h"
 #include "TrainingPatterns.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
+#include "oomplan/Support/CheckedMath.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
@@ -149,7 +150,7 @@ struct Builder {
 
   uint64_t elementsOf(ValueId V) const {
     unsigned Bits = elementBits(typeOf(V));
-    return Bits ? Bytes[V] * 8 / Bits : Bytes[V];
+    return Bits ? Bytes[V] / (Bits / 8) : Bytes[V]; // Bits: 8, 16, 32, ...
   }
 
   // The saved(...) tensors an op keeps beyond the graph's values.
@@ -181,8 +182,8 @@ struct Builder {
     }
     case AuxKind::BatchNormStats: {
       uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
-      Add(Base + ":mean", 4 * C, ElementType::Float);
-      Add(Base + ":invstd", 4 * C, ElementType::Float);
+      Add(Base + ":mean", saturatingMul(4, C), ElementType::Float);
+      Add(Base + ":invstd", saturatingMul(4, C), ElementType::Float);
       break;
     }
     case AuxKind::NormStats: {
@@ -192,12 +193,13 @@ struct Builder {
       uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
       uint64_t Rows =
           Nd.OpType == "LayerNormalization" && Row ? elementsOf(X) / Row : Row;
-      Add(Base + ":mean", 4 * Rows, ElementType::Float);
-      Add(Base + ":rstd", 4 * Rows, ElementType::Float);
+      Add(Base + ":mean", saturatingMul(4, Rows), ElementType::Float);
+      Add(Base + ":rstd", saturatingMul(4, Rows), ElementType::Float);
       break;
     }
     case AuxKind::PoolIndices:
-      Add(Base + ":indices", 8 * elementsOf(Y), ElementType::Int64);
+      Add(Base + ":indices", saturatingMul(8, elementsOf(Y)),
+          ElementType::Int64);
       break;
     case AuxKind::None:
       break;
@@ -405,24 +407,29 @@ void Builder::buildOptimizer() {
     if (GradOf[P] == NoTensor)
       continue;
     uint64_t Elems = elementsOf(P);
+    // fp32 copies of a 16-bit weight can pass 2^64 bytes: saturate, and the
+    // planner rejects the size as past 2^63.
+    uint64_t F32Bytes = saturatingMul(4, Elems);
     Sum.TrainableParams += Elems;
     Sum.WeightBytes += S.Tensors[P].SizeBytes;
-    Largest = std::max(Largest, 4 * Elems);
+    Largest = std::max(Largest, F32Bytes);
     St.Reads.push_back(P);
     St.Reads.push_back(GradOf[P]);
     const std::string &Name = G.Values[P].Name;
     for (unsigned M = 0; M < Moments; ++M)
       St.Reads.push_back(addTensor(std::string(Prefix[M]) + "(" + Name + ")",
-                                   4 * Elems, TensorKind::OptimizerState,
+                                   F32Bytes, TensorKind::OptimizerState,
                                    ElementType::Float));
     if (mixed())
-      St.Reads.push_back(addTensor("master(" + Name + ")", 4 * Elems,
+      St.Reads.push_back(addTensor("master(" + Name + ")", F32Bytes,
                                    TensorKind::OptimizerState,
                                    ElementType::Float));
-    Sum.OptimizerBytes += 4 * Elems * (Moments + (mixed() ? 1 : 0));
+    Sum.OptimizerBytes =
+        saturatingAdd(Sum.OptimizerBytes,
+                      saturatingMul(F32Bytes, Moments + (mixed() ? 1 : 0)));
   }
   if (Moments == 2) {
-    Sum.OptimizerScratch = 2 * Largest;
+    Sum.OptimizerScratch = saturatingMul(2, Largest);
     St.Writes.push_back(addTensor(std::string(St.Op) + ".scratch",
                                   Sum.OptimizerScratch, TensorKind::Activation,
                                   ElementType::Float));

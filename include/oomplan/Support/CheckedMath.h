@@ -31,6 +31,13 @@ inline uint64_t saturatingAdd(uint64_t A, uint64_t B) {
   return __builtin_add_overflow(A, B, &Out) ? UINT64_MAX : Out;
 }
 
+/// A * B, or UINT64_MAX when that overflows: for sizes derived from a
+/// tensor's size, which the planner then rejects as past 2^63.
+inline uint64_t saturatingMul(uint64_t A, uint64_t B) {
+  uint64_t Out;
+  return __builtin_mul_overflow(A, B, &Out) ? UINT64_MAX : Out;
+}
+
 /// Out = A rounded up to a multiple of Align (Align > 0); false on overflow.
 inline bool checkedAlignUp(uint64_t A, uint64_t Align, uint64_t &Out) {
   uint64_t Rem = A % Align;
