@@ -35,6 +35,8 @@ static std::optional<int64_t> evaluate(const SymExpr &F, const PlanContext &C) {
     return F.getConstant();
   auto V = F.evaluate(C.Bindings, C.Shapes.SymbolNames);
   if (!V) {
+    // No value (unbound symbol, overflow) is this function's answer; the
+    // planned byte count stands in for it.
     llvm::consumeError(V.takeError());
     return std::nullopt;
   }
