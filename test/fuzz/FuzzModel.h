@@ -4,7 +4,7 @@
 // fuzzModel, which runs what the CLI runs on a model: shape inference, symbol
 // binding, the inference plan and the training plan, each placement checked
 // again by the independent verifier. Bad input must come back as an
-// llvm::Error; a crash, a sanitizer report, an "internal error", a plan that
+// llvm::Error; a crash, a sanitizer report, an internal error, a plan that
 // fails verification or a total that wraps is a bug, and the harness aborts
 // so that libFuzzer keeps the input.
 //
