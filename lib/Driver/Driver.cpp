@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Planner/Registry.h"
+#include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
@@ -97,9 +98,31 @@ static Error checkIgnored(const api::Request &R) {
   return Error::success();
 }
 
+void Session::printPasses(const Graph &G, ArrayRef<PassRecord> Log) {
+  for (const PassRecord &Rec : Log) {
+    if (!Req.PrintAfterAll && !is_contained(Req.PrintAfter, Rec.Pass))
+      continue;
+    OS << "*** Schedule after " << Rec.Pass << " ***\n";
+    printSchedule(OS, Rec.Sched, &G);
+  }
+}
+
+// --print-after names a transform; a typo would print nothing.
+static Error checkPassNames(const api::Request &R) {
+  std::vector<std::string> Valid = api::scheduleTransformNames();
+  for (const std::string &Name : R.PrintAfter)
+    if (!is_contained(Valid, Name))
+      return makeInputError("--print-after=" + Name +
+                            ": no such transform (valid: " + join(Valid, ", ") +
+                            ")");
+  return Error::success();
+}
+
 Error driver::resolveOptions(Session &S) {
   const api::Request &R = S.Req;
   if (Error E = checkIgnored(R))
+    return E;
+  if (Error E = checkPassNames(R))
     return E;
   if (R.Overhead) {
     auto O = parseSize("overhead", *R.Overhead);

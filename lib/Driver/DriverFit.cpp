@@ -10,6 +10,7 @@
 #include "FitInternal.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/MicroBatch.h"
+#include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -40,7 +41,11 @@ FitOptions driver::fitOptions(const api::FitRequest &F,
 
 Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
                                    FitOptions FO, const PipelineOptions &PO,
-                                   FitResult &R) {
+                                   FitResult &R, PassLog *Log) {
+  // Each try reports the passes of its choice; the last try's are kept.
+  PassRecorder Rec;
+  if (Log)
+    FO.Instr = &Rec.Instr;
   // The chooser keeps the cheapest candidate whose placement (this one, at
   // the chooser's budget) fits, not only the cheapest by its lower bound. A
   // candidate whose placement fails counts as not fitting; the schedule that
@@ -54,6 +59,7 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
     return P->totalBytes() <= Budget;
   };
   auto Fit = [&]() -> Error {
+    Rec.Log.clear();
     auto F = fitSchedule(S, Cost, FO);
     if (!F)
       return F.takeError();
@@ -76,6 +82,8 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
       return E;
     P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
   }
+  if (Log)
+    *Log = std::move(Rec.Log);
   return P;
 }
 
@@ -132,6 +140,7 @@ struct PassesFit {
   Plan Placed; ///< One pass, fitted, placed and verified.
   FitResult R;
   double Seconds = 0; ///< Predicted time of all passes.
+  PassLog Log;        ///< The fit's passes (when printed).
 };
 } // namespace
 
@@ -147,10 +156,12 @@ static int64_t boundBatch(const PlanContext &C) {
 // Micro-batching when the whole batch does not fit or fits only with a
 // transform that costs time: k = 2, 4, ... passes, each re-planned and fitted
 // at the same budget, the cheapest by k x pass time against Whole.
-static std::optional<PassesFit> choosePasses(
-    const api::FitRequest &FR, const PlanContext &C, const PipelineOptions &PO,
-    uint64_t Budget, const DeviceProfile &Dev, const CostOptions &CO,
-    const PassesPlanFn &PlanPasses, const FitResult &Whole, bool WholePlaced) {
+static std::optional<PassesFit>
+choosePasses(const api::FitRequest &FR, const PlanContext &C,
+             const PipelineOptions &PO, uint64_t Budget,
+             const DeviceProfile &Dev, const CostOptions &CO,
+             const PassesPlanFn &PlanPasses, const FitResult &Whole,
+             bool WholePlaced, bool Log) {
   int64_t Batch = boundBatch(C);
   if (Batch < 2 || (Whole.Fits && WholePlaced && Whole.overheadSeconds() <= 0))
     return std::nullopt;
@@ -168,8 +179,8 @@ static std::optional<PassesFit> choosePasses(
       return std::nullopt;
     }
     CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
-    auto P =
-        fitAndPlace(Pass->Sched, Cost, fitOptions(FR, PO, Budget), PO, F.R);
+    auto P = fitAndPlace(Pass->Sched, Cost, fitOptions(FR, PO, Budget), PO, F.R,
+                         Log ? &F.Log : nullptr);
     if (!P) {
       consumeError(P.takeError()); // This K is not offered.
       return std::nullopt;
@@ -194,7 +205,8 @@ static std::optional<PassesFit> choosePasses(
 Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
                              const PipelineOptions &PO,
                              const report::PlanFn &PlanAt,
-                             const PassesPlanFn &PlanPasses) {
+                             const PassesPlanFn &PlanPasses,
+                             const PassLog &MainLog) {
   const api::FitRequest &FR = S.Req.Fit;
   const DeviceProfile &Dev = S.Device;
   uint64_t Budget = S.Budget.value_or(Dev.MemoryBytes);
@@ -213,9 +225,10 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), Dev, CO);
   auto T0 = std::chrono::steady_clock::now();
   FitResult R;
+  PassLog FitLog;
   auto P = fitAndPlace(Start->Sched,
                        CostModel(C.G, evaluateDims(C.G, C.Shapes, B), Dev, CO),
-                       fitOptions(FR, PO, Budget), PO, R);
+                       fitOptions(FR, PO, Budget), PO, R, &FitLog);
   if (!P)
     return P.takeError();
   double Total = R.Time.TotalSeconds * Passes;
@@ -224,7 +237,8 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   std::optional<PassesFit> Auto;
   if (FR.Fit && !FR.MicroBatches && FR.Remat != api::RematChoice::Sqrt &&
       FR.Offload != api::OffloadChoice::Weights)
-    Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, R, P->fits());
+    Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, R, P->fits(),
+                        S.printsPasses());
   // The table is over one pass; "without transforms" stays the whole batch.
   uint64_t TablePeak = R.BaseMem.totalBytes();
   if (Auto) {
@@ -236,12 +250,25 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
     Auto->R.BaseMem = R.BaseMem;
     R = Auto->R;
     *P = std::move(Auto->Placed);
+    FitLog = std::move(Auto->Log);
   }
+  // --print-after: the main pipeline's passes, the batch split, the fit's.
+  S.printPasses(C.G, MainLog);
+  if (Passes > 1)
+    S.printPasses(C.G, {PassRecord{"micro-batch", Start->Sched}});
+  S.printPasses(C.G, FitLog);
   CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), Dev, CO);
   double Secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
   TimePrediction BaseTime = simulate(Base.Sched, Full);
+  bool Fits = R.Fits && P->fits();
+  if (S.Req.Emit == api::EmitKind::Schedule) { // The schedule placed.
+    S.Res.TotalBytes = P->totalBytes();
+    S.Res.BudgetBytes = Budget;
+    printSchedule(S.OS, P->Sched, &C.G);
+    return Fits ? 0 : 2;
+  }
   raw_ostream &OS = S.OS;
   OS << "fit: device " << Dev.Name << ", budget " << formatBytes(Budget) << " ("
      << Budget << " bytes)";
@@ -260,7 +287,7 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   S.note("chosen in " + formatv("{0:f2}", Secs) + " s");
   if (FR.ShowPlan)
     printPlanText(OS, *P, C, /*ListBuffers=*/false);
-  if (!R.Fits || !P->fits()) {
+  if (!Fits) {
     OS << "does not fit: smallest budget reached "
        << formatBytes(P->totalBytes()) << " (" << P->totalBytes() << " bytes); "
        << (R.Why.empty() ? "placement" : R.Why) << '\n';

@@ -11,6 +11,7 @@
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphPrinter.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
+#include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
@@ -154,7 +155,8 @@ static void printSettings(Session &S) {
 // Everything after planning: the fit, the report, or one of the listings.
 static Expected<int> emitPlan(Session &S, const Graph &G,
                               const ShapeInfo &Shapes, const PlanContext &C,
-                              const Plan &P, const PipelineOptions &PO) {
+                              const Plan &P, const PipelineOptions &PO,
+                              const PassLog &MainLog) {
   const api::Request &R = S.Req;
   S.Res.TotalBytes = P.totalBytes();
   // The report re-plans at other bindings (capacity, diagnosis) this way.
@@ -165,7 +167,8 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
   if (R.Fit.requested()) {
     // Say so rather than silently ignore what --fit does not honour yet.
     std::vector<std::string> Ignored = reportOptionsGiven(R);
-    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan)
+    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan &&
+        R.Emit != api::EmitKind::Schedule)
       Ignored.push_back("--emit=json|lifetimes|csv");
     if (!Ignored.empty())
       return makeInputError("--fit does not combine with " +
@@ -179,8 +182,9 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
                           : planGraph(G, Shapes, B, PO);
     };
     printSettings(S);
-    return runFit(S, C, P, PO, PlanAt, PlanPasses);
+    return runFit(S, C, P, PO, PlanAt, PlanPasses, MainLog);
   }
+  S.printPasses(G, MainLog);
   if (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan)
     printSettings(S);
   switch (R.Emit) {
@@ -193,6 +197,9 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
                      makeFitRemedy(S, C, P, PO));
   case api::EmitKind::CSV:
     emitCSV(S.OS, P, R.IOInArena);
+    break;
+  case api::EmitKind::Schedule:
+    printSchedule(S.OS, P.Sched, &G);
     break;
   default:
     printPlanText(S.OS, P, C, /*ListBuffers=*/R.Emit == api::EmitKind::Plan);
@@ -232,11 +239,17 @@ Expected<int> driver::runModel(Session &S) {
         return E;
     return 0;
   }
+  // Only the main plan reports its passes; re-plans (capacity, diagnosis,
+  // micro-batches) use PO without the hook.
   PipelineOptions PO = S.pipelineOptions();
-  auto P = S.training() ? planTraining(S, **G, *Shapes, Bindings, PO)
-                        : planGraph(**G, *Shapes, Bindings, PO);
+  PipelineOptions MainPO = PO;
+  PassRecorder Rec;
+  if (S.printsPasses())
+    MainPO.Instr = &Rec.Instr;
+  auto P = S.training() ? planTraining(S, **G, *Shapes, Bindings, MainPO)
+                        : planGraph(**G, *Shapes, Bindings, MainPO);
   if (!P)
     return P.takeError();
   PlanContext C{**G, *Shapes, Bindings};
-  return emitPlan(S, **G, *Shapes, C, *P, PO);
+  return emitPlan(S, **G, *Shapes, C, *P, PO, Rec.Log);
 }

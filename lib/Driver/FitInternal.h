@@ -19,9 +19,10 @@ FitOptions fitOptions(const api::FitRequest &F, const PipelineOptions &PO,
 
 /// Fits S, then places and verifies the result (buildPlan verifies); aims
 /// lower by the fragmentation seen when placement exceeds the budget.
+/// Log, when set, receives the passes of the schedule that is kept.
 llvm::Expected<Plan> fitAndPlace(const Schedule &S, const CostModel &Cost,
                                  FitOptions FO, const PipelineOptions &PO,
-                                 FitResult &R);
+                                 FitResult &R, PassLog *Log = nullptr);
 
 /// "  step 12: recompute x (Relu) 1.0 MiB" lines and totals by kind.
 void printInserted(llvm::raw_ostream &OS, const Schedule &S, bool All);

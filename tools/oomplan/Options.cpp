@@ -137,7 +137,19 @@ static cl::opt<api::EmitKind>
              clEnumValN(api::EmitKind::JSON, "json",
                         "the plan as JSON with its report (docs/plan-json.md)"),
              clEnumValN(api::EmitKind::CSV, "csv",
-                        "arena buffers as MiniMalloc CSV with offsets")));
+                        "arena buffers as MiniMalloc CSV with offsets"),
+             clEnumValN(api::EmitKind::Schedule, "schedule",
+                        "the schedule that is placed, one step a line (with "
+                        "--fit: the fitted one)")));
+static cl::list<std::string> PrintAfter(
+    "print-after", cl::cat(OutputCat), cl::value_desc("PASS"),
+    cl::desc("Print the schedule after this transform, before the output: "
+             "training, reorder, recompute, activation-offload, "
+             "weight-streaming, optimizer-offload, micro-batch, "
+             "inference-recompute (repeatable)"));
+static cl::opt<bool>
+    PrintAfterAll("print-after-all", cl::cat(OutputCat),
+                  cl::desc("Print the schedule after every transform"));
 static cl::opt<std::string> OutputPath("o", cl::cat(OutputCat), cl::init("-"),
                                        cl::value_desc("FILE"),
                                        cl::desc("Write output here"));
@@ -263,6 +275,8 @@ Expected<api::Request> tool::makeRequest() {
   R.Report.Sweep = Sweep;
   R.Report.TimelinePath = TimelinePath;
   R.Report.TracePath = TracePath;
+  R.PrintAfter.assign(PrintAfter.begin(), PrintAfter.end());
+  R.PrintAfterAll = PrintAfterAll;
   return R;
 }
 

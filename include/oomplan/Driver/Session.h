@@ -15,6 +15,7 @@
 #include "oomplan/Plan/PlanPrinter.h"
 #include "oomplan/Report/Capacity.h"
 #include "oomplan/Report/Diagnosis.h"
+#include "oomplan/Schedule/PassInstrumentation.h"
 #include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Transforms/Training.h"
 #include "oomplan/oomplan.h"
@@ -23,6 +24,26 @@
 
 namespace oomplan {
 namespace driver {
+
+/// One transform's output schedule, kept so that --print-after prints the
+/// passes of the plan that is kept, not of every candidate tried.
+struct PassRecord {
+  std::string Pass;
+  Schedule Sched;
+};
+using PassLog = std::vector<PassRecord>;
+
+/// An instrumentation that appends to Log; none when nothing is printed.
+struct PassRecorder {
+  PassInstrumentation Instr;
+  PassLog Log;
+  PassRecorder() {
+    Instr.AfterPass = [this](llvm::StringRef Pass, const Schedule &S) {
+      Log.push_back({Pass.str(), S});
+    };
+  }
+  PassRecorder(const PassRecorder &) = delete;
+};
 
 struct Session {
   const api::Request &Req;
@@ -46,6 +67,13 @@ struct Session {
     Res.Diagnostics.push_back({api::Severity::Warning, Msg.str()});
   }
   bool training() const { return Req.Train.Enabled; }
+  /// True when --print-after or --print-after-all asks for a schedule.
+  bool printsPasses() const {
+    return Req.PrintAfterAll || !Req.PrintAfter.empty();
+  }
+  /// Prints the records --print-after asks for, each headed
+  /// "*** Schedule after PASS ***".
+  void printPasses(const Graph &G, llvm::ArrayRef<PassRecord> Log);
   /// The pipeline options the request asks for.
   PipelineOptions pipelineOptions() const;
 };
@@ -87,10 +115,12 @@ using PassesPlanFn = std::function<llvm::Expected<Plan>(
 
 /// --fit: fits Base into the budget, places, verifies and prints the result;
 /// returns the exit code (0 fits, 2 nothing fits).
+/// MainLog: the passes that made Base (training), printed first.
 llvm::Expected<int> runFit(Session &S, const PlanContext &C, const Plan &Base,
                            const PipelineOptions &PO,
                            const report::PlanFn &PlanAt,
-                           const PassesPlanFn &PlanPasses);
+                           const PassesPlanFn &PlanPasses,
+                           const PassLog &MainLog);
 
 /// The chooser as the report's "what would help" uses it.
 report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
