@@ -2,8 +2,9 @@
 //
 // Parsing and its errors, and one table that pins every algorithm's arena on
 // MiniMalloc's challenging instances A-F (capacity 1,048,576 bytes), so a
-// quality regression shows up as a changed number. The inputs are copied
-// into Inputs/ from google/minimalloc (Apache 2.0).
+// quality regression shows up as a changed number. The inputs live in
+// test/models/minimalloc (copied from google/minimalloc, Apache 2.0), the one
+// copy that the lit tests and oomplan-bench also read.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Planner/LowerBound.h"
@@ -23,14 +24,18 @@ std::string parseError(llvm::StringRef Text) {
 }
 
 std::vector<BufferRequest> load(llvm::StringRef Name) {
-  // gtest runs in the source folder (WORKING_DIRECTORY).
-  auto Buffer = llvm::MemoryBuffer::getFile("Inputs/" + Name + ".1048576.csv");
+  auto Buffer =
+      llvm::MemoryBuffer::getFile(std::string(OOMPLAN_TEST_MODELS_DIR) +
+                                  "/minimalloc/" + Name.str() + ".1048576.csv");
   EXPECT_TRUE(bool(Buffer)) << Name.str();
   if (!Buffer)
     return {};
   auto R = parseMiniMallocCSV((*Buffer)->getBuffer(), Name, 1);
-  EXPECT_TRUE(bool(R));
-  return R ? *R : std::vector<BufferRequest>();
+  if (!R) {
+    ADD_FAILURE() << llvm::toString(R.takeError());
+    return {};
+  }
+  return *R;
 }
 
 constexpr uint64_t Capacity = 1048576;
