@@ -1,0 +1,248 @@
+//===- FitTransformsTest.cpp - the fit transforms on hand-built schedules -===//
+//
+// One small schedule per transform in lib/Fit (optimizer offload, weight
+// streaming's candidates, reordering, micro-batch counts and choice,
+// inference recompute), with the expected steps, host-home tensors and byte
+// totals worked out by hand in the comments. Every transformed schedule must
+// also pass the schedule verifier, so a transform cannot produce a schedule
+// that liveness and placement would silently trust.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Fit/InferenceRecompute.h"
+#include "oomplan/Fit/MemoryEstimate.h"
+#include "oomplan/Fit/MicroBatch.h"
+#include "oomplan/Fit/OptimizerOffload.h"
+#include "oomplan/Fit/Reorder.h"
+#include "oomplan/Fit/WeightStreaming.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
+#include "gtest/gtest.h"
+
+using namespace oomplan;
+
+namespace {
+struct Builder {
+  Schedule S;
+  TensorId tensor(const std::string &Name, uint64_t Bytes,
+                  TensorKind K = TensorKind::Activation) {
+    ScheduleTensor T;
+    T.Name = Name;
+    T.SizeBytes = Bytes;
+    T.Kind = K;
+    T.IsGraphOutput = K == TensorKind::GraphOutput;
+    S.Tensors.push_back(T);
+    return static_cast<TensorId>(S.Tensors.size() - 1);
+  }
+  Step &step(StepKind K, const std::string &Op, std::vector<TensorId> Reads,
+             std::vector<TensorId> Writes) {
+    Step St;
+    St.Kind = K;
+    St.Op = Op;
+    St.Node = static_cast<NodeId>(S.Steps.size());
+    St.Reads = std::move(Reads);
+    St.Writes = std::move(Writes);
+    S.Steps.push_back(std::move(St));
+    return S.Steps.back();
+  }
+};
+
+std::string verifyMessage(const Schedule &S) {
+  llvm::Error E = verifySchedule(S);
+  return E ? llvm::toString(std::move(E)) : "";
+}
+} // namespace
+
+// Tensors: p (weight, 64 B), x (input), y, g = grad(p), m and v (Adam
+// state). Steps: 0 y = MatMul(x, p); 1 g = Backward(y); 2 Adam(p, g, m, v).
+// The device optimizer step becomes, for its one parameter group:
+//   Offload(g); HostAdam(host(g), host(p), m, v) on the host; Prefetch -> p.
+// host(g) and host(p) are new tensors 6 and 7 (no master copy, so the host
+// keeps its own copy of p); m and v become host-home.
+TEST(OptimizerOffload, OneParameterBecomesOffloadHostUpdatePrefetch) {
+  Builder B;
+  TensorId P = B.tensor("p", 64, TensorKind::Weight);
+  TensorId X = B.tensor("x", 32, TensorKind::GraphInput);
+  TensorId Y = B.tensor("y", 16);
+  TensorId G = B.tensor("grad(p)", 64, TensorKind::Gradient);
+  TensorId M = B.tensor("m(p)", 64, TensorKind::OptimizerState);
+  TensorId V = B.tensor("v(p)", 64, TensorKind::OptimizerState);
+  B.step(StepKind::Compute, "MatMul", {X, P}, {Y});
+  B.step(StepKind::Backward, "MatMulGrad", {Y, X}, {G});
+  B.step(StepKind::Optimizer, "Adam", {P, G, M, V}, {});
+  ASSERT_TRUE(hasOptimizerState(B.S));
+  ASSERT_EQ(verifyMessage(B.S), "");
+
+  Schedule Out = offloadOptimizerState(B.S);
+  ASSERT_EQ(Out.Steps.size(), 5u);
+  EXPECT_EQ(Out.Steps[2].Kind, StepKind::Offload);
+  EXPECT_EQ(Out.Steps[2].Reads, std::vector<TensorId>{G});
+  const Step &Host = Out.Steps[3];
+  EXPECT_EQ(Host.Kind, StepKind::Optimizer);
+  EXPECT_EQ(Host.Op, "HostAdam");
+  EXPECT_TRUE(Host.OnHost);
+  EXPECT_EQ(Host.Reads, (std::vector<TensorId>{6, 7, M, V}));
+  EXPECT_EQ(Out.Steps[4].Kind, StepKind::Prefetch);
+  EXPECT_EQ(Out.Steps[4].Writes, std::vector<TensorId>{P});
+  ASSERT_EQ(Out.Tensors.size(), 8u);
+  EXPECT_EQ(Out.Tensors[6].Name, "host(grad(p))");
+  EXPECT_EQ(Out.Tensors[7].Name, "host(p)");
+  for (TensorId T : {TensorId(6), TensorId(7), M, V})
+    EXPECT_TRUE(Out.Tensors[T].HostHome) << Out.Tensors[T].Name;
+  EXPECT_FALSE(Out.Tensors[P].HostHome);
+  EXPECT_FALSE(hasOptimizerState(Out));
+  EXPECT_EQ(verifyMessage(Out), "");
+  // Host bytes: g, p, m, v copies on the host, 4 x 64 = 256.
+  EstimateOptions Opts;
+  EXPECT_EQ(estimateMemory(Out, Opts).HostBytes, 256u);
+}
+
+// Only weights that some step reads, with bytes, largest first (ties in id
+// order): w2 (300 B), then w1 and w4 (100 B each); w3 is never read and w5
+// is empty.
+TEST(WeightStreaming, CandidatesAreReadWeightsLargestFirst) {
+  Builder B;
+  TensorId X = B.tensor("x", 8, TensorKind::GraphInput);
+  TensorId W1 = B.tensor("w1", 100, TensorKind::Weight);
+  TensorId W2 = B.tensor("w2", 300, TensorKind::Weight);
+  B.tensor("w3", 500, TensorKind::Weight);
+  TensorId W4 = B.tensor("w4", 100, TensorKind::Weight);
+  TensorId W5 = B.tensor("w5", 0, TensorKind::Weight);
+  TensorId Y = B.tensor("y", 8, TensorKind::GraphOutput);
+  B.step(StepKind::Compute, "Gemm", {X, W1, W2, W4, W5}, {Y});
+  EXPECT_EQ(streamableWeights(B.S), (std::vector<TensorId>{W2, W1, W4}));
+}
+
+// Two branches from input x (8 B): a1 = f(x) 1000 B, b1 = g(x) 1000 B,
+// a2 = h(a1) 10 B, b2 = k(b1) 10 B, out = Add(a2, b2); out and x are I/O,
+// outside the arena. A value is live from its write through its last read,
+// so a step holds its reads and its writes. Given order, arena bytes per
+// step: 1000, 2000, 2010 (a1, b1, a2), 1020, 20: peak 2010 (alignment 1).
+// Running a2 right after a1 lets a1 die first: order 0, 2, 1, 3, 4, bytes
+// 1000, 1010, 1010, 1020 (a2, b1, b2), 20: peak 1020.
+TEST(Reorder, RunsTheFreeingStepFirst) {
+  Builder B;
+  TensorId X = B.tensor("x", 8, TensorKind::GraphInput);
+  TensorId A1 = B.tensor("a1", 1000);
+  TensorId B1 = B.tensor("b1", 1000);
+  TensorId A2 = B.tensor("a2", 10);
+  TensorId B2 = B.tensor("b2", 10);
+  TensorId Out = B.tensor("out", 10, TensorKind::GraphOutput);
+  B.step(StepKind::Compute, "Relu", {X}, {A1});
+  B.step(StepKind::Compute, "Tanh", {X}, {B1});
+  B.step(StepKind::Compute, "ReduceSum", {A1}, {A2});
+  B.step(StepKind::Compute, "ReduceMax", {B1}, {B2});
+  B.step(StepKind::Compute, "Add", {A2, B2}, {Out});
+  EstimateOptions Opts;
+  Opts.AlignBytes = 1;
+  EXPECT_EQ(estimateMemory(B.S, Opts).ArenaPeak, 2010u);
+
+  Schedule R = reorderForMemory(B.S, Opts);
+  std::vector<NodeId> Order;
+  for (const Step &St : R.Steps)
+    Order.push_back(St.Node);
+  EXPECT_EQ(Order, (std::vector<NodeId>{0, 2, 1, 3, 4}));
+  EXPECT_EQ(estimateMemory(R, Opts).ArenaPeak, 1020u);
+  EXPECT_EQ(verifyMessage(R), "");
+}
+
+// 2, 4, 8, ... while they divide the batch: 24 = 2^3 x 3 gives 2, 4, 8.
+TEST(MicroBatch, CountsArePowersOfTwoDividingTheBatch) {
+  EXPECT_EQ(microBatchCounts(24), (std::vector<unsigned>{2, 4, 8}));
+  EXPECT_EQ(microBatchCounts(16), (std::vector<unsigned>{2, 4, 8, 16}));
+  EXPECT_TRUE(microBatchCounts(7).empty());
+  EXPECT_TRUE(microBatchCounts(1).empty());
+}
+
+namespace {
+MicroBatchFit fit(unsigned K, double Pass, double Once, bool Fits,
+                  const char *Strategy) {
+  MicroBatchFit F;
+  F.K = K;
+  F.R.Time.TotalSeconds = Pass;
+  F.R.Fits = Fits;
+  F.R.Strategy = Strategy;
+  F.Placed = Fits;
+  F.OnceSeconds = Once;
+  return F;
+}
+} // namespace
+
+// Batch 8; the whole batch does not fit. K = 2: pass 6 s, update 1 s:
+// 2 x 6 - 1 = 11 s, fits with recompute. K = 4: 4 x 2.5 - 3 x 1 = 7 s,
+// fits untransformed, so the search stops there (K = 8 is never asked).
+TEST(MicroBatch, ChoosesTheCheapestAndStopsAtTheFirstUntransformed) {
+  MicroBatchFit Whole = fit(1, 10, 1, false, "none");
+  std::vector<unsigned> Asked;
+  auto Best = chooseMicroBatches(8, Whole, [&](unsigned K) {
+    Asked.push_back(K);
+    if (K == 2)
+      return std::optional<MicroBatchFit>(fit(2, 6, 1, true, "recompute"));
+    if (K == 4)
+      return std::optional<MicroBatchFit>(fit(4, 2.5, 1, true, "none"));
+    return std::optional<MicroBatchFit>(fit(K, 0.1, 0, true, "none"));
+  });
+  ASSERT_TRUE(Best.has_value());
+  EXPECT_EQ(Best->K, 4u);
+  EXPECT_DOUBLE_EQ(Best->totalSeconds(), 7.0);
+  EXPECT_EQ(Asked, (std::vector<unsigned>{2, 4}));
+}
+
+// When the whole batch fits in 10 s, a split must beat it: K = 2 costs
+// 2 x 6 - 0 = 12 s, so there is no answer.
+TEST(MicroBatch, NoSplitWhenTheWholeBatchIsCheaper) {
+  MicroBatchFit Whole = fit(1, 10, 0, true, "none");
+  auto Best = chooseMicroBatches(2, Whole, [&](unsigned K) {
+    return std::optional<MicroBatchFit>(fit(K, 6, 0, true, "none"));
+  });
+  EXPECT_FALSE(Best.has_value());
+}
+
+// Inference: w (weight) -> step 0: mask = Relu(w) 400 B, read at step 1
+// and again at step 5; steps 2-4 are a chain of other work. The longest gap
+// is 1 -> 5, so the candidate is mask, From 5, Span 4, 400 B. Applying it
+// inserts "recompute(mask)" = Relu(w) before the old step 5 (new step 5),
+// and the old step 5 reads the copy (tensor 8).
+TEST(InferenceRecompute, RecomputesTheLongLivedMaskBeforeItsLateRead) {
+  Builder B;
+  TensorId W = B.tensor("w", 400, TensorKind::Weight);
+  TensorId X = B.tensor("x", 40, TensorKind::GraphInput);
+  TensorId Mask = B.tensor("mask", 400);
+  TensorId A = B.tensor("a", 40);
+  TensorId Bt = B.tensor("b", 40);
+  TensorId C = B.tensor("c", 40);
+  TensorId D = B.tensor("d", 40);
+  TensorId Y = B.tensor("y", 40, TensorKind::GraphOutput);
+  B.step(StepKind::Compute, "Relu", {W}, {Mask});
+  B.step(StepKind::Compute, "Add", {X, Mask}, {A});
+  B.step(StepKind::Compute, "Tanh", {A}, {Bt});
+  B.step(StepKind::Compute, "Sigmoid", {Bt}, {C});
+  B.step(StepKind::Compute, "Neg", {C}, {D});
+  B.step(StepKind::Compute, "Add", {D, Mask}, {Y});
+  std::vector<double> Secs(B.S.Steps.size(), 1e-6);
+
+  auto Cands = inferenceRematCandidates(B.S, Secs, false);
+  ASSERT_EQ(Cands.size(), 1u);
+  EXPECT_EQ(Cands[0].Value, Mask);
+  EXPECT_EQ(Cands[0].Producer, 0u);
+  EXPECT_EQ(Cands[0].From, 5u);
+  EXPECT_EQ(Cands[0].Span, 4u);
+  EXPECT_EQ(Cands[0].Bytes, 400u);
+
+  Schedule Out = applyInferenceRecompute(B.S, Cands);
+  ASSERT_EQ(Out.Steps.size(), 7u);
+  ASSERT_EQ(Out.Tensors.size(), 9u);
+  EXPECT_EQ(Out.Tensors[8].Name, "recompute(mask)");
+  EXPECT_EQ(Out.Steps[5].Kind, StepKind::Recompute);
+  EXPECT_EQ(Out.Steps[5].Reads, std::vector<TensorId>{W});
+  EXPECT_EQ(Out.Steps[5].Writes, std::vector<TensorId>{8});
+  EXPECT_EQ(Out.Steps[6].Reads, (std::vector<TensorId>{D, 8}));
+  EXPECT_EQ(verifyMessage(Out), "");
+  // mask now lives [0, 2) (last read at step 1) instead of [0, 7), and
+  // its copy [5, 7): written at step 5, last read at step 6.
+  Lifetimes L = computeLifetimes(Out, LivenessOptions());
+  const LiveBuffer &Orig = L.Buffers[L.BufferOf[Mask]];
+  EXPECT_EQ(Orig.StartStep, 0u);
+  EXPECT_EQ(Orig.EndStep, 2u);
+  const LiveBuffer &Copy = L.Buffers[L.BufferOf[8]];
+  EXPECT_EQ(Copy.StartStep, 5u);
+  EXPECT_EQ(Copy.EndStep, 7u);
+}
