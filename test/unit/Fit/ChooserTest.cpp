@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/Chooser.h"
+#include "TestExpected.h"
 #include "oomplan/Fit/ActivationOffload.h"
 #include "oomplan/Fit/Recompute.h"
 #include "oomplan/Fit/RematChooser.h"
@@ -51,21 +52,21 @@ struct Fixture {
 Fixture build() {
   Fixture F;
   auto G = importModelText(chainModel(), "chain.onnxtxt");
-  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  test::stopOnError(G, "G");
   F.G = std::move(*G);
   auto Shapes = inferShapes(*F.G);
-  EXPECT_TRUE(!!Shapes);
+  test::stopOnError(Shapes, "Shapes");
   F.Shapes = std::move(*Shapes);
   std::vector<std::optional<int64_t>> Bind(F.Shapes.SymbolNames.size(), 64);
   auto Bytes = evaluateValueBytes(*F.G, F.Shapes, Bind);
-  EXPECT_TRUE(!!Bytes);
+  test::stopOnError(Bytes, "Bytes");
   std::vector<std::string> Warnings;
   auto S =
       makeTrainingSchedule(*F.G, F.Shapes, *Bytes, TrainingOptions(), Warnings);
-  EXPECT_TRUE(!!S) << llvm::toString(S.takeError());
+  test::stopOnError(S, "S");
   F.S = std::move(*S);
   auto Dev = findDevice("H100-SXM");
-  EXPECT_TRUE(!!Dev);
+  test::stopOnError(Dev, "Dev");
   F.Cost = std::make_unique<CostModel>(*F.G, evaluateDims(*F.G, F.Shapes, Bind),
                                        *Dev);
   return F;

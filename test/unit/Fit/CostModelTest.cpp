@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
+#include "TestExpected.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/Pipeline.h"
 #include "gtest/gtest.h"
@@ -28,10 +29,10 @@ struct Model {
 Model load(const std::string &Text) {
   Model M;
   auto G = importModelText(Text, "test.onnxtxt");
-  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  test::stopOnError(G, "G");
   M.G = std::move(*G);
   auto Shapes = inferShapes(*M.G);
-  EXPECT_TRUE(!!Shapes) << llvm::toString(Shapes.takeError());
+  test::stopOnError(Shapes, "Shapes");
   M.Shapes = std::move(*Shapes);
   std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
   M.Dims = evaluateDims(*M.G, M.Shapes, Bind);

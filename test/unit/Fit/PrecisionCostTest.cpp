@@ -7,6 +7,7 @@
 // in the comment above it.
 //
 //===----------------------------------------------------------------------===//
+#include "TestExpected.h"
 #include "oomplan/Cost/CostModel.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/Pipeline.h"
@@ -87,7 +88,7 @@ DeviceProfile toyDevice() {
       "peak_tf32_tflops": 2, "peak_fp16_tflops": 3, "peak_bf16_tflops": 4,
       "mem_bandwidth_gbps": 1000000, "host_link_gbps": 1, "memory_gib": 1})",
                            "toy.json");
-  EXPECT_TRUE(!!D) << llvm::toString(D.takeError());
+  test::stopOnError(D, "D");
   return *D;
 }
 
@@ -99,17 +100,17 @@ struct Step3 {
 // device: the forward MatMul, its backward and the optimizer step.
 Step3 trainingTimes(TrainPrecision Precision, bool TF32) {
   auto G = importModelText(Linear, "linear.onnxtxt");
-  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  test::stopOnError(G, "G");
   auto Shapes = inferShapes(**G);
-  EXPECT_TRUE(!!Shapes);
+  test::stopOnError(Shapes, "Shapes");
   std::vector<std::optional<int64_t>> Bind(Shapes->SymbolNames.size(), 4);
   auto Bytes = evaluateValueBytes(**G, *Shapes, Bind);
-  EXPECT_TRUE(!!Bytes);
+  test::stopOnError(Bytes, "Bytes");
   TrainingOptions TO;
   TO.Precision = Precision;
   std::vector<std::string> Warnings;
   auto S = makeTrainingSchedule(**G, *Shapes, *Bytes, TO, Warnings);
-  EXPECT_TRUE(!!S) << llvm::toString(S.takeError());
+  test::stopOnError(S, "S");
   CostOptions CO;
   CO.TF32 = TF32;
   CostModel C(**G, evaluateDims(**G, *Shapes, Bind), toyDevice(), CO);

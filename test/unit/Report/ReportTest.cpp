@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Report.h"
+#include "TestExpected.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Report/Formulas.h"
@@ -62,7 +63,7 @@ struct Fixture : ::testing::Test {
   }
   Plan plan(int64_t Batch, int64_t Seq) {
     auto P = planGraph(*G, Shapes, at(Batch, Seq), Opts);
-    EXPECT_TRUE(bool(P));
+    test::stopOnError(P, "P");
     return std::move(*P);
   }
 };

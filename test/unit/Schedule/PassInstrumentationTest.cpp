@@ -9,6 +9,7 @@
 // without, 29504 with).
 //
 //===----------------------------------------------------------------------===//
+#include "TestExpected.h"
 #include "oomplan/Fit/Chooser.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/TrainingPipeline.h"
@@ -95,7 +96,7 @@ FitOptions fitOptions(uint64_t Budget, const PassInstrumentation &PI) {
 
 CostModel cost(const Loaded &L) {
   auto Dev = findDevice("H100-SXM");
-  EXPECT_TRUE(!!Dev);
+  test::stopOnError(Dev, "Dev");
   return CostModel(*L.G, evaluateDims(*L.G, L.Shapes, L.Bind), *Dev);
 }
 } // namespace

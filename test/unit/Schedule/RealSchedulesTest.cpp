@@ -9,6 +9,7 @@
 // chooser's fitted schedules at budgets from generous to impossible.
 //
 //===----------------------------------------------------------------------===//
+#include "TestExpected.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/ActivationOffload.h"
 #include "oomplan/Fit/Chooser.h"
@@ -86,7 +87,7 @@ const ModelCase Models[] = {{"resnet50.onnx", false},
 
 CostModel costOf(const Model &M) {
   auto Dev = findDevice("H100-SXM");
-  EXPECT_TRUE(!!Dev);
+  test::stopOnError(Dev, "Dev");
   return CostModel(*M.G, evaluateDims(*M.G, M.Shapes, M.Bind), *Dev);
 }
 

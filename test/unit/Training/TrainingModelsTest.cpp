@@ -8,6 +8,7 @@
 // state, docs/training.md) and are recorded here so the test needs no torch.
 //
 //===----------------------------------------------------------------------===//
+#include "TestExpected.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/TrainingPipeline.h"
@@ -43,15 +44,15 @@ Result planCase(const Case &C) {
   std::string Path =
       std::string(OOMPLAN_TEST_MODELS_DIR) + "/train/" + C.Model + ".onnx";
   auto G = importModelFile(Path);
-  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  test::stopOnError(G, "G");
   auto Shapes = inferShapes(**G);
-  EXPECT_TRUE(!!Shapes) << llvm::toString(Shapes.takeError());
+  test::stopOnError(Shapes, "Shapes");
   BindingRequest R;
   R.Batch = C.Batch;
   if (C.Seq)
     R.Seq = C.Seq;
   auto Bound = bindSymbols(**G, R);
-  EXPECT_TRUE(!!Bound);
+  test::stopOnError(Bound, "Bound");
   std::vector<std::optional<int64_t>> Bind = Bound->Values;
   Bind.resize(Shapes->SymbolNames.size());
   PipelineOptions PO;
@@ -63,7 +64,7 @@ Result planCase(const Case &C) {
   Res.Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
-  EXPECT_TRUE(!!P) << llvm::toString(P.takeError());
+  test::stopOnError(P, "P");
   EXPECT_TRUE(Warnings.empty()) << Warnings.front();
   Res.P = std::move(*P);
   return Res;

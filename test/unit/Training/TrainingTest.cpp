@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Transforms/Training.h"
+#include "TestExpected.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/Pipeline.h"
 #include "gtest/gtest.h"
@@ -47,16 +48,16 @@ struct Built {
 Built build(const std::string &Text, const TrainingOptions &Opts) {
   Built B;
   auto G = importModelText(Text, "test.onnxtxt");
-  EXPECT_TRUE(!!G) << llvm::toString(G.takeError());
+  test::stopOnError(G, "G");
   B.G = std::move(*G);
   auto Shapes = inferShapes(*B.G);
-  EXPECT_TRUE(!!Shapes) << llvm::toString(Shapes.takeError());
+  test::stopOnError(Shapes, "Shapes");
   std::vector<std::optional<int64_t>> Bind(Shapes->SymbolNames.size(), 4);
   auto Bytes = evaluateValueBytes(*B.G, *Shapes, Bind);
-  EXPECT_TRUE(!!Bytes);
+  test::stopOnError(Bytes, "Bytes");
   auto S =
       makeTrainingSchedule(*B.G, *Shapes, *Bytes, Opts, B.Warnings, &B.Sum);
-  EXPECT_TRUE(!!S) << llvm::toString(S.takeError());
+  test::stopOnError(S, "S");
   B.S = std::move(*S);
   return B;
 }
