@@ -55,7 +55,15 @@ TEST(ByteSize, Rejects) {
 
 TEST(ByteSize, Format) {
   EXPECT_EQ(formatBytes(0), "0 B");
-  EXPECT_EQ(formatBytes(1023), "1023 B");
+  EXPECT_EQ(formatBytes(999), "999 B");
+  // Three significant digits: 1000 or more moves to the next unit (issue 17:
+  // "1008 MiB" beside GiB figures). 1023/1024 = 0.999 KiB.
+  EXPECT_EQ(formatBytes(1023), "1.00 KiB");
+  EXPECT_EQ(formatBytes(1000ull << 20), "0.98 GiB"); // 0.9766 GiB
+  EXPECT_EQ(formatBytes(1008ull << 20), "0.98 GiB"); // 0.9844 GiB
+  EXPECT_EQ(formatBytes(1047950540), "999 MiB");     // 999.40 MiB
+  // 10735393024 B = 9.998 GiB: the precision follows the rounded value.
+  EXPECT_EQ(formatBytes(10735393024ull), "10.0 GiB");
   EXPECT_EQ(formatBytes(1536), "1.50 KiB");
   EXPECT_EQ(formatBytes(24ull << 30), "24.0 GiB");
   EXPECT_EQ(formatBytes(100ull << 20), "100 MiB");
