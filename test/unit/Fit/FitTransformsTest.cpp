@@ -1,13 +1,14 @@
 //===- FitTransformsTest.cpp - the fit transforms on hand-built schedules -===//
 //
 // One small schedule per transform in lib/Fit (optimizer offload, weight
-// streaming's candidates, reordering, micro-batch counts and choice,
+// streaming, reordering, micro-batch counts and choice,
 // inference recompute), with the expected steps, host-home tensors and byte
 // totals worked out by hand in the comments. Every transformed schedule must
 // also pass the schedule verifier, so a transform cannot produce a schedule
 // that liveness and placement would silently trust.
 //
 //===----------------------------------------------------------------------===//
+#include "oomplan/Cost/DeviceProfile.h"
 #include "oomplan/Fit/InferenceRecompute.h"
 #include "oomplan/Fit/MemoryEstimate.h"
 #include "oomplan/Fit/MicroBatch.h"
@@ -109,6 +110,64 @@ TEST(WeightStreaming, CandidatesAreReadWeightsLargestFirst) {
   TensorId Y = B.tensor("y", 8, TensorKind::GraphOutput);
   B.step(StepKind::Compute, "Gemm", {X, W1, W2, W4, W5}, {Y});
   EXPECT_EQ(streamableWeights(B.S), (std::vector<TensorId>{W2, W1, W4}));
+}
+
+// 40 steps: a0 = Relu(x), a_i = Relu(a_(i-1)), all 100 B; steps 2 and 30
+// also read the weight w (1100 B). Uses more than max(40 / 8, 16) = 16 steps
+// apart are two copies: w itself for step 2 and "w#2" (tensor 42) for step
+// 30. Toy device: 1e9 B/s memory and host link, so a step costs its bytes
+// in ns: 200 ns, 1300 ns with w; a copy 1100 ns. Start times: step i < 3
+// at 200i ns, then 1700 + 200(i - 3) ns, so step 30 at 7100 ns. Copies are
+// placed back from the last: w#2 must start by 7100 - 1100 = 6000 ns; the
+// last step starting by then is 24 (5900 ns). w must end by step 2 (400 ns)
+// and cannot: it is issued at step 0. Output: Prefetch w, steps 0-23,
+// Prefetch w#2, steps 24-39 (42 steps); old step 2 is now 3 and reads w,
+// old step 30 is now 32 and reads w#2.
+TEST(WeightStreaming, SplitsDistantUsesAndIssuesCopiesJustInTime) {
+  Builder B;
+  TensorId W = B.tensor("w", 1100, TensorKind::Weight);
+  TensorId X = B.tensor("x", 100, TensorKind::GraphInput);
+  TensorId Prev = X;
+  for (unsigned I = 0; I < 40; ++I) {
+    TensorId A =
+        B.tensor("a" + std::to_string(I), 100,
+                 I == 39 ? TensorKind::GraphOutput : TensorKind::Activation);
+    std::vector<TensorId> Reads{Prev};
+    if (I == 2 || I == 30)
+      Reads.push_back(W);
+    B.step(StepKind::Compute, "Relu", Reads, {A}).Node = NoId;
+    Prev = A;
+  }
+  ASSERT_EQ(streamableWeights(B.S), std::vector<TensorId>{W});
+  auto Dev = parseDeviceJSON(R"({"name": "toy", "peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gb": 1})",
+                             "toy.json");
+  ASSERT_TRUE(!!Dev) << llvm::toString(Dev.takeError());
+  Graph G;
+  CostModel Cost(G, {}, *Dev);
+  ASSERT_DOUBLE_EQ(Cost.transferSeconds(1100), 1.1e-6);
+
+  Schedule Out = streamWeights(B.S, {W}, Cost, UINT32_MAX);
+  ASSERT_EQ(Out.Steps.size(), 42u);
+  ASSERT_EQ(Out.Tensors.size(), 43u);
+  EXPECT_EQ(Out.Tensors[42].Name, "w#2");
+  for (TensorId T : {W, TensorId(42)}) {
+    EXPECT_TRUE(Out.Tensors[T].HostHome);
+    EXPECT_EQ(Out.Tensors[T].Kind, TensorKind::Activation);
+  }
+  EXPECT_EQ(Out.Steps[0].Kind, StepKind::Prefetch);
+  EXPECT_EQ(Out.Steps[0].Writes, std::vector<TensorId>{W});
+  EXPECT_EQ(Out.Steps[25].Kind, StepKind::Prefetch);
+  EXPECT_EQ(Out.Steps[25].Writes, std::vector<TensorId>{42});
+  EXPECT_EQ(Out.Steps[3].Reads[1], W);
+  EXPECT_EQ(Out.Steps[32].Reads[1], 42u);
+  EXPECT_EQ(verifyMessage(Out), "");
+  // On the device: w [0, 4), w#2 [25, 33).
+  Lifetimes L = computeLifetimes(Out, LivenessOptions());
+  EXPECT_EQ(L.Buffers[L.BufferOf[W]].StartStep, 0u);
+  EXPECT_EQ(L.Buffers[L.BufferOf[W]].EndStep, 4u);
+  EXPECT_EQ(L.Buffers[L.BufferOf[42]].StartStep, 25u);
+  EXPECT_EQ(L.Buffers[L.BufferOf[42]].EndStep, 33u);
 }
 
 // Two branches from input x (8 B): a1 = f(x) 1000 B, b1 = g(x) 1000 B,
