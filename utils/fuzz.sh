@@ -72,7 +72,7 @@ TESTDATA=/usr/share/libonnx-testdata/data
 for t in "${TARGETS[@]}"; do
   case $t in
   fuzz-onnx-binary)
-    mapfile -t files < <( (find test -name '*.onnx'
+    mapfile -t files < <( (find test -name '*.onnx' -size -64k
       [[ -d $TESTDATA ]] && find "$TESTDATA" -name model.onnx -size -64k) | sort)
     seed "$SEEDS/$t" '' "${files[@]}"
     MAXLEN[$t]=65536 ;;

@@ -119,6 +119,11 @@ llvm::Error slice(RuleContext &Ctx) {
   if (!*Starts || !*Ends || (*Starts)->size() != (*Ends)->size())
     return Ctx.error("starts and ends must be given, with equal lengths");
   size_t N = (*Starts)->size();
+  // Axes and steps are read per start below (found by the fuzzer).
+  if ((*Axes && (*Axes)->size() != N) || (*Steps && (*Steps)->size() != N))
+    return Ctx.error("axes and steps, when given, must have as many entries "
+                     "as starts (" +
+                     llvm::Twine(N) + ")");
   std::vector<SymExpr> Out = In.vec();
   // Per axis (start, step) for the contents of 1-D data.
   std::optional<int64_t> FirstStart, FirstStep;
