@@ -10,9 +10,9 @@
 #ifndef OOMPLAN_PLAN_PLAN_H
 #define OOMPLAN_PLAN_PLAN_H
 
+#include "oomplan/Planner/BufferRequest.h"
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/Schedule.h"
-#include "oomplan/Planner/BufferRequest.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "llvm/Support/Error.h"
 #include <optional>

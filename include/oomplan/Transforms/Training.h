@@ -15,8 +15,8 @@
 #ifndef OOMPLAN_TRANSFORMS_TRAINING_H
 #define OOMPLAN_TRANSFORMS_TRAINING_H
 
-#include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Schedule/Schedule.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 #include <string>
