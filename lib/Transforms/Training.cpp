@@ -254,7 +254,10 @@ struct Builder {
                               S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
                               S.Tensors[Acc].Type);
     St.Writes.push_back(Part);
-    St.Reads.push_back(Acc);
+    // Two inputs with one root (MatMul(w, Transpose(w))): this step wrote
+    // grad(v) already, so it must not read it as an earlier step's result.
+    if (!llvm::is_contained(St.Writes, Acc))
+      St.Reads.push_back(Acc);
   }
 
   void emitBackward(NodeId Last, llvm::StringRef Op,
