@@ -1,0 +1,110 @@
+//===- Kernel.h - what a backend kernel sees and returns --------*- C++ -*-===//
+//
+// The contract between the runtime (lib/Runtime) and every backend's kernels.
+// The runtime has already placed every tensor at its planned offset, so a
+// kernel never allocates: it reads its inputs, writes its outputs (whose dims
+// shape inference fixed before the run), and may use the workspace the plan
+// reserved for its step. Kernels are found through the operator table
+// (ops::KernelTable, keyed by OpCode), one entry per op type and backend.
+//
+// Aliasing rules a kernel must honour, because the plan relies on them:
+// - An elementwise op (AliasClass InPlace) may get Outputs[0].Data equal to
+//   an input's Data; it must then read each element before writing it.
+// - A view op (AliasClass View) usually gets Outputs[0].Data equal to
+//   Inputs[0].Data and then has nothing to do; when they differ (a view the
+//   planner could not alias) it copies.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_RUNTIME_KERNEL_H
+#define OOMPLAN_RUNTIME_KERNEL_H
+
+#include "oomplan/IR/ElementType.h"
+#include "oomplan/IR/Graph.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+
+namespace oomplan {
+namespace runtime {
+
+/// A tensor as a kernel sees it: bytes at a planned offset, with concrete
+/// dims. Data is null for an omitted optional input or output.
+struct TensorRef {
+  void *Data = nullptr;
+  ElementType Type = ElementType::Undefined;
+  llvm::SmallVector<int64_t, 6> Dims;
+
+  bool present() const { return Data != nullptr; }
+  /// Product of Dims (1 for a scalar).
+  uint64_t numElements() const {
+    uint64_t N = 1;
+    for (int64_t D : Dims)
+      N *= uint64_t(D);
+    return N;
+  }
+  uint64_t bytes() const { return numElements() * elementBits(Type) / 8; }
+  template <typename T> T *data() const { return static_cast<T *>(Data); }
+};
+
+/// A fixed set of worker threads (--threads). parallelFor splits [0, N) into
+/// contiguous chunks of at least Grain items and calls Fn(Begin, End) on
+/// them, returning when all are done. With one thread it calls Fn(0, N).
+/// Fn must not throw and must not call parallelFor itself.
+class ThreadPool {
+public:
+  explicit ThreadPool(unsigned Threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  unsigned threads() const { return NumThreads; }
+  void parallelFor(int64_t N, int64_t Grain,
+                   llvm::function_ref<void(int64_t, int64_t)> Fn);
+
+private:
+  struct Impl;
+  Impl *P = nullptr;
+  unsigned NumThreads = 1;
+};
+
+/// Everything one kernel call gets.
+struct KernelContext {
+  const Graph &G;
+  const Node &N; ///< Attributes, op type, name (for errors).
+  llvm::ArrayRef<TensorRef> Inputs;
+  llvm::ArrayRef<TensorRef> Outputs;
+  void *Workspace = nullptr; ///< Planned scratch for this step, or null.
+  uint64_t WorkspaceBytes = 0;
+  ThreadPool &Pool;
+
+  /// An unsupported-category error that names the node and op:
+  /// "node 'conv1' (Conv): <Msg>".
+  llvm::Error unsupported(const llvm::Twine &Msg) const;
+  /// An input-category error (bad attribute, out-of-range index), likewise.
+  llvm::Error badInput(const llvm::Twine &Msg) const;
+};
+
+/// Runs the op. Called once per Compute or Recompute step.
+using KernelFn = llvm::Error (*)(const KernelContext &);
+
+/// Bytes of scratch the kernel needs for this node at these shapes (only
+/// Dims and Type of the refs are set, Data is null). The planner adds a
+/// workspace buffer of this size to the step, so the plan counts it.
+using WorkspaceFn = uint64_t (*)(const Node &N,
+                                 llvm::ArrayRef<TensorRef> Inputs,
+                                 llvm::ArrayRef<TensorRef> Outputs);
+
+struct Kernel {
+  KernelFn Run = nullptr;
+  WorkspaceFn Workspace = nullptr; ///< Null: no scratch.
+  /// Element types of input 0 the kernel handles; empty: any.
+  llvm::SmallVector<ElementType, 4> Types;
+};
+
+} // namespace runtime
+} // namespace oomplan
+
+#endif
