@@ -25,7 +25,8 @@ import re
 import sys
 
 LAYERS = ["Support", "IR", "Frontend", "Analysis", "Schedule", "Transforms",
-          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Driver"]
+          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Runtime",
+          "Driver"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 # Layers with a narrower allowance than "everything below": layer -> the
 # layers it may use, and single headers it may include from other layers.

@@ -5,7 +5,9 @@
 set -euo pipefail
 PKGS=(cmake ninja-build g++ libonnx-dev libprotobuf-dev protobuf-compiler
       llvm-14-dev llvm-14-tools libgtest-dev libonnx-testdata python3-onnx
-      clang-format clang-14 libclang-rt-14-dev)
+      clang-format clang-14 libclang-rt-14-dev
+      libopenblas-dev pybind11-dev python3-pybind11 python3-dev python3-pytest
+      pkg-config)
 if dpkg -s "${PKGS[@]}" >/dev/null 2>&1; then
   exit 0
 fi
