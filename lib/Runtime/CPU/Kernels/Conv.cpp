@@ -1,16 +1,312 @@
-//===- Conv.cpp - CPU kernels: see CPUKernels.h for the family ----*- C++
-//-*-===//
+//===- Conv.cpp - CPU kernels: Conv and ConvTranspose through GEMM --------===//
 //
-// (Being written: the family registers its kernels here.)
+// Conv lowers each (image, group) to one GEMM: W_g (M/g x C/g*K) times the
+// im2col matrix (C/g*K x output positions), which is the step's planned
+// workspace (declared by convWorkspace so the plan counts it; a kernel never
+// allocates). A 1x1 kernel with unit stride and no padding needs no im2col:
+// the input already is that matrix. Depthwise convolutions (one input
+// channel per group) skip GEMM, whose per-call cost dwarfs a 3x3 window, and
+// run a direct loop over channels in parallel. ConvTranspose is the
+// adjoint: W_g^T times the input gives the columns, and col2im scatters
+// them into the output.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "ConvGeometry.h"
+#include "Gemm.h"
 
 namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-void registerConvKernels(CPUKernelTable &) {}
+namespace {
+
+/// The geometry of a Conv or ConvTranspose from its refs.
+std::string convGeometry(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                         llvm::ArrayRef<TensorRef> Outputs, bool Transposed,
+                         WindowGeometry &G) {
+  if (Inputs.size() < 2 || Outputs.empty())
+    return "needs X and W";
+  const TensorRef &X = Inputs[0], &W = Inputs[1], &Y = Outputs[0];
+  if (X.Dims.size() < 3 || W.Dims.size() != X.Dims.size() ||
+      Y.Dims.size() != X.Dims.size())
+    return "X, W and Y must have the same rank, at least 3";
+  llvm::ArrayRef<int64_t> XD(X.Dims), YD(Y.Dims), WD(W.Dims);
+  return windowGeometry(N, XD.drop_front(2), YD.drop_front(2), WD.drop_front(2),
+                        Transposed, G);
+}
+
+bool isPointwise(const WindowGeometry &G) {
+  for (size_t I = 0; I < G.rank(); ++I)
+    if (G.K[I] != 1 || G.S[I] != 1 || G.PadBegin[I] != 0 || G.In[I] != G.Out[I])
+      return false;
+  return true;
+}
+
+bool isDepthwise(const Node &N, const TensorRef &X, const TensorRef &W) {
+  int64_t Group = N.getInt("group", 1);
+  return Group > 1 && Group == X.Dims[1] && W.Dims[1] == 1;
+}
+
+uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                       llvm::ArrayRef<TensorRef> Outputs) {
+  WindowGeometry G;
+  if (!convGeometry(N, Inputs, Outputs, false, G).empty() || isPointwise(G) ||
+      isDepthwise(N, Inputs[0], Inputs[1]))
+    return 0;
+  const uint64_t Cg = uint64_t(Inputs[1].Dims[1]);
+  return Cg * uint64_t(G.kernelSize()) * uint64_t(G.outSize()) *
+         elemBytes(Inputs[0].Type);
+}
+
+/// Kernel offsets of kernel index KIdx, per axis.
+void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
+  KK.resize(G.rank());
+  for (int64_t I = int64_t(G.rank()) - 1; I >= 0; --I) {
+    KK[I] = KIdx % G.K[I];
+    KIdx /= G.K[I];
+  }
+}
+
+/// Fills Col (Cg*K rows, one per channel and kernel offset; outSize
+/// columns) from the Cg channels at X.
+template <typename T>
+void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
+            ThreadPool &Pool) {
+  const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
+  const int64_t OutSize = G.outSize(), InSize = G.inSize();
+  const int64_t OutLast = G.Out[R - 1], InLast = G.In[R - 1];
+  const int64_t SL = G.S[R - 1], PL = G.PadBegin[R - 1], DL = G.D[R - 1];
+  DimVector InStr = stridesOf(G.In);
+  auto Rows = [&](int64_t Begin, int64_t End) {
+    DimVector KK, OC(R, 0);
+    for (int64_t Row = Begin; Row < End; ++Row) {
+      kernelOffsets(G, Row % KSize, KK);
+      const T *Xc = X + (Row / KSize) * InSize;
+      T *Dst = Col + Row * OutSize;
+      for (int64_t Outer = 0; Outer < OutSize / std::max<int64_t>(1, OutLast);
+           ++Outer) {
+        int64_t Rem = Outer, Base = 0;
+        bool Inside = true;
+        for (int64_t I = R - 2; I >= 0; --I) {
+          int64_t O = Rem % G.Out[I];
+          Rem /= G.Out[I];
+          int64_t X = O * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
+          Inside &= X >= 0 && X < G.In[I];
+          Base += X * InStr[I];
+        }
+        T *D = Dst + Outer * OutLast;
+        if (!Inside) {
+          std::fill(D, D + OutLast, T(0));
+          continue;
+        }
+        const int64_t Shift = KK[R - 1] * DL - PL;
+        for (int64_t O = 0; O < OutLast; ++O) {
+          int64_t X = O * SL + Shift;
+          D[O] = X >= 0 && X < InLast ? Xc[Base + X] : T(0);
+        }
+      }
+    }
+  };
+  Pool.parallelFor(Cg * KSize, 1, Rows);
+}
+
+/// Y[n, m] = B[m] for every position, or 0 without bias.
+template <typename T>
+void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size) {
+  const T *B = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
+  for (int64_t M = 0; M < Channels; ++M)
+    std::fill(Y + M * Size, Y + (M + 1) * Size, B ? B[M] : T(0));
+}
+
+template <typename T>
+void depthwise(const KernelContext &C, const WindowGeometry &G) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
+  const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
+                OutSize = G.outSize(), R = int64_t(G.rank());
+  DimVector InStr = stridesOf(G.In);
+  auto Work = [&](int64_t Begin, int64_t End) {
+    DimVector KK, OC(R);
+    for (int64_t NM = Begin; NM < End; ++NM) {
+      const int64_t M = NM % (Ch * Mult), Cin = M / Mult;
+      const T *Xc = X.data<const T>() + (NM / (Ch * Mult) * Ch + Cin) * InSize;
+      const T *Wm = W.data<const T>() + M * KSize;
+      T *Yc = Y.data<T>() + NM * OutSize;
+      const T Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>()[M] : T(0);
+      for (int64_t O = 0; O < OutSize; ++O) {
+        int64_t Rem = O;
+        for (int64_t I = R - 1; I >= 0; --I) {
+          OC[I] = Rem % G.Out[I];
+          Rem /= G.Out[I];
+        }
+        T Acc = Bias;
+        for (int64_t K = 0; K < KSize; ++K) {
+          kernelOffsets(G, K, KK);
+          int64_t Off = 0;
+          bool Inside = true;
+          for (int64_t I = 0; I < R && Inside; ++I) {
+            int64_t Xi = OC[I] * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
+            Inside = Xi >= 0 && Xi < G.In[I];
+            Off += Xi * InStr[I];
+          }
+          if (Inside)
+            Acc += Wm[K] * Xc[Off];
+        }
+        Yc[O] = Acc;
+      }
+    }
+  };
+  C.Pool.parallelFor(Batch * Ch * Mult, 1, Work);
+}
+
+template <typename T>
+llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  const int64_t Group = C.N.getInt("group", 1);
+  const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
+  if (Group <= 0 || Ch % Group || M % Group || W.Dims[1] * Group != Ch ||
+      Y.Dims[1] != M || Y.Dims[0] != Batch)
+    return C.badInput("channels of X, W and Y do not match group " +
+                      llvm::Twine(Group));
+  if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
+    return C.badInput("bias length differs from the output channels");
+  if (isDepthwise(C.N, X, W)) {
+    depthwise<T>(C, G);
+    return llvm::Error::success();
+  }
+  const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
+  const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  const bool Pointwise = isPointwise(G);
+  const uint64_t Need = uint64_t(Cg * KSize * OutSize) * sizeof(T);
+  if (!Pointwise && (!C.Workspace || C.WorkspaceBytes < Need))
+    return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
+                      " workspace bytes, im2col needs " + llvm::Twine(Need));
+  T *Col = static_cast<T *>(C.Workspace);
+  for (int64_t N = 0; N < Batch; ++N) {
+    T *Yn = Y.data<T>() + N * M * OutSize;
+    initBias(C, Yn, M, OutSize);
+    for (int64_t Gr = 0; Gr < Group; ++Gr) {
+      const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
+      if (!Pointwise)
+        im2col(Xg, Cg, G, Col, C.Pool);
+      gemm<T>(false, false, Mg, OutSize, Cg * KSize, T(1),
+              W.data<const T>() + Gr * Mg * Cg * KSize, Cg * KSize,
+              Pointwise ? Xg : Col, OutSize, T(1), Yn + Gr * Mg * OutSize,
+              OutSize);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runConv(const KernelContext &C) {
+  WindowGeometry G;
+  std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
+  if (!Why.empty())
+    return C.badInput(Why);
+  if (C.Inputs[0].Type == ElementType::Double)
+    return convTyped<double>(C, G);
+  if (C.Inputs[0].Type != ElementType::Float)
+    return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
+  return convTyped<float>(C, G);
+}
+
+uint64_t convTransposeWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                                llvm::ArrayRef<TensorRef> Outputs) {
+  WindowGeometry G;
+  if (!convGeometry(N, Inputs, Outputs, true, G).empty())
+    return 0;
+  const uint64_t Mg = uint64_t(Inputs[1].Dims[1]);
+  return Mg * uint64_t(G.kernelSize()) * uint64_t(G.inSize()) *
+         elemBytes(Inputs[0].Type);
+}
+
+/// Adds the columns (Mg*K rows, inSize columns) into Y's Mg channels.
+template <typename T>
+void col2im(const T *Col, int64_t Mg, const WindowGeometry &G, T *Y,
+            ThreadPool &Pool) {
+  const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
+  const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  DimVector OutStr = stridesOf(G.Out);
+  // Parallel over output channels: rows of one channel write one plane.
+  Pool.parallelFor(Mg, 1, [&](int64_t Begin, int64_t End) {
+    DimVector KK, IC(R);
+    for (int64_t M = Begin; M < End; ++M)
+      for (int64_t K = 0; K < KSize; ++K) {
+        kernelOffsets(G, K, KK);
+        const T *Src = Col + (M * KSize + K) * InSize;
+        T *Dst = Y + M * OutSize;
+        for (int64_t I = 0; I < InSize; ++I) {
+          int64_t Rem = I, Off = 0;
+          bool Inside = true;
+          for (int64_t A = R - 1; A >= 0; --A) {
+            int64_t X = Rem % G.In[A];
+            Rem /= G.In[A];
+            int64_t O = X * G.S[A] - G.PadBegin[A] + KK[A] * G.D[A];
+            Inside &= O >= 0 && O < G.Out[A];
+            Off += O * OutStr[A];
+          }
+          if (Inside)
+            Dst[Off] += Src[I];
+        }
+      }
+  });
+}
+
+template <typename T>
+llvm::Error convTransposeTyped(const KernelContext &C,
+                               const WindowGeometry &G) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  const int64_t Group = C.N.getInt("group", 1);
+  const int64_t Batch = X.Dims[0], Ch = X.Dims[1];
+  if (Group <= 0 || Ch % Group || W.Dims[0] != Ch ||
+      Y.Dims[1] != W.Dims[1] * Group || Y.Dims[0] != Batch)
+    return C.badInput("channels of X, W and Y do not match group " +
+                      llvm::Twine(Group));
+  const int64_t Cg = Ch / Group, Mg = W.Dims[1], M = Mg * Group;
+  if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
+    return C.badInput("bias length differs from the output channels");
+  const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
+                OutSize = G.outSize();
+  const uint64_t Need = uint64_t(Mg * KSize * InSize) * sizeof(T);
+  if (Need && (!C.Workspace || C.WorkspaceBytes < Need))
+    return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
+                      " workspace bytes, col2im needs " + llvm::Twine(Need));
+  T *Col = static_cast<T *>(C.Workspace);
+  for (int64_t N = 0; N < Batch; ++N) {
+    T *Yn = Y.data<T>() + N * M * OutSize;
+    initBias(C, Yn, M, OutSize);
+    for (int64_t Gr = 0; Gr < Group; ++Gr) {
+      const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
+      const T *Wg = W.data<const T>() + Gr * Cg * Mg * KSize;
+      gemm<T>(true, false, Mg * KSize, InSize, Cg, T(1), Wg, Mg * KSize, Xg,
+              InSize, T(0), Col, InSize);
+      col2im(Col, Mg, G, Yn + Gr * Mg * OutSize, C.Pool);
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runConvTranspose(const KernelContext &C) {
+  WindowGeometry G;
+  std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, true, G);
+  if (!Why.empty())
+    return C.badInput(Why);
+  if (C.Inputs[0].Type == ElementType::Double)
+    return convTransposeTyped<double>(C, G);
+  if (C.Inputs[0].Type != ElementType::Float)
+    return C.unsupported("ConvTranspose of type " +
+                         elementTypeName(C.Inputs[0].Type));
+  return convTransposeTyped<float>(C, G);
+}
+
+} // namespace
+
+void registerConvKernels(CPUKernelTable &T) {
+  addKernel(T, "Conv", Kernel{&runConv, &convWorkspace, floatTypes()});
+  addKernel(T, "ConvTranspose",
+            Kernel{&runConvTranspose, &convTransposeWorkspace, floatTypes()});
+}
 
 } // namespace cpu
 } // namespace runtime

@@ -1,16 +1,151 @@
-//===- MatMul.cpp - CPU kernels: see CPUKernels.h for the family ----*- C++
-//-*-===//
+//===- MatMul.cpp - CPU kernels: MatMul, Gemm, Einsum ---------------------===//
 //
-// (Being written: the family registers its kernels here.)
+// MatMul follows numpy: 1-D operands gain and then lose a unit dim, and the
+// batch dims broadcast. When B is one matrix shared by every batch (a linear
+// layer), the batches of A are stacked into one tall GEMM, which OpenBLAS
+// runs far faster than many small ones. Gemm writes beta*C broadcast into
+// Y first and then accumulates alpha*A*B with beta 1. Einsum is a generic
+// loop over every index letter: correct for any equation ONNX allows,
+// meant for the small tensors the models here use it on.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "Gemm.h"
+#include "TensorUtil.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-void registerMatMulKernels(CPUKernelTable &) {}
+namespace {
+
+template <typename T> void matMulTyped(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
+  DimVector AD(A.Dims.begin(), A.Dims.end()), BD(B.Dims.begin(), B.Dims.end());
+  if (AD.size() == 1)
+    AD.insert(AD.begin(), 1);
+  if (BD.size() == 1)
+    BD.push_back(1);
+  const int64_t M = AD[AD.size() - 2], K = AD.back(), N = BD.back();
+  // Batch dims broadcast to the longer of the two.
+  const size_t BR = std::max(AD.size(), BD.size()) - 2;
+  DimVector ABatch(BR, 1), BBatch(BR, 1), YBatch(BR, 1);
+  for (size_t I = 0; I + 2 < AD.size(); ++I)
+    ABatch[BR - (AD.size() - 2) + I] = AD[I];
+  for (size_t I = 0; I + 2 < BD.size(); ++I)
+    BBatch[BR - (BD.size() - 2) + I] = BD[I];
+  for (size_t I = 0; I < BR; ++I)
+    YBatch[I] = std::max(ABatch[I], BBatch[I]);
+  const int64_t Batches = productOf(YBatch, 0, BR);
+  const T *AP = A.data<const T>(), *BP = B.data<const T>();
+  T *YP = Y.data<T>();
+  if (K == 0) {
+    std::fill(YP, YP + Y.numElements(), T(0));
+    return;
+  }
+  const bool BShared = productOf(BBatch, 0, BR) == 1;
+  if (BShared && productOf(ABatch, 0, BR) == Batches) {
+    gemm<T>(false, false, Batches * M, N, K, T(1), AP, K, BP, N, T(0), YP, N);
+    return;
+  }
+  DimVector AS = stridesOf(ABatch), BS = stridesOf(BBatch);
+  for (int64_t Bt = 0; Bt < Batches; ++Bt) {
+    int64_t Rem = Bt, AOff = 0, BOff = 0;
+    for (int64_t I = int64_t(BR) - 1; I >= 0; --I) {
+      int64_t X = Rem % YBatch[I];
+      Rem /= YBatch[I];
+      AOff += (ABatch[I] == 1 ? 0 : X) * AS[I];
+      BOff += (BBatch[I] == 1 ? 0 : X) * BS[I];
+    }
+    gemm<T>(false, false, M, N, K, T(1), AP + AOff * M * K, K,
+            BP + BOff * K * N, N, T(0), YP + Bt * M * N, N);
+  }
+}
+
+llvm::Error runMatMul(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1];
+  if (A.Dims.empty() || B.Dims.empty())
+    return C.badInput("MatMul of a scalar");
+  int64_t KA = A.Dims.back(),
+          KB = B.Dims.size() == 1 ? B.Dims[0] : B.Dims[B.Dims.size() - 2];
+  if (KA != KB)
+    return C.badInput("inner dims differ (" + llvm::Twine(KA) + " and " +
+                      llvm::Twine(KB) + ")");
+  if (A.Type != B.Type)
+    return C.badInput("operand types differ");
+  if (!visitNumeric(A.Type, [&](auto Tag) { matMulTyped<decltype(Tag)>(C); }))
+    return C.unsupported("MatMul of type " + elementTypeName(A.Type));
+  return llvm::Error::success();
+}
+
+template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
+  const bool TA = C.N.getInt("transA", 0), TB = C.N.getInt("transB", 0);
+  const T Alpha = T(C.N.getFloat("alpha", 1)),
+          Beta = T(C.N.getFloat("beta", 1));
+  if (A.Dims.size() != 2 || B.Dims.size() != 2 || Y.Dims.size() != 2)
+    return C.badInput("A, B and Y must be 2-D");
+  const int64_t M = TA ? A.Dims[1] : A.Dims[0], K = TA ? A.Dims[0] : A.Dims[1];
+  const int64_t N = TB ? B.Dims[0] : B.Dims[1];
+  if ((TB ? B.Dims[1] : B.Dims[0]) != K || Y.Dims[0] != M || Y.Dims[1] != N)
+    return C.badInput("A, B and Y have inconsistent dims");
+  T *YP = Y.data<T>();
+  T Acc = T(0);
+  if (hasInput(C, 2) && Beta != T(0)) {
+    const TensorRef &Bias = C.Inputs[2];
+    DimVector Src;
+    DimVector CD(Bias.Dims.begin(), Bias.Dims.end());
+    // Unidirectional broadcast of C to (M, N).
+    DimVector S = stridesOf(CD);
+    Src.assign(2, 0);
+    for (size_t I = 0; I < CD.size(); ++I) {
+      size_t O = 2 - CD.size() + I;
+      if (CD[I] != 1 && CD[I] != Y.Dims[O])
+        return C.badInput("C does not broadcast to (M, N)");
+      Src[O] = CD[I] == 1 ? 0 : S[I];
+    }
+    if (CD.size() > 2)
+      return C.badInput("C has rank above 2");
+    stridedCopy(YP, Bias.Data, Y.Dims, Src, sizeof(T), nullptr);
+    if (Beta != T(1))
+      for (uint64_t I = 0; I < Y.numElements(); ++I)
+        YP[I] = T(YP[I] * Beta);
+    Acc = T(1);
+  }
+  if (K == 0) {
+    if (Acc == T(0))
+      std::fill(YP, YP + Y.numElements(), T(0));
+    return llvm::Error::success();
+  }
+  gemm<T>(TA, TB, M, N, K, Alpha, A.data<const T>(), A.Dims[1],
+          B.data<const T>(), B.Dims[1], Acc, YP, N);
+  return llvm::Error::success();
+}
+
+llvm::Error runGemm(const KernelContext &C) {
+  llvm::Error Result = llvm::Error::success();
+  bool Done = visitNumeric(C.Inputs[0].Type, [&](auto Tag) {
+    llvm::consumeError(std::move(Result));
+    Result = gemmTyped<decltype(Tag)>(C);
+  });
+  if (!Done) {
+    llvm::consumeError(std::move(Result));
+    return C.unsupported("Gemm of type " + elementTypeName(C.Inputs[0].Type));
+  }
+  return Result;
+}
+
+} // namespace
+
+/// Einsum.cpp
+llvm::Error runEinsum(const KernelContext &C);
+
+void registerMatMulKernels(CPUKernelTable &T) {
+  addKernel(T, "MatMul", Kernel{&runMatMul, nullptr, numericTypes()});
+  addKernel(T, "Gemm", Kernel{&runGemm, nullptr, numericTypes()});
+  addKernel(T, "Einsum", Kernel{&runEinsum, nullptr, numericTypes()});
+}
 
 } // namespace cpu
 } // namespace runtime

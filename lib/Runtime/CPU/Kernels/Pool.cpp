@@ -1,16 +1,218 @@
-//===- Pool.cpp - CPU kernels: see CPUKernels.h for the family ----*- C++
-//-*-===//
+//===- Pool.cpp - CPU kernels: windowed and global pooling ----------------===//
 //
-// (Being written: the family registers its kernels here.)
+// MaxPool (with its optional Indices output), AveragePool, LpPool and the
+// three global pools. A window reads the input positions
+// o*stride - pad_begin + k*dilation that fall inside the input; the output
+// dims (ceil_mode included) come from shape inference. AveragePool divides
+// by the positions inside the input, or with count_include_pad by those
+// inside the padded input (never past pad_end: a ceil_mode window that runs
+// off the padding does not count the overhang, as ONNX's reference does).
+// Planes (image, channel) run in parallel.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "ConvGeometry.h"
+#include <cmath>
+#include <limits>
 
 namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-void registerPoolKernels(CPUKernelTable &) {}
+namespace {
+
+enum class PoolKind { Max, Average, Lp };
+
+struct PoolSetup {
+  WindowGeometry G;
+  int64_t Planes = 0;
+  bool CountPad = false;
+  bool ColumnMajor = false; ///< MaxPool storage_order 1.
+  double P = 2;             ///< LpPool's p.
+};
+
+std::string poolSetup(const KernelContext &C, PoolSetup &S) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (X.Dims.size() < 3 || Y.Dims.size() != X.Dims.size())
+    return "X and Y must have the same rank, at least 3";
+  if (!C.N.getInts("kernel_shape"))
+    return "kernel_shape is required";
+  llvm::ArrayRef<int64_t> XD(X.Dims), YD(Y.Dims);
+  std::string Why =
+      windowGeometry(C.N, XD.drop_front(2), YD.drop_front(2), {}, false, S.G);
+  if (!Why.empty())
+    return Why;
+  if (Y.Dims[0] != X.Dims[0] || Y.Dims[1] != X.Dims[1])
+    return "Y's batch or channels differ from X's";
+  S.Planes = X.Dims[0] * X.Dims[1];
+  S.CountPad = C.N.getInt("count_include_pad", 0) != 0;
+  S.ColumnMajor = C.N.getInt("storage_order", 0) != 0;
+  S.P = double(C.N.getInt("p", 2));
+  return "";
+}
+
+template <typename T>
+void poolPlanes(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
+  const WindowGeometry &G = S.G;
+  const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
+  const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  int64_t *Idx = hasOutput(C, 1) ? C.Outputs[1].data<int64_t>() : nullptr;
+  DimVector InStr = stridesOf(G.In);
+  // Column-major strides for storage_order 1 (the Indices output only).
+  DimVector ColStr(R, 1);
+  for (int64_t I = 1; I < R; ++I)
+    ColStr[I] = ColStr[I - 1] * G.In[I - 1];
+  C.Pool.parallelFor(S.Planes, 1, [&](int64_t Begin, int64_t End) {
+    DimVector OC(R), KK(R);
+    for (int64_t Plane = Begin; Plane < End; ++Plane) {
+      const T *Xp = X.data<const T>() + Plane * InSize;
+      T *Yp = Y.data<T>() + Plane * OutSize;
+      for (int64_t O = 0; O < OutSize; ++O) {
+        int64_t Rem = O;
+        for (int64_t I = R - 1; I >= 0; --I) {
+          OC[I] = Rem % G.Out[I];
+          Rem /= G.Out[I];
+        }
+        double Acc = Kind == PoolKind::Max
+                         ? -std::numeric_limits<double>::infinity()
+                         : 0;
+        T Best = std::numeric_limits<T>::lowest();
+        int64_t BestOff = -1, BestCol = 0, Count = 0, PadCount = 0;
+        for (int64_t K = 0; K < KSize; ++K) {
+          int64_t KRem = K, Off = 0, ColOff = 0;
+          bool Inside = true, InPad = true;
+          for (int64_t I = R - 1; I >= 0; --I) {
+            int64_t Kk = KRem % G.K[I];
+            KRem /= G.K[I];
+            int64_t Xi = OC[I] * G.S[I] - G.PadBegin[I] + Kk * G.D[I];
+            Inside &= Xi >= 0 && Xi < G.In[I];
+            InPad &= Xi >= -G.PadBegin[I] && Xi < G.In[I] + G.PadEnd[I];
+            Off += Xi * InStr[I];
+            ColOff += Xi * ColStr[I];
+          }
+          PadCount += InPad;
+          if (!Inside)
+            continue;
+          ++Count;
+          T V = Xp[Off];
+          if (Kind == PoolKind::Max) {
+            if (BestOff < 0 || V > Best) {
+              Best = V;
+              BestOff = Off;
+              BestCol = ColOff;
+            }
+          } else if (Kind == PoolKind::Average) {
+            Acc += double(V);
+          } else {
+            Acc += std::pow(std::fabs(double(V)), S.P);
+          }
+        }
+        if (Kind == PoolKind::Max) {
+          Yp[O] = Best;
+          if (Idx)
+            Idx[Plane * OutSize + O] =
+                Plane * InSize + (S.ColumnMajor ? BestCol : BestOff);
+        } else if (Kind == PoolKind::Average) {
+          int64_t Div = S.CountPad ? PadCount : Count;
+          Yp[O] = T(Div ? Acc / double(Div) : 0.0);
+        } else {
+          Yp[O] = T(std::pow(Acc, 1.0 / S.P));
+        }
+      }
+    }
+  });
+}
+
+llvm::Error runPool(const KernelContext &C, PoolKind Kind) {
+  PoolSetup S;
+  std::string Why = poolSetup(C, S);
+  if (!Why.empty())
+    return C.badInput(Why);
+  if (hasOutput(C, 1) && C.Outputs[1].Type != ElementType::Int64)
+    return C.badInput("Indices must be int64");
+  ElementType Type = C.Inputs[0].Type;
+  if (Kind != PoolKind::Max && !isFloatingPoint(Type))
+    return C.unsupported("pooling of type " + elementTypeName(Type));
+  if (!visitNumeric(Type,
+                    [&](auto Tag) { poolPlanes<decltype(Tag)>(C, S, Kind); }))
+    return C.unsupported("pooling of type " + elementTypeName(Type));
+  return llvm::Error::success();
+}
+
+llvm::Error runMaxPool(const KernelContext &C) {
+  return runPool(C, PoolKind::Max);
+}
+llvm::Error runAveragePool(const KernelContext &C) {
+  return runPool(C, PoolKind::Average);
+}
+llvm::Error runLpPool(const KernelContext &C) {
+  return runPool(C, PoolKind::Lp);
+}
+
+template <typename T>
+void globalPool(const KernelContext &C, PoolKind Kind, double P) {
+  const TensorRef &X = C.Inputs[0];
+  const int64_t Planes = X.Dims[0] * X.Dims[1];
+  const int64_t Size = productOf(X.Dims, 2, X.Dims.size());
+  C.Pool.parallelFor(Planes, 1, [&](int64_t Begin, int64_t End) {
+    for (int64_t Plane = Begin; Plane < End; ++Plane) {
+      const T *Xp = X.data<const T>() + Plane * Size;
+      double Acc = Kind == PoolKind::Max ? double(Xp[0]) : 0;
+      for (int64_t I = 0; I < Size; ++I) {
+        if (Kind == PoolKind::Max)
+          Acc = std::max(Acc, double(Xp[I]));
+        else if (Kind == PoolKind::Average)
+          Acc += double(Xp[I]);
+        else
+          Acc += std::pow(std::fabs(double(Xp[I])), P);
+      }
+      if (Kind == PoolKind::Average)
+        Acc /= double(Size);
+      else if (Kind == PoolKind::Lp)
+        Acc = std::pow(Acc, 1.0 / P);
+      C.Outputs[0].data<T>()[Plane] = T(Acc);
+    }
+  });
+}
+
+llvm::Error runGlobal(const KernelContext &C, PoolKind Kind) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (X.Dims.size() < 2 || Y.numElements() != uint64_t(X.Dims[0] * X.Dims[1]))
+    return C.badInput("output must hold one value per (image, channel)");
+  if (productOf(X.Dims, 2, X.Dims.size()) == 0)
+    return C.badInput("empty spatial dims");
+  double P = double(C.N.getInt("p", 2));
+  if (X.Type == ElementType::Float)
+    globalPool<float>(C, Kind, P);
+  else if (X.Type == ElementType::Double)
+    globalPool<double>(C, Kind, P);
+  else
+    return C.unsupported("pooling of type " + elementTypeName(X.Type));
+  return llvm::Error::success();
+}
+
+llvm::Error runGlobalMax(const KernelContext &C) {
+  return runGlobal(C, PoolKind::Max);
+}
+llvm::Error runGlobalAverage(const KernelContext &C) {
+  return runGlobal(C, PoolKind::Average);
+}
+llvm::Error runGlobalLp(const KernelContext &C) {
+  return runGlobal(C, PoolKind::Lp);
+}
+
+} // namespace
+
+void registerPoolKernels(CPUKernelTable &T) {
+  addKernel(T, "MaxPool", Kernel{&runMaxPool, nullptr, numericTypes()});
+  addKernel(T, "AveragePool", Kernel{&runAveragePool, nullptr, floatTypes()});
+  addKernel(T, "LpPool", Kernel{&runLpPool, nullptr, floatTypes()});
+  addKernel(T, "GlobalMaxPool", Kernel{&runGlobalMax, nullptr, floatTypes()});
+  addKernel(T, "GlobalAveragePool",
+            Kernel{&runGlobalAverage, nullptr, floatTypes()});
+  addKernel(T, "GlobalLpPool", Kernel{&runGlobalLp, nullptr, floatTypes()});
+}
 
 } // namespace cpu
 } // namespace runtime

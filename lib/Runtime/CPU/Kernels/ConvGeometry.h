@@ -1,0 +1,98 @@
+//===- ConvGeometry.h - kernel, stride, dilation and pads of a window op -===//
+//
+// Conv, ConvTranspose and the pools read the same attributes (kernel_shape,
+// strides, dilations, pads, auto_pad) and must agree on them; the workspace
+// function and the kernel must agree too, or the im2col buffer would be
+// sized for one geometry and filled for another. This header computes them
+// once from the node and the (already inferred) input and output dims.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEOMETRY_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEOMETRY_H
+
+#include "TensorUtil.h"
+#include <string>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+/// Per spatial axis: input size In, output size Out, kernel K, stride S,
+/// dilation D, and the padding at the beginning and end (the end matters
+/// only to AveragePool's count_include_pad).
+struct WindowGeometry {
+  DimVector In, Out, K, S, D, PadBegin, PadEnd;
+  size_t rank() const { return In.size(); }
+  int64_t inSize() const { return productOf(In, 0, In.size()); }
+  int64_t outSize() const { return productOf(Out, 0, Out.size()); }
+  int64_t kernelSize() const { return productOf(K, 0, K.size()); }
+};
+
+/// Fills G from node N for spatial input dims In, output dims Out and the
+/// kernel dims KernelFromW (W's trailing dims; empty for the pools, which
+/// need kernel_shape). Transposed: ConvTranspose's padding rules. Returns an
+/// empty string or what is wrong.
+inline std::string windowGeometry(const Node &N, llvm::ArrayRef<int64_t> In,
+                                  llvm::ArrayRef<int64_t> Out,
+                                  llvm::ArrayRef<int64_t> KernelFromW,
+                                  bool Transposed, WindowGeometry &G) {
+  const size_t R = In.size();
+  if (Out.size() != R)
+    return "output rank differs from the input's";
+  G.In.assign(In.begin(), In.end());
+  G.Out.assign(Out.begin(), Out.end());
+  auto Ints = [&](llvm::StringRef Name, int64_t Default, DimVector &V) {
+    if (auto A = N.getInts(Name))
+      V.assign(A->begin(), A->end());
+    else
+      V.assign(R, Default);
+  };
+  if (auto A = N.getInts("kernel_shape"))
+    G.K.assign(A->begin(), A->end());
+  else
+    G.K.assign(KernelFromW.begin(), KernelFromW.end());
+  Ints("strides", 1, G.S);
+  Ints("dilations", 1, G.D);
+  DimVector Pads, OutPad;
+  Ints("output_padding", 0, OutPad);
+  if (auto A = N.getInts("pads"))
+    Pads.assign(A->begin(), A->end());
+  else
+    Pads.assign(2 * R, 0);
+  if (G.K.size() != R || G.S.size() != R || G.D.size() != R ||
+      Pads.size() != 2 * R || OutPad.size() != R)
+    return "kernel_shape, strides, dilations, pads or output_padding do not "
+           "match the spatial rank";
+  for (size_t I = 0; I < R; ++I)
+    if (G.K[I] <= 0 || G.S[I] <= 0 || G.D[I] <= 0)
+      return "kernel, stride and dilation must be positive";
+  std::string AutoPad = N.getString("auto_pad", "NOTSET");
+  G.PadBegin.assign(R, 0);
+  G.PadEnd.assign(R, 0);
+  for (size_t I = 0; I < R; ++I) {
+    const int64_t Extent = (G.K[I] - 1) * G.D[I] + 1;
+    if (AutoPad == "SAME_UPPER" || AutoPad == "SAME_LOWER" ||
+        (Transposed && N.attr("output_shape") && AutoPad != "VALID")) {
+      int64_t Total =
+          Transposed
+              ? G.S[I] * (In[I] - 1) + OutPad[I] + Extent - Out[I]
+              : std::max<int64_t>(0, (Out[I] - 1) * G.S[I] + Extent - In[I]);
+      // The odd pixel goes to the end for SAME_UPPER, to the beginning
+      // otherwise (ConvTranspose with output_shape and no auto_pad too).
+      G.PadBegin[I] = AutoPad == "SAME_UPPER" ? Total / 2 : Total - Total / 2;
+      G.PadEnd[I] = Total - G.PadBegin[I];
+    } else if (AutoPad == "NOTSET") {
+      G.PadBegin[I] = Pads[I];
+      G.PadEnd[I] = Pads[R + I];
+    } else if (AutoPad != "VALID") {
+      return "auto_pad '" + AutoPad + "'";
+    }
+  }
+  return "";
+}
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif

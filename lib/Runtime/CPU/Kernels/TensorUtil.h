@@ -1,0 +1,216 @@
+//===- TensorUtil.h - helpers the layout and GEMM kernels share -*- C++ -*-===//
+//
+// Small pieces the MatMul, Conv, Pool, Norm, Shape and Indexing families all
+// need: reading an integer input (shape, axes, indices are int32 or int64),
+// normalizing an axis, row-major strides, and dispatching on the element
+// type to a template. Data-movement kernels work on element bytes and do not
+// dispatch at all, so they handle every fixed-width type alike.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
+
+#include "oomplan/IR/OpTable.h"
+#include "oomplan/Runtime/Kernel.h"
+#include "llvm/ADT/SmallVector.h"
+#include <cstdint>
+#include <cstring>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+using DimVector = llvm::SmallVector<int64_t, 6>;
+
+/// Bytes of one element (Bool is one byte); 0 for String/Undefined.
+inline uint64_t elemBytes(ElementType T) { return elementBits(T) / 8; }
+
+/// True when input I exists and is not omitted.
+inline bool hasInput(const KernelContext &C, unsigned I) {
+  return I < C.Inputs.size() && C.Inputs[I].present();
+}
+inline bool hasOutput(const KernelContext &C, unsigned I) {
+  return I < C.Outputs.size() && C.Outputs[I].present();
+}
+
+/// The values of an integer tensor (any integer or bool type) as int64.
+/// False when the type is not an integer type.
+inline bool readInts(const TensorRef &T, llvm::SmallVectorImpl<int64_t> &Out) {
+  uint64_t N = T.numElements();
+  Out.resize(N);
+  if (N && !T.Data)
+    return false;
+  switch (T.Type) {
+#define OOMPLAN_READ(ET, CT)                                                   \
+  case ElementType::ET:                                                        \
+    for (uint64_t I = 0; I < N; ++I)                                           \
+      Out[I] = int64_t(T.data<const CT>()[I]);                                 \
+    return true;
+    OOMPLAN_READ(Int64, int64_t)
+    OOMPLAN_READ(Int32, int32_t)
+    OOMPLAN_READ(Int16, int16_t)
+    OOMPLAN_READ(Int8, int8_t)
+    OOMPLAN_READ(UInt8, uint8_t)
+    OOMPLAN_READ(UInt16, uint16_t)
+    OOMPLAN_READ(UInt32, uint32_t)
+    OOMPLAN_READ(UInt64, uint64_t)
+    OOMPLAN_READ(Bool, uint8_t)
+#undef OOMPLAN_READ
+  default:
+    return false;
+  }
+}
+
+/// Reads one element of an integer tensor at flat index I.
+inline int64_t intAt(const TensorRef &T, uint64_t I) {
+  switch (T.Type) {
+  case ElementType::Int32:
+    return T.data<const int32_t>()[I];
+  case ElementType::Int64:
+    return T.data<const int64_t>()[I];
+  case ElementType::Int16:
+    return T.data<const int16_t>()[I];
+  case ElementType::Int8:
+    return T.data<const int8_t>()[I];
+  case ElementType::UInt8:
+  case ElementType::Bool:
+    return T.data<const uint8_t>()[I];
+  case ElementType::UInt16:
+    return T.data<const uint16_t>()[I];
+  case ElementType::UInt32:
+    return T.data<const uint32_t>()[I];
+  case ElementType::UInt64:
+    return int64_t(T.data<const uint64_t>()[I]);
+  default:
+    return 0;
+  }
+}
+
+/// Reads one element of a numeric tensor as double (for scalar inputs such
+/// as Range's start or Pad's constant_value).
+inline double numberAt(const TensorRef &T, uint64_t I) {
+  switch (T.Type) {
+  case ElementType::Float:
+    return T.data<const float>()[I];
+  case ElementType::Double:
+    return T.data<const double>()[I];
+  default:
+    return double(intAt(T, I));
+  }
+}
+
+/// Axis A of a rank-R tensor, negative counting from the end; false when
+/// out of range. Rank R+1 for Unsqueeze-like ops is the caller's choice.
+inline bool normAxis(int64_t &A, int64_t R) {
+  if (A < 0)
+    A += R;
+  return A >= 0 && A < R;
+}
+
+/// Row-major strides in elements.
+inline DimVector stridesOf(llvm::ArrayRef<int64_t> Dims) {
+  DimVector S(Dims.size(), 1);
+  for (int64_t I = int64_t(Dims.size()) - 2; I >= 0; --I)
+    S[I] = S[I + 1] * Dims[I + 1];
+  return S;
+}
+
+inline int64_t productOf(llvm::ArrayRef<int64_t> Dims, size_t Begin,
+                         size_t End) {
+  int64_t P = 1;
+  for (size_t I = Begin; I < End && I < Dims.size(); ++I)
+    P *= Dims[I];
+  return P;
+}
+
+/// Copies input 0 to output 0 unless the planner aliased them (view ops).
+inline void copyUnlessAliased(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  if (Out.Data != In.Data && Out.Data && In.Data)
+    std::memmove(Out.Data, In.Data, std::min(In.bytes(), Out.bytes()));
+}
+
+/// Calls F(T{}) with T the C++ type of Type, for the numeric types ONNX's
+/// tests use; returns false for any other type (the caller reports it).
+template <typename F> bool visitNumeric(ElementType Type, F &&Fn) {
+  switch (Type) {
+  case ElementType::Float:
+    Fn(float{});
+    return true;
+  case ElementType::Double:
+    Fn(double{});
+    return true;
+  case ElementType::Int64:
+    Fn(int64_t{});
+    return true;
+  case ElementType::Int32:
+    Fn(int32_t{});
+    return true;
+  case ElementType::Int16:
+    Fn(int16_t{});
+    return true;
+  case ElementType::Int8:
+    Fn(int8_t{});
+    return true;
+  case ElementType::UInt8:
+    Fn(uint8_t{});
+    return true;
+  case ElementType::UInt16:
+    Fn(uint16_t{});
+    return true;
+  case ElementType::UInt32:
+    Fn(uint32_t{});
+    return true;
+  case ElementType::UInt64:
+    Fn(uint64_t{});
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Numeric types plus Bool (stored as one byte, visited as bool).
+template <typename F> bool visitNumericOrBool(ElementType Type, F &&Fn) {
+  if (Type == ElementType::Bool) {
+    Fn(bool{});
+    return true;
+  }
+  return visitNumeric(Type, Fn);
+}
+
+/// Every numeric and bool type.
+inline llvm::SmallVector<ElementType, 4> numericTypes() {
+  return {ElementType::Float,  ElementType::Double, ElementType::Int64,
+          ElementType::Int32,  ElementType::Int16,  ElementType::Int8,
+          ElementType::UInt8,  ElementType::UInt16, ElementType::UInt32,
+          ElementType::UInt64, ElementType::Bool};
+}
+inline llvm::SmallVector<ElementType, 4> floatTypes() {
+  return {ElementType::Float, ElementType::Double};
+}
+
+/// Copies N elements of EB bytes each; a typed loop is much faster than
+/// memcpy per element for the small sizes the gathers move.
+inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
+  std::memcpy(Dst, Src, N * EB);
+}
+
+// Files of the Indexing family beyond Indexing.cpp; registerIndexingKernels
+// calls these, so CPUKernels.cpp needs no entry per file.
+void registerGatherKernels(ops::KernelTable<Kernel> &T); // Gather.cpp
+void registerResizeKernels(ops::KernelTable<Kernel> &T); // Resize.cpp
+void registerTopKKernels(ops::KernelTable<Kernel> &T);   // TopK.cpp
+
+/// Dst[i] = Src[offset(i)] for every index i of OutDims in row-major order,
+/// offset(i) = sum of i_k * SrcStrides[k] (in elements; negative and zero
+/// strides allowed: reversed slices, broadcasts). Transpose, Expand, Slice
+/// and DepthToSpace are all this copy. Pool may be null. StridedCopy.cpp.
+void stridedCopy(void *Dst, const void *Src, llvm::ArrayRef<int64_t> OutDims,
+                 llvm::ArrayRef<int64_t> SrcStrides, uint64_t ElemBytes,
+                 ThreadPool *Pool);
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif
