@@ -1,16 +1,370 @@
-//===- Norm.cpp - CPU kernels: see CPUKernels.h for the family ----*- C++
-//-*-===//
+//===- Norm.cpp - CPU kernels: normalizations -----------------------------===//
 //
-// (Being written: the family registers its kernels here.)
+// BatchNormalization (inference, and training mode with its running
+// statistics), LayerNormalization (with its Mean and InvStdDev outputs),
+// InstanceNormalization, LpNormalization, LRN and MeanVarianceNormalization.
+// Statistics are accumulated in double whatever the element type, so a
+// float run agrees with ONNX's numpy reference well inside its tolerance.
+// Rows (channels, normalized rows) run in parallel.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "TensorUtil.h"
+#include <cmath>
 
 namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-void registerNormKernels(CPUKernelTable &) {}
+namespace {
+
+/// Runs Fn<T>() for float or double inputs; unsupported otherwise.
+template <template <typename> class Fn>
+llvm::Error dispatchFloat(const KernelContext &C) {
+  switch (C.Inputs[0].Type) {
+  case ElementType::Float:
+    return Fn<float>::run(C);
+  case ElementType::Double:
+    return Fn<double>::run(C);
+  default:
+    return C.unsupported("type " + elementTypeName(C.Inputs[0].Type));
+  }
+}
+
+/// Element I of a per-channel parameter of type T, or Default when absent.
+template <typename T>
+double param(const KernelContext &C, unsigned Input, int64_t I,
+             double Default) {
+  return hasInput(C, Input) ? double(C.Inputs[Input].data<const T>()[I])
+                            : Default;
+}
+
+template <typename T> struct BatchNorm {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    if (X.Dims.size() < 2 || C.Inputs.size() < 5)
+      return C.badInput("needs X (rank >= 2), scale, B, mean and var");
+    const int64_t Ch = X.Dims[1], Batch = X.Dims[0];
+    const int64_t Size = productOf(X.Dims, 2, X.Dims.size());
+    for (unsigned I = 1; I < 5; ++I)
+      if (int64_t(C.Inputs[I].numElements()) != Ch ||
+          C.Inputs[I].Type != X.Type)
+        return C.unsupported("scale, B, mean and var must be per channel, of "
+                             "X's type");
+    const double Eps = C.N.getFloat("epsilon", 1e-5);
+    const double Momentum = C.N.getFloat("momentum", 0.9);
+    const bool Training = C.N.getInt("training_mode", 0) != 0 ||
+                          hasOutput(C, 1) || hasOutput(C, 2);
+    for (unsigned I = 3; I < C.Outputs.size(); ++I)
+      if (C.Outputs[I].present())
+        return C.unsupported("saved_mean/saved_var outputs (opset < 14)");
+    const T *XP = X.data<const T>();
+    T *YP = Y.data<T>();
+    C.Pool.parallelFor(Ch, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t Cc = Begin; Cc < End; ++Cc) {
+        double Mean = param<T>(C, 3, Cc, 0), Var = param<T>(C, 4, Cc, 1);
+        if (Training) {
+          double Sum = 0, Sq = 0;
+          for (int64_t N = 0; N < Batch; ++N)
+            for (int64_t I = 0; I < Size; ++I) {
+              double V = XP[(N * Ch + Cc) * Size + I];
+              Sum += V;
+              Sq += V * V;
+            }
+          double Count = double(Batch * Size);
+          double BMean = Sum / Count,
+                 BVar = std::max(0.0, Sq / Count - BMean * BMean);
+          if (hasOutput(C, 1))
+            C.Outputs[1].data<T>()[Cc] =
+                T(Mean * Momentum + BMean * (1 - Momentum));
+          if (hasOutput(C, 2))
+            C.Outputs[2].data<T>()[Cc] =
+                T(Var * Momentum + BVar * (1 - Momentum));
+          Mean = BMean;
+          Var = BVar;
+        }
+        double Scale = param<T>(C, 1, Cc, 1) / std::sqrt(Var + Eps);
+        double Shift = param<T>(C, 2, Cc, 0) - Mean * Scale;
+        for (int64_t N = 0; N < Batch; ++N)
+          for (int64_t I = 0; I < Size; ++I) {
+            int64_t K = (N * Ch + Cc) * Size + I;
+            YP[K] = T(double(XP[K]) * Scale + Shift);
+          }
+      }
+    });
+    return llvm::Error::success();
+  }
+};
+
+/// Mean and 1/sqrt(var + eps) of Row (N values).
+template <typename T>
+void rowStats(const T *Row, int64_t N, double Eps, double &Mean,
+              double &InvStd) {
+  double Sum = 0;
+  for (int64_t I = 0; I < N; ++I)
+    Sum += double(Row[I]);
+  Mean = N ? Sum / double(N) : 0;
+  double Sq = 0;
+  for (int64_t I = 0; I < N; ++I) {
+    double D = double(Row[I]) - Mean;
+    Sq += D * D;
+  }
+  InvStd = 1.0 / std::sqrt((N ? Sq / double(N) : 0) + Eps);
+}
+
+template <typename T> struct LayerNorm {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    const int64_t R = int64_t(X.Dims.size());
+    int64_t Axis = C.N.getInt("axis", -1);
+    if (!normAxis(Axis, R))
+      return C.badInput("axis out of range");
+    const int64_t Rows = productOf(X.Dims, 0, size_t(Axis));
+    const int64_t Inner = productOf(X.Dims, size_t(Axis), size_t(R));
+    const double Eps = C.N.getFloat("epsilon", 1e-5);
+    for (unsigned I = 1; I < 3; ++I)
+      if (hasInput(C, I) && (C.Inputs[I].Type != X.Type ||
+                             (int64_t(C.Inputs[I].numElements()) != Inner &&
+                              C.Inputs[I].numElements() != 1)))
+        return C.unsupported("Scale and B must be X's type and have the "
+                             "normalized shape or one element");
+    for (unsigned I = 1; I < 3; ++I)
+      if (hasOutput(C, I) && (int64_t(C.Outputs[I].numElements()) != Rows ||
+                              !isFloatingPoint(C.Outputs[I].Type)))
+        return C.badInput("Mean/InvStdDev must hold one float per row");
+    const bool ScaleOne = C.Inputs[1].numElements() == 1;
+    const bool BiasOne = hasInput(C, 2) && C.Inputs[2].numElements() == 1;
+    C.Pool.parallelFor(Rows, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t Row = Begin; Row < End; ++Row) {
+        const T *XR = X.data<const T>() + Row * Inner;
+        T *YR = Y.data<T>() + Row * Inner;
+        double Mean, InvStd;
+        rowStats(XR, Inner, Eps, Mean, InvStd);
+        for (int64_t I = 0; I < Inner; ++I) {
+          double S = param<T>(C, 1, ScaleOne ? 0 : I, 1);
+          double B = param<T>(C, 2, BiasOne ? 0 : I, 0);
+          YR[I] = T((double(XR[I]) - Mean) * InvStd * S + B);
+        }
+        for (unsigned O = 1; O < 3; ++O)
+          if (hasOutput(C, O)) {
+            double V = O == 1 ? Mean : InvStd;
+            if (C.Outputs[O].Type == ElementType::Double)
+              C.Outputs[O].data<double>()[Row] = V;
+            else
+              C.Outputs[O].data<float>()[Row] = float(V);
+          }
+      }
+    });
+    return llvm::Error::success();
+  }
+};
+
+template <typename T> struct InstanceNorm {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    if (X.Dims.size() < 3 || C.Inputs.size() < 3)
+      return C.badInput("needs X (rank >= 3), scale and B");
+    const int64_t Ch = X.Dims[1], Planes = X.Dims[0] * Ch;
+    const int64_t Size = productOf(X.Dims, 2, X.Dims.size());
+    if (int64_t(C.Inputs[1].numElements()) != Ch ||
+        int64_t(C.Inputs[2].numElements()) != Ch)
+      return C.badInput("scale and B must be per channel");
+    const double Eps = C.N.getFloat("epsilon", 1e-5);
+    C.Pool.parallelFor(Planes, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t P = Begin; P < End; ++P) {
+        const T *XP = X.data<const T>() + P * Size;
+        T *YP = Y.data<T>() + P * Size;
+        double Mean, InvStd;
+        rowStats(XP, Size, Eps, Mean, InvStd);
+        double S = param<T>(C, 1, P % Ch, 1) * InvStd;
+        double B = param<T>(C, 2, P % Ch, 0);
+        for (int64_t I = 0; I < Size; ++I)
+          YP[I] = T((double(XP[I]) - Mean) * S + B);
+      }
+    });
+    return llvm::Error::success();
+  }
+};
+
+template <typename T> struct LpNorm {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    const int64_t R = int64_t(X.Dims.size());
+    int64_t Axis = C.N.getInt("axis", -1), P = C.N.getInt("p", 2);
+    if (!normAxis(Axis, R))
+      return C.badInput("axis out of range");
+    if (P != 1 && P != 2)
+      return C.badInput("p must be 1 or 2");
+    const int64_t Outer = productOf(X.Dims, 0, size_t(Axis)), D = X.Dims[Axis];
+    const int64_t Inner = productOf(X.Dims, size_t(Axis) + 1, size_t(R));
+    for (int64_t O = 0; O < Outer; ++O)
+      for (int64_t I = 0; I < Inner; ++I) {
+        const T *XP = X.data<const T>() + O * D * Inner + I;
+        T *YP = Y.data<T>() + O * D * Inner + I;
+        double Norm = 0;
+        for (int64_t K = 0; K < D; ++K) {
+          double V = double(XP[K * Inner]);
+          Norm += P == 1 ? std::fabs(V) : V * V;
+        }
+        if (P == 2)
+          Norm = std::sqrt(Norm);
+        for (int64_t K = 0; K < D; ++K)
+          YP[K * Inner] = T(double(XP[K * Inner]) / Norm);
+      }
+    return llvm::Error::success();
+  }
+};
+
+template <typename T> struct LRN {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    if (X.Dims.size() < 3)
+      return C.badInput("X must have rank 3 or more");
+    const int64_t Size = C.N.getInt("size", 0);
+    if (Size <= 0)
+      return C.badInput("size must be positive");
+    const double Alpha = C.N.getFloat("alpha", 1e-4),
+                 Beta = C.N.getFloat("beta", 0.75),
+                 Bias = C.N.getFloat("bias", 1.0);
+    const int64_t Batch = X.Dims[0], Ch = X.Dims[1];
+    const int64_t Plane = productOf(X.Dims, 2, X.Dims.size());
+    const int64_t Lo = (Size - 1) / 2, Hi = Size - 1 - Lo;
+    C.Pool.parallelFor(Batch * Ch, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t NC = Begin; NC < End; ++NC) {
+        const int64_t N = NC / Ch, Cc = NC % Ch;
+        const int64_t From = std::max<int64_t>(0, Cc - Lo),
+                      To = std::min<int64_t>(Ch - 1, Cc + Hi);
+        for (int64_t I = 0; I < Plane; ++I) {
+          double Sq = 0;
+          for (int64_t K = From; K <= To; ++K) {
+            double V = double(X.data<const T>()[(N * Ch + K) * Plane + I]);
+            Sq += V * V;
+          }
+          int64_t At = NC * Plane + I;
+          Y.data<T>()[At] = T(double(X.data<const T>()[At]) /
+                              std::pow(Bias + Alpha / double(Size) * Sq, Beta));
+        }
+      }
+    });
+    return llvm::Error::success();
+  }
+};
+
+/// MeanVarianceNormalization's groups: the elements that share their
+/// coordinates on the axes not reduced. GroupStride is 0 on reduced axes.
+bool mvnGroups(const Node &N, llvm::ArrayRef<int64_t> Dims,
+               DimVector &GroupStride, int64_t &Groups) {
+  const int64_t R = int64_t(Dims.size());
+  DimVector Axes;
+  if (auto A = N.getInts("axes"))
+    Axes.assign(A->begin(), A->end());
+  else
+    Axes = {0, 2, 3};
+  llvm::SmallVector<bool, 6> Reduced(R, false);
+  for (int64_t A : Axes) {
+    if (!normAxis(A, R))
+      return false;
+    Reduced[A] = true;
+  }
+  GroupStride.assign(R, 0);
+  Groups = 1;
+  for (int64_t I = R - 1; I >= 0; --I)
+    if (!Reduced[I]) {
+      GroupStride[I] = Groups;
+      Groups *= Dims[I];
+    }
+  return true;
+}
+
+/// Two doubles (sum, sum of squares) per group.
+uint64_t mvnWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                      llvm::ArrayRef<TensorRef>) {
+  DimVector GroupStride;
+  int64_t Groups;
+  if (Inputs.empty() || !mvnGroups(N, Inputs[0].Dims, GroupStride, Groups))
+    return 0;
+  return uint64_t(Groups) * 2 * sizeof(double);
+}
+
+template <typename T> struct MVN {
+  /// Calls Fn(element, group) for every element in order.
+  template <typename F>
+  static void forEach(llvm::ArrayRef<int64_t> Dims,
+                      llvm::ArrayRef<int64_t> GroupStride, F &&Fn) {
+    const int64_t R = int64_t(Dims.size());
+    DimVector Coord(R, 0);
+    const uint64_t N = productOf(Dims, 0, Dims.size());
+    for (uint64_t E = 0; E < N; ++E) {
+      int64_t G = 0;
+      for (int64_t I = 0; I < R; ++I)
+        G += Coord[I] * GroupStride[I];
+      Fn(E, G);
+      for (int64_t I = R - 1; I >= 0; --I) {
+        if (++Coord[I] < Dims[I])
+          break;
+        Coord[I] = 0;
+      }
+    }
+  }
+
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    DimVector GroupStride;
+    int64_t Groups;
+    if (!mvnGroups(C.N, X.Dims, GroupStride, Groups))
+      return C.badInput("axis out of range");
+    if (X.numElements() == 0)
+      return llvm::Error::success();
+    if (C.WorkspaceBytes < uint64_t(Groups) * 2 * sizeof(double))
+      return C.badInput("the plan gave too little workspace");
+    double *Sum = static_cast<double *>(C.Workspace), *Sq = Sum + Groups;
+    std::fill(Sum, Sum + 2 * Groups, 0.0);
+    const T *XP = X.data<const T>();
+    forEach(X.Dims, GroupStride, [&](uint64_t E, int64_t G) {
+      double V = double(XP[E]);
+      Sum[G] += V;
+      Sq[G] += V * V;
+    });
+    const double Count = double(X.numElements()) / double(Groups);
+    forEach(X.Dims, GroupStride, [&](uint64_t E, int64_t G) {
+      double Mean = Sum[G] / Count;
+      double Std = std::sqrt(std::max(0.0, Sq[G] / Count - Mean * Mean));
+      // ONNX's function body: (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9).
+      Y.data<T>()[E] = T((double(XP[E]) - Mean) / (Std + 1e-9));
+    });
+    return llvm::Error::success();
+  }
+};
+
+llvm::Error runBatchNorm(const KernelContext &C) {
+  return dispatchFloat<BatchNorm>(C);
+}
+llvm::Error runLayerNorm(const KernelContext &C) {
+  return dispatchFloat<LayerNorm>(C);
+}
+llvm::Error runInstanceNorm(const KernelContext &C) {
+  return dispatchFloat<InstanceNorm>(C);
+}
+llvm::Error runLpNorm(const KernelContext &C) {
+  return dispatchFloat<LpNorm>(C);
+}
+llvm::Error runLRN(const KernelContext &C) { return dispatchFloat<LRN>(C); }
+llvm::Error runMVN(const KernelContext &C) { return dispatchFloat<MVN>(C); }
+
+} // namespace
+
+void registerNormKernels(CPUKernelTable &T) {
+  addKernel(T, "BatchNormalization",
+            Kernel{&runBatchNorm, nullptr, floatTypes()});
+  addKernel(T, "LayerNormalization",
+            Kernel{&runLayerNorm, nullptr, floatTypes()});
+  addKernel(T, "InstanceNormalization",
+            Kernel{&runInstanceNorm, nullptr, floatTypes()});
+  addKernel(T, "LpNormalization", Kernel{&runLpNorm, nullptr, floatTypes()});
+  addKernel(T, "LRN", Kernel{&runLRN, nullptr, floatTypes()});
+  addKernel(T, "MeanVarianceNormalization",
+            Kernel{&runMVN, &mvnWorkspace, floatTypes()});
+}
 
 } // namespace cpu
 } // namespace runtime
