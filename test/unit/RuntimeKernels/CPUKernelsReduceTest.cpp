@@ -1,0 +1,182 @@
+//===- CPUKernelsReduceTest.cpp - reductions and axis kernels -------------===//
+//
+// Reductions over hand-checked small tensors (including opset rules: axes as
+// an input, noop_with_empty_axes, Softmax's 2-D coercion before opset 13),
+// and ReduceSum over every axis subset of a 4-D tensor against a naive loop.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelHarness.h"
+#include <cmath>
+
+using namespace oomplan;
+using namespace oomplan::test;
+using namespace oomplan::runtime;
+using ET = ElementType;
+
+namespace {
+
+#define ASSERT_OK(E)                                                           \
+  do {                                                                         \
+    llvm::Error Err = (E);                                                     \
+    ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));                 \
+  } while (0)
+
+TEST(CPUKernelsReduce, SumOverRowsAndColumns) {
+  std::vector<float> X = {1, 2, 3, 4, 5, 6}, Y(2), Z(3);
+  KernelHarness H("ReduceSum", 11);
+  H.setInts("axes", {1});
+  ASSERT_OK(H.run({ref(X, ET::Float, {2, 3})}, {ref(Y, ET::Float, {2, 1})}));
+  EXPECT_EQ(Y, (std::vector<float>{6, 15}));
+  // Opset 13: axes as input 1, negative.
+  std::vector<int64_t> Axes = {-2};
+  KernelHarness H13("ReduceSum", 13);
+  H13.setInt("keepdims", 0);
+  ASSERT_OK(H13.run({ref(X, ET::Float, {2, 3}), ref(Axes, ET::Int64, {1})},
+                    {ref(Z, ET::Float, {3})}));
+  EXPECT_EQ(Z, (std::vector<float>{5, 7, 9}));
+}
+
+TEST(CPUKernelsReduce, EmptyAxesReduceAllOrNothing) {
+  std::vector<float> X = {1, -2, 3, 4}, One(1), Same(4);
+  std::vector<int64_t> NoAxes;
+  KernelHarness H("ReduceSum", 13);
+  ASSERT_OK(H.run({ref(X, ET::Float, {2, 2}), ref(NoAxes, ET::Int64, {0})},
+                  {ref(One, ET::Float, {1, 1})}));
+  EXPECT_EQ(One[0], 6);
+  KernelHarness N("ReduceSum", 13);
+  N.setInt("noop_with_empty_axes", 1);
+  ASSERT_OK(N.run({ref(X, ET::Float, {2, 2}), ref(NoAxes, ET::Int64, {0})},
+                  {ref(Same, ET::Float, {2, 2})}));
+  EXPECT_EQ(Same, X);
+}
+
+TEST(CPUKernelsReduce, MiddleAxisAndOtherReducers) {
+  // X[i][j][k] = 100 i + 10 j + k, dims [2, 3, 2]; reduce axis 1.
+  std::vector<int32_t> X;
+  for (int I = 0; I < 2; ++I)
+    for (int J = 0; J < 3; ++J)
+      for (int K = 0; K < 2; ++K)
+        X.push_back(100 * I + 10 * J + K);
+  std::vector<int32_t> Y(4);
+  KernelHarness Max("ReduceMax", 13);
+  Max.setInts("axes", {1});
+  ASSERT_OK(
+      Max.run({ref(X, ET::Int32, {2, 3, 2})}, {ref(Y, ET::Int32, {2, 1, 2})}));
+  EXPECT_EQ(Y, (std::vector<int32_t>{20, 21, 120, 121}));
+  KernelHarness Mean("ReduceMean", 13);
+  Mean.setInts("axes", {1});
+  ASSERT_OK(
+      Mean.run({ref(X, ET::Int32, {2, 3, 2})}, {ref(Y, ET::Int32, {2, 1, 2})}));
+  EXPECT_EQ(Y, (std::vector<int32_t>{10, 11, 110, 111}));
+  std::vector<float> F = {3, -4}, L(1);
+  KernelHarness L2("ReduceL2", 13);
+  ASSERT_OK(L2.run({ref(F, ET::Float, {2})}, {ref(L, ET::Float, {1})}));
+  EXPECT_EQ(L[0], 5);
+  KernelHarness L1("ReduceL1", 13);
+  ASSERT_OK(L1.run({ref(F, ET::Float, {2})}, {ref(L, ET::Float, {1})}));
+  EXPECT_EQ(L[0], 7);
+  KernelHarness Lse("ReduceLogSumExp", 13);
+  ASSERT_OK(Lse.run({ref(F, ET::Float, {2})}, {ref(L, ET::Float, {1})}));
+  EXPECT_FLOAT_EQ(L[0], std::log(std::exp(3.0f) + std::exp(-4.0f)));
+}
+
+TEST(CPUKernelsReduce, SumMatchesNaiveOverEveryAxisSubset) {
+  const std::vector<int64_t> Dims = {3, 4, 5, 6};
+  std::vector<double> X(360);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = double((I * 37) % 101) - 50;
+  for (unsigned Mask = 1; Mask < 16; ++Mask) {
+    std::vector<int64_t> Axes, OutDims;
+    for (int D = 0; D < 4; ++D) {
+      if (Mask & (1u << D))
+        Axes.push_back(D);
+      OutDims.push_back((Mask & (1u << D)) ? 1 : Dims[D]);
+    }
+    size_t OutN = 1;
+    for (int64_t D : OutDims)
+      OutN *= size_t(D);
+    std::vector<double> Y(OutN), Want(OutN, 0);
+    for (int64_t A = 0; A < 3; ++A)
+      for (int64_t B = 0; B < 4; ++B)
+        for (int64_t C = 0; C < 5; ++C)
+          for (int64_t D = 0; D < 6; ++D) {
+            int64_t Idx[] = {A, B, C, D};
+            size_t O = 0;
+            for (int K = 0; K < 4; ++K)
+              O = O * size_t(OutDims[K]) +
+                  size_t((Mask & (1u << K)) ? 0 : Idx[K]);
+            Want[O] += X[size_t(((A * 4 + B) * 5 + C) * 6 + D)];
+          }
+    KernelHarness H("ReduceSum", 11, 3);
+    H.setInts("axes", Axes);
+    ASSERT_OK(H.run({ref(X, ET::Double, Dims)}, {ref(Y, ET::Double, OutDims)}));
+    EXPECT_EQ(Y, Want) << "mask " << Mask;
+  }
+}
+
+TEST(CPUKernelsReduce, ArgMaxSelectsFirstOrLastTie) {
+  std::vector<float> X = {1, 3, 3, 2, 0, 0};
+  std::vector<int64_t> Y(2);
+  KernelHarness H("ArgMax", 13);
+  H.setInt("axis", 1);
+  ASSERT_OK(H.run({ref(X, ET::Float, {2, 3})}, {ref(Y, ET::Int64, {2, 1})}));
+  EXPECT_EQ(Y, (std::vector<int64_t>{1, 0}));
+  KernelHarness L("ArgMax", 13);
+  L.setInt("axis", 1).setInt("select_last_index", 1);
+  ASSERT_OK(L.run({ref(X, ET::Float, {2, 3})}, {ref(Y, ET::Int64, {2, 1})}));
+  EXPECT_EQ(Y, (std::vector<int64_t>{2, 0}));
+  std::vector<int64_t> Z(3);
+  KernelHarness M("ArgMin", 13); // axis 0: columns (1,2), (3,0), (3,0)
+  ASSERT_OK(M.run({ref(X, ET::Float, {2, 3})}, {ref(Z, ET::Int64, {1, 3})}));
+  EXPECT_EQ(Z, (std::vector<int64_t>{0, 1, 1}));
+}
+
+TEST(CPUKernelsReduce, SoftmaxAxisVersusCoercedTo2D) {
+  std::vector<float> X = {1, 2, 3, 1}, Y(4);
+  KernelHarness H("Softmax", 13); // along the last axis: rows (1,2), (3,1)
+  ASSERT_OK(
+      H.run({ref(X, ET::Float, {1, 2, 2})}, {ref(Y, ET::Float, {1, 2, 2})}));
+  float S = 1 / (1 + std::exp(1.0f)); // softmax(1, 2)[0]
+  EXPECT_FLOAT_EQ(Y[0], S);
+  EXPECT_FLOAT_EQ(Y[1], 1 - S);
+  EXPECT_FLOAT_EQ(Y[2], 1 / (1 + std::exp(-2.0f))); // softmax(3, 1)[0]
+  KernelHarness Old("Softmax", 11);                 // axis 1 coerces to [1, 4]
+  ASSERT_OK(
+      Old.run({ref(X, ET::Float, {1, 2, 2})}, {ref(Y, ET::Float, {1, 2, 2})}));
+  double Sum = 2 * std::exp(1.0) + std::exp(2.0) + std::exp(3.0);
+  EXPECT_FLOAT_EQ(Y[2], float(std::exp(3.0) / Sum));
+  EXPECT_FLOAT_EQ(Y[0], float(std::exp(1.0) / Sum));
+  KernelHarness Log("LogSoftmax", 13);
+  ASSERT_OK(
+      Log.run({ref(X, ET::Float, {1, 2, 2})}, {ref(Y, ET::Float, {1, 2, 2})}));
+  EXPECT_FLOAT_EQ(Y[0], std::log(S));
+  KernelHarness Hard("Hardmax", 13);
+  Hard.setInt("axis", 1); // columns (1,3) and (2,1)
+  ASSERT_OK(
+      Hard.run({ref(X, ET::Float, {1, 2, 2})}, {ref(Y, ET::Float, {1, 2, 2})}));
+  EXPECT_EQ(Y, (std::vector<float>{0, 1, 1, 0}));
+}
+
+TEST(CPUKernelsReduce, CumSumExclusiveReverse) {
+  std::vector<int64_t> X = {1, 2, 3, 10, 20, 30}, Y(6), Axis = {1};
+  KernelHarness H("CumSum");
+  ASSERT_OK(H.run({ref(X, ET::Int64, {2, 3}), ref(Axis, ET::Int64, {})},
+                  {ref(Y, ET::Int64, {2, 3})}));
+  EXPECT_EQ(Y, (std::vector<int64_t>{1, 3, 6, 10, 30, 60}));
+  KernelHarness R("CumSum");
+  R.setInt("exclusive", 1).setInt("reverse", 1);
+  ASSERT_OK(R.run({ref(X, ET::Int64, {2, 3}), ref(Axis, ET::Int64, {})},
+                  {ref(X, ET::Int64, {2, 3})})); // in place
+  EXPECT_EQ(X, (std::vector<int64_t>{5, 3, 0, 50, 30, 0}));
+}
+
+TEST(CPUKernelsReduce, AxisOutOfRangeIsAnError) {
+  std::vector<float> X = {1, 2}, Y(1);
+  KernelHarness H("ReduceSum", 11);
+  H.setInts("axes", {3});
+  llvm::Error E = H.run({ref(X, ET::Float, {2})}, {ref(Y, ET::Float, {1})});
+  EXPECT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+}
+
+} // namespace
