@@ -58,6 +58,7 @@ PipelineOptions Session::pipelineOptions() const {
   PO.Placement.IOInArena = Req.IOInArena;
   PO.Placement.BudgetBytes = Budget;
   PO.Placement.OverheadBytes = Overhead;
+  PO.EditSchedule = EditSchedule;
   return PO;
 }
 

@@ -80,6 +80,9 @@ oomplan::planGraph(const Graph &G, const ShapeInfo &Shapes,
   if (!Bytes)
     return Bytes.takeError();
   Schedule S = makeDefaultSchedule(G, *Bytes);
+  if (Opts.EditSchedule)
+    if (llvm::Error E = Opts.EditSchedule(G, Shapes, Bindings, S))
+      return std::move(E);
   if (llvm::Error E = verifySchedule(S))
     return prependContext(std::move(E), G.SourcePath + ": default schedule: ");
   Lifetimes L = computeLifetimes(S, Opts.Liveness);

@@ -56,6 +56,8 @@ struct Session {
   uint64_t Overhead = 0;
   DeviceProfile Device; ///< --device (H100-SXM when not given).
   TrainingOptions Train;
+  /// Copied into pipelineOptions(): the runtime's workspace edit.
+  decltype(PipelineOptions::EditSchedule) EditSchedule;
 
   Session(const api::Request &Req, api::Result &Res)
       : Req(Req), Res(Res), OS(Res.Output) {}

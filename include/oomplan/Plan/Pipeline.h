@@ -12,6 +12,7 @@
 #include "oomplan/Plan/Plan.h"
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/PassInstrumentation.h"
+#include <functional>
 
 namespace oomplan {
 
@@ -20,6 +21,13 @@ struct PipelineOptions {
   LivenessOptions Liveness;
   /// Told each schedule transform's result (training), once verified.
   const PassInstrumentation *Instr = nullptr;
+  /// Edits the default schedule before liveness, at the bindings planned:
+  /// the runtime adds each step's kernel workspace here so that the plan
+  /// counts it (Driver/Executable.h). Null: no edit.
+  std::function<llvm::Error(const Graph &, const ShapeInfo &,
+                            llvm::ArrayRef<std::optional<int64_t>>,
+                            Schedule &)>
+      EditSchedule;
 };
 
 /// Byte size of every value at Bindings (indexed like Shapes.SymbolNames).

@@ -385,6 +385,10 @@ llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
 
 } // namespace
 
+bool oomplan::locationEscapesModelDir(llvm::StringRef Loc) {
+  return escapesModelDir(Loc);
+}
+
 llvm::Expected<Attribute> Converter::convertAttr(const onnx::AttributeProto &A,
                                                  const std::string &Where) {
   Attribute Out;

@@ -14,6 +14,10 @@ llvm::Expected<std::unique_ptr<Graph>>
 convertModelProto(const onnx::ModelProto &Model, llvm::StringRef Name,
                   std::string &CurrentNode);
 
+/// The importer's rule for external data: true when Loc is absolute or
+/// climbs out of the model's folder (the weight loader applies it too).
+bool locationEscapesModelDir(llvm::StringRef Loc);
+
 } // namespace oomplan
 
 #endif

@@ -1,0 +1,56 @@
+//===- Executable.h - a request planned for a run ---------------*- C++ -*-===//
+//
+// The runtime's entry into the driver: the same import, binding, planning
+// and fitting as `oomplan` (so a run executes exactly the plan the tool
+// reports), plus what a run needs and a report does not: each step's kernel
+// workspace added to the schedule before liveness (so the plan counts it)
+// and every schedule tensor's concrete dims at the bound symbols.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_DRIVER_EXECUTABLE_H
+#define OOMPLAN_DRIVER_EXECUTABLE_H
+
+#include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Plan/Plan.h"
+#include "oomplan/Runtime/Executor.h"
+#include "oomplan/oomplan.h"
+#include <memory>
+
+namespace oomplan {
+namespace driver {
+
+struct Executable {
+  std::unique_ptr<Graph> G;
+  ShapeInfo Shapes;
+  std::vector<std::optional<int64_t>> Bindings;
+  Plan P; ///< The final plan (fitted when fitting ran).
+  runtime::RunInfo Info;
+  bool Fitted = false;
+  /// Notes and warnings of planning, in order.
+  std::vector<api::Diagnostic> Diagnostics;
+};
+
+/// Plans R (inference only) for a run with Kernels' workspaces. Errors:
+/// the driver's, and unsupported for what the runtime cannot run yet
+/// (training, micro-batch loops, data-dependent sizes).
+llvm::Expected<Executable> planExecutable(const api::Request &R,
+                                          const runtime::KernelTable &Kernels);
+
+/// The schedule edit planExecutable installs: a workspace tensor (bytes,
+/// uint8) written by each compute step whose kernel declares scratch, as
+/// the write after the node's outputs. Exposed for tests.
+llvm::Error addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
+                          const ShapeInfo &Shapes,
+                          llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                          Schedule &S);
+
+/// Every schedule tensor's dims and type at Bindings, and each step's
+/// workspace tensor (the write after its node's outputs).
+llvm::Expected<runtime::RunInfo>
+makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
+            llvm::ArrayRef<std::optional<int64_t>> Bindings, const Schedule &S);
+
+} // namespace driver
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,100 @@
+//===- Executor.h - runs a placed plan in its planned regions ---*- C++ -*-===//
+//
+// The runtime (issue 12). From a verified Plan, it allocates each region once
+// at the plan's size (64-byte aligned), binds every schedule tensor to its
+// region and offset (views and in-place writes share their buffer's bytes,
+// as the plan says), loads the weights into their offsets, and runs the
+// steps in order, calling one backend kernel per compute step with the
+// step's planned workspace. Nothing is allocated during run(): kernels get
+// their scratch from the plan. Backends are kernel tables indexed by the
+// operator table (Backend.h).
+//
+// Checks that the plan is honoured: poisoning a buffer when its lifetime
+// ends (NaN for floats, 0xA5 bytes otherwise), an unplanned mode in which
+// every tensor has its own allocation (the reference for a bit-identical
+// comparison), and the high-water mark of the bytes touched in each region.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_RUNTIME_EXECUTOR_H
+#define OOMPLAN_RUNTIME_EXECUTOR_H
+
+#include "oomplan/IR/OpTable.h"
+#include "oomplan/Plan/Plan.h"
+#include "oomplan/Runtime/Kernel.h"
+#include <memory>
+
+namespace oomplan {
+namespace runtime {
+
+using KernelTable = ops::KernelTable<Kernel>;
+
+/// What a run needs besides the plan: every schedule tensor's concrete dims
+/// and type, and each step's workspace tensor. The driver fills it
+/// (Driver/Executable.h) from shape inference at the bound symbols.
+struct RunInfo {
+  /// Per schedule tensor. Present false: a value nothing reads whose size
+  /// is unknown (an unused optional output); kernels see it as omitted.
+  std::vector<llvm::SmallVector<int64_t, 6>> Dims;
+  std::vector<ElementType> Types;
+  std::vector<bool> Present;
+  /// Per step: the tensor holding its kernel's scratch (the last of the
+  /// step's Writes), or NoId.
+  std::vector<TensorId> Workspace;
+};
+
+struct ExecOptions {
+  unsigned Threads = 1;
+  /// Overwrite each arena buffer when its lifetime ends.
+  bool Poison = false;
+  /// Every tensor in its own allocation: the plan's offsets are ignored.
+  bool Unplanned = false;
+};
+
+/// Number of regions the runtime allocates (Weights, IO, Arena).
+constexpr unsigned NumRegions = 3;
+
+/// The highest byte touched in one region against the plan's size.
+struct RegionUse {
+  Region R = Region::Arena;
+  uint64_t PlannedBytes = 0;
+  /// Max over tensors read or written of offset + bytes.
+  uint64_t HighWater = 0;
+  /// HighWater rounded up to the plan's alignment: equal to PlannedBytes
+  /// exactly when the run touched the buffer that ends the region.
+  uint64_t HighWaterAligned = 0;
+};
+
+class Executor {
+public:
+  /// Checks that every step has a kernel for its op and input type (an
+  /// unsupported error names the node and op otherwise) and allocates the
+  /// regions. G, P and Info must outlive the executor.
+  static llvm::Expected<std::unique_ptr<Executor>>
+  create(const Graph &G, const Plan &P, const RunInfo &Info,
+         const KernelTable &Kernels, const ExecOptions &Opts);
+  ~Executor();
+
+  /// The bytes of schedule tensor T, with its dims and type (Data null when
+  /// the tensor is not present).
+  TensorRef tensor(TensorId T) const;
+
+  /// Loads the initializers and Constant values of the model file G came
+  /// from into their planned slots.
+  llvm::Error loadWeights(llvm::StringRef ModelPath);
+
+  /// Runs every step once, in order.
+  llvm::Error run();
+
+  /// Per region, after run() (empty in unplanned mode).
+  std::vector<RegionUse> regionUse() const;
+
+private:
+  struct Impl;
+  explicit Executor(std::unique_ptr<Impl> P);
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace runtime
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,169 @@
+//===- DriverExecutable.cpp - a request planned for a run -----------------===//
+//
+// planModel (FitInternal.h) makes the request into its final plan, as run()
+// would; this file adds the workspace edit before it plans, and afterwards
+// turns shape inference's formulas into the concrete dims every kernel
+// needs. A step's workspace is the write after its node's outputs: no
+// marker is needed, and schedule transforms that copy a step copy it too.
+//
+//===----------------------------------------------------------------------===//
+#include "FitInternal.h"
+#include "oomplan/Driver/Executable.h"
+#include "oomplan/Support/Error.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+// Dims of value V at Bindings; an error names the value.
+static Error valueDims(const Graph &G, const ShapeInfo &Shapes,
+                       ArrayRef<std::optional<int64_t>> Bindings, ValueId V,
+                       SmallVectorImpl<int64_t> &Out) {
+  const ValueShape &VS = Shapes.Values[V];
+  if (VS.UpperBound)
+    return makeUnsupportedError(
+        G.SourcePath + ": value '" + G.Values[V].Name +
+        "' has a data-dependent size (planned at its upper bound); the "
+        "runtime cannot run such a value yet");
+  Out.clear();
+  for (const SymExpr &D : VS.Dims) {
+    auto N = D.evaluate(Bindings, Shapes.SymbolNames);
+    if (!N)
+      return prependContext(N.takeError(), G.SourcePath + ": value '" +
+                                               G.Values[V].Name + "': ");
+    if (*N < 0)
+      return makeInputError(G.SourcePath + ": value '" + G.Values[V].Name +
+                            "' has a negative dim at these bindings");
+    Out.push_back(*N);
+  }
+  return Error::success();
+}
+
+// Refs with dims and types only (Data null), for a WorkspaceFn.
+static Error shapeRefs(const Graph &G, const ShapeInfo &Shapes,
+                       ArrayRef<std::optional<int64_t>> Bindings,
+                       ArrayRef<ValueId> Values,
+                       SmallVectorImpl<runtime::TensorRef> &Out) {
+  for (ValueId V : Values) {
+    runtime::TensorRef R;
+    if (V != NoId && Shapes.Values[V].Known) {
+      R.Type = Shapes.Values[V].Type;
+      if (Error E = valueDims(G, Shapes, Bindings, V, R.Dims))
+        return E;
+    }
+    Out.push_back(std::move(R));
+  }
+  return Error::success();
+}
+
+Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
+                            const ShapeInfo &Shapes,
+                            ArrayRef<std::optional<int64_t>> Bindings,
+                            Schedule &S) {
+  for (Step &St : S.Steps) {
+    if (St.Kind != StepKind::Compute || St.Node == NoId)
+      continue;
+    const Node &N = G.Nodes[St.Node];
+    const ops::OpInfo *Op = ops::lookupOp(N.OpType);
+    if (!Op || !Kernels.get(ops::opCode(*Op)))
+      continue; // the executor reports the missing kernel
+    const runtime::Kernel &K = *Kernels.get(ops::opCode(*Op));
+    if (!K.Workspace)
+      continue;
+    SmallVector<runtime::TensorRef, 4> In, Out;
+    if (Error E = shapeRefs(G, Shapes, Bindings, N.Inputs, In))
+      return E;
+    if (Error E = shapeRefs(G, Shapes, Bindings, N.Outputs, Out))
+      return E;
+    uint64_t Bytes = K.Workspace(N, In, Out);
+    if (Bytes == 0)
+      continue;
+    ScheduleTensor T;
+    T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
+             ".workspace";
+    T.SizeBytes = Bytes;
+    T.Type = ElementType::UInt8;
+    T.Kind = TensorKind::Activation;
+    St.Writes.push_back(TensorId(S.Tensors.size()));
+    S.Tensors.push_back(std::move(T));
+  }
+  return Error::success();
+}
+
+Expected<runtime::RunInfo>
+driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
+                    ArrayRef<std::optional<int64_t>> Bindings,
+                    const Schedule &S) {
+  runtime::RunInfo Info;
+  size_t NT = S.Tensors.size();
+  Info.Dims.resize(NT);
+  Info.Types.assign(NT, ElementType::Undefined);
+  Info.Present.assign(NT, false);
+  Info.Workspace.assign(S.Steps.size(), NoId);
+  for (size_t Id = 0; Id < S.Steps.size(); ++Id) {
+    const Step &St = S.Steps[Id];
+    if (St.Node == NoId)
+      continue;
+    size_t Outs = llvm::count_if(G.Nodes[St.Node].Outputs,
+                                 [](ValueId V) { return V != NoId; });
+    if (St.Writes.size() > Outs) {
+      TensorId W = St.Writes[Outs];
+      Info.Workspace[Id] = W;
+      Info.Dims[W] = {int64_t(S.Tensors[W].SizeBytes)};
+      Info.Types[W] = ElementType::UInt8;
+      Info.Present[W] = true;
+    }
+  }
+  for (TensorId T = 0; T < NT; ++T) {
+    const ScheduleTensor &ST = S.Tensors[T];
+    if (ST.Value == NoId) {
+      if (!Info.Present[T])
+        return makeUnsupportedError("tensor '" + ST.Name +
+                                    "' is not a graph value or a workspace; "
+                                    "the runtime cannot run it yet");
+      continue;
+    }
+    const ValueShape &VS = Shapes.Values[ST.Value];
+    if (!VS.Known)
+      continue; // unused: kernels see an omitted output
+    if (Error E = valueDims(G, Shapes, Bindings, ST.Value, Info.Dims[T]))
+      return E;
+    Info.Types[T] = ST.Type != ElementType::Undefined ? ST.Type : VS.Type;
+    Info.Present[T] = true;
+  }
+  return Info;
+}
+
+Expected<Executable> driver::planExecutable(const api::Request &R,
+                                            const runtime::KernelTable &K) {
+  if (R.Train.Enabled)
+    return makeUnsupportedError("the runtime runs inference plans; --train "
+                                "is not supported");
+  api::Result Res;
+  Session S(R, Res);
+  if (Error E = resolveOptions(S))
+    return E;
+  S.EditSchedule = [&K](const Graph &G, const ShapeInfo &Shapes,
+                        ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
+    return addWorkspaces(K, G, Shapes, B, Sched);
+  };
+  auto M = planModel(S);
+  if (!M)
+    return M.takeError();
+  Executable X;
+  X.Diagnostics = Res.Diagnostics;
+  if (M->Fit && M->Fit->Passes > 1)
+    return makeUnsupportedError(
+        "the fitted plan runs " + Twine(M->Fit->Passes) +
+        " micro-batch passes; the runtime cannot run a micro-batch loop yet");
+  X.Fitted = M->Fit.has_value();
+  X.G = std::move(M->G);
+  X.Shapes = std::move(M->Shapes);
+  X.Bindings = std::move(M->Bindings);
+  X.P = std::move(M->Final);
+  auto Info = makeRunInfo(*X.G, X.Shapes, X.Bindings, X.P.Sched);
+  if (!Info)
+    return Info.takeError();
+  X.Info = std::move(*Info);
+  return std::move(X);
+}

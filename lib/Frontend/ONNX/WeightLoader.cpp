@@ -1,0 +1,394 @@
+//===- WeightLoader.cpp - tensor bytes for the runtime --------------------===//
+//
+// Re-reads a model file for the bytes the importer dropped, and reads and
+// writes TensorProto .pb files. One conversion, tensorBytes, turns any
+// TensorProto (raw_data, typed field or external file) into packed
+// little-endian bytes of exactly the size its dims and type need; anything
+// else (short data, a location outside the model's folder, strings) is an
+// error naming the tensor. Protobuf and ONNX may throw: every entry point
+// catches and converts, as the importer does.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Frontend/WeightLoader.h"
+#include "ConvertProto.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "onnx/defs/parser.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <climits>
+#include <cstring>
+
+using namespace oomplan;
+
+// Packed bytes of N elements of Type; false on overflow or unsizable types.
+static bool packedBytes(ElementType Type, uint64_t N, uint64_t &Out) {
+  unsigned Bits = elementBits(Type);
+  return Bits != 0 && !__builtin_mul_overflow(N, uint64_t(Bits / 8), &Out);
+}
+
+// Copies a typed field into Dst, converting each value to the element's
+// width. Count checked by the caller.
+template <typename To, typename Field>
+static void copyField(const Field &F, void *Dst) {
+  To *Out = static_cast<To *>(Dst);
+  int I = 0;
+  for (auto V : F)
+    Out[I++] = static_cast<To>(V);
+}
+
+static llvm::Error typedBytes(const onnx::TensorProto &T, ElementType Type,
+                              uint64_t N, void *Dst, const std::string &What) {
+  auto Need = [&](int Have, uint64_t PerElement) -> llvm::Error {
+    if (uint64_t(Have) != N * PerElement)
+      return makeInputError(What + " holds " + llvm::Twine(Have) +
+                            " values; its dims need " +
+                            llvm::Twine(N * PerElement));
+    return llvm::Error::success();
+  };
+  switch (Type) {
+  case ElementType::Float:
+  case ElementType::Complex64: {
+    uint64_t Per = Type == ElementType::Float ? 1 : 2;
+    if (llvm::Error E = Need(T.float_data_size(), Per))
+      return E;
+    copyField<float>(T.float_data(), Dst);
+    return llvm::Error::success();
+  }
+  case ElementType::Double:
+  case ElementType::Complex128: {
+    uint64_t Per = Type == ElementType::Double ? 1 : 2;
+    if (llvm::Error E = Need(T.double_data_size(), Per))
+      return E;
+    copyField<double>(T.double_data(), Dst);
+    return llvm::Error::success();
+  }
+  case ElementType::Int64:
+    if (llvm::Error E = Need(T.int64_data_size(), 1))
+      return E;
+    copyField<int64_t>(T.int64_data(), Dst);
+    return llvm::Error::success();
+  case ElementType::UInt64:
+  case ElementType::UInt32:
+    if (llvm::Error E = Need(T.uint64_data_size(), 1))
+      return E;
+    if (Type == ElementType::UInt64)
+      copyField<uint64_t>(T.uint64_data(), Dst);
+    else
+      copyField<uint32_t>(T.uint64_data(), Dst);
+    return llvm::Error::success();
+  case ElementType::Int32:
+  case ElementType::Int16:
+  case ElementType::Int8:
+  case ElementType::UInt16:
+  case ElementType::UInt8:
+  case ElementType::Bool:
+  case ElementType::Float16:
+  case ElementType::BFloat16:
+    // ONNX keeps all of these in int32_data (half types as bit patterns).
+    if (llvm::Error E = Need(T.int32_data_size(), 1))
+      return E;
+    switch (elementBits(Type)) {
+    case 8:
+      copyField<uint8_t>(T.int32_data(), Dst);
+      break;
+    case 16:
+      copyField<uint16_t>(T.int32_data(), Dst);
+      break;
+    default:
+      copyField<int32_t>(T.int32_data(), Dst);
+    }
+    return llvm::Error::success();
+  default:
+    return makeUnsupportedError(What + " has element type " +
+                                elementTypeName(Type) +
+                                ", whose data cannot be loaded");
+  }
+}
+
+// External data: a file inside ModelDir, at offset, of exactly Need bytes.
+static llvm::Error externalBytes(const onnx::TensorProto &T,
+                                 llvm::StringRef ModelDir, uint64_t Need,
+                                 void *Dst, const std::string &What) {
+  std::string Loc;
+  uint64_t Offset = 0, Length = Need;
+  for (const onnx::StringStringEntryProto &KV : T.external_data()) {
+    llvm::StringRef V = KV.value();
+    if (KV.key() == "location")
+      Loc = KV.value();
+    else if ((KV.key() == "offset" && V.getAsInteger(10, Offset)) ||
+             (KV.key() == "length" && V.getAsInteger(10, Length)))
+      return makeInputError(What + ": external data " + KV.key() + " '" + V +
+                            "' is not a number");
+  }
+  if (locationEscapesModelDir(Loc))
+    return makeInputError(What + ": external data location '" + Loc +
+                          "' is not a relative path inside the model's folder");
+  if (Length != Need)
+    return makeInputError(What + ": external data length " +
+                          llvm::Twine(Length) + " but its dims need " +
+                          llvm::Twine(Need) + " bytes");
+  llvm::SmallString<256> Path(ModelDir);
+  llvm::sys::path::append(Path, Loc);
+  uint64_t FileSize = 0;
+  if (std::error_code EC = llvm::sys::fs::file_size(Path, FileSize))
+    return makeIOError(What + ": external data file '" + Path +
+                       "': " + EC.message());
+  uint64_t End;
+  if (__builtin_add_overflow(Offset, Need, &End) || End > FileSize)
+    return makeInputError(What + ": external data file '" + Path + "' has " +
+                          llvm::Twine(FileSize) + " bytes, fewer than offset " +
+                          llvm::Twine(Offset) + " + " + llvm::Twine(Need));
+  if (Need == 0)
+    return llvm::Error::success();
+  auto Buf = llvm::MemoryBuffer::getFileSlice(Path, Need, Offset,
+                                              /*IsVolatile=*/false);
+  if (!Buf)
+    return makeIOError(What + ": external data file '" + Path +
+                       "': " + Buf.getError().message());
+  std::memcpy(Dst, (*Buf)->getBufferStart(), Need);
+  return llvm::Error::success();
+}
+
+// Type and dims of T, with the packed byte count; no data read.
+static llvm::Error tensorHeader(const onnx::TensorProto &T,
+                                const std::string &What, ElementType &Type,
+                                std::vector<int64_t> &Dims, uint64_t &N,
+                                uint64_t &Bytes) {
+  if (!elementTypeFromNumber(T.data_type(), Type) ||
+      Type == ElementType::Undefined)
+    return makeInputError(What + " has element type " +
+                          llvm::Twine(T.data_type()) +
+                          ", which ONNX 1.12 does not define");
+  N = 1;
+  Dims.clear();
+  for (int64_t D : T.dims()) {
+    if (D < 0 || D > MaxDimSize)
+      return makeInputError(What + " has dimension " + llvm::Twine(D) +
+                            ", outside [0, 2^48]");
+    Dims.push_back(D);
+    if (__builtin_mul_overflow(N, uint64_t(D), &N))
+      return makeOverflowError(What + " has more elements than fit 64 bits");
+  }
+  if (Type == ElementType::String)
+    return makeUnsupportedError(What +
+                                " is a string tensor, which cannot be run");
+  if (!packedBytes(Type, N, Bytes))
+    return makeOverflowError(What + " has more bytes than fit 64 bits");
+  return llvm::Error::success();
+}
+
+// The bytes of T into Dst (exactly Bytes of them, as tensorHeader said).
+static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
+                               uint64_t N, uint64_t Bytes,
+                               llvm::StringRef ModelDir, void *Dst,
+                               const std::string &What) {
+  if (T.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (ModelDir.empty())
+      return makeInputError(What + " has external data, which is only "
+                                   "allowed in a model's initializers");
+    return externalBytes(T, ModelDir, Bytes, Dst, What);
+  }
+  if (T.has_raw_data()) {
+    if (T.raw_data().size() != Bytes)
+      return makeInputError(What + " has " + llvm::Twine(T.raw_data().size()) +
+                            " bytes of raw data; its dims and type need " +
+                            llvm::Twine(Bytes));
+    if (Bytes)
+      std::memcpy(Dst, T.raw_data().data(), Bytes);
+    return llvm::Error::success();
+  }
+  return typedBytes(T, Type, N, Dst, What);
+}
+
+// Copies T to Dest(V, Bytes).
+static llvm::Error loadOne(const onnx::TensorProto &T, ValueId V,
+                           llvm::StringRef ModelDir, TensorDestination Dest,
+                           const std::string &What) {
+  ElementType Type;
+  std::vector<int64_t> Dims;
+  uint64_t N, Bytes;
+  if (llvm::Error E = tensorHeader(T, What, Type, Dims, N, Bytes))
+    return E;
+  void *Dst = Dest(V, Bytes);
+  if (!Dst)
+    return makeInputError(What + ": " + llvm::Twine(Bytes) +
+                          " bytes do not match the planned tensor");
+  return tensorBytes(T, Type, N, Bytes, ModelDir, Dst, What);
+}
+
+// A Constant's value_float(s)/value_int(s) as a TensorProto.
+static bool constantAsTensor(const onnx::NodeProto &N, onnx::TensorProto &T) {
+  for (const onnx::AttributeProto &A : N.attribute()) {
+    if (A.name() == "value") {
+      T = A.t();
+      return true;
+    }
+    if (A.name() == "value_float") {
+      T.set_data_type(onnx::TensorProto::FLOAT);
+      T.add_float_data(A.f());
+      return true;
+    }
+    if (A.name() == "value_int") {
+      T.set_data_type(onnx::TensorProto::INT64);
+      T.add_int64_data(A.i());
+      return true;
+    }
+    if (A.name() == "value_floats") {
+      T.set_data_type(onnx::TensorProto::FLOAT);
+      T.add_dims(A.floats_size());
+      *T.mutable_float_data() = A.floats();
+      return true;
+    }
+    if (A.name() == "value_ints") {
+      T.set_data_type(onnx::TensorProto::INT64);
+      T.add_dims(A.ints_size());
+      *T.mutable_int64_data() = A.ints();
+      return true;
+    }
+  }
+  return false;
+}
+
+static llvm::Error loadFromModel(const onnx::ModelProto &M, const Graph &G,
+                                 llvm::StringRef Path, TensorDestination Dest) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+  std::string ModelDir = Dir.empty() ? "." : Dir.str();
+  std::vector<bool> Done(G.Values.size(), false);
+  for (const onnx::TensorProto &T : M.graph().initializer()) {
+    ValueId V = G.findValue(T.name());
+    if (V == NoId || G.Values[V].Kind != ValueKind::Weight)
+      continue; // the importer decided; nothing of ours to fill
+    std::string What = Path.str() + ": initializer '" + T.name() + "'";
+    if (llvm::Error E = loadOne(T, V, ModelDir, Dest, What))
+      return E;
+    Done[V] = true;
+  }
+  for (const onnx::NodeProto &N : M.graph().node()) {
+    if (N.op_type() != "Constant" || N.output_size() < 1)
+      continue;
+    ValueId V = G.findValue(N.output(0));
+    if (V == NoId)
+      continue;
+    std::string What = Path.str() + ": Constant '" + N.output(0) + "'";
+    onnx::TensorProto T;
+    if (!constantAsTensor(N, T))
+      return makeUnsupportedError(What + " has no dense value to load");
+    if (llvm::Error E = loadOne(T, V, "", Dest, What))
+      return E;
+    Done[V] = true;
+  }
+  for (ValueId W : G.Weights)
+    if (!Done[W])
+      return makeUnsupportedError(Path + ": weight '" + G.Values[W].Name +
+                                  "' has no dense data (sparse initializer?)");
+  return llvm::Error::success();
+}
+
+// Runs Fn, turning protobuf/ONNX exceptions into errors naming Path.
+template <typename Fn>
+static llvm::Error guarded(llvm::StringRef Path, Fn &&Body) {
+  try {
+    return Body();
+  } catch (const std::exception &E) {
+    return makeInputError(Path + ": ONNX error: " + E.what());
+  } catch (...) {
+    return makeInternalError(Path + ": unknown ONNX exception");
+  }
+}
+
+static llvm::Error parseModel(llvm::StringRef Path, llvm::StringRef Bytes,
+                              onnx::ModelProto &M) {
+  llvm::StringRef Start = Bytes.ltrim();
+  if (Path.endswith(".onnxtxt") || Path.endswith(".onnxtext") ||
+      Path.endswith(".txt") || Start.startswith("<") || Start.startswith("#")) {
+    std::string Owned = Bytes.str();
+    onnx::Status S = onnx::OnnxParser::Parse(M, Owned.c_str());
+    if (!S.IsOK())
+      return makeInputError(Path + ": ONNX text syntax error: " +
+                            llvm::StringRef(S.ErrorMessage()).trim());
+    return llvm::Error::success();
+  }
+  if (Bytes.size() > size_t(INT_MAX))
+    return makeUnsupportedError(Path + ": larger than protobuf's 2 GiB limit");
+  google::protobuf::io::CodedInputStream Stream(
+      reinterpret_cast<const uint8_t *>(Bytes.data()), int(Bytes.size()));
+  Stream.SetTotalBytesLimit(INT_MAX);
+  if (!M.ParseFromCodedStream(&Stream) || !Stream.ConsumedEntireMessage())
+    return makeInputError(Path + ": not a valid ONNX model");
+  return llvm::Error::success();
+}
+
+llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
+                                    TensorDestination Dest) {
+  auto Buf = llvm::MemoryBuffer::getFile(ModelPath, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeIOError(ModelPath +
+                       ": cannot read: " + Buf.getError().message());
+  return guarded(ModelPath, [&]() -> llvm::Error {
+    // Scoped so the parsed copy of the weights is freed before returning.
+    onnx::ModelProto M;
+    if (llvm::Error E = parseModel(ModelPath, (*Buf)->getBuffer(), M))
+      return E;
+    return loadFromModel(M, G, ModelPath, Dest);
+  });
+}
+
+llvm::Expected<TensorFile> oomplan::readTensorFile(llvm::StringRef Path) {
+  auto Buf = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeIOError(Path + ": cannot read: " + Buf.getError().message());
+  TensorFile Out;
+  llvm::Error E = guarded(Path, [&]() -> llvm::Error {
+    llvm::StringRef Bytes = (*Buf)->getBuffer();
+    onnx::TensorProto T;
+    if (Bytes.size() > size_t(INT_MAX))
+      return makeUnsupportedError(Path + ": larger than 2 GiB");
+    google::protobuf::io::CodedInputStream Stream(
+        reinterpret_cast<const uint8_t *>(Bytes.data()), int(Bytes.size()));
+    Stream.SetTotalBytesLimit(INT_MAX);
+    if (!T.ParseFromCodedStream(&Stream) || !Stream.ConsumedEntireMessage() ||
+        !T.has_data_type())
+      return makeInputError(Path + ": not a serialized ONNX TensorProto");
+    std::string What = Path.str() + ": tensor";
+    uint64_t N, Size;
+    if (llvm::Error E = tensorHeader(T, What, Out.Type, Out.Dims, N, Size))
+      return E;
+    Out.Name = T.name();
+    Out.Bytes.resize(Size);
+    return tensorBytes(T, Out.Type, N, Size, "", Out.Bytes.data(), What);
+  });
+  if (E)
+    return E;
+  return Out;
+}
+
+llvm::Error oomplan::writeTensorFile(llvm::StringRef Path, llvm::StringRef Name,
+                                     ElementType Type,
+                                     llvm::ArrayRef<int64_t> Dims,
+                                     const void *Data, uint64_t Bytes) {
+  return guarded(Path, [&]() -> llvm::Error {
+    onnx::TensorProto T;
+    T.set_name(Name.str());
+    T.set_data_type(static_cast<int32_t>(Type));
+    for (int64_t D : Dims)
+      T.add_dims(D);
+    T.set_raw_data(static_cast<const char *>(Data), Bytes);
+    std::string Out;
+    if (!T.SerializeToString(&Out))
+      return makeInternalError(Path + ": cannot serialize the tensor");
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(Path, EC);
+    if (EC)
+      return makeIOError(Path + ": cannot write: " + EC.message());
+    OS << Out;
+    OS.close();
+    if (OS.has_error())
+      return makeIOError(Path + ": write failed: " + OS.error().message());
+    return llvm::Error::success();
+  });
+}

@@ -1,0 +1,368 @@
+//===- Executor.cpp - runs a placed plan in its planned regions -----------===//
+//
+// create() does everything that may allocate: the regions (one allocation
+// each, or one per tensor in unplanned mode), every tensor's address, every
+// step's kernel and its argument lists, and the buffers each step's end
+// kills (for --poison). run() then only calls kernels and copies, so the
+// memory a run touches is the plan's and nothing else.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Runtime/Executor.h"
+#include "oomplan/Frontend/WeightLoader.h"
+#include "oomplan/Support/Error.h"
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+
+namespace {
+
+struct FreeDeleter {
+  void operator()(void *P) const { std::free(P); }
+};
+using Allocation = std::unique_ptr<char, FreeDeleter>;
+
+// At least 64 bytes, so that even an empty region has a distinct, aligned,
+// non-null base (a zero-sized tensor must still look present to kernels).
+Allocation allocate(uint64_t Bytes) {
+  uint64_t Size = std::max<uint64_t>(64, (Bytes + 63) / 64 * 64);
+  return Allocation(static_cast<char *>(std::aligned_alloc(64, Size)));
+}
+
+// One step, ready to run: the kernel and its argument lists.
+struct StepCall {
+  const Kernel *K = nullptr; ///< Null: nothing to run (Constant, copies).
+  llvm::SmallVector<TensorRef, 4> In, Out;
+  void *Workspace = nullptr;
+  uint64_t WorkspaceBytes = 0;
+  /// Buffers whose lifetime ends after this step (poisoned).
+  llvm::SmallVector<BufferId, 4> Dying;
+};
+
+} // namespace
+
+struct Executor::Impl {
+  const Graph &G;
+  const Plan &P;
+  const RunInfo &Info;
+  const KernelTable &Kernels;
+  ExecOptions Opts;
+  ThreadPool Pool;
+  Allocation Regions[NumRegions];
+  std::vector<Allocation> PerTensor; ///< Unplanned mode.
+  std::vector<char *> Addr;          ///< Per schedule tensor.
+  std::vector<StepCall> Calls;
+  uint64_t HighWater[NumRegions] = {0, 0, 0};
+
+  Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
+       const ExecOptions &O)
+      : G(G), P(P), Info(Info), Kernels(K), Opts(O),
+        Pool(std::max(1u, O.Threads)) {}
+
+  uint64_t regionBytes(Region R) const {
+    switch (R) {
+    case Region::Weights:
+      return P.WeightBytes;
+    case Region::IO:
+      return P.IOBytes;
+    default:
+      return P.ArenaBytes;
+    }
+  }
+  uint64_t tensorBytes(TensorId T) const {
+    TensorRef R;
+    R.Type = Info.Types[T];
+    R.Dims = Info.Dims[T];
+    return R.bytes();
+  }
+  TensorRef ref(TensorId T) const {
+    TensorRef R;
+    if (T == NoId || !Info.Present[T])
+      return R;
+    R.Type = Info.Types[T];
+    R.Dims = Info.Dims[T];
+    R.Data = Addr[T];
+    return R;
+  }
+
+  llvm::Error checkInfo() const;
+  llvm::Error bindTensors();
+  llvm::Error prepareStep(uint64_t S);
+  void touch(TensorId T);
+  void poison(BufferId B);
+  llvm::Error runStep(uint64_t S);
+};
+
+llvm::Error Executor::Impl::checkInfo() const {
+  size_t NT = P.Sched.Tensors.size();
+  if (Info.Dims.size() != NT || Info.Types.size() != NT ||
+      Info.Present.size() != NT ||
+      Info.Workspace.size() != P.Sched.Steps.size())
+    return makeInternalError("run information does not match the plan's "
+                             "schedule");
+  for (TensorId T = 0; T < NT; ++T) {
+    const ScheduleTensor &ST = P.Sched.Tensors[T];
+    if (ST.HostHome)
+      return makeUnsupportedError(
+          "tensor '" + ST.Name +
+          "' has its home in host memory; the runtime cannot run plans with "
+          "a host region yet");
+    // The plan sized the buffer; a tensor larger than it would overrun.
+    if (Info.Present[T] && tensorBytes(T) > ST.SizeBytes)
+      return makeInternalError(
+          "tensor '" + ST.Name + "' needs " + llvm::Twine(tensorBytes(T)) +
+          " bytes but the plan gives it " + llvm::Twine(ST.SizeBytes));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::Impl::bindTensors() {
+  size_t NT = P.Sched.Tensors.size();
+  Addr.assign(NT, nullptr);
+  if (Opts.Unplanned) {
+    PerTensor.resize(NT);
+    for (TensorId T = 0; T < NT; ++T) {
+      PerTensor[T] = allocate(P.Sched.Tensors[T].SizeBytes);
+      if (!PerTensor[T])
+        return makeIOError(
+            "cannot allocate " + llvm::Twine(P.Sched.Tensors[T].SizeBytes) +
+            " bytes for tensor '" + P.Sched.Tensors[T].Name + "'");
+      Addr[T] = PerTensor[T].get();
+    }
+    return llvm::Error::success();
+  }
+  for (unsigned R = 0; R < NumRegions; ++R) {
+    Regions[R] = allocate(regionBytes(Region(R)));
+    if (!Regions[R])
+      return makeIOError("cannot allocate the " + regionName(Region(R)) +
+                         " region (" + llvm::Twine(regionBytes(Region(R))) +
+                         " bytes)");
+  }
+  for (TensorId T = 0; T < NT; ++T) {
+    BufferId B = P.Life.BufferOf[T];
+    Region R = P.RegionOf[B];
+    uint64_t Off = P.OffsetOf[B], End;
+    if (__builtin_add_overflow(Off, P.Life.Buffers[B].SizeBytes, &End) ||
+        End > regionBytes(R))
+      return makeInternalError("buffer of tensor '" + P.Sched.Tensors[T].Name +
+                               "' ends past its region");
+    Addr[T] = Regions[unsigned(R)].get() + Off;
+  }
+  return llvm::Error::success();
+}
+
+// The kernel of step S's node, or an unsupported error naming it.
+static llvm::Expected<const Kernel *> findKernel(const Graph &G, NodeId N,
+                                                 const KernelTable &Kernels,
+                                                 ElementType InType) {
+  const Node &Nd = G.Nodes[N];
+  const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
+  bool DefaultDomain = Nd.Domain.empty() || Nd.Domain == "ai.onnx";
+  if (!Op || !DefaultDomain || !Kernels.get(ops::opCode(*Op)))
+    return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(N) +
+                                ": no CPU kernel for op " + Nd.OpType);
+  const Kernel &K = *Kernels.get(ops::opCode(*Op));
+  if (!K.Types.empty() && InType != ElementType::Undefined &&
+      !llvm::is_contained(K.Types, InType))
+    return makeUnsupportedError(
+        G.SourcePath + ": " + G.describeNode(N) + ": the CPU kernel for " +
+        Nd.OpType + " has no " + elementTypeName(InType) + " version");
+  return &K;
+}
+
+llvm::Error Executor::Impl::prepareStep(uint64_t S) {
+  const Step &St = P.Sched.Steps[S];
+  StepCall &C = Calls[S];
+  switch (St.Kind) {
+  case StepKind::Compute:
+  case StepKind::Recompute:
+    break;
+  case StepKind::Offload:
+  case StepKind::Prefetch:
+    return makeUnsupportedError("step " + llvm::Twine(S) +
+                                ": host offload and prefetch steps cannot "
+                                "run yet");
+  default:
+    return makeUnsupportedError("step " + llvm::Twine(S) +
+                                ": training steps cannot run");
+  }
+  if (St.Node == NoId || St.Node >= G.Nodes.size())
+    return makeInternalError("step " + llvm::Twine(S) + " runs no node");
+  const Node &Nd = G.Nodes[St.Node];
+  // Schedule edits replace tensor ids in place and leave omitted inputs
+  // out, so the I-th present input of the node is the I-th read.
+  size_t R = 0, W = 0;
+  for (ValueId V : Nd.Inputs) {
+    if (V == NoId) {
+      C.In.push_back(TensorRef());
+      continue;
+    }
+    if (R >= St.Reads.size())
+      return makeInternalError("step " + llvm::Twine(S) +
+                               " reads fewer "
+                               "tensors than its node has inputs");
+    C.In.push_back(ref(St.Reads[R++]));
+  }
+  for (ValueId V : Nd.Outputs) {
+    if (V == NoId) {
+      C.Out.push_back(TensorRef());
+      continue;
+    }
+    if (W >= St.Writes.size())
+      return makeInternalError("step " + llvm::Twine(S) +
+                               " writes fewer "
+                               "tensors than its node has outputs");
+    C.Out.push_back(ref(St.Writes[W++]));
+  }
+  if (TensorId WS = Info.Workspace[S]; WS != NoId) {
+    C.Workspace = Addr[WS];
+    C.WorkspaceBytes = P.Sched.Tensors[WS].SizeBytes;
+  }
+  // A Constant's value was loaded with the weights (the importer keeps
+  // only small constants' contents, so no kernel could rebuild it).
+  if (Nd.OpType == "Constant")
+    return llvm::Error::success();
+  auto K = findKernel(G, St.Node, Kernels,
+                      C.In.empty() ? ElementType::Undefined : C.In[0].Type);
+  if (!K)
+    return K.takeError();
+  C.K = *K;
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<Executor>>
+Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
+                 const KernelTable &Kernels, const ExecOptions &Opts) {
+  auto I = std::make_unique<Impl>(G, P, Info, Kernels, Opts);
+  if (llvm::Error E = I->checkInfo())
+    return E;
+  // Kernels first: an unsupported op is reported before anything is
+  // allocated.
+  I->Calls.resize(P.Sched.Steps.size());
+  I->Addr.assign(P.Sched.Tensors.size(), nullptr);
+  for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
+    if (llvm::Error E = I->prepareStep(S))
+      return E;
+  if (llvm::Error E = I->bindTensors())
+    return E;
+  // Again, now with addresses (cheap; keeps prepareStep one pass).
+  I->Calls.assign(P.Sched.Steps.size(), StepCall());
+  for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
+    if (llvm::Error E = I->prepareStep(S))
+      return E;
+  if (Opts.Poison)
+    for (BufferId B = 0; B < P.Life.Buffers.size(); ++B) {
+      const LiveBuffer &LB = P.Life.Buffers[B];
+      bool Arena = Opts.Unplanned || P.RegionOf[B] == Region::Arena;
+      if (Arena && LB.Kind != TensorKind::Weight &&
+          LB.Kind != TensorKind::Constant && LB.EndStep > 0 &&
+          LB.EndStep < P.Sched.Steps.size())
+        I->Calls[LB.EndStep - 1].Dying.push_back(B);
+    }
+  return std::unique_ptr<Executor>(new Executor(std::move(I)));
+}
+
+Executor::Executor(std::unique_ptr<Impl> P) : I(std::move(P)) {}
+Executor::~Executor() = default;
+
+TensorRef Executor::tensor(TensorId T) const { return I->ref(T); }
+
+llvm::Error Executor::loadWeights(llvm::StringRef ModelPath) {
+  Impl &X = *I;
+  return loadTensorData(X.G, ModelPath, [&](ValueId V, uint64_t Bytes) {
+    // Before any transform the first tensors are the graph's values.
+    if (V >= X.P.Sched.Tensors.size() || X.P.Sched.Tensors[V].Value != V ||
+        !X.Info.Present[V] || X.tensorBytes(V) != Bytes)
+      return static_cast<void *>(nullptr);
+    X.touch(V); // written now, whether or not a step reads it
+    return static_cast<void *>(X.Addr[V]);
+  });
+}
+
+void Executor::Impl::touch(TensorId T) {
+  if (Opts.Unplanned || !Info.Present[T])
+    return;
+  BufferId B = P.Life.BufferOf[T];
+  unsigned R = unsigned(P.RegionOf[B]);
+  HighWater[R] = std::max(HighWater[R], P.OffsetOf[B] + tensorBytes(T));
+}
+
+// NaN in floating types turns any read of a dead buffer into NaN outputs;
+// 0xA5 in integer types into wild indices or values.
+void Executor::Impl::poison(BufferId B) {
+  const LiveBuffer &LB = P.Life.Buffers[B];
+  char *Base = Addr[LB.Root];
+  uint64_t Bytes = LB.SizeBytes;
+  switch (Info.Types[LB.Root]) {
+  case ElementType::Float: {
+    float NaN = std::nanf("");
+    for (uint64_t I = 0; I + 4 <= Bytes; I += 4)
+      std::memcpy(Base + I, &NaN, 4);
+    return;
+  }
+  case ElementType::Double: {
+    double NaN = std::nan("");
+    for (uint64_t I = 0; I + 8 <= Bytes; I += 8)
+      std::memcpy(Base + I, &NaN, 8);
+    return;
+  }
+  case ElementType::Float16:
+  case ElementType::BFloat16: {
+    uint16_t NaN =
+        Info.Types[LB.Root] == ElementType::Float16 ? 0x7E00 : 0x7FC0;
+    for (uint64_t I = 0; I + 2 <= Bytes; I += 2)
+      std::memcpy(Base + I, &NaN, 2);
+    return;
+  }
+  default:
+    std::memset(Base, 0xA5, Bytes);
+  }
+}
+
+llvm::Error Executor::Impl::runStep(uint64_t S) {
+  const Step &St = P.Sched.Steps[S];
+  StepCall &C = Calls[S];
+  for (TensorId T : St.Reads)
+    touch(T);
+  for (TensorId T : St.Writes)
+    touch(T);
+  if (C.K) {
+    KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
+                      C.Workspace, C.WorkspaceBytes, Pool};
+    if (llvm::Error E = C.K->Run(Ctx))
+      return prependContext(std::move(E), G.SourcePath + ": ");
+  }
+  if (Opts.Poison)
+    for (BufferId B : C.Dying)
+      poison(B);
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::run() {
+  // The caller wrote the inputs before the run.
+  for (ValueId V : I->G.Inputs)
+    if (V < I->P.Sched.Tensors.size())
+      I->touch(V);
+  for (uint64_t S = 0; S < I->Calls.size(); ++S)
+    if (llvm::Error E = I->runStep(S))
+      return E;
+  return llvm::Error::success();
+}
+
+std::vector<RegionUse> Executor::regionUse() const {
+  std::vector<RegionUse> Out;
+  if (I->Opts.Unplanned)
+    return Out;
+  uint64_t A = I->P.AlignBytes;
+  for (unsigned R = 0; R < NumRegions; ++R) {
+    RegionUse U;
+    U.R = Region(R);
+    U.PlannedBytes = I->regionBytes(Region(R));
+    U.HighWater = I->HighWater[R];
+    U.HighWaterAligned = (U.HighWater + A - 1) / A * A;
+    Out.push_back(U);
+  }
+  return Out;
+}

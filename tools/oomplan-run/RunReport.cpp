@@ -1,0 +1,125 @@
+//===- RunReport.cpp - what oomplan-run measured, as text or JSON ---------===//
+//
+// Each output gets a line with its name, type, dims and an FNV-1a hash of
+// its bytes, so two runs can be compared without the .pb files.
+//
+//===----------------------------------------------------------------------===//
+#include "RunReport.h"
+#include "oomplan/Support/ByteSize.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::run;
+
+static uint64_t fnv1a(const runtime::TensorRef &T) {
+  uint64_t H = 0xcbf29ce484222325ull;
+  const unsigned char *P = T.data<unsigned char>();
+  for (uint64_t I = 0, N = T.present() ? T.bytes() : 0; I < N; ++I)
+    H = (H ^ P[I]) * 0x100000001b3ull;
+  return H;
+}
+
+static std::string hex(uint64_t V) {
+  std::string S;
+  raw_string_ostream(S) << format_hex_no_prefix(V, 16);
+  return S;
+}
+
+bool RunReport::highWaterMatches() const {
+  for (const runtime::RegionUse &U : Regions)
+    if (U.HighWaterAligned != U.PlannedBytes)
+      return false;
+  return true;
+}
+
+static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
+                      const runtime::Executor &Ex) {
+  json::OStream J(OS, 2);
+  J.object([&] {
+    J.attributeArray("outputs", [&] {
+      for (size_t I = 0; I < G.Outputs.size(); ++I) {
+        runtime::TensorRef T = Ex.tensor(G.Outputs[I]);
+        J.object([&] {
+          J.attribute("index", int64_t(I));
+          J.attribute("name", G.Values[G.Outputs[I]].Name);
+          J.attribute("type", elementTypeName(T.Type));
+          J.attributeArray("dims", [&] {
+            for (int64_t D : T.Dims)
+              J.value(D);
+          });
+          J.attribute("bytes", int64_t(T.bytes()));
+          J.attribute("fnv1a", hex(fnv1a(T)));
+        });
+      }
+    });
+    J.attributeArray("regions", [&] {
+      for (const runtime::RegionUse &U : R.Regions)
+        J.object([&] {
+          J.attribute("region", regionName(U.R));
+          J.attribute("planned_bytes", int64_t(U.PlannedBytes));
+          J.attribute("high_water_bytes", int64_t(U.HighWater));
+          J.attribute("high_water_aligned_bytes", int64_t(U.HighWaterAligned));
+          J.attribute("equal", U.HighWaterAligned == U.PlannedBytes);
+        });
+    });
+    J.attribute("plan_total_bytes", int64_t(R.PlanTotal));
+    if (R.RSSGrowth)
+      J.attribute("rss_growth_bytes", int64_t(*R.RSSGrowth));
+    J.attributeObject("seconds", [&] {
+      J.attribute("plan", R.PlanSeconds);
+      J.attribute("load", R.LoadSeconds);
+      J.attribute("run", R.RunSeconds);
+    });
+    J.attribute("fitted", R.Fitted);
+    J.attribute("poison", R.Poisoned);
+    if (R.CheckRan)
+      J.attributeObject("check_unplanned", [&] {
+        J.attribute("identical", R.CheckDifference.empty());
+        if (!R.CheckDifference.empty())
+          J.attribute("first_difference", R.CheckDifference);
+      });
+    J.attribute("ok", R.ok());
+  });
+  OS << '\n';
+}
+
+void RunReport::print(raw_ostream &OS, const Graph &G,
+                      const runtime::Executor &Ex, bool JSON) const {
+  if (JSON)
+    return printJSON(OS, *this, G, Ex);
+  for (size_t I = 0; I < G.Outputs.size(); ++I) {
+    runtime::TensorRef T = Ex.tensor(G.Outputs[I]);
+    OS << "output " << I << " '" << G.Values[G.Outputs[I]].Name << "' "
+       << elementTypeName(T.Type) << " [";
+    for (size_t D = 0; D < T.Dims.size(); ++D)
+      OS << (D ? "," : "") << T.Dims[D];
+    OS << "] " << T.bytes() << " bytes fnv1a " << hex(fnv1a(T)) << '\n';
+  }
+  OS << "\nregion     planned bytes   high-water   (aligned)   equal\n";
+  for (const runtime::RegionUse &U : Regions)
+    OS << left_justify(regionName(U.R), 8) << format("%15llu", U.PlannedBytes)
+       << format("%13llu", U.HighWater) << format("%12llu", U.HighWaterAligned)
+       << (U.HighWaterAligned == U.PlannedBytes ? "   yes" : "   NO") << '\n';
+  OS << "plan total " << PlanTotal << " bytes (" << formatBytes(PlanTotal)
+     << ")";
+  if (Fitted)
+    OS << ", fitted";
+  OS << '\n';
+  if (RSSGrowth)
+    OS << "RSS growth during the run: " << *RSSGrowth << " bytes ("
+       << formatBytes(*RSSGrowth) << ")\n";
+  OS << format("time: plan %.3f s, load %.3f s, run %.3f s\n", PlanSeconds,
+               LoadSeconds, RunSeconds);
+  if (Poisoned)
+    OS << "poison: dead buffers overwritten\n";
+  if (CheckRan)
+    OS << "check unplanned: "
+       << (CheckDifference.empty() ? std::string("outputs bit-identical")
+                                   : "FAILED, " + CheckDifference)
+       << '\n';
+  if (!highWaterMatches())
+    OS << "high-water: FAILED, a region's measured high-water differs from "
+          "the plan\n";
+}

@@ -1,0 +1,38 @@
+//===- RunReport.h - what oomplan-run measured, as text or JSON -*- C++ -*-===//
+//
+// The numbers of one run (phase times, per-region high-water against the
+// plan, RSS growth, the unplanned check) and their two renderings: a table
+// for people and one JSON object for scripts (--json).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_TOOLS_RUNREPORT_H
+#define OOMPLAN_TOOLS_RUNREPORT_H
+
+#include "oomplan/Runtime/Executor.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+
+namespace oomplan {
+namespace run {
+
+struct RunReport {
+  double PlanSeconds = 0, LoadSeconds = 0, RunSeconds = 0;
+  std::vector<runtime::RegionUse> Regions;
+  std::optional<uint64_t> RSSGrowth; ///< VmHWM after - VmRSS before.
+  uint64_t PlanTotal = 0;
+  bool Fitted = false;
+  bool Poisoned = false;
+  bool CheckRan = false;
+  std::string CheckDifference; ///< Empty: identical.
+
+  /// Every region's aligned high-water equals the plan's bytes.
+  bool highWaterMatches() const;
+  bool ok() const { return highWaterMatches() && CheckDifference.empty(); }
+  void print(llvm::raw_ostream &OS, const Graph &G, const runtime::Executor &Ex,
+             bool JSON) const;
+};
+
+} // namespace run
+} // namespace oomplan
+
+#endif
