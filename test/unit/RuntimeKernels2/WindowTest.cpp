@@ -1,0 +1,160 @@
+//===- WindowTest.cpp - Conv, ConvTranspose, pools, Resize ----------------===//
+//
+// Small windows over inputs such as 0..8, with every expected value summed
+// by hand (the sums are in the comments).
+//
+//===----------------------------------------------------------------------===//
+#include "OpRunner.h"
+#include <cmath>
+
+using namespace oomplan;
+using namespace oomplan::test;
+
+TEST(ConvKernel, ThreeByThreeOnesPadOneDeclaresIm2colWorkspace) {
+  std::vector<float> X{0, 1, 2, 3, 4, 5, 6, 7, 8}, W(9, 1.0f), Y(9);
+  OpRunner R("Conv");
+  R.ints("pads", {1, 1, 1, 1});
+  RUN_OK(R, {f32(X, {1, 1, 3, 3}), f32(W, {1, 1, 3, 3})},
+         {f32(Y, {1, 1, 3, 3})});
+  // Corner (0,0): 0+1+3+4; edge (0,1): 0+1+2+3+4+5; centre: 0+...+8.
+  expectNear(Y, {8, 15, 12, 21, 36, 27, 20, 33, 24});
+  EXPECT_EQ(R.WorkspaceBytes, 9u * 9u * 4u); // C*kh*kw rows, 9 columns
+}
+
+TEST(ConvKernel, TwoByTwoWithBias) {
+  std::vector<float> X{0, 1, 2, 3, 4, 5, 6, 7, 8}, W(4, 1.0f), B{1}, Y(4);
+  OpRunner R("Conv");
+  RUN_OK(R, {f32(X, {1, 1, 3, 3}), f32(W, {1, 1, 2, 2}), f32(B, {1})},
+         {f32(Y, {1, 1, 2, 2})});
+  expectNear(Y, {9, 13, 21, 25}); // 0+1+3+4 + 1, ...
+}
+
+TEST(ConvKernel, AutoPadSameUpperAndLowerWithStride) {
+  // Length 4, kernel 3, stride 2: output 2, total padding 1.
+  std::vector<float> X{1, 2, 3, 4}, W{1, 1, 1}, Y(2);
+  OpRunner Up("Conv");
+  Up.s("auto_pad", "SAME_UPPER").ints("strides", {2});
+  RUN_OK(Up, {f32(X, {1, 1, 4}), f32(W, {1, 1, 3})}, {f32(Y, {1, 1, 2})});
+  expectNear(Y, {6, 7}); // pad at the end: 1+2+3, 3+4+0
+  OpRunner Lo("Conv");
+  Lo.s("auto_pad", "SAME_LOWER").ints("strides", {2});
+  RUN_OK(Lo, {f32(X, {1, 1, 4}), f32(W, {1, 1, 3})}, {f32(Y, {1, 1, 2})});
+  expectNear(Y, {3, 9}); // pad at the start: 0+1+2, 2+3+4
+}
+
+TEST(ConvKernel, DilationGroupsAndDepthwise) {
+  std::vector<float> X{1, 2, 3, 4, 5}, W{1, 1}, Y(3);
+  OpRunner D("Conv");
+  D.ints("dilations", {2});
+  RUN_OK(D, {f32(X, {1, 1, 5}), f32(W, {1, 1, 2})}, {f32(Y, {1, 1, 3})});
+  expectNear(Y, {4, 6, 8}); // x[i] + x[i+2]
+
+  std::vector<float> G{1, 2, 3, 4}, GW{1, 1, 1, -1}, GY(2);
+  OpRunner Grp("Conv");
+  Grp.i("group", 2);
+  RUN_OK(Grp, {f32(G, {1, 4, 1, 1}), f32(GW, {2, 2, 1, 1})},
+         {f32(GY, {1, 2, 1, 1})});
+  expectNear(GY, {3, -1}); // 1+2, 3-4
+
+  std::vector<float> DX{1, 2, 3, 4}, DW{10, 100}, DB{1, 2}, DY(4);
+  OpRunner Dw("Conv");
+  Dw.i("group", 2);
+  RUN_OK(Dw, {f32(DX, {1, 2, 1, 2}), f32(DW, {2, 1, 1, 1}), f32(DB, {2})},
+         {f32(DY, {1, 2, 1, 2})});
+  expectNear(DY, {11, 21, 302, 402});
+  EXPECT_EQ(Dw.WorkspaceBytes, 0u); // depthwise runs directly
+}
+
+TEST(ConvTransposeKernel, StridesAndPads) {
+  std::vector<float> X{1, 2}, W{1, 1}, Y(3);
+  OpRunner S1("ConvTranspose");
+  RUN_OK(S1, {f32(X, {1, 1, 2}), f32(W, {1, 1, 2})}, {f32(Y, {1, 1, 3})});
+  expectNear(Y, {1, 3, 2}); // x0*w at 0,1; x1*w at 1,2
+  std::vector<float> Y2(4);
+  OpRunner S2("ConvTranspose");
+  S2.ints("strides", {2});
+  RUN_OK(S2, {f32(X, {1, 1, 2}), f32(W, {1, 1, 2})}, {f32(Y2, {1, 1, 4})});
+  expectNear(Y2, {1, 1, 2, 2});
+  std::vector<float> Y3(3);
+  OpRunner S3("ConvTranspose");
+  S3.ints("strides", {2}).ints("pads", {1, 0});
+  RUN_OK(S3, {f32(X, {1, 1, 2}), f32(W, {1, 1, 2})}, {f32(Y3, {1, 1, 3})});
+  expectNear(Y3, {1, 2, 2}); // the full [1,1,2,2] less its first element
+  EXPECT_EQ(S3.WorkspaceBytes, 2u * 2u * 4u); // M*k rows, 2 input columns
+}
+
+TEST(PoolKernels, MaxPoolWithIndicesBothStorageOrders) {
+  std::vector<float> X{1, 5, 2, 4, 0, 3, 7, 8, 6}, Y(4);
+  std::vector<int64_t> I(4);
+  OpRunner R("MaxPool");
+  R.ints("kernel_shape", {2, 2});
+  RUN_OK(R, {f32(X, {1, 1, 3, 3})},
+         {f32(Y, {1, 1, 2, 2}), i64(I, {1, 1, 2, 2})});
+  expectNear(Y, {5, 5, 8, 8});
+  EXPECT_EQ(I, (std::vector<int64_t>{1, 1, 7, 7}));
+  OpRunner C("MaxPool");
+  C.ints("kernel_shape", {2, 2}).i("storage_order", 1);
+  RUN_OK(C, {f32(X, {1, 1, 3, 3})},
+         {f32(Y, {1, 1, 2, 2}), i64(I, {1, 1, 2, 2})});
+  // (0,1) is 0 + 1*3 column-major; (2,1) is 2 + 1*3.
+  EXPECT_EQ(I, (std::vector<int64_t>{3, 3, 5, 5}));
+}
+
+TEST(PoolKernels, AveragePoolPadsCeilAndCountIncludePad) {
+  std::vector<float> X{1, 2, 3}, Y(2);
+  OpRunner Ceil("AveragePool");
+  Ceil.ints("kernel_shape", {2}).ints("strides", {2}).i("ceil_mode", 1);
+  RUN_OK(Ceil, {f32(X, {1, 1, 3})}, {f32(Y, {1, 1, 2})});
+  expectNear(Y, {1.5, 3}); // the last window holds only x2
+  OpRunner Inc("AveragePool");
+  Inc.ints("kernel_shape", {2}).ints("strides", {2}).ints("pads", {1, 1});
+  Inc.i("count_include_pad", 1);
+  RUN_OK(Inc, {f32(X, {1, 1, 3})}, {f32(Y, {1, 1, 2})});
+  expectNear(Y, {0.5, 2.5}); // (pad+1)/2, (2+3)/2
+  OpRunner Exc("AveragePool");
+  Exc.ints("kernel_shape", {2}).ints("strides", {2}).ints("pads", {1, 1});
+  RUN_OK(Exc, {f32(X, {1, 1, 3})}, {f32(Y, {1, 1, 2})});
+  expectNear(Y, {1, 2.5});
+}
+
+TEST(PoolKernels, LpAndGlobalPools) {
+  std::vector<float> X{3, 4}, Y(1);
+  OpRunner Lp("LpPool");
+  Lp.ints("kernel_shape", {2});
+  RUN_OK(Lp, {f32(X, {1, 1, 2})}, {f32(Y, {1, 1, 1})});
+  expectNear(Y, {5});
+  std::vector<float> G{1, 3, 2, -4}, GY(2);
+  OpRunner Avg("GlobalAveragePool");
+  RUN_OK(Avg, {f32(G, {1, 2, 2})}, {f32(GY, {1, 2, 1})});
+  expectNear(GY, {2, -1});
+  OpRunner Max("GlobalMaxPool");
+  RUN_OK(Max, {f32(G, {1, 2, 2})}, {f32(GY, {1, 2, 1})});
+  expectNear(GY, {3, 2});
+  OpRunner L2("GlobalLpPool");
+  RUN_OK(L2, {f32(G, {1, 2, 2})}, {f32(GY, {1, 2, 1})});
+  expectNear(GY, {std::sqrt(10.0f), std::sqrt(20.0f)});
+}
+
+TEST(ResizeKernel, NearestAndLinearUpsampling) {
+  std::vector<float> X{1, 2}, Roi, Sc{1, 1, 1, 2}, Y(4);
+  // half_pixel: x_orig = (x + 0.5)/2 - 0.5 = -0.25, 0.25, 0.75, 1.25.
+  OpRunner N("Resize", 13);
+  RUN_OK(N, {f32(X, {1, 1, 1, 2}), f32(Roi, {0}), f32(Sc, {4})},
+         {f32(Y, {1, 1, 1, 4})});
+  expectNear(Y, {1, 1, 2, 2}); // round_prefer_floor of the clamped coords
+  OpRunner L("Resize", 13);
+  L.s("mode", "linear");
+  RUN_OK(L, {f32(X, {1, 1, 1, 2}), f32(Roi, {0}), f32(Sc, {4})},
+         {f32(Y, {1, 1, 1, 4})});
+  expectNear(Y, {1, 1.25, 1.75, 2});
+  std::vector<float> Y3(3);
+  std::vector<int64_t> Sizes{1, 1, 1, 3};
+  std::vector<float> NoScales;
+  OpRunner A("Resize", 13);
+  A.s("mode", "linear").s("coordinate_transformation_mode", "align_corners");
+  RUN_OK(A,
+         {f32(X, {1, 1, 1, 2}), f32(Roi, {0}), f32(NoScales, {0}),
+          i64(Sizes, {4})},
+         {f32(Y3, {1, 1, 1, 3})});
+  expectNear(Y3, {1, 1.5, 2}); // x_orig = 0, 0.5, 1
+}
