@@ -79,7 +79,10 @@ inline std::string windowGeometry(const Node &N, llvm::ArrayRef<int64_t> In,
               : std::max<int64_t>(0, (Out[I] - 1) * G.S[I] + Extent - In[I]);
       // The odd pixel goes to the end for SAME_UPPER, to the beginning
       // otherwise (ConvTranspose with output_shape and no auto_pad too).
-      G.PadBegin[I] = AutoPad == "SAME_UPPER" ? Total / 2 : Total - Total / 2;
+      // Floor division, as ONNX's numpy reference: an output_shape past
+      // the natural size gives a negative total, padded at the end.
+      int64_t Half = Total >= 0 ? Total / 2 : -((1 - Total) / 2);
+      G.PadBegin[I] = AutoPad == "SAME_UPPER" ? Half : Total - Half;
       G.PadEnd[I] = Total - G.PadBegin[I];
     } else if (AutoPad == "NOTSET") {
       G.PadBegin[I] = Pads[I];
