@@ -62,10 +62,10 @@ llvm::Error badType(const KernelContext &C, ElementType Ty) {
   return C.unsupported("element type " + elementTypeName(Ty));
 }
 
-/// Same-type inputs, output of the same type.
+/// Same-type inputs A and B, output of the same type.
 template <unsigned Set, typename OpT>
-llvm::Error sameType(const KernelContext &C, OpT Op) {
-  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1];
+llvm::Error sameTypeOn(const KernelContext &C, const TensorRef &A,
+                       const TensorRef &B, OpT Op) {
   if (A.Type != B.Type)
     return C.unsupported("mixed input types");
   if (!dispatchType<Set>(A.Type, [&](auto Tag) {
@@ -74,6 +74,11 @@ llvm::Error sameType(const KernelContext &C, OpT Op) {
       }))
     return badType(C, A.Type);
   return llvm::Error::success();
+}
+
+template <unsigned Set, typename OpT>
+llvm::Error sameType(const KernelContext &C, OpT Op) {
+  return sameTypeOn<Set>(C, C.Inputs[0], C.Inputs[1], Op);
 }
 
 /// Same-type inputs, bool output (comparisons).
@@ -363,9 +368,18 @@ llvm::Error runWhere(const KernelContext &C) {
 }
 
 llvm::Error runPRelu(const KernelContext &C) {
-  return sameType<Flt | SignedInts>(C, [](auto X, auto Slope) {
-    using V = decltype(X);
-    return X < V(0) ? V(Slope * X) : X;
+  TensorRef Slope = C.Inputs[1];
+  const TensorRef &X = C.Inputs[0];
+  // Before opset 7 a 1-D slope of X's channel count applies per channel
+  // (axis 1), not along the last axis as numpy broadcasting would.
+  if (C.G.defaultOpset() < 7 && Slope.Dims.size() == 1 && X.Dims.size() >= 2 &&
+      Slope.Dims[0] == X.Dims[1] && Slope.Dims[0] != 1)
+    Slope.Dims.append(X.Dims.size() - 2, 1);
+  if (!broadcastsTo(Slope.Dims, X.Dims))
+    return C.badInput("slope does not broadcast to the input");
+  return sameTypeOn<Flt | SignedInts>(C, X, Slope, [](auto V, auto S) {
+    using T = decltype(V);
+    return V < T(0) ? T(S * V) : V;
   });
 }
 

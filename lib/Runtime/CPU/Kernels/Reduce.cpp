@@ -241,6 +241,8 @@ constexpr unsigned Num = NumericTypes;
 
 // AxisOps.cpp: ArgMax/ArgMin, Softmax, LogSoftmax, Hardmax, CumSum.
 void registerAxisKernels(CPUKernelTable &T);
+// Loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
+void registerLossKernels(CPUKernelTable &T);
 
 void registerReduceKernels(CPUKernelTable &T) {
   auto Add = [&T](llvm::StringRef Op, KernelFn Fn, unsigned Set) {
@@ -257,6 +259,7 @@ void registerReduceKernels(CPUKernelTable &T) {
   Add("ReduceLogSumExp", runReduce<RK::LogSumExp, Flt>, Flt);
   Add("ReduceSumSquare", runReduce<RK::Square, Num>, Num);
   registerAxisKernels(T);
+  registerLossKernels(T);
 }
 
 } // namespace cpu

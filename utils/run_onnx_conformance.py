@@ -1,0 +1,322 @@
+#!/usr/bin/python3
+"""Runs ONNX's own backend tests through oomplan-run and compares the outputs.
+
+Debian's libonnx-testdata ships each test as a folder with model.onnx and
+test_data_set_*/{input,output}_<i>.pb. Every data set is run through the
+planner and the CPU runtime (oomplan-run --inputs-dir ... --output-dir ...),
+and each output is compared with the expected one using onnx.numpy_helper,
+with ONNX's backend-test tolerances: rtol 1e-3, atol 1e-7 for floats, exact
+for integers and bools. Each test is classified:
+
+  pass         every data set ran and every output matched
+  fail         it ran, and some output has wrong values, type or shape (a bug)
+  unsupported  the planner or the runtime said unsupported (never a pass)
+  error        anything else: a crash, a timeout, another error
+
+Usage:
+  run_onnx_conformance.py --tool build/tools/oomplan-run/oomplan-run --jobs 2
+  run_onnx_conformance.py ... --write-passing test/conformance/passing.txt
+  run_onnx_conformance.py ... --check test/conformance/passing.txt
+
+--check (the ctest hook) exits 1 when a test in the list no longer passes, or
+when any test gives wrong values (fail), except those listed with a reason in
+test/conformance/known_wrong.txt (tests whose expected outputs come from a
+random generator no implementation can reproduce).
+"""
+import argparse
+import collections
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+DEFAULT_DATA = "/usr/share/libonnx-testdata/data"
+RTOL, ATOL = 1e-3, 1e-7
+
+# Imported lazily (workers need them; --help should not).
+np = None
+onnx = None
+numpy_helper = None
+
+
+def load_modules():
+    global np, onnx, numpy_helper
+    import numpy
+    import onnx as onnx_mod
+    from onnx import numpy_helper as nh
+    np, onnx, numpy_helper = numpy, onnx_mod, nh
+
+
+def read_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def input_args(model_path, data_set, tmp):
+    """Extra arguments for the data set's inputs: --input-shape for each
+    graph input whose dims the model leaves open (the test fixes them), and
+    --input NAME=FILE for an input file that needs rewriting first: ONNX
+    1.12's generator wrote bfloat16 data as UINT16 tensors, so such a file is
+    relabelled BFLOAT16 (same bits) when the model's input is bfloat16."""
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    inputs = [i for i in model.graph.input if i.name not in inits]
+    args = []
+    for idx, vi in enumerate(inputs):
+        pb = os.path.join(data_set, "input_%d.pb" % idx)
+        if not vi.type.HasField("tensor_type") or not os.path.exists(pb):
+            continue
+        tt = vi.type.tensor_type
+        t = read_pb(pb)
+        if (tt.elem_type == onnx.TensorProto.BFLOAT16 and
+                t.data_type == onnx.TensorProto.UINT16):
+            bits = numpy_helper.to_array(t).astype(np.uint16)
+            t = onnx.TensorProto()
+            t.CopyFrom(read_pb(pb))
+            t.ClearField("int32_data")
+            t.data_type = onnx.TensorProto.BFLOAT16
+            t.raw_data = bits.tobytes()
+            fixed = os.path.join(tmp, "input_%d.pb" % idx)
+            with open(fixed, "wb") as f:
+                f.write(t.SerializeToString())
+            args += ["--input", "%s=%s" % (vi.name, fixed)]
+        if not tt.HasField("shape") or all(
+                d.HasField("dim_value") for d in tt.shape.dim):
+            continue
+        dims = list(t.dims)
+        if dims:
+            args += ["--input-shape",
+                     "%s=%s" % (vi.name, "x".join(map(str, dims)))]
+    return args
+
+
+def compare(expected_pb, got_pb):
+    """None when the outputs agree, else a one-line reason."""
+    exp_t, got_t = read_pb(expected_pb), read_pb(got_pb)
+    exp = numpy_helper.to_array(exp_t)
+    got = numpy_helper.to_array(got_t)
+    if (exp_t.data_type == onnx.TensorProto.UINT16 and
+            got_t.data_type == onnx.TensorProto.BFLOAT16):
+        # ONNX 1.12 wrote expected bfloat16 outputs as UINT16 bit patterns.
+        exp = (exp.astype(np.uint32) << 16).view(np.float32)
+        got = got.astype(np.float32)
+    if exp.dtype != got.dtype:
+        return "type %s, expected %s" % (got.dtype, exp.dtype)
+    if exp.shape != got.shape:
+        return "shape %s, expected %s" % (list(got.shape), list(exp.shape))
+    if exp.dtype.kind in "fc":
+        e = exp.astype(np.float64)
+        g = got.astype(np.float64)
+        bad = ~np.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+    elif exp.dtype.kind in "biu":
+        bad = exp != got
+    else:
+        bad = np.array([a != b for a, b in zip(exp.ravel(), got.ravel())])
+    if bad.any():
+        i = int(np.flatnonzero(bad.ravel())[0])
+        return "%d of %d values differ (first at %d: got %r, expected %r)" % (
+            int(bad.sum()), bad.size, i, got.ravel()[i], exp.ravel()[i])
+    return None
+
+
+# A run that stops before any output because the planner or the runtime
+# cannot handle a valid model: its error says "unsupported" (the category
+# oomplan-run prints) or names one of these limits. Anything else that exits
+# non-zero is an "error".
+UNSUPPORTED_RE = re.compile(
+    r"unsupported|no CPU kernel for op|the CPU kernel for .* has no"
+    r"|cannot follow|must be a constant known before run time"
+    r"|must be (?:known|constant)|needs constant|data-dependent size"
+    r"|is a string tensor|no shape rule for op|not a tensor", re.I)
+OP_RE = re.compile(r"node (?:'[^']*'|#\d+) \(([A-Za-z0-9_]+)\)")
+
+
+def run_test(tool, test_dir, timeout, extra):
+    """Returns (status, detail) for one test folder."""
+    model = os.path.join(test_dir, "model.onnx")
+    sets = sorted(glob.glob(os.path.join(test_dir, "test_data_set_*")))
+    if not sets:
+        return "error", "no test_data_set_*"
+    for ds in sets:
+        with tempfile.TemporaryDirectory(prefix="oomplan-conf-") as out:
+            out_in = os.path.join(out, "in")
+            os.mkdir(out_in)
+            try:
+                cmd = [tool, model, "--inputs-dir", ds, "--output-dir", out]
+                cmd += input_args(model, ds, out_in) + extra
+            except Exception as e:  # A model onnx itself cannot read.
+                return "error", "reading the model: %s" % e
+            try:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return "error", "timeout after %ss" % timeout
+            err = p.stderr.decode("utf-8", "replace").strip()
+            if p.returncode != 0:
+                line = err.splitlines()[-1] if err else "exit %d" % p.returncode
+                if p.returncode < 0:
+                    return "error", "killed by signal %d" % -p.returncode
+                if p.returncode == 3 or UNSUPPORTED_RE.search(err):
+                    return "unsupported", line
+                return "error", line
+            n = len(glob.glob(os.path.join(ds, "output_*.pb")))
+            for i in range(n):
+                got = os.path.join(out, "output_%d.pb" % i)
+                if not os.path.exists(got):
+                    return "error", "no output_%d.pb written" % i
+                try:
+                    why = compare(os.path.join(ds, "output_%d.pb" % i), got)
+                except Exception as e:
+                    return "error", "comparing output %d: %s" % (i, e)
+                if why:
+                    return "fail", "%s: output %d: %s" % (
+                        os.path.basename(ds), i, why)
+    return "pass", ""
+
+
+def read_list(path):
+    """Test names of a list file: one a line, '#' comments; a line of
+    known_wrong.txt is 'suite/test  reason'."""
+    names = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    name, _, why = line.partition(" ")
+                    names[name] = why.strip()
+    return names
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tool", required=True, help="path of oomplan-run")
+    ap.add_argument("--data", default=DEFAULT_DATA,
+                    help="libonnx-testdata's data folder (default %(default)s)")
+    ap.add_argument("--suites", default=",".join(SUITES),
+                    help="comma-separated suites (default: all four)")
+    ap.add_argument("--filter", default="", help="regex on suite/test names")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=60,
+                    help="seconds per data set (default %(default)s)")
+    ap.add_argument("--no-poison", action="store_true",
+                    help="do not pass --poison (on by default: a buffer "
+                         "overwritten when its lifetime ends turns any "
+                         "liveness mistake into a failure)")
+    ap.add_argument("--write-passing", metavar="FILE",
+                    help="write the sorted list of passing tests")
+    ap.add_argument("--check", metavar="FILE",
+                    help="exit 1 if a test in FILE no longer passes or any "
+                         "test gives wrong values")
+    ap.add_argument("--known-wrong", metavar="FILE",
+                    help="tests whose wrong values are expected, with a "
+                         "reason (default: known_wrong.txt beside --check)")
+    ap.add_argument("--results", metavar="FILE",
+                    help="write every test's status and detail as JSON")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print every test that does not pass")
+    args = ap.parse_args()
+
+    if not os.path.isdir(args.data):
+        print("run_onnx_conformance: no test data at %s "
+              "(apt-get install libonnx-testdata); skipped" % args.data)
+        return 77
+    if not os.access(args.tool, os.X_OK):
+        print("run_onnx_conformance: %s is not executable" % args.tool)
+        return 1
+    load_modules()
+
+    name_re = re.compile(args.filter) if args.filter else None
+    tests = []
+    for suite in args.suites.split(","):
+        for d in sorted(glob.glob(os.path.join(args.data, suite, "*"))):
+            name = suite + "/" + os.path.basename(d)
+            if os.path.isdir(d) and (not name_re or name_re.search(name)):
+                tests.append((name, d))
+
+    extra = [] if args.no_poison else ["--poison"]
+    start = time.time()
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
+        futs = {ex.submit(run_test, args.tool, d, args.timeout, extra): name
+                for name, d in tests}
+        for f in concurrent.futures.as_completed(futs):
+            results[futs[f]] = f.result()
+    elapsed = time.time() - start
+
+    # Summary per suite.
+    kinds = ["pass", "fail", "unsupported", "error"]
+    counts = collections.OrderedDict()
+    for name in sorted(results):
+        suite = name.split("/", 1)[0]
+        counts.setdefault(suite, collections.Counter())[results[name][0]] += 1
+    print("%-18s %6s %6s %6s %12s %6s" % ("suite", "total", *kinds))
+    total = collections.Counter()
+    for suite, c in counts.items():
+        total.update(c)
+        print("%-18s %6d %6d %6d %12d %6d" % (suite, sum(c.values()),
+                                               *[c[k] for k in kinds]))
+    print("%-18s %6d %6d %6d %12d %6d" % ("all", sum(total.values()),
+                                           *[total[k] for k in kinds]))
+    print("(%.1f s, %d jobs)" % (elapsed, args.jobs))
+
+    # Which ops block the unsupported tests, from the node the error names.
+    blockers = collections.Counter()
+    for name, (status, detail) in results.items():
+        if status == "unsupported":
+            m = OP_RE.search(detail)
+            blockers[m.group(1) if m else "(no op named)"] += 1
+    if blockers:
+        print("unsupported, by the op named in the error: " + ", ".join(
+            "%s %d" % kv for kv in blockers.most_common()))
+
+    known_wrong = read_list(args.known_wrong or (
+        os.path.join(os.path.dirname(args.check), "known_wrong.txt")
+        if args.check else None))
+    for name in sorted(results):
+        status, detail = results[name]
+        if status == "fail" or (args.verbose and status != "pass"):
+            mark = " (known: %s)" % known_wrong[name] if name in known_wrong else ""
+            print("%-11s %s: %s%s" % (status.upper(), name, detail, mark))
+
+    if args.results:
+        with open(args.results, "w") as f:
+            json.dump({n: {"status": s, "detail": d}
+                       for n, (s, d) in sorted(results.items())}, f, indent=1)
+    passing = sorted(n for n, (s, _) in results.items() if s == "pass")
+    if args.write_passing:
+        with open(args.write_passing, "w") as f:
+            f.write("# Tests of libonnx-testdata that pass through oomplan-run "
+                    "(utils/run_onnx_conformance.py --write-passing).\n")
+            f.write("".join(n + "\n" for n in passing))
+    if args.check:
+        listed = read_list(args.check)
+        lost = sorted(n for n in listed
+                      if n in results and results[n][0] != "pass")
+        wrong = sorted(n for n, (s, _) in results.items()
+                       if s == "fail" and n not in known_wrong)
+        for n in lost:
+            print("REGRESSION  %s: %s %s" % (n, *results[n]))
+        for n in wrong:
+            if n not in lost:
+                print("WRONG       %s: %s" % (n, results[n][1]))
+        if lost or wrong:
+            print("conformance check failed: %d listed tests no longer pass, "
+                  "%d give wrong values" % (len(lost), len(wrong)))
+            return 1
+        print("conformance check passed: all %d listed tests pass, no wrong "
+              "values" % len(listed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
