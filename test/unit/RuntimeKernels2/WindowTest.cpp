@@ -158,3 +158,72 @@ TEST(ResizeKernel, NearestAndLinearUpsampling) {
          {f32(Y3, {1, 1, 1, 3})});
   expectNear(Y3, {1, 1.5, 2}); // x_orig = 0, 0.5, 1
 }
+
+namespace {
+/// A direct 2-D convolution, written from the definition, against which
+/// the im2col and depthwise paths are checked on awkward geometries.
+std::vector<float> naiveConv2D(const std::vector<float> &X,
+                               const std::vector<float> &W, int64_t N,
+                               int64_t C, int64_t H, int64_t Wd, int64_t M,
+                               int64_t KH, int64_t KW, int64_t Group, int64_t S,
+                               int64_t P, int64_t D, int64_t OH, int64_t OW) {
+  std::vector<float> Y(N * M * OH * OW, 0);
+  const int64_t Cg = C / Group, Mg = M / Group;
+  for (int64_t B = 0; B < N; ++B)
+    for (int64_t Mo = 0; Mo < M; ++Mo)
+      for (int64_t Oh = 0; Oh < OH; ++Oh)
+        for (int64_t Ow = 0; Ow < OW; ++Ow) {
+          double Acc = 0;
+          for (int64_t Ci = 0; Ci < Cg; ++Ci)
+            for (int64_t I = 0; I < KH; ++I)
+              for (int64_t J = 0; J < KW; ++J) {
+                int64_t Ih = Oh * S - P + I * D, Iw = Ow * S - P + J * D;
+                if (Ih < 0 || Ih >= H || Iw < 0 || Iw >= Wd)
+                  continue;
+                int64_t Cin = (Mo / Mg) * Cg + Ci;
+                Acc += X[((B * C + Cin) * H + Ih) * Wd + Iw] *
+                       W[((Mo * Cg + Ci) * KH + I) * KW + J];
+              }
+          Y[((B * M + Mo) * OH + Oh) * OW + Ow] = float(Acc);
+        }
+  return Y;
+}
+
+std::vector<float> ramp(size_t N, float Scale) {
+  std::vector<float> V(N);
+  for (size_t I = 0; I < N; ++I)
+    V[I] = float(int64_t(I * 7 % 11) - 5) * Scale;
+  return V;
+}
+} // namespace
+
+TEST(ConvKernel, Im2colAndDepthwiseAgreeWithDirectLoops) {
+  // Stride 2, pad 1, dilation 2 on 7x6 planes: every edge case of im2col.
+  struct Case {
+    int64_t C, M, Group, K, S, P, D;
+  } Cases[] = {{4, 6, 2, 3, 2, 1, 2},  // grouped, im2col
+               {3, 3, 3, 3, 2, 1, 1},  // depthwise, stride 2
+               {3, 6, 3, 3, 1, 1, 1},  // depthwise, multiplier 2
+               {2, 3, 1, 1, 1, 0, 1},  // pointwise: no im2col
+               {3, 3, 3, 5, 1, 2, 2}}; // depthwise, dilated 5x5
+  for (const Case &T : Cases) {
+    const int64_t N = 2, H = 7, Wd = 6;
+    const int64_t Ext = (T.K - 1) * T.D + 1;
+    const int64_t OH = (H + 2 * T.P - Ext) / T.S + 1,
+                  OW = (Wd + 2 * T.P - Ext) / T.S + 1;
+    std::vector<float> X = ramp(N * T.C * H * Wd, 0.5f);
+    std::vector<float> W = ramp(T.M * (T.C / T.Group) * T.K * T.K, 0.25f);
+    std::vector<float> Y(N * T.M * OH * OW);
+    OpRunner R("Conv");
+    R.i("group", T.Group)
+        .ints("strides", {T.S, T.S})
+        .ints("pads", {T.P, T.P, T.P, T.P})
+        .ints("dilations", {T.D, T.D});
+    RUN_OK(R, {f32(X, {N, T.C, H, Wd}), f32(W, {T.M, T.C / T.Group, T.K, T.K})},
+           {f32(Y, {N, T.M, OH, OW})});
+    expectNear(Y,
+               naiveConv2D(X, W, N, T.C, H, Wd, T.M, T.K, T.K, T.Group, T.S,
+                           T.P, T.D, OH, OW),
+               1e-4f);
+  }
+}

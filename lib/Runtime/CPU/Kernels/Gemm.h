@@ -8,6 +8,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_GEMM_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_GEMM_H
 
+#include <atomic>
 #include <cblas.h>
 #include <cstdint>
 #include <type_traits>
@@ -15,6 +16,15 @@
 namespace oomplan {
 namespace runtime {
 namespace cpu {
+
+/// Makes OpenBLAS use the run's thread count (--threads), so a run with N
+/// threads uses N cores in GEMM as in every other kernel. Cheap when the
+/// count is unchanged, which is every call after the first.
+inline void useBlasThreads(unsigned N) {
+  static std::atomic<unsigned> Current{0};
+  if (N && Current.exchange(N) != N)
+    openblas_set_num_threads(int(N));
+}
 
 template <typename T>
 void gemm(bool TransA, bool TransB, int64_t M, int64_t N, int64_t K, T Alpha,

@@ -74,6 +74,7 @@ llvm::Error runMatMul(const KernelContext &C) {
                       llvm::Twine(KB) + ")");
   if (A.Type != B.Type)
     return C.badInput("operand types differ");
+  useBlasThreads(C.Pool.threads());
   if (!visitNumeric(A.Type, [&](auto Tag) { matMulTyped<decltype(Tag)>(C); }))
     return C.unsupported("MatMul of type " + elementTypeName(A.Type));
   return llvm::Error::success();
@@ -124,6 +125,7 @@ template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
 }
 
 llvm::Error runGemm(const KernelContext &C) {
+  useBlasThreads(C.Pool.threads());
   llvm::Error Result = llvm::Error::success();
   bool Done = visitNumeric(C.Inputs[0].Type, [&](auto Tag) {
     llvm::consumeError(std::move(Result));
