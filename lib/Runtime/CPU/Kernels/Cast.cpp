@@ -146,12 +146,16 @@ llvm::Error runClip(const KernelContext &C) {
 
 } // namespace
 
+// Quantize.cpp: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
+void registerQuantizeKernels(CPUKernelTable &T);
+
 void registerCastKernels(CPUKernelTable &T) {
   addKernel(T, "Cast", Kernel{castTo, nullptr, typesOf(AllTypes)});
   addKernel(T, "CastLike", Kernel{castTo, nullptr, typesOf(AllTypes)});
   addKernel(T, "Identity", Kernel{runIdentity, nullptr, {}});
   addKernel(T, "Dropout", Kernel{runDropout, nullptr, typesOf(FloatTypes)});
   addKernel(T, "Clip", Kernel{runClip, nullptr, typesOf(NumericTypes)});
+  registerQuantizeKernels(T);
 }
 
 } // namespace cpu

@@ -1,0 +1,159 @@
+//===- Quantize.cpp - CPU kernels: linear (de)quantization ------*- C++ -*-===//
+//
+// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear as ONNX's
+// reference computes them: x / scale in float32, rounded half to even
+// (numpy.rint), plus the zero point, saturated to the integer type; scales
+// and zero points per tensor (scalars) or per axis (1-D, axis attribute).
+// Registered by the Cast family (CPUKernels.h).
+//
+//===----------------------------------------------------------------------===//
+#include "../CPUKernels.h"
+#include "Elementwise.h"
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+namespace {
+
+/// Which element of a per-axis parameter applies to element I.
+struct AxisIndex {
+  int64_t Inner = 1, Size = 1;
+  int64_t operator()(int64_t I) const { return (I / Inner) % Size; }
+};
+
+/// Per-tensor when the parameter is a scalar (or of size 1), else along
+/// the axis attribute (default 1).
+llvm::Error axisIndexOf(const KernelContext &C, const TensorRef &Param,
+                        AxisIndex &Out) {
+  const TensorRef &X = C.Inputs[0];
+  if (Param.numElements() == 1) {
+    Out = {1, 1};
+    return llvm::Error::success();
+  }
+  int64_t Rank = int64_t(X.Dims.size());
+  int64_t Axis = C.N.getInt("axis", 1);
+  if (Axis < 0)
+    Axis += Rank;
+  if (Axis < 0 || Axis >= Rank || Param.Dims.size() != 1 ||
+      Param.Dims[0] != X.Dims[size_t(Axis)])
+    return C.badInput("scale/zero point do not match the input's axis");
+  Out.Size = X.Dims[size_t(Axis)];
+  for (int64_t I = Axis + 1; I < Rank; ++I)
+    Out.Inner *= X.Dims[size_t(I)];
+  return llvm::Error::success();
+}
+
+template <typename Q> Q saturateRound(float V) {
+  float R = std::nearbyint(V);
+  if (!(R == R))
+    return Q(0);
+  R = std::min(R, float(std::numeric_limits<Q>::max()));
+  R = std::max(R, float(std::numeric_limits<Q>::lowest()));
+  return Q(R);
+}
+
+llvm::Error runQuantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Scale = C.Inputs[1];
+  const TensorRef *ZP =
+      C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
+  const TensorRef &Y = C.Outputs[0];
+  AxisIndex Idx;
+  if (llvm::Error E = axisIndexOf(C, Scale, Idx))
+    return E;
+  if (Scale.Type != ElementType::Float)
+    return C.unsupported("scale of type " + elementTypeName(Scale.Type));
+  const float *S = Scale.data<float>();
+  llvm::Error Result = llvm::Error::success();
+  bool Ok = dispatchType<FloatTypes | SignedInts>(X.Type, [&](auto TagX) {
+    using TX = typename decltype(TagX)::type;
+    const TX *PX = X.data<TX>();
+    bool OkY = false;
+    if (Y.Type == ElementType::UInt8 || Y.Type == ElementType::Int8)
+      OkY = dispatchType<IntTypes>(Y.Type, [&](auto TagY) {
+        using TY = typename decltype(TagY)::type;
+        const TY *Z = ZP ? ZP->data<TY>() : nullptr;
+        TY *PY = Y.data<TY>();
+        for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
+          int64_t K = Idx(I);
+          float Q = std::nearbyint(float(load(PX[I])) / S[K]);
+          PY[I] = saturateRound<TY>(Q + float(Z ? Z[K] : 0));
+        }
+      });
+    if (!OkY)
+      Result = C.unsupported("output of type " + elementTypeName(Y.Type));
+  });
+  if (!Ok)
+    return C.unsupported("input of type " + elementTypeName(X.Type));
+  return Result;
+}
+
+llvm::Error runDequantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Scale = C.Inputs[1];
+  const TensorRef *ZP =
+      C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
+  AxisIndex Idx;
+  if (llvm::Error E = axisIndexOf(C, Scale, Idx))
+    return E;
+  if (Scale.Type != ElementType::Float ||
+      C.Outputs[0].Type != ElementType::Float)
+    return C.unsupported("scale and output must be float");
+  if (ZP && ZP->Type != X.Type)
+    return C.badInput("zero point and input types differ");
+  const float *S = Scale.data<float>();
+  float *PY = C.Outputs[0].data<float>();
+  if (!dispatchType<IntTypes>(X.Type, [&](auto Tag) {
+        using T = typename decltype(Tag)::type;
+        const T *PX = X.data<T>();
+        const T *Z = ZP ? ZP->data<T>() : nullptr;
+        for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
+          int64_t K = Idx(I);
+          PY[I] = float(int64_t(PX[I]) - int64_t(Z ? Z[K] : 0)) * S[K];
+        }
+      }))
+    return C.unsupported("input of type " + elementTypeName(X.Type));
+  return llvm::Error::success();
+}
+
+llvm::Error runDynamicQuantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  if (X.Type != ElementType::Float || C.Outputs.size() < 3 ||
+      C.Outputs[0].Type != ElementType::UInt8)
+    return C.unsupported("only float input and uint8 output");
+  const float *PX = X.data<float>();
+  int64_t N = int64_t(X.numElements());
+  // The range always includes 0, so that 0 is exactly representable.
+  float Min = 0, Max = 0;
+  for (int64_t I = 0; I < N; ++I) {
+    Min = std::min(Min, PX[I]);
+    Max = std::max(Max, PX[I]);
+  }
+  float Scale = (Max - Min) / 255.0f;
+  uint8_t Zero = saturateRound<uint8_t>(0.0f - Min / Scale);
+  uint8_t *PY = C.Outputs[0].data<uint8_t>();
+  for (int64_t I = 0; I < N; ++I)
+    PY[I] = saturateRound<uint8_t>(std::nearbyint(PX[I] / Scale) + float(Zero));
+  if (C.Outputs[1].present())
+    C.Outputs[1].data<float>()[0] = Scale;
+  if (C.Outputs[2].present())
+    C.Outputs[2].data<uint8_t>()[0] = Zero;
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerQuantizeKernels(CPUKernelTable &T) {
+  addKernel(T, "QuantizeLinear",
+            Kernel{runQuantize, nullptr, typesOf(FloatTypes | SignedInts)});
+  addKernel(T, "DequantizeLinear",
+            Kernel{runDequantize, nullptr, typesOf(IntTypes)});
+  addKernel(T, "DynamicQuantizeLinear",
+            Kernel{runDynamicQuantize, nullptr, {ElementType::Float}});
+}
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
