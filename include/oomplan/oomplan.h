@@ -80,6 +80,9 @@ enum class OffloadChoice { Auto, Weights, None };
 /// Fitting: transforms that make the plan meet the budget (docs/fitting.md).
 struct FitRequest {
   bool Fit = false; ///< --fit: choose the transforms.
+  /// --no-fit: a plan over the budget is the verdict as is. Without it a
+  /// plan over the budget is fitted by default (docs/fitting.md).
+  bool NoFit = false;
   RematChoice Remat = RematChoice::Auto;
   OffloadChoice Offload = OffloadChoice::Auto;
   bool Reorder = false;

@@ -96,6 +96,10 @@ static Error checkIgnored(const api::Request &R) {
   }
   if (R.Fit.MicroBatches && *R.Fit.MicroBatches == 0)
     return makeInputError("--micro-batches must be at least 1");
+  if (R.Fit.NoFit && R.Fit.requested())
+    return makeInputError(
+        "--no-fit contradicts --fit, --remat=sqrt, --offload=weights, "
+        "--reorder and --micro-batches (they ask for a fit)");
   return Error::success();
 }
 

@@ -41,11 +41,22 @@ FitOptions driver::fitOptions(const api::FitRequest &F,
 
 Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
                                    FitOptions FO, const PipelineOptions &PO,
-                                   FitResult &R, PassLog *Log) {
+                                   FitResult &R, PassLog *Log,
+                                   std::vector<FitAlternative> *Seen) {
   // Each try reports the passes of its choice; the last try's are kept.
   PassRecorder Rec;
   if (Log)
     FO.Instr = &Rec.Instr;
+  if (Seen)
+    FO.OnCandidate = [Seen](const std::string &Name, uint64_t Bytes,
+                            double Secs) {
+      FitAlternative A;
+      A.Strategy = Name;
+      A.EstimatedBytes = Bytes;
+      if (Secs >= 0)
+        A.Seconds = Secs;
+      Seen->push_back(std::move(A));
+    };
   // The chooser keeps the cheapest candidate whose placement (this one, at
   // the chooser's budget) fits, not only the cheapest by its lower bound. A
   // candidate whose placement fails counts as not fitting; the schedule that
@@ -60,6 +71,8 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
   };
   auto Fit = [&]() -> Error {
     Rec.Log.clear();
+    if (Seen)
+      Seen->clear();
     auto F = fitSchedule(S, Cost, FO);
     if (!F)
       return F.takeError();
@@ -85,6 +98,24 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
   if (Log)
     *Log = std::move(Rec.Log);
   return P;
+}
+
+std::vector<double> driver::stepSeconds(const Schedule &S,
+                                        const CostModel &Cost) {
+  std::vector<double> Out;
+  Out.reserve(S.Steps.size());
+  for (const Step &St : S.Steps) {
+    if (St.Kind != StepKind::Offload && St.Kind != StepKind::Prefetch) {
+      Out.push_back(Cost.stepSeconds(S, St));
+      continue;
+    }
+    // A copy moves what an offload reads or a prefetch writes.
+    uint64_t Bytes = 0;
+    for (TensorId T : St.Kind == StepKind::Offload ? St.Reads : St.Writes)
+      Bytes += S.Tensors[T].SizeBytes;
+    Out.push_back(Cost.transferSeconds(Bytes));
+  }
+  return Out;
 }
 
 // --micro-batches=K: the same pipeline at batch/K.
@@ -141,6 +172,14 @@ struct PassesFit {
   FitResult R;
   double Seconds = 0; ///< Predicted time of all passes.
   PassLog Log;        ///< The fit's passes (when printed).
+  std::vector<FitAlternative> Seen;
+  std::string PassStrategy; ///< The pass's own choice, before the prefix.
+};
+
+// What choosePasses decided, and every pass count it tried.
+struct PassesChoice {
+  std::optional<PassesFit> Best;
+  std::vector<FitAlternative> Tried; ///< Each K's own choice.
 };
 } // namespace
 
@@ -156,15 +195,16 @@ static int64_t boundBatch(const PlanContext &C) {
 // Micro-batching when the whole batch does not fit or fits only with a
 // transform that costs time: k = 2, 4, ... passes, each re-planned and fitted
 // at the same budget, the cheapest by k x pass time against Whole.
-static std::optional<PassesFit>
+static PassesChoice
 choosePasses(const api::FitRequest &FR, const PlanContext &C,
              const PipelineOptions &PO, uint64_t Budget,
              const DeviceProfile &Dev, const CostOptions &CO,
              const PassesPlanFn &PlanPasses, const FitResult &Whole,
              bool WholePlaced, bool Log) {
+  PassesChoice Out;
   int64_t Batch = boundBatch(C);
   if (Batch < 2 || (Whole.Fits && WholePlaced && Whole.overheadSeconds() <= 0))
-    return std::nullopt;
+    return Out;
   std::map<unsigned, PassesFit> Tried;
   auto FitAt = [&](unsigned K) -> std::optional<MicroBatchFit> {
     PassesFit F;
@@ -180,7 +220,7 @@ choosePasses(const api::FitRequest &FR, const PlanContext &C,
     }
     CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
     auto P = fitAndPlace(Pass->Sched, Cost, fitOptions(FR, PO, Budget), PO, F.R,
-                         Log ? &F.Log : nullptr);
+                         Log ? &F.Log : nullptr, &F.Seen);
     if (!P) {
       consumeError(P.takeError()); // This K is not offered.
       return std::nullopt;
@@ -189,32 +229,97 @@ choosePasses(const api::FitRequest &FR, const PlanContext &C,
     F.Seconds = M.totalSeconds();
     F.Pass = std::move(*Pass);
     F.Placed = std::move(*P);
+    FitAlternative A;
+    A.Strategy = F.R.Strategy;
+    A.Passes = K;
+    A.EstimatedBytes = F.R.Mem.totalBytes();
+    if (M.fits())
+      A.Seconds = F.Seconds;
+    A.Why = M.fits() ? "slower" : "over budget";
+    Out.Tried.push_back(std::move(A));
     Tried.emplace(K, std::move(F));
     return M;
   };
   auto Best =
       chooseMicroBatches(Batch, MicroBatchFit{1, Whole, WholePlaced}, FitAt);
   if (!Best)
-    return std::nullopt;
-  PassesFit Out = std::move(Tried.at(Best->K));
-  Out.R.Strategy = "micro-batches " + std::to_string(Out.K) +
-                   (Out.R.Strategy == "none" ? "" : " + " + Out.R.Strategy);
+    return Out;
+  Out.Best = std::move(Tried.at(Best->K));
+  PassesFit &B = *Out.Best;
+  llvm::erase_if(Out.Tried,
+                 [&](const FitAlternative &A) { return A.Passes == B.K; });
+  B.PassStrategy = B.R.Strategy;
+  B.R.Strategy = "micro-batches " + std::to_string(B.K) +
+                 (B.R.Strategy == "none" ? "" : " + " + B.R.Strategy);
   return Out;
 }
 
-Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
-                             const PipelineOptions &PO,
-                             const report::PlanFn &PlanAt,
-                             const PassesPlanFn &PlanPasses,
-                             const PassLog &MainLog) {
+// Steps [LoopBegin, LoopEnd) of a pass's schedule repeat per pass: before
+// them the accumulators are set up (GradAccumBuffers), after them the
+// optimizer update and the copies that serve it (offloaded gradients) run
+// once, after the last pass.
+static void findLoop(FittedPlan &F) {
+  const Schedule &S = F.P.Sched;
+  F.LoopBegin = 0;
+  F.LoopEnd = S.Steps.size();
+  if (F.Passes < 2)
+    return;
+  if (!S.Steps.empty() && S.Steps[0].Kind == StepKind::Optimizer)
+    F.LoopBegin = 1;
+  size_t I = F.LoopBegin;
+  while (I < S.Steps.size() && S.Steps[I].Kind != StepKind::Optimizer)
+    ++I;
+  while (I > F.LoopBegin && S.Steps[I - 1].Kind == StepKind::Offload &&
+         llvm::all_of(S.Steps[I - 1].Reads, [&](TensorId T) {
+           return S.Tensors[T].Kind == TensorKind::Gradient;
+         }))
+    --I;
+  F.LoopEnd = I;
+}
+
+// The candidates of the kept fit, less the one chosen, each once (its last
+// figures), as alternatives rejected: over budget by the estimate, slower,
+// or cheaper but over the budget once placed.
+static void addRejected(FittedPlan &F, std::vector<FitAlternative> Seen,
+                        const std::string &Chosen, double ChosenPassSecs) {
+  std::map<std::string, FitAlternative> ByName;
+  for (FitAlternative &A : Seen)
+    ByName[A.Strategy] = std::move(A);
+  for (auto &[Name, A] : ByName) {
+    if (Name == Chosen)
+      continue;
+    A.Passes = F.Passes;
+    if (A.Seconds) {
+      A.Why = *A.Seconds < ChosenPassSecs ? "placement over budget" : "slower";
+      // Whole batch: K passes, as the chosen plan's time is.
+      *A.Seconds =
+          *A.Seconds * F.Passes + (F.TotalSeconds - ChosenPassSecs * F.Passes);
+    } else {
+      A.Why = "over budget";
+    }
+    F.Rejected.push_back(std::move(A));
+  }
+}
+
+Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
+                                     const Plan &Base,
+                                     const PipelineOptions &PO,
+                                     const report::PlanFn &PlanAt,
+                                     const PassesPlanFn &PlanPasses) {
   const api::FitRequest &FR = S.Req.Fit;
   const DeviceProfile &Dev = S.Device;
-  uint64_t Budget = S.Budget.value_or(Dev.MemoryBytes);
-  unsigned Passes = FR.MicroBatches.value_or(1);
-  std::vector<std::optional<int64_t>> B(C.Bindings.begin(), C.Bindings.end());
+  FittedPlan F;
+  F.BudgetBytes = S.Budget.value_or(Dev.MemoryBytes);
+  F.OverheadBytes = S.Overhead;
+  F.AsIsBytes = saturatingAdd(Base.totalBytes(), S.Overhead);
+  // The transforms must make room for the overhead too.
+  uint64_t Budget =
+      F.BudgetBytes > F.OverheadBytes ? F.BudgetBytes - F.OverheadBytes : 0;
+  F.Passes = FR.MicroBatches.value_or(1);
+  F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
   std::optional<Plan> Micro;
-  if (Passes > 1) {
-    auto MP = microBatchPlan(Passes, C, PlanAt, B);
+  if (F.Passes > 1) {
+    auto MP = microBatchPlan(F.Passes, C, PlanAt, F.Bindings);
     if (!MP)
       return MP.takeError();
     Micro = std::move(*MP);
@@ -223,78 +328,138 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   CostOptions CO;
   CO.TF32 = FR.TF32;
   CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), Dev, CO);
-  auto T0 = std::chrono::steady_clock::now();
-  FitResult R;
-  PassLog FitLog;
-  auto P = fitAndPlace(Start->Sched,
-                       CostModel(C.G, evaluateDims(C.G, C.Shapes, B), Dev, CO),
-                       fitOptions(FR, PO, Budget), PO, R, &FitLog);
+  std::vector<FitAlternative> Seen;
+  auto P = fitAndPlace(
+      Start->Sched,
+      CostModel(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO),
+      fitOptions(FR, PO, Budget), PO, F.R, S.printsPasses() ? &F.Log : nullptr,
+      &Seen);
   if (!P)
     return P.takeError();
-  double Total = R.Time.TotalSeconds * Passes;
+  F.TotalSeconds = F.R.Time.TotalSeconds * F.Passes;
   // --remat=sqrt and --offload=weights ask for one transform, for
   // comparison; an explicit --micro-batches (=1 too) is the user's choice.
-  std::optional<PassesFit> Auto;
-  if (FR.Fit && !FR.MicroBatches && FR.Remat != api::RematChoice::Sqrt &&
+  PassesChoice Auto;
+  if (!FR.MicroBatches && FR.Remat != api::RematChoice::Sqrt &&
       FR.Offload != api::OffloadChoice::Weights)
-    Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, R, P->fits(),
+    Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, F.R, P->fits(),
                         S.printsPasses());
   // The table is over one pass; "without transforms" stays the whole batch.
-  uint64_t TablePeak = R.BaseMem.totalBytes();
-  if (Auto) {
-    Passes = Auto->K;
-    Total = Auto->Seconds;
-    B = Auto->Bindings;
-    Start = &Auto->Pass;
-    TablePeak = Auto->R.BaseMem.totalBytes();
-    Auto->R.BaseMem = R.BaseMem;
-    R = Auto->R;
-    *P = std::move(Auto->Placed);
-    FitLog = std::move(Auto->Log);
+  F.TableSched = Start->Sched;
+  F.TablePeak = F.R.BaseMem.totalBytes();
+  double PassSecs = F.R.Time.TotalSeconds;
+  std::string PassStrategy = F.R.Strategy;
+  if (Auto.Best) {
+    PassesFit &A = *Auto.Best;
+    // The whole batch's own fit is an alternative too.
+    FitAlternative Whole;
+    Whole.Strategy = F.R.Strategy;
+    Whole.EstimatedBytes = F.R.Mem.totalBytes();
+    if (F.R.Fits && P->fits())
+      Whole.Seconds = F.TotalSeconds;
+    Whole.Why = Whole.Seconds ? "slower" : "over budget";
+    Auto.Tried.insert(Auto.Tried.begin(), std::move(Whole));
+    F.Passes = A.K;
+    F.TotalSeconds = A.Seconds;
+    F.Bindings = A.Bindings;
+    F.TableSched = A.Pass.Sched;
+    F.TablePeak = A.R.BaseMem.totalBytes();
+    A.R.BaseMem = F.R.BaseMem;
+    F.R = std::move(A.R);
+    *P = std::move(A.Placed);
+    F.Log = std::move(A.Log);
+    Seen = std::move(A.Seen);
+    PassSecs = F.R.Time.TotalSeconds;
+    PassStrategy = A.PassStrategy;
   }
-  // --print-after: the main pipeline's passes, the batch split, the fit's.
-  S.printPasses(C.G, MainLog);
-  if (Passes > 1)
-    S.printPasses(C.G, {PassRecord{"micro-batch", Start->Sched}});
-  S.printPasses(C.G, FitLog);
-  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, B), Dev, CO);
+  F.BaseSeconds = simulate(Base.Sched, Full).TotalSeconds;
+  F.P = std::move(*P);
+  // The plan's verdict is the request's: total + overhead against the budget
+  // (the same sum as the chooser's budget less the overhead), the one the
+  // exit code, the JSON and the text all print.
+  F.P.BudgetBytes = F.BudgetBytes;
+  F.P.OverheadBytes = F.OverheadBytes;
+  F.Fits = F.R.Fits && F.P.fits();
+  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
+  F.StepSeconds = stepSeconds(F.P.Sched, Cost);
+  findLoop(F);
+  addRejected(F, std::move(Seen), F.Fits ? PassStrategy : "", PassSecs);
+  for (FitAlternative &A : Auto.Tried)
+    F.Rejected.push_back(std::move(A));
+  return F;
+}
+
+Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
+                             const PipelineOptions &PO,
+                             const report::PlanFn &PlanAt,
+                             const PassesPlanFn &PlanPasses,
+                             const PassLog &MainLog) {
+  const api::FitRequest &FR = S.Req.Fit;
+  auto T0 = std::chrono::steady_clock::now();
+  auto FP = fitPlan(S, C, Base, PO, PlanAt, PlanPasses);
+  if (!FP)
+    return FP.takeError();
+  FittedPlan &F = *FP;
   double Secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - T0)
           .count();
-  TimePrediction BaseTime = simulate(Base.Sched, Full);
-  bool Fits = R.Fits && P->fits();
-  if (S.Req.Emit == api::EmitKind::Schedule) { // The schedule placed.
-    S.Res.TotalBytes = P->totalBytes();
-    S.Res.BudgetBytes = Budget;
-    printSchedule(S.OS, P->Sched, &C.G);
-    return Fits ? 0 : 2;
-  }
-  raw_ostream &OS = S.OS;
-  OS << "fit: device " << Dev.Name << ", budget " << formatBytes(Budget) << " ("
-     << Budget << " bytes)";
-  if (Passes > 1)
-    OS << ", " << Passes << " micro-batches";
-  OS << '\n';
-  printSummary(OS, R, BaseTime, Total, *P);
-  S.Res.TotalBytes = P->totalBytes();
-  S.Res.BudgetBytes = Budget;
-  S.Res.FitStrategy = R.Strategy;
-  S.Res.FitOverheadPercent =
-      BaseTime.TotalSeconds > 0
-          ? 100 * (Total - BaseTime.TotalSeconds) / BaseTime.TotalSeconds
-          : 0.0;
+  // --print-after: the main pipeline's passes, the batch split, the fit's.
+  S.printPasses(C.G, MainLog);
+  if (F.Passes > 1)
+    S.printPasses(C.G, {PassRecord{"micro-batch", F.TableSched}});
+  S.printPasses(C.G, F.Log);
+  S.Res.TotalBytes = F.P.totalBytes();
+  S.Res.BudgetBytes = F.BudgetBytes;
+  S.Res.FitStrategy = F.R.Strategy;
+  S.Res.FitOverheadPercent = F.overheadPercent();
   // Wall time is a note: the output stays reproducible.
   S.note("chosen in " + formatv("{0:f2}", Secs) + " s");
+  bool Over = !fitsBudget(Base.totalBytes(), S.Overhead, F.BudgetBytes);
+  if (S.Req.Emit == api::EmitKind::Schedule) { // The schedule placed.
+    printSchedule(S.OS, F.P.Sched, &C.G);
+    return F.Fits ? 0 : 2;
+  }
+  PlanContext PC{C.G, C.Shapes, F.Bindings};
+  if (S.Req.Emit == api::EmitKind::JSON)
+    return runFittedJSON(S, PC, F, PO, PlanAt, !FR.requested());
+  raw_ostream &OS = S.OS;
+  if (Over)
+    printHeadline(OS, F);
+  printSettings(S);
+  OS << "fit: device " << S.Device.Name << ", budget "
+     << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes << " bytes)";
+  if (F.OverheadBytes)
+    OS << ", overhead " << formatBytes(F.OverheadBytes) << " ("
+       << F.OverheadBytes << " bytes)";
+  if (F.Passes > 1)
+    OS << ", " << F.Passes << " micro-batches";
+  OS << '\n';
+  CostOptions CO;
+  CO.TF32 = FR.TF32;
+  CostModel Full(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), S.Device, CO);
+  printSummary(OS, F, simulate(Base.Sched, Full));
   if (FR.ShowPlan)
-    printPlanText(OS, *P, C, /*ListBuffers=*/false);
-  if (!Fits) {
+    printPlanText(OS, F.P, PC, /*ListBuffers=*/false);
+  if (!F.Fits) {
     OS << "does not fit: smallest budget reached "
-       << formatBytes(P->totalBytes()) << " (" << P->totalBytes() << " bytes); "
-       << (R.Why.empty() ? "placement" : R.Why) << '\n';
+       << formatBytes(F.P.totalBytes()) << " (" << F.P.totalBytes()
+       << " bytes); " << (F.R.Why.empty() ? "placement" : F.R.Why) << '\n';
     return 2;
   }
   OS << "inserted steps:\n";
-  printInserted(OS, R.Sched, /*All=*/FR.ShowPlan);
-  printTable(OS, FR, Start->Sched, Cost, PO, TablePeak);
+  if (F.Passes > 1)
+    OS << "  micro-batch loop: steps " << F.LoopBegin << " to " << F.LoopEnd - 1
+       << " run " << F.Passes << " times, each on 1/" << F.Passes
+       << " of the batch"
+       << (F.LoopBegin == 1
+               ? ", accumulating " +
+                     std::to_string(F.P.Sched.Steps[0].Writes.size()) +
+                     " gradients (set up by step 0)"
+               : std::string())
+       << '\n';
+  printInserted(OS, F.R.Sched, /*All=*/FR.ShowPlan);
+  CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), S.Device, CO);
+  printTable(OS, FR, F.TableSched, Cost, PO, F.TablePeak, F.Passes,
+             F.R.BaseMem.totalBytes());
   return 0;
 }

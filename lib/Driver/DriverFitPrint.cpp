@@ -10,6 +10,7 @@
 #include "oomplan/Support/ByteSize.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include <map>
 
 using namespace llvm;
@@ -57,15 +58,19 @@ void driver::printInserted(raw_ostream &OS, const Schedule &S, bool All) {
 // that budget would print) against sqrt(n) checkpointing, whose schedule does
 // not depend on the budget: placed once, it fits or not (by its placement,
 // like every other plan in the table, not by its lower bound: issue 17).
+// Rows are computed first so that the strategy column is as wide as its
+// longest entry and the overhead column stays in line.
 void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
                         const Schedule &S, const CostModel &Cost,
-                        const PipelineOptions &PO, uint64_t Peak) {
+                        const PipelineOptions &PO, uint64_t Peak,
+                        unsigned Passes, uint64_t WholePeak) {
   std::optional<FitResult> Sqrt;
   uint64_t SqrtBytes = 0; ///< Sqrt placed.
-  std::vector<std::pair<std::string, uint64_t>> Rows;
+  std::vector<std::pair<std::string, uint64_t>> Budgets;
   for (double Frac : {0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2})
-    Rows.push_back({formatv("{0:f1}P", Frac).str(),
-                    static_cast<uint64_t>(static_cast<double>(Peak) * Frac)});
+    Budgets.push_back(
+        {formatv("{0:f1}P", Frac).str(),
+         static_cast<uint64_t>(static_cast<double>(Peak) * Frac)});
   if (isTrainingSchedule(S)) {
     FitOptions O = fitOptions(F, PO, UINT64_MAX);
     O.Reorder = false;
@@ -78,7 +83,7 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
                     PO.Placement);
       if (SP) {
         SqrtBytes = SP->totalBytes();
-        Rows.push_back({"sqrt", SqrtBytes});
+        Budgets.push_back({"sqrt", SqrtBytes});
       } else {
         consumeError(SP.takeError()); // The column shows "-".
         Sqrt.reset();
@@ -86,16 +91,14 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
     } else {
       consumeError(F.takeError()); // The column shows "-".
     }
-    llvm::stable_sort(Rows,
+    llvm::stable_sort(Budgets,
                       [](auto &A, auto &B) { return A.second > B.second; });
   }
-  OS << "trade-off (P = " << formatBytes(Peak)
-     << " without transforms; overhead = predicted added time; every plan "
-        "placed and verified):\n"
-     << "  budget                        chosen                                "
-        "   "
-        "     overhead  sqrt(n)\n";
-  for (auto &[Label, Budget] : Rows) {
+  struct Row {
+    std::string Label, Budget, Ours, Over, Sq;
+  };
+  std::vector<Row> Rows;
+  for (auto &[Label, Budget] : Budgets) {
     FitOptions O = fitOptions(F, PO, Budget);
     O.Reorder = false;
     FitResult R;
@@ -108,24 +111,61 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
       Sq = SqrtBytes <= Budget
                ? formatv("{0:f1}%", Sqrt->overheadPercent()).str()
                : "no fit";
-    std::string Ours = !R.Fits  ? "nothing fits"
-                       : Placed ? R.Strategy
-                                : R.Strategy + " (placement over)";
-    OS << "  " << left_justify(Label, 5) << ' '
-       << left_justify(
-              formatBytes(Budget) + " (" + std::to_string(Budget) + ")", 24)
-       << left_justify(Ours, 46) << (Ours.size() >= 46 ? " " : "")
-       << left_justify(
-              R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", 10)
-       << Sq << '\n';
+    Rows.push_back(
+        {Label, formatBytes(Budget) + " (" + std::to_string(Budget) + ")",
+         !R.Fits  ? "nothing fits"
+         : Placed ? R.Strategy
+                  : R.Strategy + " (placement over)",
+         R.Fits ? formatv("{0:f1}%", R.overheadPercent()).str() : "-", Sq});
     if (!R.Fits && Sq == "no fit")
       break;
   }
+  size_t BudgetW = 6, OursW = 6;
+  for (const Row &R : Rows) {
+    BudgetW = std::max(BudgetW, R.Budget.size());
+    OursW = std::max(OursW, R.Ours.size());
+  }
+  OS << "trade-off (P = " << formatBytes(Peak) << " (" << Peak
+     << " bytes); overhead = predicted added time; every plan placed and "
+        "verified):\n";
+  // Why P is not the figure above: it is the chooser's lower bound (no
+  // fragmentation), and over one pass when the batch is split.
+  if (Passes > 1)
+    OS << "  P is one pass's lower bound without transforms (weights + io + "
+          "peak live bytes, before placement), batch split in "
+       << Passes << "; \"without transforms\" above is the whole batch's ("
+       << WholePeak << " bytes)\n";
+  else
+    OS << "  P is the lower bound without transforms (weights + io + peak "
+          "live bytes, before placement: the \"without transforms\" figure "
+          "above); the plan as is places above it by fragmentation\n";
+  OS << "  " << left_justify("budget", 6 + BudgetW) << "  "
+     << left_justify("chosen", OursW) << "  " << left_justify("overhead", 9)
+     << "  sqrt(n)\n";
+  for (const Row &R : Rows)
+    OS << "  " << left_justify(R.Label, 5) << ' '
+       << left_justify(R.Budget, BudgetW) << "  " << left_justify(R.Ours, OursW)
+       << "  " << left_justify(R.Over, 9) << "  " << R.Sq << '\n';
 }
 
-void driver::printSummary(raw_ostream &OS, const FitResult &R,
-                          const TimePrediction &Base, double Total,
-                          const Plan &P) {
+void driver::printHeadline(raw_ostream &OS, const FittedPlan &F) {
+  OS << "does not fit as is (" << F.AsIsBytes << " bytes); ";
+  if (!F.Fits) {
+    OS << "nothing fits: smallest budget reached "
+       << saturatingAdd(F.P.totalBytes(), F.OverheadBytes) << " bytes ("
+       << formatBytes(saturatingAdd(F.P.totalBytes(), F.OverheadBytes))
+       << ")\n";
+    return;
+  }
+  double Pct = F.overheadPercent();
+  OS << "fits with " << F.R.Strategy << " at " << (Pct >= 0 ? "+" : "")
+     << formatv("{0:f1}", Pct) << "% predicted step time\n";
+}
+
+void driver::printSummary(raw_ostream &OS, const FittedPlan &F,
+                          const TimePrediction &Base) {
+  const FitResult &R = F.R;
+  const Plan &P = F.P;
   const MemoryEstimate &M0 = R.BaseMem;
   OS << "without transforms: " << formatBytes(M0.totalBytes()) << " (weights "
      << formatBytes(M0.WeightBytes) << ", io " << formatBytes(M0.IOBytes)
@@ -135,13 +175,75 @@ void driver::printSummary(raw_ostream &OS, const FitResult &R,
      << "plan: " << formatBytes(P.totalBytes()) << " (" << P.totalBytes()
      << " bytes: weights " << P.WeightBytes << ", io " << P.IOBytes
      << ", arena " << P.ArenaBytes << ", arena lower bound "
-     << P.ArenaLowerBound << "), host " << formatBytes(R.Mem.HostBytes)
+     << P.ArenaLowerBound << "), host " << formatBytes(P.HostBytes)
      << ", verified\n";
-  double Over = Total - Base.TotalSeconds;
-  OS << "predicted time: " << ms(Total) << ", overhead " << ms(Over) << " ("
+  double Over = F.TotalSeconds - Base.TotalSeconds;
+  OS << "predicted time: " << ms(F.TotalSeconds) << ", overhead " << ms(Over)
+     << " ("
      << formatv("{0:f1}",
                 Base.TotalSeconds > 0 ? 100 * Over / Base.TotalSeconds : 0.0)
      << "%): recompute " << ms(R.Time.RecomputeSeconds) << ", copy stalls "
      << ms(R.Time.StallSeconds) << ", transfers " << ms(R.Time.TransferSeconds)
      << '\n';
+}
+
+// The JSON's "fit" object: docs/plan-json.md lists every key.
+void driver::writeFitJSON(json::OStream &J, const FittedPlan &F,
+                          bool ByDefault) {
+  auto Num = [&](const char *Key, std::optional<double> V) {
+    if (V)
+      J.attribute(Key, *V);
+    else
+      J.attribute(Key, nullptr);
+  };
+  J.attributeObject("fit", [&] {
+    J.attribute("requested", ByDefault ? "default" : "option");
+    J.attribute("fits", F.Fits);
+    J.attribute("as_is_bytes", static_cast<int64_t>(F.AsIsBytes));
+    J.attribute("budget_bytes", static_cast<int64_t>(F.BudgetBytes));
+    J.attribute("overhead_bytes", static_cast<int64_t>(F.OverheadBytes));
+    J.attribute("strategy", F.R.Strategy);
+    J.attribute("estimated_bytes", static_cast<int64_t>(F.R.Mem.totalBytes()));
+    J.attribute("host_bytes", static_cast<int64_t>(F.P.HostBytes));
+    Num("base_seconds", F.BaseSeconds);
+    Num("predicted_seconds", F.TotalSeconds);
+    Num("overhead_percent", F.overheadPercent());
+    Num("recompute_seconds", F.R.Time.RecomputeSeconds);
+    Num("stall_seconds", F.R.Time.StallSeconds);
+    Num("transfer_seconds", F.R.Time.TransferSeconds);
+    if (F.Fits) {
+      J.attribute("smallest_bytes", nullptr);
+      J.attribute("why", nullptr);
+    } else {
+      J.attribute("smallest_bytes", static_cast<int64_t>(saturatingAdd(
+                                        F.P.totalBytes(), F.OverheadBytes)));
+      J.attribute("why", F.R.Why.empty() ? "placement" : F.R.Why);
+    }
+    J.attributeObject("loop", [&] {
+      J.attribute("passes", static_cast<int64_t>(F.Passes));
+      J.attribute("begin", static_cast<int64_t>(F.LoopBegin));
+      J.attribute("end", static_cast<int64_t>(F.LoopEnd));
+      // The accumulators: what the first step (GradAccumBuffers) sets up.
+      J.attributeArray("accumulate", [&] {
+        if (F.Passes > 1 && F.LoopBegin == 1)
+          for (TensorId T : F.P.Sched.Steps[0].Writes)
+            J.value(F.P.Sched.Tensors[T].Name);
+      });
+    });
+    J.attributeArray("rejected", [&] {
+      for (const FitAlternative &A : F.Rejected)
+        J.object([&] {
+          J.attribute("strategy", A.Strategy);
+          J.attribute("passes", static_cast<int64_t>(A.Passes));
+          J.attribute("estimated_bytes",
+                      static_cast<int64_t>(A.EstimatedBytes));
+          Num("predicted_seconds", A.Seconds);
+          std::optional<double> Pct;
+          if (A.Seconds && F.BaseSeconds > 0)
+            Pct = 100 * (*A.Seconds - F.BaseSeconds) / F.BaseSeconds;
+          Num("overhead_percent", Pct);
+          J.attribute("why", A.Why);
+        });
+    });
+  });
 }

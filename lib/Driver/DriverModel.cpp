@@ -6,6 +6,7 @@
 // lifetimes, the report or JSON, the CSV instance, or the fitted plan.
 //
 //===----------------------------------------------------------------------===//
+#include "FitInternal.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Frontend/ONNXImporter.h"
@@ -15,6 +16,7 @@
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
+#include <map>
 
 using namespace llvm;
 using namespace oomplan;
@@ -99,6 +101,35 @@ static Error checkConflicts(const Graph &G, const api::Request &R,
   return Error::success();
 }
 
+// --max-batch without --batch searches from batch 1, and --max-seq without
+// --seq from seq 1; the other role, when not given, is 1 for the batch (one
+// request at a time) and has no default for the sequence (the answer depends
+// on it too much to guess: bindSymbols then names it as unbound).
+static void defaultSearchedRoles(Session &S, const Graph &G,
+                                 BindingRequest &BR) {
+  const api::ReportRequest &RR = S.Req.Report;
+  if (!RR.MaxBatch && !RR.MaxSeq)
+    return;
+  SymbolRoles Roles = findSymbolRoles(G);
+  auto NamedAny = [&](ArrayRef<SymbolId> Syms) {
+    for (SymbolId Sym : Syms)
+      for (auto &[Name, Value] : BR.Named)
+        if (G.findSymbol(Name) == Sym)
+          return true;
+    return false;
+  };
+  if (!BR.Batch && !Roles.Batch.empty() && !NamedAny(Roles.Batch)) {
+    BR.Batch = 1;
+    S.note(Twine(RR.MaxBatch ? "--max-batch" : "--max-seq") +
+           " without --batch: planned at batch 1" +
+           (RR.MaxBatch ? ", where the search starts" : ""));
+  }
+  if (RR.MaxSeq && !BR.Seq && !Roles.Seq.empty() && !NamedAny(Roles.Seq)) {
+    BR.Seq = 1;
+    S.note("--max-seq without --seq: the search starts from seq 1");
+  }
+}
+
 static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
   std::vector<NamedBinding> Named;
   for (const api::InputShape &In : S.Req.InputShapes)
@@ -114,7 +145,58 @@ static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
   BR.Seq = S.Req.Seq;
   for (const NamedBinding &N : Named)
     BR.Named.push_back({N.Symbol, N.Value});
+  defaultSearchedRoles(S, G, BR);
   return bindSymbols(G, BR);
+}
+
+// Symbols that occur only in declared output shapes: inference sized those
+// outputs, so bind each from the first output dim that declares it, and
+// check every declared output dim whose symbol is bound against inference.
+// A contradiction is a warning naming both sizes; the plan uses inference.
+static void bindOutputSymbols(Session &S, const Graph &G,
+                              const ShapeInfo &Shapes,
+                              std::vector<std::optional<int64_t>> &B) {
+  struct Seen {
+    std::string Where;
+    int64_t Value;
+  };
+  std::map<SymbolId, Seen> FromOutputs;
+  for (ValueId V : G.Outputs) {
+    const Value &Val = G.Values[V];
+    if (!Val.HasDeclaredShape || V >= Shapes.Values.size() ||
+        !Shapes.Values[V].Known ||
+        Shapes.Values[V].Dims.size() != Val.Shape.size())
+      continue;
+    for (size_t A = 0; A < Val.Shape.size(); ++A) {
+      const DeclaredDim &D = Val.Shape[A];
+      if (D.K != DeclaredDim::Kind::Symbol || D.Symbol >= B.size())
+        continue;
+      auto Inferred = Shapes.Values[V].Dims[A].evaluate(B, Shapes.SymbolNames);
+      if (!Inferred) {
+        consumeError(Inferred.takeError()); // Unbound inputs: nothing to say.
+        continue;
+      }
+      std::string Where = "output '" + Val.Name + "' dim " + std::to_string(A);
+      const std::string &Name = Shapes.SymbolNames[D.Symbol];
+      if (B[D.Symbol]) {
+        if (*B[D.Symbol] != *Inferred) {
+          auto It = FromOutputs.find(D.Symbol);
+          S.warn(Where + " is declared '" + Name +
+                 "' = " + Twine(*B[D.Symbol]) +
+                 (It != FromOutputs.end()
+                      ? " (inferred at " + It->second.Where + ")"
+                      : std::string()) +
+                 ", but inference gives " + Twine(*Inferred) +
+                 "; the plan uses " + Twine(*Inferred));
+        }
+        continue;
+      }
+      B[D.Symbol] = *Inferred;
+      FromOutputs[D.Symbol] = {Where, *Inferred};
+      S.note("'" + Name + "' occurs only in declared output shapes: bound to " +
+             Twine(*Inferred) + " by inference (" + Where + ")");
+    }
+  }
 }
 
 static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
@@ -130,7 +212,7 @@ static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
 
 // The settings that decide the numbers but that the user may not have
 // typed: the device's memory when it is the budget, and training's defaults.
-static void printSettings(Session &S) {
+void driver::printSettings(Session &S) {
   const api::Request &R = S.Req;
   if (R.Device) {
     S.OS << "device: " << S.Device.Name << ", "
@@ -152,6 +234,26 @@ static void printSettings(Session &S) {
        << S.Train.GradAccum << '\n';
 }
 
+// The options that describe the plan as is (capacity searches, sweep,
+// pictures): the fit does not run with them (docs/fitting.md).
+static std::vector<std::string> reportOnlyOptions(const api::Request &R) {
+  std::vector<std::string> Given = reportOptionsGiven(R);
+  llvm::erase_value(Given, "--overhead"); // The fit honours it.
+  return Given;
+}
+
+bool driver::fitRuns(const Session &S, const Plan &P) {
+  const api::Request &R = S.Req;
+  if (R.Fit.requested())
+    return true;
+  if (R.Fit.NoFit || !S.Budget || P.fits())
+    return false;
+  if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan &&
+      R.Emit != api::EmitKind::JSON && R.Emit != api::EmitKind::Schedule)
+    return false;
+  return reportOnlyOptions(R).empty();
+}
+
 // Everything after planning: the fit, the report, or one of the listings.
 static Expected<int> emitPlan(Session &S, const Graph &G,
                               const ShapeInfo &Shapes, const PlanContext &C,
@@ -164,12 +266,11 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
     return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true)
                         : planGraph(G, Shapes, B, PO);
   };
-  if (R.Fit.requested()) {
-    // Say so rather than silently ignore what --fit does not honour yet.
-    std::vector<std::string> Ignored = reportOptionsGiven(R);
-    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan &&
-        R.Emit != api::EmitKind::Schedule)
-      Ignored.push_back("--emit=json|lifetimes|csv");
+  if (fitRuns(S, P)) {
+    // Say so rather than silently ignore what the fit does not honour yet.
+    std::vector<std::string> Ignored = reportOnlyOptions(R);
+    if (R.Emit == api::EmitKind::Lifetimes || R.Emit == api::EmitKind::CSV)
+      Ignored.push_back("--emit=lifetimes|csv");
     if (!Ignored.empty())
       return makeInputError("--fit does not combine with " +
                             join(Ignored, ", ") +
@@ -181,8 +282,14 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
       return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
                           : planGraph(G, Shapes, B, PO);
     };
-    printSettings(S);
     return runFit(S, C, P, PO, PlanAt, PlanPasses, MainLog);
+  }
+  if (!R.Fit.NoFit && !P.fits()) {
+    std::vector<std::string> Why = reportOnlyOptions(R);
+    if (R.Emit == api::EmitKind::Lifetimes || R.Emit == api::EmitKind::CSV)
+      Why.push_back("--emit=lifetimes|csv");
+    S.note("not fitted (" + join(Why, ", ") +
+           " answer for the plan as is; docs/fitting.md)");
   }
   S.printPasses(G, MainLog);
   if (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan)
@@ -228,6 +335,7 @@ Expected<int> driver::runModel(Session &S) {
     S.note(N);
   std::vector<std::optional<int64_t>> Bindings = Bound->Values;
   Bindings.resize(Shapes->SymbolNames.size());
+  bindOutputSymbols(S, **G, *Shapes, Bindings);
   if (R.Emit == api::EmitKind::Shapes) {
     std::vector<std::string> Unbound =
         unboundSymbols(Bindings, Shapes->SymbolNames);
@@ -252,4 +360,54 @@ Expected<int> driver::runModel(Session &S) {
     return P.takeError();
   PlanContext C{**G, *Shapes, Bindings};
   return emitPlan(S, **G, *Shapes, C, *P, PO, Rec.Log);
+}
+
+Expected<PlannedModel> driver::planModel(Session &S) {
+  PlannedModel M;
+  auto G = importModel(S.Req);
+  if (!G)
+    return G.takeError();
+  M.G = std::move(*G);
+  auto Shapes = inferShapes(*M.G);
+  if (!Shapes)
+    return Shapes.takeError();
+  M.Shapes = std::move(*Shapes);
+  for (const std::string &W : M.Shapes.Warnings)
+    S.warn(W);
+  auto Bound = bind(S, *M.G);
+  if (!Bound)
+    return Bound.takeError();
+  for (const std::string &N : Bound->Notes)
+    S.note(N);
+  M.Bindings = Bound->Values;
+  M.Bindings.resize(M.Shapes.SymbolNames.size());
+  bindOutputSymbols(S, *M.G, M.Shapes, M.Bindings);
+  const Graph &Gr = *M.G;
+  const ShapeInfo &Sh = M.Shapes;
+  PipelineOptions PO = S.pipelineOptions();
+  auto P = S.training() ? planTraining(S, Gr, Sh, M.Bindings, PO)
+                        : planGraph(Gr, Sh, M.Bindings, PO);
+  if (!P)
+    return P.takeError();
+  if (!fitRuns(S, *P)) {
+    M.Final = std::move(*P);
+    return std::move(M);
+  }
+  report::PlanFn PlanAt = [&](ArrayRef<std::optional<int64_t>> B) {
+    return S.training() ? planTraining(S, Gr, Sh, B, PO, /*Quiet=*/true)
+                        : planGraph(Gr, Sh, B, PO);
+  };
+  PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
+                                unsigned K) {
+    return S.training() ? planTraining(S, Gr, Sh, B, PO, /*Quiet=*/true, K)
+                        : planGraph(Gr, Sh, B, PO);
+  };
+  PlanContext C{Gr, Sh, M.Bindings};
+  auto F = fitPlan(S, C, *P, PO, PlanAt, PlanPasses);
+  if (!F)
+    return F.takeError();
+  M.Final = F->P;
+  M.Bindings = F->Bindings;
+  M.Fit = std::move(*F);
+  return std::move(M);
 }

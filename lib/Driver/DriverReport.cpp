@@ -7,6 +7,7 @@
 // is decided on plan total + overhead, by the same function as the JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "FitInternal.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
@@ -120,15 +121,56 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
     S.Res.MaxBatch = answer(*R->Batch);
   if (R->Seq && R->SeqAsked)
     S.Res.MaxSeq = answer(*R->Seq);
-  if (JSON)
-    printPlanJSON(S.OS, P, C, [&](json::OStream &J) {
-      J.attributeBegin("report");
-      report::writeReportJSON(J, *R, C);
-      J.attributeEnd();
-    });
-  else
+  if (JSON) {
+    // Each step's predicted time, as a fitted plan has it (null on steps of
+    // a model whose dims the cost model cannot evaluate: none bound).
+    CostOptions CO;
+    CO.TF32 = S.Req.Fit.TF32;
+    PlanJSONOptions JO;
+    std::vector<double> Secs = stepSeconds(
+        P.Sched,
+        CostModel(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), S.Device, CO));
+    JO.StepSeconds = Secs;
+    printPlanJSON(
+        S.OS, P, C,
+        [&](json::OStream &J) {
+          J.attribute("fit", nullptr); // No fit ran: the plan as is.
+          J.attributeBegin("report");
+          report::writeReportJSON(J, *R, C);
+          J.attributeEnd();
+        },
+        JO);
+  } else
     report::printReportText(S.OS, *R, P, C);
   if (Error E = writePictures(S.Req.Report, P, C, *R))
     return E;
   return R->Fits ? 0 : 2;
+}
+
+Expected<int> driver::runFittedJSON(Session &S, const PlanContext &PC,
+                                    const FittedPlan &F,
+                                    const PipelineOptions &PO,
+                                    const report::PlanFn &PlanAt,
+                                    bool ByDefault) {
+  // The report of the fitted plan (its classes and peak); no diagnosis: the
+  // "fit" object says what was done, or what the fit reached.
+  report::ReportOptions RO;
+  RO.BudgetBytes = F.BudgetBytes;
+  RO.OverheadBytes = F.OverheadBytes;
+  RO.Diagnose = false;
+  auto R = report::buildReport(F.P, PC, findSymbolRoles(PC.G), PlanAt, PO, RO);
+  if (!R)
+    return R.takeError();
+  PlanJSONOptions JO;
+  JO.StepSeconds = F.StepSeconds;
+  printPlanJSON(
+      S.OS, F.P, PC,
+      [&](json::OStream &J) {
+        writeFitJSON(J, F, ByDefault);
+        J.attributeBegin("report");
+        report::writeReportJSON(J, *R, PC);
+        J.attributeEnd();
+      },
+      JO);
+  return R->Fits && F.Fits ? 0 : 2;
 }

@@ -98,11 +98,15 @@ struct Chooser {
     std::string Name = Prefix + Base;
     MemoryEstimate M = estimateMemory(S, Opts.Estimate);
     if (M.totalBytes() > Target) {
+      if (Opts.OnCandidate)
+        Opts.OnCandidate(Name, M.totalBytes(), -1);
       if (!Smallest || M.totalBytes() < Smallest->M.totalBytes())
         Smallest = Candidate{std::move(S), M, {}, Name, Pass.str(), earlier()};
       return;
     }
     TimePrediction T = simulate(S, Cost);
+    if (Opts.OnCandidate)
+      Opts.OnCandidate(Name, M.totalBytes(), T.TotalSeconds);
     ++Fitted;
     bool Better = !Best || T.TotalSeconds < Best->T.TotalSeconds;
     if (!Better && !Opts.PlacementFits)

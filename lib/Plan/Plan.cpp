@@ -24,6 +24,8 @@ llvm::StringRef oomplan::regionName(Region R) {
     return "io";
   case Region::Arena:
     return "arena";
+  case Region::Host:
+    return "host";
   }
   return "?";
 }
@@ -193,6 +195,8 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   }
   P.Sched = std::move(S);
   P.Life = std::move(L);
+  if (llvm::Error E = layOutHostRegion(P))
+    return std::move(E);
   return P;
 }
 

@@ -1,14 +1,19 @@
 //===- PlanJSON.cpp - a plan as versioned JSON ----------------------------===//
 //
-// Schema PlanJSONSchema ("oomplan.plan/2"), documented in docs/plan-json.md.
+// Schema PlanJSONSchema ("oomplan.plan/3"), documented in docs/plan-json.md.
 // Byte counts are JSON integers (exact up to 2^53 in every reader; 8 PiB is
 // beyond any device), offsets are relative to their region; a value that
-// does not exist is null, and every key is always written.
+// does not exist is null, and every key is always written. /3 adds what an
+// executor of a fitted plan needs: the host region and its homes, each
+// step's index, predicted seconds, host flag and the host homes an offload
+// fills (the driver adds the "fit" object).
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/PlanPrinter.h"
 #include "oomplan/Plan/TensorInfo.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
+#include <map>
 
 using namespace oomplan;
 
@@ -38,6 +43,7 @@ static void writeSummary(llvm::json::OStream &J, const Plan &P,
     J.attribute("weights", static_cast<int64_t>(P.WeightBytes));
     J.attribute("io", static_cast<int64_t>(P.IOBytes));
     J.attribute("arena", static_cast<int64_t>(P.ArenaBytes));
+    J.attribute("host", static_cast<int64_t>(P.HostBytes));
   });
   J.attribute("total_bytes", static_cast<int64_t>(P.totalBytes()));
   J.attribute("arena_lower_bound", static_cast<int64_t>(P.ArenaLowerBound));
@@ -58,33 +64,152 @@ static void writeSummary(llvm::json::OStream &J, const Plan &P,
   });
 }
 
+// The host home an Offload step of T fills: the transforms name the host
+// copy after what they copy ("prefetched(x)" for a saved activation,
+// "host(g)" for a gradient the host optimizer reads).
+static std::vector<TensorId> hostWrites(const Plan &P, const Step &St,
+                                        const llvm::StringMap<TensorId> &Host) {
+  std::vector<TensorId> Out;
+  for (TensorId T : St.Reads)
+    for (const char *Prefix : {"prefetched(", "host("}) {
+      auto It = Host.find(Prefix + P.Sched.Tensors[T].Name + ")");
+      if (It != Host.end())
+        Out.push_back(It->second);
+    }
+  return Out;
+}
+
+// The host home a Prefetch of T copies from: T's own home (an offloaded
+// activation, a streamed weight), else the host copy the host optimizer
+// updated ("master(w)" under mixed precision, else "host(w)").
+static std::vector<TensorId> hostReads(const Plan &P, const Step &St,
+                                       const llvm::StringMap<TensorId> &Host) {
+  std::vector<TensorId> Out;
+  for (TensorId T : St.Writes) {
+    if (P.HostOffsetOf[T] != NoHostOffset) {
+      Out.push_back(T);
+      continue;
+    }
+    for (const char *Prefix : {"master(", "host("}) {
+      auto It = Host.find(Prefix + P.Sched.Tensors[T].Name + ")");
+      if (It != Host.end()) {
+        Out.push_back(It->second);
+        break;
+      }
+    }
+  }
+  return Out;
+}
+
+static llvm::StringMap<TensorId> hostTensors(const Plan &P) {
+  llvm::StringMap<TensorId> Host;
+  for (TensorId T = 0; T < P.HostOffsetOf.size(); ++T)
+    if (P.HostOffsetOf[T] != NoHostOffset)
+      Host.try_emplace(P.Sched.Tensors[T].Name, T);
+  return Host;
+}
+
 static void writeSteps(llvm::json::OStream &J, const Plan &P,
-                       const PlanContext &C) {
+                       const PlanContext &C, const PlanJSONOptions &O) {
   static const char *KindNames[] = {"compute",  "recompute", "offload",
                                     "prefetch", "backward",  "optimizer"};
+  llvm::StringMap<TensorId> Host = hostTensors(P);
+  auto Names = [&](llvm::ArrayRef<TensorId> Ts) {
+    for (TensorId T : Ts)
+      J.value(P.Sched.Tensors[T].Name);
+  };
   J.attributeArray("schedule", [&] {
-    for (const Step &S : P.Sched.Steps)
+    for (size_t I = 0; I < P.Sched.Steps.size(); ++I) {
+      const Step &S = P.Sched.Steps[I];
       J.object([&] {
+        J.attribute("index", static_cast<int64_t>(I));
         J.attribute("kind", KindNames[static_cast<int>(S.Kind)]);
         J.attribute("op", S.Op);
         J.attribute("node", S.Node != NoId
                                 ? llvm::json::Value(C.G.Nodes[S.Node].Name)
                                 : llvm::json::Value(nullptr));
-        J.attributeArray("reads", [&] {
-          for (TensorId T : S.Reads)
-            J.value(P.Sched.Tensors[T].Name);
+        J.attribute("on_host", S.OnHost);
+        if (I < O.StepSeconds.size())
+          J.attribute("seconds", O.StepSeconds[I]);
+        else
+          J.attribute("seconds", nullptr);
+        J.attributeArray("reads", [&] { Names(S.Reads); });
+        J.attributeArray("writes", [&] { Names(S.Writes); });
+        J.attributeArray("host_reads", [&] {
+          if (S.Kind == StepKind::Prefetch)
+            Names(hostReads(P, S, Host));
         });
-        J.attributeArray("writes", [&] {
-          for (TensorId T : S.Writes)
-            J.value(P.Sched.Tensors[T].Name);
+        J.attributeArray("host_writes", [&] {
+          if (S.Kind == StepKind::Offload)
+            Names(hostWrites(P, S, Host));
         });
       });
+    }
+  });
+}
+
+// One entry per home: the tensors that share it, and whether it holds data
+// before the first step (a streamed weight, optimizer state) or is filled
+// by an offload or a host step.
+static void writeHostBuffers(llvm::json::OStream &J, const Plan &P,
+                             const PlanContext &C) {
+  llvm::StringMap<TensorId> Host = hostTensors(P);
+  std::vector<bool> Filled(P.Sched.Tensors.size(), false);
+  for (const Step &S : P.Sched.Steps) {
+    if (S.Kind == StepKind::Offload)
+      for (TensorId T : hostWrites(P, S, Host))
+        Filled[T] = true;
+    if (S.OnHost)
+      for (TensorId T : S.Writes)
+        Filled[T] = true;
+  }
+  std::map<uint64_t, std::vector<TensorId>> ByOffset;
+  for (TensorId T = 0; T < P.HostOffsetOf.size(); ++T)
+    if (P.HostOffsetOf[T] != NoHostOffset)
+      ByOffset[P.HostOffsetOf[T]].push_back(T);
+  J.attributeArray("host_buffers", [&] {
+    for (auto &[Offset, Ts] : ByOffset) {
+      // Zero-size homes share an offset with the next: one entry each.
+      std::vector<std::vector<TensorId>> Homes;
+      for (TensorId T : Ts) {
+        const ScheduleTensor &X = P.Sched.Tensors[T];
+        bool Joined = false;
+        for (auto &H : Homes)
+          if (X.Value != NoId && P.Sched.Tensors[H[0]].Value == X.Value) {
+            H.push_back(T);
+            Joined = true;
+          }
+        if (!Joined)
+          Homes.push_back({T});
+      }
+      for (const auto &H : Homes) {
+        const ScheduleTensor &X = P.Sched.Tensors[H[0]];
+        bool Initial = llvm::none_of(H, [&](TensorId T) { return Filled[T]; });
+        J.object([&] {
+          J.attribute("name", X.Name);
+          J.attribute("region", "host");
+          J.attribute("offset", static_cast<int64_t>(Offset));
+          J.attribute("size", static_cast<int64_t>(X.SizeBytes));
+          // A streamed weight's tensor is an activation on the device; its
+          // home holds the weight.
+          bool Weight =
+              X.Value != NoId && C.G.Values[X.Value].Kind == ValueKind::Weight;
+          J.attribute("kind", Weight ? "weight" : tensorKindName(X.Kind));
+          J.attribute("initial", Initial);
+          J.attributeArray("tensors", [&] {
+            for (TensorId T : H)
+              J.value(P.Sched.Tensors[T].Name);
+          });
+        });
+      }
+    }
   });
 }
 
 void oomplan::printPlanJSON(
     llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
-    llvm::function_ref<void(llvm::json::OStream &)> Extra) {
+    llvm::function_ref<void(llvm::json::OStream &)> Extra,
+    const PlanJSONOptions &O) {
   llvm::json::OStream J(OS, 1);
   J.object([&] {
     writeSummary(J, P, C);
@@ -122,7 +247,8 @@ void oomplan::printPlanJSON(
         });
       }
     });
-    writeSteps(J, P, C);
+    writeHostBuffers(J, P, C);
+    writeSteps(J, P, C, O);
   });
   OS << '\n';
 }

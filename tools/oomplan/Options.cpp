@@ -43,7 +43,9 @@ static cl::list<std::string>
 static cl::opt<std::string> Budget(
     "budget", cl::cat(BudgetCat), cl::value_desc("SIZE"),
     cl::desc("Device memory available: 24G = 24GiB (binary), 300MB (decimal), "
-             "or bytes. Over budget: exit code 2"));
+             "or bytes. Over budget the plan is fitted (recompute, offload, "
+             "micro-batches; --no-fit: not): exit 0 when the fitted plan "
+             "fits, 2 when nothing fits"));
 static cl::opt<std::string> Overhead(
     "overhead", cl::cat(BudgetCat), cl::value_desc("SIZE"),
     cl::desc("Fixed per-device allowance (CUDA context, library workspaces) "
@@ -85,7 +87,13 @@ static cl::opt<bool>
     Fit("fit", cl::cat(FitCat),
         cl::desc("Apply transforms (recompute, offload, weight streaming, "
                  "reordering, micro-batches) to meet the budget at the least "
-                 "predicted added time (docs/fitting.md)"));
+                 "predicted added time (docs/fitting.md). A plan over the "
+                 "budget is fitted without it too; --fit also fits a plan "
+                 "that fits as is, and prints the trade-off table"));
+static cl::opt<bool>
+    NoFit("no-fit", cl::cat(FitCat),
+          cl::desc("Over budget: print the verdict for the plan as is (exit "
+                   "2) instead of fitting it"));
 static cl::opt<api::RematChoice> Remat(
     "remat", cl::cat(FitCat), cl::init(api::RematChoice::Auto),
     cl::desc("Recompute in training (with --fit)"),
@@ -153,12 +161,16 @@ static cl::opt<bool>
 static cl::opt<std::string> OutputPath("o", cl::cat(OutputCat), cl::init("-"),
                                        cl::value_desc("FILE"),
                                        cl::desc("Write output here"));
-static cl::opt<bool>
-    MaxBatch("max-batch", cl::cat(OutputCat),
-             cl::desc("Find the largest batch that fits the budget"));
-static cl::opt<bool>
-    MaxSeq("max-seq", cl::cat(OutputCat),
-           cl::desc("Find the longest sequence that fits the budget"));
+static cl::opt<bool> MaxBatch(
+    "max-batch", cl::cat(OutputCat),
+    cl::desc("Find the largest batch whose plan fits the budget as is "
+             "(without transforms: no fit runs). Without --batch the search "
+             "starts at batch 1"));
+static cl::opt<bool> MaxSeq(
+    "max-seq", cl::cat(OutputCat),
+    cl::desc("Find the longest sequence whose plan fits the budget as is "
+             "(without transforms). Without --seq the search starts at 1, "
+             "and an unbound batch is 1"));
 static cl::opt<bool> Sweep("sweep", cl::cat(OutputCat),
                            cl::desc("Tabulate memory at batch 1,2,4,... and "
                                     "several sequence lengths"));
@@ -258,6 +270,7 @@ Expected<api::Request> tool::makeRequest() {
   R.Overhead = given(Overhead);
   R.Device = given(Device);
   R.Fit.Fit = Fit;
+  R.Fit.NoFit = NoFit;
   R.Fit.Remat = Remat;
   R.Fit.Offload = Offload;
   R.Fit.Reorder = Reorder;

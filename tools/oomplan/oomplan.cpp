@@ -23,7 +23,10 @@ static const char *Overview =
     "  oomplan model.onnx --batch 8 --emit=json -o plan.json\n"
     "  oomplan buffers.csv --emit=csv     (MiniMalloc "
     "id,lower,upper,size)\n\n"
-    "Exit codes: 0 the plan fits, 2 it does not fit the budget, 1 error.\n";
+    "A plan over the budget is fitted (recompute, offload, micro-batches) "
+    "unless --no-fit.\n"
+    "Exit codes: 0 the plan (fitted, when it was) fits, 2 nothing fits the "
+    "budget, 1 error.\n";
 
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "oomplan") << Msg << '\n';

@@ -53,6 +53,13 @@ struct FitOptions {
   /// trying them cheapest first (lib/Fit does not place: the caller does).
   /// Without it, or when no candidate places, the estimate decides.
   std::function<bool(const Schedule &)> PlacementFits;
+  /// When set: told every candidate weighed, with its estimated total bytes
+  /// and, when the estimate is within the budget, its predicted seconds
+  /// (else negative: over budget candidates are not timed). The driver
+  /// reports the alternatives the chooser rejected this way.
+  std::function<void(const std::string &Name, uint64_t TotalBytes,
+                     double Seconds)>
+      OnCandidate;
 };
 
 struct FitResult {

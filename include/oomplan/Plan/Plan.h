@@ -24,6 +24,10 @@ enum class Region : uint8_t {
   Weights, ///< Weights and constants, resident, laid out one after another.
   IO,      ///< Graph inputs and outputs, owned by the caller.
   Arena,   ///< Everything else, packed by the planner.
+  /// Host memory: a buffer with no device bytes whose tensor's home is the
+  /// host (Plan's HostOffsetOf; optimizer state the host updates). Never
+  /// chosen by regionFor: the plan assigns it (PlanHost.cpp).
+  Host,
 };
 
 llvm::StringRef regionName(Region R);
@@ -58,6 +62,12 @@ struct Plan {
   uint64_t WeightBytes = 0;       ///< Size of the weights region.
   uint64_t IOBytes = 0;           ///< Size of the inputs/outputs region.
   uint64_t ArenaBytes = 0;        ///< Size of the arena.
+  /// Size of the host region: the homes of host-home tensors (PlanHost.cpp),
+  /// host memory, not counted in totalBytes().
+  uint64_t HostBytes = 0;
+  /// Per tensor: its home's offset in the host region; NoHostOffset for a
+  /// tensor without a host home.
+  std::vector<uint64_t> HostOffsetOf;
   /// Max over steps of the aligned bytes of arena buffers live at the step.
   uint64_t ArenaLowerBound = 0;
   std::string Algorithm; ///< The algorithm whose placement was kept.
@@ -79,6 +89,19 @@ struct Plan {
 
 /// The region a buffer of kind K goes to.
 Region regionFor(TensorKind K, bool IOInArena);
+
+/// HostOffsetOf's value for a tensor without a host home.
+constexpr uint64_t NoHostOffset = UINT64_MAX;
+
+/// Lays out P's host region (PlanHost.cpp): every host-home tensor's home,
+/// end to end in tensor order, aligned; copies of one graph value share a
+/// home. Buffers with no device bytes whose tensor has a home become
+/// Region::Host buffers at that offset. Then verifyHostRegion.
+llvm::Error layOutHostRegion(Plan &P);
+
+/// Checks that no two host homes overlap and all lie within HostBytes (an
+/// internal error otherwise).
+llvm::Error verifyHostRegion(const Plan &P);
 
 /// Placement requests for the arena buffers of L, in buffer order, each
 /// aligned to AlignBytes; their buffer ids go to Ids when given. This is the

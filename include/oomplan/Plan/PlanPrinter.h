@@ -23,8 +23,15 @@ namespace oomplan {
 
 /// Schema identifier written into every JSON plan (docs/plan-json.md). /2:
 /// missing values are null, every key is always written, remedies carry
-/// their numbers as fields.
-constexpr const char *PlanJSONSchema = "oomplan.plan/2";
+/// their numbers as fields. /3: the host region and its homes, each step's
+/// index, predicted seconds and host flag, the fit's decision ("fit").
+constexpr const char *PlanJSONSchema = "oomplan.plan/3";
+
+/// What the JSON may say beyond the plan itself.
+struct PlanJSONOptions {
+  /// Predicted seconds of each step (the cost model's); empty: null.
+  llvm::ArrayRef<double> StepSeconds;
+};
 
 /// What the printers need besides the plan: names, types, formulas.
 struct PlanContext {
@@ -52,7 +59,8 @@ void printPlanText(llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
 /// library adds "report"); it runs after the summary, before "buffers".
 void printPlanJSON(
     llvm::raw_ostream &OS, const Plan &P, const PlanContext &C,
-    llvm::function_ref<void(llvm::json::OStream &)> Extra = nullptr);
+    llvm::function_ref<void(llvm::json::OStream &)> Extra = nullptr,
+    const PlanJSONOptions &O = {});
 
 /// "float[batch,3,224,224]" from the inferred shape of Value.
 std::string shapeString(const PlanContext &C, ValueId Value);
