@@ -100,12 +100,22 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
   Info.Types.assign(NT, ElementType::Undefined);
   Info.Present.assign(NT, false);
   Info.Workspace.assign(S.Steps.size(), NoId);
+  // The graph value each tensor holds: its own, or for a synthetic tensor
+  // a step writes (a recomputed copy), the node output it is written as.
+  std::vector<ValueId> ValueOf(NT, NoId);
+  for (TensorId T = 0; T < NT; ++T)
+    ValueOf[T] = S.Tensors[T].Value;
   for (size_t Id = 0; Id < S.Steps.size(); ++Id) {
     const Step &St = S.Steps[Id];
     if (St.Node == NoId)
       continue;
-    size_t Outs = llvm::count_if(G.Nodes[St.Node].Outputs,
-                                 [](ValueId V) { return V != NoId; });
+    size_t Outs = 0;
+    for (ValueId V : G.Nodes[St.Node].Outputs)
+      if (V != NoId && Outs < St.Writes.size()) {
+        if (ValueOf[St.Writes[Outs]] == NoId)
+          ValueOf[St.Writes[Outs]] = V;
+        ++Outs;
+      }
     if (St.Writes.size() > Outs) {
       TensorId W = St.Writes[Outs];
       Info.Workspace[Id] = W;
@@ -116,17 +126,17 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
   }
   for (TensorId T = 0; T < NT; ++T) {
     const ScheduleTensor &ST = S.Tensors[T];
-    if (ST.Value == NoId) {
+    if (ValueOf[T] == NoId) {
       if (!Info.Present[T])
         return makeUnsupportedError("tensor '" + ST.Name +
                                     "' is not a graph value or a workspace; "
                                     "the runtime cannot run it yet");
       continue;
     }
-    const ValueShape &VS = Shapes.Values[ST.Value];
+    const ValueShape &VS = Shapes.Values[ValueOf[T]];
     if (!VS.Known)
       continue; // unused: kernels see an omitted output
-    if (Error E = valueDims(G, Shapes, Bindings, ST.Value, Info.Dims[T]))
+    if (Error E = valueDims(G, Shapes, Bindings, ValueOf[T], Info.Dims[T]))
       return E;
     Info.Types[T] = ST.Type != ElementType::Undefined ? ST.Type : VS.Type;
     Info.Present[T] = true;

@@ -31,9 +31,18 @@ Allocation allocate(uint64_t Bytes) {
   return Allocation(static_cast<char *>(std::aligned_alloc(64, Size)));
 }
 
+enum class CallKind : uint8_t {
+  Kernel,   ///< Call K.
+  Nothing,  ///< A Constant: its value was loaded with the weights.
+  Prefetch, ///< Copy each write's host home to its device bytes.
+  Offload,  ///< Copy each read's device bytes to its host home.
+  Copy,     ///< Recompute of a Constant: copy the loaded value.
+};
+
 // One step, ready to run: the kernel and its argument lists.
 struct StepCall {
-  const Kernel *K = nullptr; ///< Null: nothing to run (Constant, copies).
+  CallKind Kind = CallKind::Nothing;
+  const Kernel *K = nullptr;
   llvm::SmallVector<TensorRef, 4> In, Out;
   void *Workspace = nullptr;
   uint64_t WorkspaceBytes = 0;
@@ -53,8 +62,9 @@ struct Executor::Impl {
   Allocation Regions[NumRegions];
   std::vector<Allocation> PerTensor; ///< Unplanned mode.
   std::vector<char *> Addr;          ///< Per schedule tensor.
+  std::vector<char *> HostAddr;      ///< Per tensor: its host home, or null.
   std::vector<StepCall> Calls;
-  uint64_t HighWater[NumRegions] = {0, 0, 0};
+  uint64_t HighWater[NumRegions] = {0, 0, 0, 0};
 
   Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
        const ExecOptions &O)
@@ -67,6 +77,8 @@ struct Executor::Impl {
       return P.WeightBytes;
     case Region::IO:
       return P.IOBytes;
+    case Region::Host:
+      return P.HostBytes;
     default:
       return P.ArenaBytes;
     }
@@ -91,6 +103,7 @@ struct Executor::Impl {
   llvm::Error bindTensors();
   llvm::Error prepareStep(uint64_t S);
   void touch(TensorId T);
+  void touchHost(TensorId T);
   void poison(BufferId B);
   llvm::Error runStep(uint64_t S);
 };
@@ -104,11 +117,11 @@ llvm::Error Executor::Impl::checkInfo() const {
                              "schedule");
   for (TensorId T = 0; T < NT; ++T) {
     const ScheduleTensor &ST = P.Sched.Tensors[T];
-    if (ST.HostHome)
-      return makeUnsupportedError(
-          "tensor '" + ST.Name +
-          "' has its home in host memory; the runtime cannot run plans with "
-          "a host region yet");
+    if (ST.HostHome &&
+        (P.HostOffsetOf.size() != NT || P.HostOffsetOf[T] == NoHostOffset))
+      return makeInternalError("tensor '" + ST.Name +
+                               "' has its home in host memory but the plan "
+                               "gives it no place in the host region");
     // The plan sized the buffer; a tensor larger than it would overrun.
     if (Info.Present[T] && tensorBytes(T) > ST.SizeBytes)
       return makeInternalError(
@@ -121,6 +134,16 @@ llvm::Error Executor::Impl::checkInfo() const {
 llvm::Error Executor::Impl::bindTensors() {
   size_t NT = P.Sched.Tensors.size();
   Addr.assign(NT, nullptr);
+  HostAddr.assign(NT, nullptr);
+  // Host homes are the plan's in both modes: they are not device tensors.
+  unsigned H = unsigned(Region::Host);
+  Regions[H] = allocate(P.HostBytes);
+  if (!Regions[H])
+    return makeIOError("cannot allocate the host region (" +
+                       llvm::Twine(P.HostBytes) + " bytes)");
+  for (TensorId T = 0; T < NT; ++T)
+    if (P.Sched.Tensors[T].HostHome)
+      HostAddr[T] = Regions[H].get() + P.HostOffsetOf[T];
   if (Opts.Unplanned) {
     PerTensor.resize(NT);
     for (TensorId T = 0; T < NT; ++T) {
@@ -134,6 +157,8 @@ llvm::Error Executor::Impl::bindTensors() {
     return llvm::Error::success();
   }
   for (unsigned R = 0; R < NumRegions; ++R) {
+    if (Region(R) == Region::Host)
+      continue;
     Regions[R] = allocate(regionBytes(Region(R)));
     if (!Regions[R])
       return makeIOError("cannot allocate the " + regionName(Region(R)) +
@@ -179,11 +204,18 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
   case StepKind::Compute:
   case StepKind::Recompute:
     break;
-  case StepKind::Offload:
   case StepKind::Prefetch:
-    return makeUnsupportedError("step " + llvm::Twine(S) +
-                                ": host offload and prefetch steps cannot "
-                                "run yet");
+  case StepKind::Offload: {
+    bool In = St.Kind == StepKind::Prefetch;
+    for (TensorId T : In ? St.Writes : St.Reads)
+      if (!P.Sched.Tensors[T].HostHome)
+        return makeUnsupportedError(
+            "step " + llvm::Twine(S) + ": " + (In ? "prefetch" : "offload") +
+            " of tensor '" + P.Sched.Tensors[T].Name +
+            "', which has no host home; the runtime cannot run it yet");
+    C.Kind = In ? CallKind::Prefetch : CallKind::Offload;
+    return llvm::Error::success();
+  }
   default:
     return makeUnsupportedError("step " + llvm::Twine(S) +
                                 ": training steps cannot run");
@@ -222,13 +254,17 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
   }
   // A Constant's value was loaded with the weights (the importer keeps
   // only small constants' contents, so no kernel could rebuild it).
-  if (Nd.OpType == "Constant")
+  if (Nd.OpType == "Constant") {
+    C.Kind =
+        St.Kind == StepKind::Recompute ? CallKind::Copy : CallKind::Nothing;
     return llvm::Error::success();
+  }
   auto K = findKernel(G, St.Node, Kernels,
                       C.In.empty() ? ElementType::Undefined : C.In[0].Type);
   if (!K)
     return K.takeError();
   C.K = *K;
+  C.Kind = CallKind::Kernel;
   return llvm::Error::success();
 }
 
@@ -276,6 +312,12 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath) {
     if (V >= X.P.Sched.Tensors.size() || X.P.Sched.Tensors[V].Value != V ||
         !X.Info.Present[V] || X.tensorBytes(V) != Bytes)
       return static_cast<void *>(nullptr);
+    // A streamed weight's bytes live in its host home; prefetches copy
+    // them to the device.
+    if (X.HostAddr[V]) {
+      X.touchHost(V);
+      return static_cast<void *>(X.HostAddr[V]);
+    }
     X.touch(V); // written now, whether or not a step reads it
     return static_cast<void *>(X.Addr[V]);
   });
@@ -287,6 +329,11 @@ void Executor::Impl::touch(TensorId T) {
   BufferId B = P.Life.BufferOf[T];
   unsigned R = unsigned(P.RegionOf[B]);
   HighWater[R] = std::max(HighWater[R], P.OffsetOf[B] + tensorBytes(T));
+}
+
+void Executor::Impl::touchHost(TensorId T) {
+  unsigned R = unsigned(Region::Host);
+  HighWater[R] = std::max(HighWater[R], P.HostOffsetOf[T] + tensorBytes(T));
 }
 
 // NaN in floating types turns any read of a dead buffer into NaN outputs;
@@ -328,11 +375,34 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     touch(T);
   for (TensorId T : St.Writes)
     touch(T);
-  if (C.K) {
+  switch (C.Kind) {
+  case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
     if (llvm::Error E = C.K->Run(Ctx))
       return prependContext(std::move(E), G.SourcePath + ": ");
+    break;
+  }
+  case CallKind::Prefetch:
+    for (TensorId T : St.Writes) {
+      touchHost(T);
+      std::memcpy(Addr[T], HostAddr[T], tensorBytes(T));
+    }
+    break;
+  case CallKind::Offload:
+    for (TensorId T : St.Reads) {
+      touchHost(T);
+      std::memcpy(HostAddr[T], Addr[T], tensorBytes(T));
+    }
+    break;
+  case CallKind::Copy: {
+    // The Constant's graph value holds what the loader put there.
+    TensorId From = G.Nodes[St.Node].Outputs[0];
+    std::memcpy(Addr[St.Writes[0]], Addr[From], tensorBytes(From));
+    break;
+  }
+  case CallKind::Nothing:
+    break;
   }
   if (Opts.Poison)
     for (BufferId B : C.Dying)

@@ -50,8 +50,8 @@ struct ExecOptions {
   bool Unplanned = false;
 };
 
-/// Number of regions the runtime allocates (Weights, IO, Arena).
-constexpr unsigned NumRegions = 3;
+/// Number of regions the runtime allocates (Weights, IO, Arena, Host).
+constexpr unsigned NumRegions = 4;
 
 /// The highest byte touched in one region against the plan's size.
 struct RegionUse {
