@@ -33,6 +33,7 @@ const CPUKernelTable &cpuKernels() {
     registerNormKernels(T);
     registerShapeKernels(T);
     registerIndexingKernels(T);
+    registerRecurrentKernels(T);
     return T;
   }();
   return Table;

@@ -44,6 +44,8 @@ void registerShapeKernels(CPUKernelTable &T);
 // Kernels/Indexing.cpp: Gather*, Scatter*, Slice, Concat, Split, Tile, Pad,
 // OneHot, DepthToSpace, SpaceToDepth, Resize, TopK.
 void registerIndexingKernels(CPUKernelTable &T);
+// Kernels/Recurrent.cpp: RNN, GRU, LSTM (GEMM per time step).
+void registerRecurrentKernels(CPUKernelTable &T);
 
 /// The CPU backend's table, built once (thread-safe).
 const CPUKernelTable &cpuKernels();
