@@ -137,14 +137,24 @@ template <SoftKind K> llvm::Error runSoft(const KernelContext &C) {
               Y[Base + I * V.Inner] = store<T>(Comp(I == MaxK ? 1 : 0));
             return;
           }
+          // exp in the compute type (expf for float: the hot loop of
+          // attention), the sum in double so long rows lose nothing.
           double Sum = 0;
           for (int64_t I = 0; I < V.Len; ++I)
-            Sum += std::exp(double(load(X[Base + I * V.Inner])) - double(Max));
-          double LogSum = std::log(Sum);
+            Sum += double(std::exp(load(X[Base + I * V.Inner]) - Max));
+          if (K == SoftKind::LogSoftmax) {
+            Comp LogSum = Comp(std::log(Sum));
+            for (int64_t I = 0; I < V.Len; ++I) {
+              T &Out = Y[Base + I * V.Inner];
+              Out = store<T>(Comp(load(X[Base + I * V.Inner]) - Max - LogSum));
+            }
+            return;
+          }
+          Comp Inv = Comp(1.0 / Sum);
           for (int64_t I = 0; I < V.Len; ++I) {
-            double D = double(load(X[Base + I * V.Inner])) - double(Max);
-            Y[Base + I * V.Inner] = store<T>(Comp(
-                K == SoftKind::LogSoftmax ? D - LogSum : std::exp(D) / Sum));
+            T &Out = Y[Base + I * V.Inner];
+            Out = store<T>(
+                Comp(std::exp(load(X[Base + I * V.Inner]) - Max) * Inv));
           }
         });
       }))

@@ -331,7 +331,9 @@ llvm::Error runPow(const KernelContext &C) {
           return saturate<VX>(std::pow(double(X), double(Y)));
         else if constexpr (std::is_same<VX, float>::value &&
                            std::is_same<VY, float>::value)
-          return std::pow(X, Y);
+          // x^2 (LayerNorm's variance in exported models) as one multiply:
+          // the same correctly rounded value, without the cost of powf.
+          return Y == 2.0f ? X * X : std::pow(X, Y);
         else
           return VX(std::pow(double(X), double(Y)));
       });
