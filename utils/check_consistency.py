@@ -3,7 +3,7 @@
 
 Usage: check_consistency.py OOMPLAN [--models DIR] [--jobs N] [--only NAME]
                             [--list] [-v]
-       check_consistency.py OOMPLAN --one report|max|fit -- MODEL ARGS...
+       check_consistency.py OOMPLAN --one report|max|fit|fitted -- MODEL ARGS...
                             (one combination, for lit tests)
 
 Drives the built oomplan binary over a grid of option combinations on the
@@ -31,7 +31,17 @@ that apply to it:
   fit         every --fit choice is the cheapest fitting plan of its own
               trade-off table: no row at a budget at or below the chosen
               budget (whose plan therefore fits too), chosen or sqrt(n),
-              shows a smaller predicted overhead.
+              shows a smaller predicted overhead;
+  fitted      a plan over its budget is fitted by default (issue 11): for
+              the fitted plan, the exit code equals the JSON's top-level
+              "fits", its report's "fits" and the "fit" object's, the text's
+              first line ("fits with" / "nothing fits"), and total + overhead
+              <= budget; the independent checker (check_fitted_plan.py)
+              accepts its placement, steps and live bytes.
+
+The report, remedy and capacity invariants are about the plan as is, so
+those combinations run with --no-fit (a plan over budget is otherwise
+fitted); the remedies' replays and the capacity checks do too.
 
 A failure prints the invariant, what disagreed, and the exact command to
 rerun. Exit code: 0 all hold, 1 some failed, 2 usage. Standard library only;
@@ -270,6 +280,21 @@ def load_json(chk, r, invariant):
         return None
 
 
+FIT_FLAGS = ("--fit", "--remat", "--offload", "--reorder", "--micro-batches")
+
+
+def as_is(args):
+    """args with --no-fit, unless they ask for a fit themselves."""
+    if "--no-fit" in args or any(a.split("=")[0] in FIT_FLAGS for a in args):
+        return list(args)
+    return list(args) + ["--no-fit"]
+
+
+def without(args, flag):
+    """args without the boolean option flag."""
+    return [a for a in args if a != flag]
+
+
 def with_flag(args, flag, value):
     """args with --flag VALUE set (replacing any earlier --flag)."""
     out, skip = [], False
@@ -396,7 +421,8 @@ def check_fit_remedy(chk, args, m, overhead, budget):
     """The --fit remedy is --fit at the budget less the overhead."""
     if budget is None:
         return
-    a = with_flag(with_flag(args, "--overhead", None), "--emit", None)
+    a = with_flag(with_flag(without(args, "--no-fit"), "--overhead", None),
+                  "--emit", None)
     a = with_flag(a, "--budget", budget - overhead)
     a = a + ["--fit", "--micro-batches=1"]
     r = run(a)
@@ -524,7 +550,7 @@ def grid():
     out = []
 
     def report(args):
-        out.append(("report", args + ["--emit=json"]))
+        out.append(("report", args + ["--no-fit", "--emit=json"]))
 
     # Inference CNNs: batches x budgets, overhead, devices.
     for model in ("resnet50.onnx", "mobilenet_v2.onnx"):
@@ -598,7 +624,7 @@ def grid():
                   "--budget", "2G", "--precision=bf16-mixed", "--max-batch"],
                  [M("train/bert_like.onnx"), "--train", "--batch", "2", "--seq", "64",
                   "--budget", "2G", "--optimizer=sgd", "--max-seq"]):
-        out.append(("max", args + ["--emit=json"]))
+        out.append(("max", args + ["--no-fit", "--emit=json"]))
     # --fit: the choice against its own trade-off table.
     for args in ([M("train/gpt_like.onnx"), "--train", "--batch", "2", "--seq", "256",
                   "--budget", "2402877952"],
@@ -612,7 +638,65 @@ def grid():
         out.append(("fit", args + ["--fit", "--micro-batches=1"]))
     out.append(("fit", [M("train/mobilenet_v2.onnx"), "--train", "--batch", "8",
                         "--device", "L4", "--fit", "--micro-batches=1"]))
+    # Over budget, no flag: fitted by default (issue 11).
+    for args in ([M("train/gpt_like.onnx"), "--train", "--batch", "2", "--seq", "256",
+                  "--budget", "2402877952"],
+                 [M("train/mobilenet_v2.onnx"), "--train", "--batch", "8",
+                  "--budget", "400M"],
+                 [M("train/bert_like.onnx"), "--train", "--batch", "2", "--seq", "128",
+                  "--budget", "1G", "--precision=bf16-mixed"],
+                 [M("gpt_like.onnx"), "--batch", "4", "--seq", "256", "--budget", "600M"],
+                 [M("gpt_like.onnx"), "--batch", "8", "--seq", "512", "--budget", "2G",
+                  "--overhead", "1G"],
+                 [M("resnet50.onnx"), "--batch", "64", "--budget", "400M"],
+                 [M("train/mobilenet_v2.onnx"), "--train", "--batch", "8",
+                  "--device", "L4"]):
+        out.append(("fitted", args + ["--emit=json"]))
     return out
+
+
+def headline_verdict(text):
+    """True/False from a fitted run's first line, None without one."""
+    first = text.splitlines()[0] if text else ""
+    if not first.startswith("does not fit as is"):
+        return None
+    return "; fits with " in first
+
+
+def check_fitted(chk, args):
+    r = run(args)
+    doc = load_json(chk, r, "fitted")
+    if doc is None:
+        return
+    fit = doc.get("fit")
+    if not chk.expect("fitted", isinstance(fit, dict),
+                      "over budget without --no-fit, but no fit ran", r.args):
+        return
+    rc_fits = {0: True, 2: False}.get(r.rc)
+    rep = doc.get("report") or {}
+    for what, v in (("top-level fits", doc.get("fits")), ("report.fits", rep.get("fits")),
+                    ("fit.fits", fit.get("fits"))):
+        chk.expect("fitted", v == rc_fits, "exit code %d but %s is %s" % (r.rc, what, v),
+                   r.args)
+    over = fit.get("overhead_bytes", 0)
+    chk.expect("fitted", (doc["total_bytes"] + over <= doc["budget_bytes"]) == rc_fits,
+               "total %d + overhead %d vs budget %d, exit %d" % (
+                   doc["total_bytes"], over, doc["budget_bytes"], r.rc), r.args)
+    r_text = run(with_flag(args, "--emit", None))
+    hv = headline_verdict(r_text.out)
+    chk.expect("fitted", r_text.rc == r.rc and hv == rc_fits,
+               "text exits %d with first line %r; JSON exits %d" % (
+                   r_text.rc, (r_text.out.splitlines() or [""])[0], r.rc), r_text.args)
+    path = "/tmp/check_consistency.%d.%d.json" % (os.getpid(), threading.get_ident())
+    with open(path, "w") as f:
+        f.write(r.out)
+    checker = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "check_fitted_plan.py")
+    p = subprocess.run([sys.executable, checker, path, "-q"], capture_output=True,
+                       text=True)
+    os.unlink(path)
+    chk.expect("fitted", p.returncode == 0,
+               "check_fitted_plan.py: %s" % p.stdout.strip()[:300], r.args)
 
 
 def check_one(kind, args):
@@ -620,6 +704,11 @@ def check_one(kind, args):
     if kind == "fit":
         check_fit(chk, args)
         return chk
+    if kind == "fitted":
+        check_fitted(chk, args)
+        return chk
+    args = as_is(args)
+    chk.args = args
     r = run(args)
     doc = load_json(chk, r, "verdict")
     if doc is None:
@@ -658,8 +747,8 @@ def main():
         kind, rest = opts.one[0], opts.one[1:]
         if rest[:1] == ["--"]:
             rest = rest[1:]
-        if kind not in ("report", "max", "fit") or not rest:
-            ap.error("--one report|max|fit -- MODEL ARGS...")
+        if kind not in ("report", "max", "fit", "fitted") or not rest:
+            ap.error("--one report|max|fit|fitted -- MODEL ARGS...")
         combos = [(kind, rest)]
     if opts.only:
         combos = [c for c in combos if opts.only in command(c[1])]

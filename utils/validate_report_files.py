@@ -12,7 +12,7 @@ trace: Chrome trace-event format, JSON object form: "traceEvents" is a list;
        every event has name, ph, pid, tid; "X" events have integer ts >= 0 and
        dur >= 1; "C" events have numeric args; there is exactly one counter
        track name and one X slice per buffer name. Prints a one-line summary.
-plan-json: an --emit=json plan (schema oomplan.plan/2) whose "report" object
+plan-json: an --emit=json plan (schema oomplan.plan/3) whose "report" object
        has every documented key, whose breakdown rows add up to
        device_bytes, whose "fits" agrees with device_bytes <= budget_bytes
        and with the top-level "fits", whose remedies carry every field, and
@@ -83,7 +83,7 @@ REMEDY_KEYS = ("kind", "action", "detail", "planned", "symbol", "from", "to", "d
 
 
 def check_no_placeholders(value, where):
-    """Missing values are null in oomplan.plan/2, never "" or "-"."""
+    """Missing values are null in oomplan.plan/3, never "" or "-"."""
     if isinstance(value, dict):
         for k, v in value.items():
             check_no_placeholders(v, where + "." + k)
@@ -97,8 +97,8 @@ def check_no_placeholders(value, where):
 def check_plan_json(path):
     with open(path) as f:
         plan = json.load(f)
-    if plan.get("schema") != "oomplan.plan/2":
-        sys.exit("validate: schema is %r, not oomplan.plan/2" % plan.get("schema"))
+    if plan.get("schema") != "oomplan.plan/3":
+        sys.exit("validate: schema is %r, not oomplan.plan/3" % plan.get("schema"))
     rep = plan.get("report")
     if not isinstance(rep, dict):
         sys.exit("validate: no report object")

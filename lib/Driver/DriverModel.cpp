@@ -103,13 +103,13 @@ static Error checkConflicts(const Graph &G, const api::Request &R,
 
 // --max-batch without --batch searches from batch 1, and --max-seq without
 // --seq from seq 1; the other role, when not given, is 1 for the batch (one
-// request at a time) and has no default for the sequence (the answer depends
-// on it too much to guess: bindSymbols then names it as unbound).
-static void defaultSearchedRoles(Session &S, const Graph &G,
-                                 BindingRequest &BR) {
+// request at a time) and has no default for the sequence: the largest batch
+// depends on it too much to guess one, so --max-batch asks for it.
+static Error defaultSearchedRoles(Session &S, const Graph &G,
+                                  BindingRequest &BR) {
   const api::ReportRequest &RR = S.Req.Report;
   if (!RR.MaxBatch && !RR.MaxSeq)
-    return;
+    return Error::success();
   SymbolRoles Roles = findSymbolRoles(G);
   auto NamedAny = [&](ArrayRef<SymbolId> Syms) {
     for (SymbolId Sym : Syms)
@@ -124,10 +124,17 @@ static void defaultSearchedRoles(Session &S, const Graph &G,
            " without --batch: planned at batch 1" +
            (RR.MaxBatch ? ", where the search starts" : ""));
   }
-  if (RR.MaxSeq && !BR.Seq && !Roles.Seq.empty() && !NamedAny(Roles.Seq)) {
+  if (!BR.Seq && !Roles.Seq.empty() && !NamedAny(Roles.Seq)) {
+    if (!RR.MaxSeq)
+      return makeInputError(
+          "--max-batch on a model with a sequence symbol ('" +
+          G.Symbols[Roles.Seq[0]] +
+          "') needs --seq: the largest batch depends on the sequence "
+          "length, which has no default");
     BR.Seq = 1;
     S.note("--max-seq without --seq: the search starts from seq 1");
   }
+  return Error::success();
 }
 
 static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
@@ -145,7 +152,8 @@ static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
   BR.Seq = S.Req.Seq;
   for (const NamedBinding &N : Named)
     BR.Named.push_back({N.Symbol, N.Value});
-  defaultSearchedRoles(S, G, BR);
+  if (Error E = defaultSearchedRoles(S, G, BR))
+    return E;
   return bindSymbols(G, BR);
 }
 
@@ -391,7 +399,7 @@ Expected<PlannedModel> driver::planModel(Session &S) {
     return P.takeError();
   if (!fitRuns(S, *P)) {
     M.Final = std::move(*P);
-    return std::move(M);
+    return M;
   }
   report::PlanFn PlanAt = [&](ArrayRef<std::optional<int64_t>> B) {
     return S.training() ? planTraining(S, Gr, Sh, B, PO, /*Quiet=*/true)
@@ -409,5 +417,5 @@ Expected<PlannedModel> driver::planModel(Session &S) {
   M.Final = F->P;
   M.Bindings = F->Bindings;
   M.Fit = std::move(*F);
-  return std::move(M);
+  return M;
 }
