@@ -26,7 +26,7 @@ import sys
 
 LAYERS = ["Support", "IR", "Frontend", "Analysis", "Schedule", "Transforms",
           "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Runtime",
-          "Driver"]
+          "Driver", "CAPI", "Python"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 # Layers with a narrower allowance than "everything below": layer -> the
 # layers it may use, and single headers it may include from other layers.
@@ -36,7 +36,10 @@ RESTRICTED = {
 }
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"](oomplan/[^">]+)[">]', re.M)
 LINK_RE = re.compile(r"target_link_libraries\s*\(([^)]*)\)", re.S)
-ADD_LIB_RE = re.compile(r"oomplan_add_library\s*\(\s*(\w+)")
+# Every library target under lib/<Layer> belongs to that layer: the layer
+# libraries, and the CAPI layer's shared library and Python module.
+ADD_LIB_RE = re.compile(
+    r"(?:oomplan_add_library|add_library|pybind11_add_module)\s*\(\s*(\w+)")
 SOURCE_EXT = (".h", ".hpp", ".cpp", ".cc", ".inc", ".def")
 
 
