@@ -364,6 +364,7 @@ void registerIndexingKernels(CPUKernelTable &T) {
   registerGatherKernels(T);
   registerResizeKernels(T);
   registerTopKKernels(T);
+  registerGridSampleKernels(T);
 }
 
 } // namespace cpu

@@ -197,9 +197,10 @@ inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
 
 // Files of the Indexing family beyond Indexing.cpp; registerIndexingKernels
 // calls these, so CPUKernels.cpp needs no entry per file.
-void registerGatherKernels(ops::KernelTable<Kernel> &T); // Gather.cpp
-void registerResizeKernels(ops::KernelTable<Kernel> &T); // Resize.cpp
-void registerTopKKernels(ops::KernelTable<Kernel> &T);   // TopK.cpp
+void registerGatherKernels(ops::KernelTable<Kernel> &T);     // Gather.cpp
+void registerResizeKernels(ops::KernelTable<Kernel> &T);     // Resize.cpp
+void registerTopKKernels(ops::KernelTable<Kernel> &T);       // TopK.cpp
+void registerGridSampleKernels(ops::KernelTable<Kernel> &T); // GridSample.cpp
 
 /// Dst[i] = Src[offset(i)] for every index i of OutDims in row-major order,
 /// offset(i) = sum of i_k * SrcStrides[k] (in elements; negative and zero
