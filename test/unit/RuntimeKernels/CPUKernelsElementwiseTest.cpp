@@ -323,3 +323,42 @@ TEST(CPUKernelsElementwise, BroadcastWalkerMatchesNaiveIndexing) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CPUKernelsQuantize, QuantizeRoundsHalfToEvenAndSaturates) {
+  std::vector<float> X = {0.25f, 0.75f, -3, 200}, Scale = {0.5f};
+  std::vector<uint8_t> ZP = {1}, Y(4);
+  KernelHarness H("QuantizeLinear", 13);
+  // x / 0.5 = 0.5, 1.5, -6, 400 -> rint 0, 2, -6, 400 -> + 1, saturated.
+  ASSERT_OK(H.run({ref(X, ET::Float, {4}), ref(Scale, ET::Float, {}),
+                   ref(ZP, ET::UInt8, {})},
+                  {ref(Y, ET::UInt8, {4})}));
+  EXPECT_EQ(Y, (std::vector<uint8_t>{1, 3, 0, 255}));
+}
+
+TEST(CPUKernelsQuantize, DequantizePerAxis) {
+  std::vector<uint8_t> X = {0, 10, 255, 20}, ZP = {10, 0};
+  std::vector<float> Scale = {0.5f, 2}, Y(4);
+  KernelHarness H("DequantizeLinear", 13);
+  H.setInt("axis", 1); // columns: (x - 10) * 0.5, (x - 0) * 2
+  ASSERT_OK(H.run({ref(X, ET::UInt8, {2, 2}), ref(Scale, ET::Float, {2}),
+                   ref(ZP, ET::UInt8, {2})},
+                  {ref(Y, ET::Float, {2, 2})}));
+  EXPECT_EQ(Y, (std::vector<float>{-5, 20, 122.5f, 40}));
+}
+
+TEST(CPUKernelsQuantize, DynamicQuantizeIncludesZero) {
+  // Range [-10, 245]: scale 1, zero point 10.
+  std::vector<float> X = {-10, 0, 245}, Scale(1);
+  std::vector<uint8_t> Y(3), ZP(1);
+  KernelHarness H("DynamicQuantizeLinear", 13);
+  ASSERT_OK(H.run({ref(X, ET::Float, {3})},
+                  {ref(Y, ET::UInt8, {3}), ref(Scale, ET::Float, {}),
+                   ref(ZP, ET::UInt8, {})}));
+  EXPECT_EQ(Scale[0], 1);
+  EXPECT_EQ(ZP[0], 10);
+  EXPECT_EQ(Y, (std::vector<uint8_t>{0, 10, 255}));
+}
+
+} // namespace

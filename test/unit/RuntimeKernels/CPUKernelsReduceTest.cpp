@@ -180,3 +180,49 @@ TEST(CPUKernelsReduce, AxisOutOfRangeIsAnError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CPUKernelsLoss, NegativeLogLikelihoodReductions) {
+  // Rows of log-probabilities; targets pick -3 and -0.5.
+  std::vector<float> X = {-1, -2, -3, -0.5f, -1.5f, -2.5f}, Y(2);
+  std::vector<int64_t> Tgt = {2, 0};
+  std::vector<float> W = {1, 2, 3};
+  KernelHarness Mean("NegativeLogLikelihoodLoss", 13);
+  ASSERT_OK(Mean.run({ref(X, ET::Float, {2, 3}), ref(Tgt, ET::Int64, {2})},
+                     {ref(Y, ET::Float, {})}));
+  EXPECT_FLOAT_EQ(Y[0], 1.75f); // (3 + 0.5) / 2
+  ASSERT_OK(Mean.run({ref(X, ET::Float, {2, 3}), ref(Tgt, ET::Int64, {2}),
+                      ref(W, ET::Float, {3})},
+                     {ref(Y, ET::Float, {})}));
+  EXPECT_FLOAT_EQ(Y[0], 2.375f); // (3 * 3 + 1 * 0.5) / (3 + 1)
+  KernelHarness Ign("NegativeLogLikelihoodLoss", 13);
+  Ign.setInt("ignore_index", 0).setString("reduction", "none");
+  ASSERT_OK(Ign.run({ref(X, ET::Float, {2, 3}), ref(Tgt, ET::Int64, {2})},
+                    {ref(Y, ET::Float, {2})}));
+  EXPECT_EQ(Y, (std::vector<float>{3, 0}));
+}
+
+TEST(CPUKernelsLoss, SoftmaxCrossEntropyWithLogProb) {
+  // softmax(0, 0, ln 2) = (1/4, 1/4, 1/2).
+  std::vector<float> X = {0, 0, std::log(2.0f)}, Y(1), LogP(3);
+  std::vector<int32_t> Tgt = {2};
+  KernelHarness H("SoftmaxCrossEntropyLoss", 13);
+  ASSERT_OK(H.run({ref(X, ET::Float, {1, 3}), ref(Tgt, ET::Int32, {1})},
+                  {ref(Y, ET::Float, {}), ref(LogP, ET::Float, {1, 3})}));
+  EXPECT_FLOAT_EQ(Y[0], std::log(2.0f));
+  EXPECT_FLOAT_EQ(LogP[0], std::log(0.25f));
+  EXPECT_FLOAT_EQ(LogP[2], std::log(0.5f));
+}
+
+TEST(CPUKernelsLoss, TargetOutOfRangeIsAnError) {
+  std::vector<float> X = {0, 0}, Y(1);
+  std::vector<int64_t> Tgt = {5};
+  KernelHarness H("NegativeLogLikelihoodLoss", 13);
+  llvm::Error E = H.run({ref(X, ET::Float, {1, 2}), ref(Tgt, ET::Int64, {1})},
+                        {ref(Y, ET::Float, {})});
+  EXPECT_TRUE(bool(E));
+  llvm::consumeError(std::move(E));
+}
+
+} // namespace
