@@ -2,11 +2,13 @@
 //
 // See ActivationOffload.h. Times come from the cost model's stall-free
 // timeline of S (StartAt); the copy engines are modelled as in Simulate.cpp,
-// one per direction, first come first served.
+// one per direction, first come first served. Prefetches are placed by the
+// scheduler weight streaming uses too (TransferSchedule.h).
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/ActivationOffload.h"
 #include "oomplan/Fit/Recompute.h"
+#include "oomplan/Fit/TransferSchedule.h"
 #include <algorithm>
 
 using namespace oomplan;
@@ -70,14 +72,6 @@ struct Copy {
   size_t OffloadAt = 0, PrefetchAt = 0, FirstPost = 0;
 };
 
-// The last step that starts at or before Time, within [Lo, Hi].
-size_t stepAt(const std::vector<double> &StartAt, double Time, size_t Lo,
-              size_t Hi) {
-  auto It =
-      std::upper_bound(StartAt.begin() + Lo, StartAt.begin() + Hi + 1, Time);
-  return It == StartAt.begin() + Lo ? Lo : size_t(It - StartAt.begin()) - 1;
-}
-
 // Offload positions: each copy starts when its tensor is written (after
 // the earlier copies), its step is the first that starts after the copy
 // ends, not before the last forward read + 1, not after End. Eager: right
@@ -103,26 +97,21 @@ void placeOffloads(std::vector<Copy> &Cs, const std::vector<Use> &U,
   }
 }
 
-// Prefetch positions: as late as the link allows, working back from the
-// copy needed last; never before End (the loss step), nor before the first
-// backward reader of the copy MaxAhead places earlier (when the link cannot
-// keep up, ALAP would issue them all at once and hold them all).
+// Prefetch positions: the shared host-to-device scheduler (as late as the
+// link allows, never before End, the loss step).
 void placePrefetches(std::vector<Copy> &Cs, const std::vector<double> &StartAt,
                      const Schedule &S, const CostModel &Cost, size_t End,
                      unsigned MaxAhead) {
   std::stable_sort(Cs.begin(), Cs.end(), [](const Copy &A, const Copy &B) {
     return A.FirstPost < B.FirstPost;
   });
-  double NextStart = 1e300;
-  for (size_t J = Cs.size(); J-- > 0;) {
-    Copy &C = Cs[J];
-    double Finish = std::min(StartAt[C.FirstPost], NextStart);
-    double Start = Finish - Cost.transferSeconds(S.Tensors[C.T].SizeBytes);
-    NextStart = Start;
-    C.PrefetchAt = stepAt(StartAt, Start, End, C.FirstPost);
-    if (MaxAhead != UINT32_MAX && J >= MaxAhead)
-      C.PrefetchAt = std::max(C.PrefetchAt, Cs[J - MaxAhead].FirstPost);
-  }
+  std::vector<HostToDeviceCopy> H;
+  for (const Copy &C : Cs)
+    H.push_back({S.Tensors[C.T].SizeBytes, C.FirstPost});
+  std::vector<size_t> Issue =
+      scheduleHostToDevice(H, StartAt, Cost, End, MaxAhead);
+  for (size_t J = 0; J < Cs.size(); ++J)
+    Cs[J].PrefetchAt = Issue[J];
 }
 } // namespace
 
@@ -131,9 +120,7 @@ Schedule oomplan::offloadActivations(const Schedule &S,
                                      const CostModel &Cost, unsigned MaxAhead) {
   size_t End = forwardEnd(S);
   std::vector<Use> U = usesOf(S, End);
-  std::vector<double> StartAt(S.Steps.size() + 1, 0);
-  for (size_t I = 0; I < S.Steps.size(); ++I)
-    StartAt[I + 1] = StartAt[I] + Cost.stepSeconds(S, S.Steps[I]);
+  std::vector<double> StartAt = stallFreeStartTimes(S, Cost);
   Schedule Out;
   Out.Tensors = S.Tensors;
   std::vector<Copy> Cs;

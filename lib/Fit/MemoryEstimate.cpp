@@ -1,79 +1,42 @@
 //===- MemoryEstimate.cpp - region sizes and the arena's live peak --------===//
 //
-// Mirrors Plan.cpp's region rule (weights and constants resident, graph
-// inputs and outputs in io unless placed in the arena, everything else in
-// the arena) and sweeps the arena buffers' [start, end) ranges for the peak.
+// The live-bytes profile (Schedule/LiveProfile.h) gives the regions and the
+// arena's peak, by the same region rule and sweep as the plan; this adds the
+// host bytes, which only the fit transforms create.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/MemoryEstimate.h"
+#include "oomplan/Schedule/LiveProfile.h"
 
 using namespace oomplan;
-
-static uint64_t alignUp(uint64_t X, uint64_t A) {
-  return A ? (X + A - 1) / A * A : X;
-}
 
 MemoryEstimate oomplan::estimateMemory(const Schedule &S,
                                        const EstimateOptions &Opts) {
   return estimateMemory(S, computeLifetimes(S, Opts.Liveness), Opts);
 }
 
-// Region sizes into M; returns the arena's live-bytes change at each step.
-static std::vector<int64_t> arenaDeltas(const Lifetimes &L,
-                                        const EstimateOptions &Opts,
-                                        MemoryEstimate &M) {
-  std::vector<int64_t> Delta(L.NumSteps + 2, 0);
-  for (const LiveBuffer &B : L.Buffers) {
-    uint64_t Size = alignUp(B.SizeBytes, Opts.AlignBytes);
-    switch (B.Kind) {
-    case TensorKind::Weight:
-    case TensorKind::Constant:
-      M.WeightBytes += Size;
-      continue;
-    case TensorKind::GraphInput:
-    case TensorKind::GraphOutput:
-      if (!Opts.IOInArena) {
-        M.IOBytes += Size;
-        continue;
-      }
-      break;
-    default:
-      break;
-    }
-    uint64_t End = B.EndStep < L.NumSteps + 1 ? B.EndStep : L.NumSteps + 1;
-    Delta[B.StartStep] += static_cast<int64_t>(Size);
-    Delta[End] -= static_cast<int64_t>(Size);
-  }
-  return Delta;
+static ProfileOptions profileOptions(const EstimateOptions &Opts) {
+  ProfileOptions P;
+  P.AlignBytes = Opts.AlignBytes;
+  P.IOInArena = Opts.IOInArena;
+  return P;
 }
 
 uint64_t oomplan::excessBytes(const Schedule &S, const EstimateOptions &Opts,
                               uint64_t Target) {
-  Lifetimes L = computeLifetimes(S, Opts.Liveness);
-  MemoryEstimate M;
-  std::vector<int64_t> Delta = arenaDeltas(L, Opts, M);
-  int64_t Live = static_cast<int64_t>(M.WeightBytes + M.IOBytes);
-  uint64_t Excess = 0;
-  for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
-    Live += Delta[Step];
-    if (Live > static_cast<int64_t>(Target))
-      Excess += static_cast<uint64_t>(Live) - Target;
-  }
-  return Excess;
+  return computeLiveProfile(computeLifetimes(S, Opts.Liveness),
+                            profileOptions(Opts))
+      .excessOver(Target);
 }
 
 MemoryEstimate oomplan::estimateMemory(const Schedule &S, const Lifetimes &L,
                                        const EstimateOptions &Opts) {
+  LiveProfile P = computeLiveProfile(L, profileOptions(Opts));
   MemoryEstimate M;
-  std::vector<int64_t> Delta = arenaDeltas(L, Opts, M);
-  int64_t Live = 0;
-  for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
-    Live += Delta[Step];
-    if (Live > static_cast<int64_t>(M.ArenaPeak)) {
-      M.ArenaPeak = static_cast<uint64_t>(Live);
-      M.PeakStep = Step;
-    }
-  }
+  M.WeightBytes = P.WeightBytes;
+  M.IOBytes = P.IOBytes;
+  M.ArenaPeak = P.Peak;
+  M.PeakStep = P.PeakStep;
   // A weight streamed in twice (two prefetched copies) lives on the host
   // once: count graph values once, synthetic tensors each.
   std::vector<bool> Counted;

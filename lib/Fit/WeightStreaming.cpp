@@ -2,14 +2,13 @@
 //
 // 1. Each weight's uses are split into clusters where two consecutive uses
 //    are more than an eighth of the schedule apart; a cluster is one copy.
-// 2. Copies are ordered by first use and placed as late as possible on the
-//    link, working back from the last: a copy must end when its first user
-//    starts (in the stall-free timeline) and before the next copy starts.
-// 3. The issue step is the last one that starts by then, but no earlier than
-//    the first use of the copy MaxAhead places before it.
+// 2. Copies are ordered by first use and issued by the host-to-device
+//    scheduler that activation offload shares (TransferSchedule.h): as late
+//    as the link allows, no more than MaxAhead copies early.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Fit/WeightStreaming.h"
+#include "oomplan/Fit/TransferSchedule.h"
 #include <algorithm>
 #include <map>
 
@@ -75,27 +74,16 @@ static std::vector<Copy> clusterUses(Schedule &Out, const Schedule &S,
   return Copies;
 }
 
+// Issue steps: the shared host-to-device scheduler, from step 0.
 static void placeIssues(std::vector<Copy> &Copies, const Schedule &S,
                         const CostModel &Cost, unsigned MaxAhead) {
-  // StartAt[I]: when step I starts if nothing stalls.
-  std::vector<double> StartAt(S.Steps.size() + 1, 0);
-  for (size_t I = 0; I < S.Steps.size(); ++I)
-    StartAt[I + 1] = StartAt[I] + Cost.stepSeconds(S, S.Steps[I]);
-  double NextStart = 1e300;
-  for (size_t J = Copies.size(); J-- > 0;) {
-    Copy &C = Copies[J];
-    double Finish = std::min(StartAt[C.FirstUse], NextStart);
-    double Start = Finish - Cost.transferSeconds(S.Tensors[C.Weight].SizeBytes);
-    NextStart = Start;
-    // Last step starting at or before Start.
-    auto It = std::upper_bound(StartAt.begin(),
-                               StartAt.begin() + C.FirstUse + 1, Start);
-    C.Issue = It == StartAt.begin() ? 0 : size_t(It - StartAt.begin()) - 1;
-    if (MaxAhead != UINT32_MAX) {
-      size_t Floor = J >= MaxAhead ? Copies[J - MaxAhead].FirstUse : 0;
-      C.Issue = std::max(C.Issue, std::min(Floor, C.FirstUse));
-    }
-  }
+  std::vector<HostToDeviceCopy> H;
+  for (const Copy &C : Copies)
+    H.push_back({S.Tensors[C.Weight].SizeBytes, C.FirstUse});
+  std::vector<size_t> Issue =
+      scheduleHostToDevice(H, stallFreeStartTimes(S, Cost), Cost, 0, MaxAhead);
+  for (size_t J = 0; J < Copies.size(); ++J)
+    Copies[J].Issue = Issue[J];
 }
 
 Schedule oomplan::streamWeights(const Schedule &S,

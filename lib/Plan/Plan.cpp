@@ -9,39 +9,14 @@
 #include "oomplan/Plan/Plan.h"
 #include "oomplan/Planner/LowerBound.h"
 #include "oomplan/Planner/Registry.h"
+#include "oomplan/Schedule/LiveProfile.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Verify/PlacementVerifier.h"
 #include <algorithm>
 
 using namespace oomplan;
-
-llvm::StringRef oomplan::regionName(Region R) {
-  switch (R) {
-  case Region::Weights:
-    return "weights";
-  case Region::IO:
-    return "io";
-  case Region::Arena:
-    return "arena";
-  case Region::Host:
-    return "host";
-  }
-  return "?";
-}
-
-Region oomplan::regionFor(TensorKind K, bool IOInArena) {
-  switch (K) {
-  case TensorKind::Weight:
-  case TensorKind::Constant:
-    return Region::Weights;
-  case TensorKind::GraphInput:
-  case TensorKind::GraphOutput:
-    return IOInArena ? Region::Arena : Region::IO;
-  default:
-    return Region::Arena;
-  }
-}
 
 // The name of buffer B's tensor, for errors.
 static std::string bufferName(const Schedule &S, const Lifetimes &L,
@@ -121,8 +96,15 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   if (Opts.AlignBytes == 0 || (Opts.AlignBytes & (Opts.AlignBytes - 1)))
     return makeInputError("alignment must be a power of two, got " +
                           llvm::Twine(Opts.AlignBytes));
+  // Every plan is checked before it is placed, whoever built the schedule:
+  // a transform's bug must not reach an executor as a valid-looking plan.
+  if (llvm::Error E = verifySchedule(S))
+    return makeInternalError("internal error: the schedule to place is "
+                             "malformed: " +
+                             llvm::toString(std::move(E)));
   Plan P;
   P.AlignBytes = Opts.AlignBytes;
+  P.IOInArena = Opts.IOInArena;
   P.BudgetBytes = Opts.BudgetBytes;
   P.OverheadBytes = Opts.OverheadBytes;
   P.RegionOf.resize(L.Buffers.size());
@@ -177,22 +159,21 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   if (llvm::Error E = Verify(Arena, P.ArenaBytes, false, "arena"))
     return E;
 
-  // Peak step: where aligned arena live bytes are largest (first such step).
-  std::vector<uint64_t> Delta(L.NumSteps + 2, 0), Minus(L.NumSteps + 2, 0);
-  for (const planner::BufferRequest &R : Req) {
-    uint64_t Sz = 0;
-    checkedAlignUp(R.SizeBytes, Opts.AlignBytes, Sz);
-    Delta[R.StartStep] += Sz;
-    Minus[std::min<uint64_t>(R.EndStep, L.NumSteps + 1)] += Sz;
-  }
-  uint64_t Live = 0, Best = 0;
-  for (uint64_t Step = 0; Step <= L.NumSteps; ++Step) {
-    Live = Live + Delta[Step] - Minus[Step];
-    if (Live > Best) {
-      Best = Live;
-      P.PeakStep = Step;
-    }
-  }
+  // The peak step comes from the live-bytes profile, which the estimates
+  // and the timeline use too; the planner's own sweep over its requests
+  // must agree with it, or one of the two is wrong.
+  ProfileOptions ProfOpts;
+  ProfOpts.AlignBytes = Opts.AlignBytes;
+  ProfOpts.IOInArena = Opts.IOInArena;
+  LiveProfile Profile = computeLiveProfile(L, ProfOpts);
+  if (Profile.Peak != P.ArenaLowerBound)
+    return makeInternalError(
+        "internal error: the live-bytes profile's arena peak (" +
+        llvm::Twine(Profile.Peak) +
+        " bytes) differs from the planner's "
+        "lower bound (" +
+        llvm::Twine(P.ArenaLowerBound) + " bytes)");
+  P.PeakStep = Profile.PeakStep;
   P.Sched = std::move(S);
   P.Life = std::move(L);
   if (llvm::Error E = layOutHostRegion(P))

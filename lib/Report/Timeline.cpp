@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Timeline.h"
+#include "oomplan/Schedule/LiveProfile.h"
 #include "oomplan/Support/ByteSize.h"
 #include "llvm/Support/Format.h"
 #include <cmath>
@@ -17,32 +18,24 @@ using namespace oomplan::report;
 
 std::vector<ClassBytes> report::liveBytesByStep(const Plan &P,
                                                 uint64_t OverheadBytes) {
-  uint64_t N = std::max<uint64_t>(P.Life.NumSteps, 1);
-  std::vector<ClassBytes> Delta(N + 1, ClassBytes{});
+  // The plan's own profile (the one behind its peak step), by tensor kind,
+  // folded into the report's memory classes.
+  ProfileOptions PO;
+  PO.AlignBytes = P.AlignBytes;
+  PO.IOInArena = P.IOInArena;
+  PO.ByKind = true;
+  LiveProfile Profile = computeLiveProfile(P.Life, PO);
   ClassBytes Resident{};
   Resident[unsigned(MemoryClass::Overhead)] = OverheadBytes;
-  for (BufferId B = 0; B < P.Life.Buffers.size(); ++B) {
-    const LiveBuffer &L = P.Life.Buffers[B];
-    unsigned K = unsigned(memoryClassOf(L.Kind));
-    uint64_t Size =
-        (L.SizeBytes + P.AlignBytes - 1) / P.AlignBytes * P.AlignBytes;
-    if (P.RegionOf[B] != Region::Arena) {
-      Resident[K] += Size;
-      continue;
-    }
-    uint64_t S = std::min(L.StartStep, N), E = std::min(L.EndStep, N);
-    if (S >= E)
-      continue;
-    Delta[S][K] += Size;
-    Delta[E][K] -= Size; // unsigned wrap-around cancels when summed
-  }
-  std::vector<ClassBytes> Out(N);
-  ClassBytes Live = Resident;
-  for (uint64_t S = 0; S < N; ++S) {
-    for (unsigned K = 0; K < NumMemoryClasses; ++K)
-      Live[K] += Delta[S][K];
-    Out[S] = Live;
-  }
+  for (unsigned K = 0; K < NumTensorKinds; ++K)
+    Resident[unsigned(memoryClassOf(TensorKind(K)))] +=
+        Profile.ResidentByKind[K];
+  uint64_t N = std::max<uint64_t>(P.Life.NumSteps, 1);
+  std::vector<ClassBytes> Out(N, Resident);
+  for (uint64_t S = 0; S < N && S < Profile.ArenaByKind.size(); ++S)
+    for (unsigned K = 0; K < NumTensorKinds; ++K)
+      Out[S][unsigned(memoryClassOf(TensorKind(K)))] +=
+          Profile.ArenaByKind[S][K];
   return Out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "oomplan/Planner/BufferRequest.h"
 #include "oomplan/Schedule/Liveness.h"
+#include "oomplan/Schedule/Region.h"
 #include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "llvm/Support/Error.h"
@@ -19,18 +20,6 @@
 #include <string>
 
 namespace oomplan {
-
-enum class Region : uint8_t {
-  Weights, ///< Weights and constants, resident, laid out one after another.
-  IO,      ///< Graph inputs and outputs, owned by the caller.
-  Arena,   ///< Everything else, packed by the planner.
-  /// Host memory: a buffer with no device bytes whose tensor's home is the
-  /// host (Plan's HostOffsetOf; optimizer state the host updates). Never
-  /// chosen by regionFor: the plan assigns it (PlanHost.cpp).
-  Host,
-};
-
-llvm::StringRef regionName(Region R);
 
 struct PlanOptions {
   std::string Algorithm = "auto"; ///< A name from the planner registry.
@@ -57,6 +46,7 @@ struct Plan {
   Schedule Sched;
   Lifetimes Life;
   uint64_t AlignBytes = 256;
+  bool IOInArena = false;         ///< Graph inputs/outputs in the arena.
   std::vector<Region> RegionOf;   ///< Per buffer.
   std::vector<uint64_t> OffsetOf; ///< Per buffer, within its region.
   uint64_t WeightBytes = 0;       ///< Size of the weights region.
@@ -86,9 +76,6 @@ struct Plan {
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
 };
-
-/// The region a buffer of kind K goes to.
-Region regionFor(TensorKind K, bool IOInArena);
 
 /// HostOffsetOf's value for a tensor without a host home.
 constexpr uint64_t NoHostOffset = UINT64_MAX;

@@ -8,6 +8,7 @@
 // that liveness and placement would silently trust.
 //
 //===----------------------------------------------------------------------===//
+#include "ScheduleBuilder.h"
 #include "oomplan/Cost/DeviceProfile.h"
 #include "oomplan/Fit/InferenceRecompute.h"
 #include "oomplan/Fit/MemoryEstimate.h"
@@ -21,29 +22,8 @@
 using namespace oomplan;
 
 namespace {
-struct Builder {
-  Schedule S;
-  TensorId tensor(const std::string &Name, uint64_t Bytes,
-                  TensorKind K = TensorKind::Activation) {
-    ScheduleTensor T;
-    T.Name = Name;
-    T.SizeBytes = Bytes;
-    T.Kind = K;
-    T.IsGraphOutput = K == TensorKind::GraphOutput;
-    S.Tensors.push_back(T);
-    return static_cast<TensorId>(S.Tensors.size() - 1);
-  }
-  Step &step(StepKind K, const std::string &Op, std::vector<TensorId> Reads,
-             std::vector<TensorId> Writes) {
-    Step St;
-    St.Kind = K;
-    St.Op = Op;
-    St.Node = static_cast<NodeId>(S.Steps.size());
-    St.Reads = std::move(Reads);
-    St.Writes = std::move(Writes);
-    S.Steps.push_back(std::move(St));
-    return S.Steps.back();
-  }
+struct Builder : test::ScheduleBuilder {
+  Builder() { NumberNodes = true; }
 };
 
 std::string verifyMessage(const Schedule &S) {

@@ -9,35 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Schedule/ScheduleVerifier.h"
+#include "ScheduleBuilder.h"
 #include "oomplan/Support/Error.h"
 #include "gtest/gtest.h"
 
 using namespace oomplan;
 
 namespace {
-struct Builder {
-  Schedule S;
-  TensorId tensor(const std::string &Name, uint64_t Bytes,
-                  TensorKind K = TensorKind::Activation, bool Host = false) {
-    ScheduleTensor T;
-    T.Name = Name;
-    T.SizeBytes = Bytes;
-    T.Kind = K;
-    T.HostHome = Host;
-    S.Tensors.push_back(T);
-    return static_cast<TensorId>(S.Tensors.size() - 1);
-  }
-  Step &step(StepKind K, const std::string &Op, std::vector<TensorId> Reads,
-             std::vector<TensorId> Writes) {
-    Step St;
-    St.Kind = K;
-    St.Op = Op;
-    St.Reads = std::move(Reads);
-    St.Writes = std::move(Writes);
-    S.Steps.push_back(std::move(St));
-    return S.Steps.back();
-  }
-};
+using Builder = test::ScheduleBuilder;
 
 // The message of S's verifier error, or "" when S passes. An error must be
 // internal: a broken schedule is oomplan's bug, not the user's.
