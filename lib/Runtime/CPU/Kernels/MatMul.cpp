@@ -147,6 +147,7 @@ void registerMatMulKernels(CPUKernelTable &T) {
   addKernel(T, "MatMul", Kernel{&runMatMul, nullptr, numericTypes()});
   addKernel(T, "Gemm", Kernel{&runGemm, nullptr, numericTypes()});
   addKernel(T, "Einsum", Kernel{&runEinsum, nullptr, numericTypes()});
+  registerQuantizedKernels(T);
 }
 
 } // namespace cpu

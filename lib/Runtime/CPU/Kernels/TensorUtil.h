@@ -195,12 +195,14 @@ inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
   std::memcpy(Dst, Src, N * EB);
 }
 
-// Files of the Indexing family beyond Indexing.cpp; registerIndexingKernels
-// calls these, so CPUKernels.cpp needs no entry per file.
+// Files of a family beyond its main file, whose register function calls
+// these (Indexing.cpp the first four, MatMul.cpp the last), so CPUKernels.cpp
+// needs no entry per file.
 void registerGatherKernels(ops::KernelTable<Kernel> &T);     // Gather.cpp
 void registerResizeKernels(ops::KernelTable<Kernel> &T);     // Resize.cpp
 void registerTopKKernels(ops::KernelTable<Kernel> &T);       // TopK.cpp
 void registerGridSampleKernels(ops::KernelTable<Kernel> &T); // GridSample.cpp
+void registerQuantizedKernels(ops::KernelTable<Kernel> &T);  // Quantized.cpp
 
 /// Dst[i] = Src[offset(i)] for every index i of OutDims in row-major order,
 /// offset(i) = sum of i_k * SrcStrides[k] (in elements; negative and zero
