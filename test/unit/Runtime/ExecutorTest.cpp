@@ -1,0 +1,279 @@
+//===- ExecutorTest.cpp - the runtime on tiny graphs ------------*- C++ -*-===//
+//
+// Small models in ONNX text, planned by the pipeline, run by the executor on
+// the CPU kernels (or on test kernels where a test must observe what the
+// runtime passes). Expected values are worked out by hand in each comment.
+// Covers: the values of a run, missing kernels, planned workspaces,
+// poisoning, the unplanned mode, recompute steps, and streamed weights
+// (host region and prefetch).
+//
+//===----------------------------------------------------------------------===//
+#include "TestExpected.h"
+#include "oomplan/Driver/Executable.h"
+#include "oomplan/Fit/InferenceRecompute.h"
+#include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/Plan/Pipeline.h"
+#include "oomplan/Runtime/Backend.h"
+#include "oomplan/Schedule/ScheduleVerifier.h"
+#include "oomplan/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+#include <cmath>
+#include <cstring>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+
+namespace {
+
+// A model written to a temporary file (the weight loader reads the file),
+// imported, with its shapes inferred; every dim is static.
+struct Model {
+  std::string Path;
+  std::unique_ptr<Graph> G;
+  ShapeInfo Shapes;
+  std::vector<std::optional<int64_t>> Bindings;
+
+  explicit Model(const char *Text) {
+    llvm::SmallString<128> P;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("runtime", "onnxtxt", P));
+    Path = P.str().str();
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(Path, EC);
+      OS << Text;
+    }
+    auto Imported = importModelFile(Path);
+    test::stopOnError(Imported, "import");
+    G = std::move(*Imported);
+    auto S = inferShapes(*G);
+    test::stopOnError(S, "shapes");
+    Shapes = std::move(*S);
+    Bindings.resize(Shapes.SymbolNames.size());
+  }
+  ~Model() { llvm::sys::fs::remove(Path); }
+
+  /// The default schedule, with workspaces from K, edited by Edit.
+  Schedule schedule(const KernelTable &K) const {
+    auto Bytes = evaluateValueBytes(*G, Shapes, Bindings);
+    test::stopOnError(Bytes, "bytes");
+    Schedule S = makeDefaultSchedule(*G, *Bytes);
+    EXPECT_FALSE(
+        llvm::errorToBool(driver::addWorkspaces(K, *G, Shapes, Bindings, S)));
+    return S;
+  }
+  Plan plan(Schedule S, bool InPlace = true) const {
+    EXPECT_FALSE(llvm::errorToBool(verifySchedule(S)));
+    LivenessOptions LO;
+    LO.InPlace = InPlace;
+    Lifetimes L = computeLifetimes(S, LO);
+    auto P = buildPlan(std::move(S), std::move(L), PlanOptions());
+    test::stopOnError(P, "plan");
+    return std::move(*P);
+  }
+  RunInfo info(const Plan &P) const {
+    auto I = driver::makeRunInfo(*G, Shapes, Bindings, P.Sched);
+    test::stopOnError(I, "run info");
+    return std::move(*I);
+  }
+};
+
+const KernelTable &cpu() {
+  auto K = backendKernels("cpu");
+  test::stopOnError(K, "backend");
+  return **K;
+}
+
+std::unique_ptr<Executor> makeExec(const Model &M, const Plan &P,
+                                   const RunInfo &I, const KernelTable &K,
+                                   ExecOptions O = ExecOptions()) {
+  auto E = Executor::create(*M.G, P, I, K, O);
+  test::stopOnError(E, "executor");
+  EXPECT_FALSE(llvm::errorToBool((*E)->loadWeights(M.Path)));
+  return std::move(*E);
+}
+
+void setFloats(const Executor &E, TensorId T, std::vector<float> V) {
+  TensorRef R = E.tensor(T);
+  ASSERT_EQ(R.numElements(), V.size());
+  std::memcpy(R.Data, V.data(), V.size() * 4);
+}
+
+std::vector<float> floats(const Executor &E, TensorId T) {
+  TensorRef R = E.tensor(T);
+  return std::vector<float>(R.data<float>(), R.data<float>() + R.numElements());
+}
+
+// a = Neg(x); b = Relu(a); c = Add(b, b); y = Sub(c, a). For x = [1, -2, 3,
+// -4]: a = [-1, 2, -3, 4], b = [0, 2, 0, 4], c = [0, 4, 0, 8], y = c - a =
+// [1, 2, 3, 4]. a is read at steps 1 and 3: a long-lived value.
+const char *Chain = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) {
+  a = Neg(x)
+  b = Relu(a)
+  c = Add(b, b)
+  y = Sub(c, a)
+})";
+
+TEST(Executor, RunsAChainToHandValues) {
+  Model M(Chain);
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  auto E = makeExec(M, P, I, cpu());
+  setFloats(*E, M.G->findValue("x"), {1, -2, 3, -4});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
+  // Every region's touched bytes, rounded to the alignment, are its size.
+  for (const RegionUse &U : E->regionUse())
+    EXPECT_EQ(U.HighWaterAligned, U.PlannedBytes) << regionName(U.R).str();
+}
+
+TEST(Executor, MissingKernelNamesNodeAndOp) {
+  Model M(Chain);
+  KernelTable Empty;
+  Plan P = M.plan(M.schedule(Empty));
+  RunInfo I = M.info(P);
+  auto E = Executor::create(*M.G, P, I, Empty, ExecOptions());
+  ASSERT_FALSE(E);
+  llvm::Error Err = E.takeError();
+  EXPECT_EQ(errorCategory(Err), ErrorCategory::Unsupported);
+  EXPECT_NE(llvm::toString(std::move(Err))
+                .find("node #0 (Neg): no CPU kernel for op Neg"),
+            std::string::npos);
+}
+
+// A test kernel for Relu that needs 100 bytes of scratch: it records what
+// the runtime gave it and fills the scratch, which the plan must hold.
+void *SeenWorkspace = nullptr;
+uint64_t SeenWorkspaceBytes = 0;
+uint64_t reluScratch(const Node &, llvm::ArrayRef<TensorRef>,
+                     llvm::ArrayRef<TensorRef>) {
+  return 100;
+}
+llvm::Error reluWithScratch(const KernelContext &C) {
+  SeenWorkspace = C.Workspace;
+  SeenWorkspaceBytes = C.WorkspaceBytes;
+  std::memset(C.Workspace, 0x5A, C.WorkspaceBytes);
+  for (uint64_t I = 0; I < C.Inputs[0].numElements(); ++I)
+    C.Outputs[0].data<float>()[I] =
+        std::max(0.0f, C.Inputs[0].data<float>()[I]);
+  return llvm::Error::success();
+}
+
+TEST(Executor, WorkspaceIsAPlannedArenaBuffer) {
+  Model M(Chain);
+  KernelTable K = cpu();
+  K.set(ops::opCode(*ops::lookupOp("Relu")),
+        Kernel{&reluWithScratch, &reluScratch, {}});
+  Schedule S = M.schedule(K);
+  // Step 1 (Relu) writes b and then its workspace: 100 bytes, uint8.
+  ASSERT_EQ(S.Steps[1].Writes.size(), 2u);
+  TensorId W = S.Steps[1].Writes[1];
+  EXPECT_EQ(S.Tensors[W].SizeBytes, 100u);
+  Plan P = M.plan(std::move(S));
+  EXPECT_EQ(P.RegionOf[P.Life.BufferOf[W]], Region::Arena);
+  RunInfo I = M.info(P);
+  EXPECT_EQ(I.Workspace[1], W);
+  auto E = makeExec(M, P, I, K);
+  setFloats(*E, M.G->findValue("x"), {1, -2, 3, -4});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(SeenWorkspace, E->tensor(W).Data);
+  EXPECT_EQ(SeenWorkspaceBytes, 100u);
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(Executor, PoisonOverwritesDeadBuffersOnly) {
+  Model M(Chain);
+  // No in-place writes: b and c keep buffers of their own.
+  Plan P = M.plan(M.schedule(cpu()), /*InPlace=*/false);
+  RunInfo I = M.info(P);
+  ExecOptions O;
+  O.Poison = true;
+  auto E = makeExec(M, P, I, cpu(), O);
+  setFloats(*E, M.G->findValue("x"), {1, -2, 3, -4});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
+  // b dies at step 2 (its last reader); only y is written after that, in
+  // the IO region, so b's arena bytes stay poisoned.
+  TensorId B = M.G->findValue("b");
+  ASSERT_EQ(P.RegionOf[P.Life.BufferOf[B]], Region::Arena);
+  for (float F : floats(*E, B))
+    EXPECT_TRUE(std::isnan(F));
+}
+
+TEST(Executor, UnplannedGivesTheSameBytes) {
+  Model M(Chain);
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  ExecOptions O;
+  O.Unplanned = true;
+  auto A = makeExec(M, P, I, cpu()), B = makeExec(M, P, I, cpu(), O);
+  for (Executor *E : {A.get(), B.get()}) {
+    setFloats(*E, M.G->findValue("x"), {0.5f, -1.25f, 7, -0.0f});
+    ASSERT_FALSE(llvm::errorToBool(E->run()));
+  }
+  TensorId Y = M.G->findValue("y");
+  EXPECT_EQ(std::memcmp(A->tensor(Y).Data, B->tensor(Y).Data, 16), 0);
+  EXPECT_NE(A->tensor(Y).Data, B->tensor(Y).Data);
+  EXPECT_TRUE(B->regionUse().empty());
+}
+
+TEST(Executor, RecomputeRewritesTheValueItReplaces) {
+  Model M(Chain);
+  Schedule S = M.schedule(cpu());
+  InferenceRemat R;
+  R.Value = M.G->findValue("a");
+  R.Producer = 0;
+  R.From = 3; // y's read of a gets the recomputed copy
+  Schedule Re = applyInferenceRecompute(S, {R});
+  ASSERT_EQ(Re.Steps.size(), 5u);
+  ASSERT_EQ(Re.Steps[3].Kind, StepKind::Recompute);
+  Plan P = M.plan(std::move(Re));
+  RunInfo I = M.info(P);
+  // The copy has no graph value; its dims come from Neg's output.
+  TensorId Copy = P.Sched.Steps[3].Writes[0];
+  EXPECT_EQ(P.Sched.Tensors[Copy].Value, NoId);
+  EXPECT_EQ(I.Dims[Copy], (llvm::SmallVector<int64_t, 6>{4}));
+  ExecOptions O;
+  O.Poison = true; // a's first buffer is NaN once step 1 is done
+  auto E = makeExec(M, P, I, cpu(), O);
+  setFloats(*E, M.G->findValue("x"), {1, -2, 3, -4});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
+}
+
+// y = Neg(x) + w with w = [1, 2, 3, 4]: for x = [1, 1, 1, 1], y = [0, 1, 2,
+// 3]. w is streamed: its home is the host region, and a Prefetch before the
+// Add copies it into the arena.
+TEST(Executor, StreamedWeightIsPrefetchedFromItsHostHome) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
+  a = Neg(x)
+  y = Add(a, w)
+})");
+  Schedule S = M.schedule(cpu());
+  TensorId W = M.G->findValue("w");
+  S.Tensors[W].HostHome = true;
+  S.Tensors[W].Kind = TensorKind::Activation;
+  Step Pre;
+  Pre.Kind = StepKind::Prefetch;
+  Pre.Op = "Prefetch";
+  Pre.Writes = {W};
+  S.Steps.insert(S.Steps.begin() + 1, Pre);
+  Plan P = M.plan(std::move(S));
+  EXPECT_EQ(P.HostBytes, 256u); // 16 bytes, one aligned home
+  EXPECT_EQ(P.WeightBytes, 0u);
+  EXPECT_EQ(P.RegionOf[P.Life.BufferOf[W]], Region::Arena);
+  RunInfo I = M.info(P);
+  ExecOptions O;
+  O.Poison = true;
+  auto E = makeExec(M, P, I, cpu(), O);
+  setFloats(*E, M.G->findValue("x"), {1, 1, 1, 1});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{0, 1, 2, 3}));
+  for (const RegionUse &U : E->regionUse())
+    EXPECT_EQ(U.HighWaterAligned, U.PlannedBytes) << regionName(U.R).str();
+}
+
+} // namespace
