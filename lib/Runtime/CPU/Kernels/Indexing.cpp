@@ -350,6 +350,36 @@ llvm::Error runSpaceToDepth(const KernelContext &C) {
   return runDepthSpace(C, false);
 }
 
+/// Reverses the first sequence_lens[b] steps along time_axis for each batch
+/// row b, copying the rest as is.
+llvm::Error runReverseSequence(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  const int64_t R = int64_t(X.Dims.size());
+  int64_t TA = C.N.getInt("time_axis", 0), BA = C.N.getInt("batch_axis", 1);
+  if (R < 2 || !normAxis(TA, R) || !normAxis(BA, R) || TA == BA ||
+      std::max(TA, BA) != 1)
+    return C.badInput("time_axis and batch_axis must be 0 and 1");
+  if (!hasInput(C, 1) || int64_t(C.Inputs[1].numElements()) != X.Dims[BA])
+    return C.badInput("sequence_lens must hold one length per batch row");
+  const int64_t T = X.Dims[TA], B = X.Dims[BA];
+  const uint64_t Row =
+      uint64_t(productOf(X.Dims, 2, size_t(R))) * elemBytes(X.Type);
+  for (int64_t Bi = 0; Bi < B; ++Bi) {
+    int64_t Len = intAt(C.Inputs[1], uint64_t(Bi));
+    if (Len < 0 || Len > T)
+      return C.badInput("a sequence length is outside [0, " + llvm::Twine(T) +
+                        "]");
+    for (int64_t Ti = 0; Ti < T; ++Ti) {
+      int64_t Src = Ti < Len ? Len - 1 - Ti : Ti;
+      auto At = [&](int64_t Time) {
+        return uint64_t(TA == 0 ? Time * B + Bi : Bi * T + Time) * Row;
+      };
+      std::memcpy(Y.data<char>() + At(Ti), X.data<const char>() + At(Src), Row);
+    }
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void registerIndexingKernels(CPUKernelTable &T) {
@@ -361,6 +391,7 @@ void registerIndexingKernels(CPUKernelTable &T) {
   addKernel(T, "OneHot", Kernel{&runOneHot, nullptr, {}});
   addKernel(T, "DepthToSpace", Kernel{&runDepthToSpace, nullptr, {}});
   addKernel(T, "SpaceToDepth", Kernel{&runSpaceToDepth, nullptr, {}});
+  addKernel(T, "ReverseSequence", Kernel{&runReverseSequence, nullptr, {}});
   registerGatherKernels(T);
   registerResizeKernels(T);
   registerTopKKernels(T);

@@ -142,12 +142,17 @@ llvm::Error runGemm(const KernelContext &C) {
 
 /// Einsum.cpp
 llvm::Error runEinsum(const KernelContext &C);
+/// Det.cpp, DFT.cpp
+void registerDetKernels(CPUKernelTable &T);
+void registerDFTKernels(CPUKernelTable &T);
 
 void registerMatMulKernels(CPUKernelTable &T) {
   addKernel(T, "MatMul", Kernel{&runMatMul, nullptr, numericTypes()});
   addKernel(T, "Gemm", Kernel{&runGemm, nullptr, numericTypes()});
   addKernel(T, "Einsum", Kernel{&runEinsum, nullptr, numericTypes()});
   registerQuantizedKernels(T);
+  registerDetKernels(T);
+  registerDFTKernels(T);
 }
 
 } // namespace cpu

@@ -202,7 +202,30 @@ llvm::Error runGlobalLp(const KernelContext &C) {
   return runGlobal(C, PoolKind::Lp);
 }
 
+/// Writes each X value at its flat index I into a zeroed Y (MaxPool's
+/// inverse); the indices address the whole output tensor.
+llvm::Error runMaxUnpool(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (!hasInput(C, 1) || C.Inputs[1].numElements() != X.numElements())
+    return C.badInput("indices must match X in size");
+  const uint64_t EB = elemBytes(X.Type), N = Y.numElements();
+  std::memset(Y.Data, 0, Y.bytes());
+  for (uint64_t I = 0; I < X.numElements(); ++I) {
+    int64_t At = intAt(C.Inputs[1], I);
+    if (At < 0 || uint64_t(At) >= N)
+      return C.badInput("index " + llvm::Twine(At) +
+                        " is outside the output of " + llvm::Twine(N) +
+                        " elements");
+    std::memcpy(Y.data<char>() + uint64_t(At) * EB,
+                X.data<const char>() + I * EB, EB);
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
+
+/// RoiAlign.cpp
+void registerRoiAlignKernels(CPUKernelTable &T);
 
 void registerPoolKernels(CPUKernelTable &T) {
   addKernel(T, "MaxPool", Kernel{&runMaxPool, nullptr, numericTypes()});
@@ -212,6 +235,8 @@ void registerPoolKernels(CPUKernelTable &T) {
   addKernel(T, "GlobalAveragePool",
             Kernel{&runGlobalAverage, nullptr, floatTypes()});
   addKernel(T, "GlobalLpPool", Kernel{&runGlobalLp, nullptr, floatTypes()});
+  addKernel(T, "MaxUnpool", Kernel{&runMaxUnpool, nullptr, {}});
+  registerRoiAlignKernels(T);
 }
 
 } // namespace cpu
