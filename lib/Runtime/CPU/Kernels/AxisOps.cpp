@@ -140,6 +140,21 @@ template <SoftKind K> llvm::Error runSoft(const KernelContext &C) {
           // exp in the compute type (expf for float: the hot loop of
           // attention), the sum in double so long rows lose nothing.
           double Sum = 0;
+          if constexpr (std::is_same<T, Comp>::value) {
+            if (K == SoftKind::Softmax) {
+              // One exp per element: keep exp(x - max) in the output (read
+              // before written, so an aliased input is fine), then scale.
+              for (int64_t I = 0; I < V.Len; ++I) {
+                Comp E = std::exp(X[Base + I * V.Inner] - Max);
+                Y[Base + I * V.Inner] = E;
+                Sum += double(E);
+              }
+              Comp Inv = Comp(1.0 / Sum);
+              for (int64_t I = 0; I < V.Len; ++I)
+                Y[Base + I * V.Inner] *= Inv;
+              return;
+            }
+          }
           for (int64_t I = 0; I < V.Len; ++I)
             Sum += double(std::exp(load(X[Base + I * V.Inner]) - Max));
           if (K == SoftKind::LogSoftmax) {
