@@ -138,7 +138,7 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
   else
     OS << "  P is the lower bound without transforms (weights + io + peak "
           "live bytes, before placement: the \"without transforms\" figure "
-          "above); the plan as is places above it by fragmentation\n";
+          "above); placed, a plan may need more (fragmentation)\n";
   OS << "  " << left_justify("budget", 6 + BudgetW) << "  "
      << left_justify("chosen", OursW) << "  " << left_justify("overhead", 9)
      << "  sqrt(n)\n";
