@@ -55,7 +55,8 @@ typedef struct oomplan_result oomplan_result;
    --emit=json. MODEL_PATH may be NULL when ARGV holds the model path.
    Returns OOMPLAN_FITS (0), OOMPLAN_DOES_NOT_FIT (2) or OOMPLAN_ERROR (1).
    When OUT is not NULL, *OUT is set to a result in every case, errors too
-   (it holds the error's category and message); free it with
+   (it holds the error's category and message), except when memory runs out
+   (then NULL, which every accessor accepts); free it with
    oomplan_result_free. When ERROR is not NULL, *ERROR is set to a copy of
    the error message on error and to NULL otherwise; free it with
    oomplan_free_string. */

@@ -3,7 +3,8 @@
 // Each C call parses its arguments with the library's own parser (no
 // llvm::cl globals), runs the request through api::run, and wraps the
 // api::Result in an opaque oomplan_result. No C++ exception crosses the C
-// boundary: running out of memory becomes an internal error.
+// boundary: running out of memory is an error without a result, anything
+// else an internal error.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan-c/oomplan.h"
@@ -106,12 +107,27 @@ static int outOfMemory(oomplan_result **Out, char **Error) {
   return OOMPLAN_ERROR;
 }
 
+// Any other exception (the driver throws none; a container might) is an
+// internal error, never a C++ exception unwinding through C frames.
+static int unexpected(oomplan_result **Out, char **Error) {
+  try {
+    auto *R = new oomplan_result();
+    R->Res = failure("internal error: unexpected C++ exception");
+    R->Res.Category = api::ErrorCategory::Internal;
+    return finish(R, Out, Error);
+  } catch (...) {
+    return outOfMemory(Out, Error);
+  }
+}
+
 int oomplan_plan(const char *model_path, const char *const *argv, int argc,
                  oomplan_result **out, char **error) {
   try {
     return finish(planArguments(model_path, nullptr, argv, argc), out, error);
   } catch (const std::bad_alloc &) {
     return outOfMemory(out, error);
+  } catch (...) {
+    return unexpected(out, error);
   }
 }
 
@@ -130,6 +146,8 @@ int oomplan_plan_buffer(const char *model_name, const void *data, size_t size,
                   out, error);
   } catch (const std::bad_alloc &) {
     return outOfMemory(out, error);
+  } catch (...) {
+    return unexpected(out, error);
   }
 }
 

@@ -51,6 +51,9 @@ def test_options_as_keywords():
                      optimizer="sgd", precision="bf16-mixed",
                      dims={"batch": 4}, io_in_arena=True, align=512)
     assert p.to_json() == out
+    code, out = cli_json(GPT, "--input-shape=input_ids=2x64")
+    p = oomplan.plan(GPT, input_shape={"input_ids": (2, 64)})
+    assert p.to_json() == out
 
 
 def test_max_batch_equals_cli():
