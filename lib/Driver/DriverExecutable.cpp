@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FitInternal.h"
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Support/Error.h"
 
@@ -144,6 +145,49 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
   return Info;
 }
 
+// Each graph input and output at the whole batch (the pass bindings with
+// every batch symbol times Passes, as micro-batching divided them) and the
+// one axis that differs from a pass's dims.
+static Error splitBatch(Executable &X) {
+  const Graph &G = *X.G;
+  std::vector<std::optional<int64_t>> Whole = X.Bindings;
+  for (SymbolId S : findSymbolRoles(G).Batch)
+    if (S < Whole.size() && Whole[S])
+      Whole[S] = *Whole[S] * int64_t(X.Passes);
+  auto Split = [&](ArrayRef<ValueId> Values, bool Outputs,
+                   std::vector<SmallVector<int64_t, 6>> &Dims,
+                   std::vector<int> &Axis) -> Error {
+    for (ValueId V : Values) {
+      Dims.emplace_back();
+      Axis.push_back(-1);
+      if (!X.Info.Present[V])
+        continue;
+      if (Error E = valueDims(G, X.Shapes, Whole, V, Dims.back()))
+        return E;
+      const SmallVector<int64_t, 6> &Part = X.Info.Dims[V];
+      for (size_t A = 0; A < Part.size(); ++A) {
+        if (Part[A] == Dims.back()[A])
+          continue;
+        if (Axis.back() >= 0 || Dims.back()[A] != Part[A] * X.Passes)
+          return makeUnsupportedError(
+              "value '" + G.Values[V].Name +
+              "' does not split into micro-batches along one axis; the "
+              "runtime cannot run its loop");
+        Axis.back() = int(A);
+      }
+      // An output every pass writes whole cannot be assembled.
+      if (Outputs && X.Passes > 1 && Axis.back() < 0)
+        return makeUnsupportedError("output '" + G.Values[V].Name +
+                                    "' has no batch axis; the runtime "
+                                    "cannot assemble it from micro-batches");
+    }
+    return Error::success();
+  };
+  if (Error E = Split(G.Inputs, false, X.WholeInputDims, X.InputAxis))
+    return E;
+  return Split(G.Outputs, true, X.WholeOutputDims, X.OutputAxis);
+}
+
 Expected<Executable> driver::planExecutable(const api::Request &R,
                                             const runtime::KernelTable &K) {
   if (R.Train.Enabled)
@@ -162,11 +206,17 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
     return M.takeError();
   Executable X;
   X.Diagnostics = Res.Diagnostics;
-  if (M->Fit && M->Fit->Passes > 1)
-    return makeUnsupportedError(
-        "the fitted plan runs " + Twine(M->Fit->Passes) +
-        " micro-batch passes; the runtime cannot run a micro-batch loop yet");
   X.Fitted = M->Fit.has_value();
+  if (M->Fit) {
+    X.Passes = M->Fit->Passes;
+    if (M->Fit->LoopBegin != 0 ||
+        M->Fit->LoopEnd != M->Final.Sched.Steps.size())
+      return makeUnsupportedError("the fitted plan loops over steps " +
+                                  Twine(M->Fit->LoopBegin) + " to " +
+                                  Twine(M->Fit->LoopEnd) +
+                                  ", not all of them; the runtime cannot "
+                                  "run such a loop yet");
+  }
   X.G = std::move(M->G);
   X.Shapes = std::move(M->Shapes);
   X.Bindings = std::move(M->Bindings);
@@ -175,5 +225,7 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   if (!Info)
     return Info.takeError();
   X.Info = std::move(*Info);
+  if (Error E = splitBatch(X))
+    return E;
   return std::move(X);
 }

@@ -35,12 +35,12 @@ bool RunReport::highWaterMatches() const {
 }
 
 static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
-                      const runtime::Executor &Ex) {
+                      ArrayRef<runtime::TensorRef> Outputs) {
   json::OStream J(OS, 2);
   J.object([&] {
     J.attributeArray("outputs", [&] {
       for (size_t I = 0; I < G.Outputs.size(); ++I) {
-        runtime::TensorRef T = Ex.tensor(G.Outputs[I]);
+        const runtime::TensorRef &T = Outputs[I];
         J.object([&] {
           J.attribute("index", int64_t(I));
           J.attribute("name", G.Values[G.Outputs[I]].Name);
@@ -73,6 +73,7 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
       J.attribute("run", R.RunSeconds);
     });
     J.attribute("fitted", R.Fitted);
+    J.attribute("passes", int64_t(R.Passes));
     J.attribute("poison", R.Poisoned);
     if (R.CheckRan)
       J.attributeObject("check_unplanned", [&] {
@@ -86,11 +87,11 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
 }
 
 void RunReport::print(raw_ostream &OS, const Graph &G,
-                      const runtime::Executor &Ex, bool JSON) const {
+                      ArrayRef<runtime::TensorRef> Outputs, bool JSON) const {
   if (JSON)
-    return printJSON(OS, *this, G, Ex);
+    return printJSON(OS, *this, G, Outputs);
   for (size_t I = 0; I < G.Outputs.size(); ++I) {
-    runtime::TensorRef T = Ex.tensor(G.Outputs[I]);
+    const runtime::TensorRef &T = Outputs[I];
     OS << "output " << I << " '" << G.Values[G.Outputs[I]].Name << "' "
        << elementTypeName(T.Type) << " [";
     for (size_t D = 0; D < T.Dims.size(); ++D)
@@ -106,6 +107,8 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
      << ")";
   if (Fitted)
     OS << ", fitted";
+  if (Passes > 1)
+    OS << ", " << Passes << " micro-batch passes";
   OS << '\n';
   if (RSSGrowth)
     OS << "RSS growth during the run: " << *RSSGrowth << " bytes ("

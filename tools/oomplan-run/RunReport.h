@@ -21,6 +21,7 @@ struct RunReport {
   std::optional<uint64_t> RSSGrowth; ///< VmHWM after - VmRSS before.
   uint64_t PlanTotal = 0;
   bool Fitted = false;
+  unsigned Passes = 1; ///< Micro-batch passes run.
   bool Poisoned = false;
   bool CheckRan = false;
   std::string CheckDifference; ///< Empty: identical.
@@ -28,8 +29,9 @@ struct RunReport {
   /// Every region's aligned high-water equals the plan's bytes.
   bool highWaterMatches() const;
   bool ok() const { return highWaterMatches() && CheckDifference.empty(); }
-  void print(llvm::raw_ostream &OS, const Graph &G, const runtime::Executor &Ex,
-             bool JSON) const;
+  /// Outputs: the whole batch's, in graph-output order.
+  void print(llvm::raw_ostream &OS, const Graph &G,
+             llvm::ArrayRef<runtime::TensorRef> Outputs, bool JSON) const;
 };
 
 } // namespace run

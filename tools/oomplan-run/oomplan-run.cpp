@@ -18,6 +18,7 @@
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/Backend.h"
+#include "oomplan/Runtime/Batching.h"
 #include "oomplan/Runtime/ProcessMemory.h"
 #include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
@@ -93,11 +94,69 @@ static std::string dimsText(ArrayRef<int64_t> Dims) {
   return S;
 }
 
-// Copies the .pb at Path into input V's slot after checking type and dims.
-static Error readInput(const driver::Executable &X, runtime::Executor &Ex,
-                       ValueId V, StringRef Path) {
+// The whole batch's inputs and outputs: the executor's own slots with one
+// pass; with micro-batches, buffers of the caller (this tool) from which
+// each pass's slice is copied in and out, as a program embedding the
+// runtime would hold them.
+struct WholeIO {
+  std::vector<std::vector<char>> Storage;
+  std::vector<runtime::TensorRef> In, Out;
+};
+
+static runtime::TensorRef wholeBuffer(WholeIO &IO, runtime::TensorRef Part,
+                                      ArrayRef<int64_t> Dims) {
+  if (!Part.present())
+    return Part;
+  Part.Dims.assign(Dims.begin(), Dims.end());
+  IO.Storage.emplace_back(Part.bytes() + 1);
+  Part.Data = IO.Storage.back().data();
+  return Part;
+}
+
+// Inputs from Shared when given (the reference run reads the same bytes).
+static void makeWholeIO(const driver::Executable &X,
+                        const runtime::Executor &Ex, WholeIO &IO,
+                        const WholeIO *Shared = nullptr) {
+  const Graph &G = *X.G;
+  IO.Storage.reserve(G.Inputs.size() + G.Outputs.size());
+  for (size_t I = 0; I < G.Inputs.size(); ++I)
+    IO.In.push_back(Shared          ? Shared->In[I]
+                    : X.Passes == 1 ? Ex.tensor(G.Inputs[I])
+                                    : wholeBuffer(IO, Ex.tensor(G.Inputs[I]),
+                                                  X.WholeInputDims[I]));
+  for (size_t I = 0; I < G.Outputs.size(); ++I)
+    IO.Out.push_back(X.Passes == 1 ? Ex.tensor(G.Outputs[I])
+                                   : wholeBuffer(IO, Ex.tensor(G.Outputs[I]),
+                                                 X.WholeOutputDims[I]));
+}
+
+// One run of the plan per pass, each on its slice of the batch.
+static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
+                       const WholeIO &IO) {
+  const Graph &G = *X.G;
+  bool Own = X.Passes == 1;
+  for (unsigned P = 0; P < X.Passes; ++P) {
+    for (size_t I = 0; I < G.Inputs.size(); ++I) {
+      runtime::TensorRef Slot = Ex.tensor(G.Inputs[I]);
+      if (IO.In[I].present() && Slot.present() && IO.In[I].Data != Slot.Data)
+        runtime::copyBatchSlice(IO.In[I], Slot, X.InputAxis[I], P, false);
+    }
+    if (Error E = Ex.run())
+      return E;
+    for (size_t I = 0; I < G.Outputs.size() && !Own; ++I)
+      if (IO.Out[I].present())
+        runtime::copyBatchSlice(IO.Out[I], Ex.tensor(G.Outputs[I]),
+                                X.OutputAxis[I], P, true);
+  }
+  return Error::success();
+}
+
+// Copies the .pb at Path into input I after checking type and dims.
+static Error readInput(const driver::Executable &X, const WholeIO &IO, size_t I,
+                       StringRef Path) {
+  ValueId V = X.G->Inputs[I];
   const std::string &Name = X.G->Values[V].Name;
-  runtime::TensorRef T = Ex.tensor(V);
+  runtime::TensorRef T = IO.In[I];
   if (!T.present())
     return makeUnsupportedError("input '" + Name + "' has no known shape");
   auto F = readTensorFile(Path);
@@ -117,7 +176,8 @@ static Error readInput(const driver::Executable &X, runtime::Executor &Ex,
 }
 
 // Every graph input: from --input, --inputs-dir, or seeded random values.
-static Error setInputs(const driver::Executable &X, runtime::Executor &Ex) {
+static Error setInputs(const driver::Executable &X, runtime::Executor &Ex,
+                       const WholeIO &IO) {
   const Graph &G = *X.G;
   StringMap<std::string> Given;
   for (StringRef Arg : Inputs) {
@@ -148,11 +208,11 @@ static Error setInputs(const driver::Executable &X, runtime::Executor &Ex) {
       Path = P.str().str();
     }
     if (!Path.empty()) {
-      if (Error E = readInput(X, Ex, V, Path))
+      if (Error E = readInput(X, IO, I, Path))
         return E;
       continue;
     }
-    runtime::TensorRef T = Ex.tensor(V);
+    runtime::TensorRef T = IO.In[I];
     int64_t Bound = runtime::integerInputBound(
         G, V, [&](ValueId W) { return Ex.tensor(W); });
     runtime::fillRandom(T, Seed, I, Bound);
@@ -170,13 +230,16 @@ static void copyInputs(const Graph &G, const runtime::Executor &From,
   }
 }
 
-static Error writeOutputs(const Graph &G, const runtime::Executor &Ex) {
+static Error writeOutputs(const Graph &G, const WholeIO &IO) {
   if (OutputDir.empty())
     return Error::success();
   if (std::error_code EC = sys::fs::create_directories(OutputDir))
     return makeIOError(OutputDir + ": " + EC.message());
   for (size_t I = 0; I < G.Outputs.size(); ++I) {
-    runtime::TensorRef T = Ex.tensor(G.Outputs[I]);
+    const runtime::TensorRef &T = IO.Out[I];
+    if (!T.present())
+      return makeUnsupportedError("output '" + G.Values[G.Outputs[I]].Name +
+                                  "' has no known shape");
     SmallString<256> P(OutputDir);
     sys::path::append(P, "output_" + std::to_string(I) + ".pb");
     if (Error E = writeTensorFile(P, G.Values[G.Outputs[I]].Name, T.Type,
@@ -187,10 +250,10 @@ static Error writeOutputs(const Graph &G, const runtime::Executor &Ex) {
 }
 
 // The first output whose bytes differ between the two runs, or "".
-static std::string firstDifference(const Graph &G, const runtime::Executor &A,
-                                   const runtime::Executor &B) {
+static std::string firstDifference(const Graph &G, const WholeIO &A,
+                                   const WholeIO &B) {
   for (size_t I = 0; I < G.Outputs.size(); ++I) {
-    runtime::TensorRef X = A.tensor(G.Outputs[I]), Y = B.tensor(G.Outputs[I]);
+    const runtime::TensorRef &X = A.Out[I], &Y = B.Out[I];
     if (X.bytes() != Y.bytes() || std::memcmp(X.Data, Y.Data, X.bytes()) != 0) {
       uint64_t At = 0;
       const char *P = X.data<char>(), *Q = Y.data<char>();
@@ -231,13 +294,15 @@ static Expected<int> runTool(const api::Request &R) {
   T0 = std::chrono::steady_clock::now();
   if (Error E = (*Ex)->loadWeights(R.ModelPath))
     return E;
-  if (Error E = setInputs(*X, **Ex))
+  WholeIO IO;
+  makeWholeIO(*X, **Ex, IO);
+  if (Error E = setInputs(*X, **Ex, IO))
     return E;
   Rep.LoadSeconds = secondsSince(T0);
   auto Before = runtime::readProcessMemory();
   Error Reset = runtime::resetPeakRSS();
   T0 = std::chrono::steady_clock::now();
-  if (Error E = (*Ex)->run())
+  if (Error E = runPasses(*X, **Ex, IO))
     return E;
   Rep.RunSeconds = secondsSince(T0);
   auto After = runtime::readProcessMemory();
@@ -251,7 +316,7 @@ static Expected<int> runTool(const api::Request &R) {
     consumeError(std::move(Reset));
   }
   Rep.Regions = (*Ex)->regionUse();
-  if (Error E = writeOutputs(*X->G, **Ex))
+  if (Error E = writeOutputs(*X->G, IO))
     return E;
   if (!Check.empty()) {
     runtime::ExecOptions UO = EO;
@@ -262,16 +327,20 @@ static Expected<int> runTool(const api::Request &R) {
       return Ref.takeError();
     if (Error E = (*Ref)->loadWeights(R.ModelPath))
       return E;
-    copyInputs(*X->G, **Ex, **Ref);
-    if (Error E = (*Ref)->run())
+    WholeIO RefIO;
+    makeWholeIO(*X, **Ref, RefIO, X->Passes > 1 ? &IO : nullptr);
+    if (X->Passes == 1)
+      copyInputs(*X->G, **Ex, **Ref);
+    if (Error E = runPasses(*X, **Ref, RefIO))
       return E;
     Rep.CheckRan = true;
-    Rep.CheckDifference = firstDifference(*X->G, **Ex, **Ref);
+    Rep.CheckDifference = firstDifference(*X->G, IO, RefIO);
   }
   Rep.Poisoned = Poison;
   Rep.Fitted = X->Fitted;
   Rep.PlanTotal = X->P.totalBytes();
-  Rep.print(outs(), *X->G, **Ex, JSONOut);
+  Rep.Passes = X->Passes;
+  Rep.print(outs(), *X->G, IO.Out, JSONOut);
   return Rep.ok() ? 0 : 1;
 }
 

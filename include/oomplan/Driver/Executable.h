@@ -26,13 +26,20 @@ struct Executable {
   Plan P; ///< The final plan (fitted when fitting ran).
   runtime::RunInfo Info;
   bool Fitted = false;
+  /// Micro-batch passes: the plan runs once per pass on batch / Passes.
+  unsigned Passes = 1;
+  /// Per graph input and output (G->Inputs, G->Outputs order): the dims of
+  /// the whole batch, and the axis the passes split (-1: none; with one
+  /// pass, or an input every pass reads whole).
+  std::vector<llvm::SmallVector<int64_t, 6>> WholeInputDims, WholeOutputDims;
+  std::vector<int> InputAxis, OutputAxis;
   /// Notes and warnings of planning, in order.
   std::vector<api::Diagnostic> Diagnostics;
 };
 
 /// Plans R (inference only) for a run with Kernels' workspaces. Errors:
 /// the driver's, and unsupported for what the runtime cannot run yet
-/// (training, micro-batch loops, data-dependent sizes).
+/// (training, data-dependent sizes, a batch that does not split evenly).
 llvm::Expected<Executable> planExecutable(const api::Request &R,
                                           const runtime::KernelTable &Kernels);
 
