@@ -203,20 +203,47 @@ llvm::Error runGlobalLp(const KernelContext &C) {
 }
 
 /// Writes each X value at its flat index I into a zeroed Y (MaxPool's
-/// inverse); the indices address the whole output tensor.
+/// inverse). The indices address the default unpooled shape,
+/// (in - 1) * stride + kernel - pads per axis; with a larger output_shape a
+/// value keeps its coordinates, as ONNX's example shows.
 llvm::Error runMaxUnpool(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  const size_t R = X.Dims.size();
   if (!hasInput(C, 1) || C.Inputs[1].numElements() != X.numElements())
     return C.badInput("indices must match X in size");
+  if (R < 3 || Y.Dims.size() != R)
+    return C.badInput("X and Y must have the same rank, at least 3");
+  const size_t Sp = R - 2;
+  auto K = C.N.getInts("kernel_shape");
+  if (!K || K->size() != Sp)
+    return C.badInput("kernel_shape must have one entry per spatial axis");
+  std::vector<int64_t> St = C.N.getInts("strides").value_or(
+                           std::vector<int64_t>(Sp, 1)),
+                       Pads = C.N.getInts("pads").value_or(
+                           std::vector<int64_t>(2 * Sp, 0));
+  if (St.size() != Sp || Pads.size() != 2 * Sp)
+    return C.badInput("strides or pads do not match the spatial rank");
+  DimVector Def(X.Dims.begin(), X.Dims.begin() + 2);
+  for (size_t I = 0; I < Sp; ++I)
+    Def.push_back((X.Dims[2 + I] - 1) * St[I] + (*K)[I] - Pads[I] -
+                  Pads[Sp + I]);
   const uint64_t EB = elemBytes(X.Type), N = Y.numElements();
+  const int64_t DefN = productOf(Def, 0, R);
+  DimVector YS = stridesOf(Y.Dims);
   std::memset(Y.Data, 0, Y.bytes());
   for (uint64_t I = 0; I < X.numElements(); ++I) {
-    int64_t At = intAt(C.Inputs[1], I);
-    if (At < 0 || uint64_t(At) >= N)
+    int64_t At = intAt(C.Inputs[1], I), Rem = At, Off = 0;
+    bool Inside = At >= 0 && At < DefN;
+    for (int64_t A = int64_t(R) - 1; A >= 0 && Inside; --A) {
+      int64_t Coord = Rem % Def[A];
+      Rem /= Def[A];
+      Inside = Coord < Y.Dims[A];
+      Off += Coord * YS[A];
+    }
+    if (!Inside || uint64_t(Off) >= N)
       return C.badInput("index " + llvm::Twine(At) +
-                        " is outside the output of " + llvm::Twine(N) +
-                        " elements");
-    std::memcpy(Y.data<char>() + uint64_t(At) * EB,
+                        " is outside the unpooled output");
+    std::memcpy(Y.data<char>() + uint64_t(Off) * EB,
                 X.data<const char>() + I * EB, EB);
   }
   return llvm::Error::success();
