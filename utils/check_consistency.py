@@ -449,7 +449,7 @@ def check_capacity(chk, args, doc):
         if flag_value(args, flag) is None:
             continue
         n = c["max"]
-        base = with_flag(with_flag(args, "--max-batch", None), "--max-seq", None)
+        base = without(without(args, "--max-batch"), "--max-seq")
         base = [a for a in base if a not in ("--max-batch", "--max-seq")]
         for value, want_fit, want_bytes in ((n, True, c.get("bytes_at_max")),
                                             (n + 1, False, c.get("bytes_above"))):
@@ -649,8 +649,8 @@ def grid():
                  [M("gpt_like.onnx"), "--batch", "8", "--seq", "512", "--budget", "2G",
                   "--overhead", "1G"],
                  [M("resnet50.onnx"), "--batch", "64", "--budget", "400M"],
-                 [M("train/mobilenet_v2.onnx"), "--train", "--batch", "8",
-                  "--device", "L4"]):
+                 [M("resnet50.onnx"), "--batch", "1", "--budget", "4M"],
+                 [M("gpt_like.onnx"), "--batch", "81", "--seq", "1024", "--device", "L4"]):
         out.append(("fitted", args + ["--emit=json"]))
     return out
 
@@ -695,8 +695,13 @@ def check_fitted(chk, args):
     p = subprocess.run([sys.executable, checker, path, "-q"], capture_output=True,
                        text=True)
     os.unlink(path)
-    chk.expect("fitted", p.returncode == 0,
-               "check_fitted_plan.py: %s" % p.stdout.strip()[:300], r.args)
+    # When nothing fits, the smallest plan reached is over the budget: only
+    # the budget check may fail, its placement and steps must still hold.
+    fails = p.stdout.strip().splitlines()
+    ok = p.returncode == 0 if rc_fits else all(
+        l.startswith("FAIL budget") for l in fails)
+    chk.expect("fitted", ok, "check_fitted_plan.py: %s" % p.stdout.strip()[:300],
+               r.args)
 
 
 def check_one(kind, args):
