@@ -362,3 +362,30 @@ TEST(CPUKernelsQuantize, DynamicQuantizeIncludesZero) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CPUKernelsSignalWindow, PeriodicAndSymmetric) {
+  std::vector<int64_t> N = {4};
+  std::vector<float> Y(4);
+  KernelHarness Hann("HannWindow", 17); // 0.5 - 0.5 cos(pi n / 2)
+  ASSERT_OK(Hann.run({ref(N, ET::Int64, {})}, {ref(Y, ET::Float, {4})}));
+  EXPECT_NEAR(Y[0], 0, 1e-7);
+  EXPECT_NEAR(Y[1], 0.5, 1e-7);
+  EXPECT_NEAR(Y[2], 1, 1e-7);
+  KernelHarness Black("BlackmanWindow", 17);
+  ASSERT_OK(Black.run({ref(N, ET::Int64, {})}, {ref(Y, ET::Float, {4})}));
+  EXPECT_NEAR(Y[0], 0, 1e-7);    // 0.42 - 0.5 + 0.08
+  EXPECT_NEAR(Y[1], 0.34, 1e-7); // 0.42 - 0.08
+  EXPECT_NEAR(Y[2], 1, 1e-7);    // 0.42 + 0.5 + 0.08
+  std::vector<int64_t> Three = {3};
+  std::vector<float> S(3);
+  KernelHarness Sym("HannWindow", 17); // M = N - 1 = 2: 0, 1, 0
+  Sym.setInt("periodic", 0);
+  ASSERT_OK(Sym.run({ref(Three, ET::Int64, {})}, {ref(S, ET::Float, {3})}));
+  EXPECT_NEAR(S[0], 0, 1e-7);
+  EXPECT_NEAR(S[1], 1, 1e-7);
+  EXPECT_NEAR(S[2], 0, 1e-7);
+}
+
+} // namespace
