@@ -16,16 +16,18 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::driver;
 
-// Dims of value V at Bindings; an error names the value.
+// Dims of value V at Bindings; an error names the value. A data-dependent
+// size (an upper bound) is accepted only when UpperBoundOK.
 static Error valueDims(const Graph &G, const ShapeInfo &Shapes,
                        ArrayRef<std::optional<int64_t>> Bindings, ValueId V,
-                       SmallVectorImpl<int64_t> &Out) {
+                       SmallVectorImpl<int64_t> &Out,
+                       bool UpperBoundOK = false) {
   const ValueShape &VS = Shapes.Values[V];
-  if (VS.UpperBound)
+  if (VS.UpperBound && !UpperBoundOK)
     return makeUnsupportedError(
         G.SourcePath + ": value '" + G.Values[V].Name +
-        "' has a data-dependent size (planned at its upper bound); the "
-        "runtime cannot run such a value yet");
+        "' has a data-dependent size (planned at its upper bound) and later "
+        "steps read it; the runtime runs such a value only as a graph output");
   Out.clear();
   for (const SymExpr &D : VS.Dims) {
     auto N = D.evaluate(Bindings, Shapes.SymbolNames);
@@ -49,7 +51,8 @@ static Error shapeRefs(const Graph &G, const ShapeInfo &Shapes,
     runtime::TensorRef R;
     if (V != NoId && Shapes.Values[V].Known) {
       R.Type = Shapes.Values[V].Type;
-      if (Error E = valueDims(G, Shapes, Bindings, V, R.Dims))
+      if (Error E = valueDims(G, Shapes, Bindings, V, R.Dims,
+                              /*UpperBoundOK=*/true))
         return E;
     }
     Out.push_back(std::move(R));
@@ -100,6 +103,7 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
   Info.Dims.resize(NT);
   Info.Types.assign(NT, ElementType::Undefined);
   Info.Present.assign(NT, false);
+  Info.UpperBound.assign(NT, false);
   Info.Workspace.assign(S.Steps.size(), NoId);
   // The graph value each tensor holds: its own, or for a synthetic tensor
   // a step writes (a recomputed copy), the node output it is written as.
@@ -137,8 +141,13 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
     const ValueShape &VS = Shapes.Values[ValueOf[T]];
     if (!VS.Known)
       continue; // unused: kernels see an omitted output
-    if (Error E = valueDims(G, Shapes, Bindings, ValueOf[T], Info.Dims[T]))
+    // A data-dependent output nothing reads: its kernel reports the dims.
+    const Value &Val = G.Values[ValueOf[T]];
+    bool Last = VS.UpperBound && Val.IsGraphOutput && Val.Users.empty();
+    if (Error E = valueDims(G, Shapes, Bindings, ValueOf[T], Info.Dims[T],
+                            /*UpperBoundOK=*/Last))
       return E;
+    Info.UpperBound[T] = Last;
     Info.Types[T] = ST.Type != ElementType::Undefined ? ST.Type : VS.Type;
     Info.Present[T] = true;
   }
@@ -162,7 +171,13 @@ static Error splitBatch(Executable &X) {
       Axis.push_back(-1);
       if (!X.Info.Present[V])
         continue;
-      if (Error E = valueDims(G, X.Shapes, Whole, V, Dims.back()))
+      if (X.Info.UpperBound[V] && X.Passes > 1)
+        return makeUnsupportedError("value '" + G.Values[V].Name +
+                                    "' has a data-dependent size; the "
+                                    "runtime cannot split it into "
+                                    "micro-batches");
+      if (Error E = valueDims(G, X.Shapes, Whole, V, Dims.back(),
+                              /*UpperBoundOK=*/true))
         return E;
       const SmallVector<int64_t, 6> &Part = X.Info.Dims[V];
       for (size_t A = 0; A < Part.size(); ++A) {

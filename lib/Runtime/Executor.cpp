@@ -48,6 +48,9 @@ struct StepCall {
   uint64_t WorkspaceBytes = 0;
   /// Buffers whose lifetime ends after this step (poisoned).
   llvm::SmallVector<BufferId, 4> Dying;
+  /// Data-dependent outputs: the dims the kernel reports (KernelContext::
+  /// ActualDims), one per output; empty when every output is exact.
+  llvm::SmallVector<llvm::SmallVector<int64_t, 6>, 2> Actual;
 };
 
 } // namespace
@@ -63,6 +66,9 @@ struct Executor::Impl {
   std::vector<Allocation> PerTensor; ///< Unplanned mode.
   std::vector<char *> Addr;          ///< Per schedule tensor.
   std::vector<char *> HostAddr;      ///< Per tensor: its host home, or null.
+  /// Per tensor: the dims kernels see, Info's, or for a data-dependent
+  /// output the dims its kernel reported.
+  std::vector<llvm::SmallVector<int64_t, 6>> Dims;
   std::vector<StepCall> Calls;
   uint64_t HighWater[NumRegions] = {0, 0, 0, 0};
 
@@ -94,12 +100,16 @@ struct Executor::Impl {
     if (T == NoId || !Info.Present[T])
       return R;
     R.Type = Info.Types[T];
-    R.Dims = Info.Dims[T];
+    R.Dims = Dims.empty() ? Info.Dims[T] : Dims[T];
     R.Data = Addr[T];
     return R;
   }
 
+  bool upperBound(TensorId T) const {
+    return T != NoId && T < Info.UpperBound.size() && Info.UpperBound[T];
+  }
   llvm::Error checkInfo() const;
+  llvm::Error takeActualDims(uint64_t S);
   llvm::Error bindTensors();
   llvm::Error prepareStep(uint64_t S);
   void touch(TensorId T);
@@ -265,6 +275,12 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     return K.takeError();
   C.K = *K;
   C.Kind = CallKind::Kernel;
+  for (TensorId T : St.Writes)
+    if (upperBound(T)) {
+      for (const TensorRef &R : C.Out)
+        C.Actual.push_back(R.Dims);
+      break;
+    }
   return llvm::Error::success();
 }
 
@@ -283,6 +299,7 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
       return E;
   if (llvm::Error E = I->bindTensors())
     return E;
+  I->Dims = Info.Dims;
   // Again, now with addresses (cheap; keeps prepareStep one pass).
   I->Calls.assign(P.Sched.Steps.size(), StepCall());
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
@@ -379,8 +396,15 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
+    for (size_t I = 0; I < C.Actual.size(); ++I)
+      C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
+    if (!C.Actual.empty())
+      Ctx.ActualDims = C.Actual.data();
     if (llvm::Error E = C.K->Run(Ctx))
       return prependContext(std::move(E), G.SourcePath + ": ");
+    if (!C.Actual.empty())
+      if (llvm::Error E = takeActualDims(S))
+        return E;
     break;
   }
   case CallKind::Prefetch:
@@ -407,6 +431,34 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   if (Opts.Poison)
     for (BufferId B : C.Dying)
       poison(B);
+  return llvm::Error::success();
+}
+
+// The dims a kernel reported for its data-dependent outputs, checked
+// against the upper bound the plan reserved.
+llvm::Error Executor::Impl::takeActualDims(uint64_t S) {
+  const StepCall &C = Calls[S];
+  const Node &Nd = G.Nodes[P.Sched.Steps[S].Node];
+  size_t W = 0;
+  for (size_t I = 0; I < Nd.Outputs.size() && I < C.Actual.size(); ++I) {
+    if (Nd.Outputs[I] == NoId)
+      continue;
+    TensorId T = P.Sched.Steps[S].Writes[W++];
+    if (!C.Out[I].present())
+      continue;
+    TensorRef Got;
+    Got.Type = C.Out[I].Type;
+    Got.Dims = C.Actual[I];
+    if (Got.Dims.size() != C.Out[I].Dims.size() ||
+        Got.numElements() > C.Out[I].numElements() ||
+        llvm::any_of(Got.Dims, [](int64_t D) { return D < 0; }))
+      return makeInternalError(
+          G.SourcePath + ": " + G.describeNode(P.Sched.Steps[S].Node) +
+          ": the kernel reported dims for output " + llvm::Twine(I) +
+          " outside the planned upper bound");
+    if (upperBound(T))
+      Dims[T] = Got.Dims;
+  }
   return llvm::Error::success();
 }
 

@@ -132,7 +132,7 @@ static void makeWholeIO(const driver::Executable &X,
 
 // One run of the plan per pass, each on its slice of the batch.
 static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
-                       const WholeIO &IO) {
+                       WholeIO &IO) {
   const Graph &G = *X.G;
   bool Own = X.Passes == 1;
   for (unsigned P = 0; P < X.Passes; ++P) {
@@ -143,10 +143,13 @@ static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
     }
     if (Error E = Ex.run())
       return E;
-    for (size_t I = 0; I < G.Outputs.size() && !Own; ++I)
-      if (IO.Out[I].present())
+    for (size_t I = 0; I < G.Outputs.size(); ++I) {
+      if (Own) // the run may have fixed a data-dependent output's dims
+        IO.Out[I] = Ex.tensor(G.Outputs[I]);
+      else if (IO.Out[I].present())
         runtime::copyBatchSlice(IO.Out[I], Ex.tensor(G.Outputs[I]),
                                 X.OutputAxis[I], P, true);
+    }
   }
   return Error::success();
 }

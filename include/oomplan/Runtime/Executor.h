@@ -40,6 +40,10 @@ struct RunInfo {
   /// Per step: the tensor holding its kernel's scratch (the last of the
   /// step's Writes), or NoId.
   std::vector<TensorId> Workspace;
+  /// Per tensor (or empty: none): a data-dependent graph output that no
+  /// step reads, planned at its upper bound; its kernel reports the dims
+  /// (KernelContext::ActualDims) and tensor() returns those after the run.
+  std::vector<bool> UpperBound;
 };
 
 struct ExecOptions {

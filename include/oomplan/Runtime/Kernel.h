@@ -79,6 +79,15 @@ struct KernelContext {
   void *Workspace = nullptr; ///< Planned scratch for this step, or null.
   uint64_t WorkspaceBytes = 0;
   ThreadPool &Pool;
+  /// One entry per output, or null. Set for a step whose outputs have a
+  /// data-dependent size (NonZero, Compress, Unique, TopK with a run-time
+  /// k, NonMaxSuppression): the plan reserved their upper bound, which
+  /// Outputs[I].Dims and ActualDims[I] hold on entry; the kernel writes
+  /// the dims it produced into ActualDims[I] (same rank, at most as many
+  /// elements), with the data packed densely for those dims. Null: every
+  /// output's dims are exact. (Added after the first version: initializers
+  /// that stop at Pool still compile.)
+  llvm::SmallVector<int64_t, 6> *ActualDims = nullptr;
 
   /// An unsupported-category error that names the node and op:
   /// "node 'conv1' (Conv): <Msg>".

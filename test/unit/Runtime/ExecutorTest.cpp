@@ -276,4 +276,50 @@ g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
     EXPECT_EQ(U.HighWaterAligned, U.PlannedBytes) << regionName(U.R).str();
 }
 
+// A test NonZero for a rank-1 input: writes the indices of the nonzero
+// elements and reports their count as the actual dims [1, n]; Grow reports
+// one more than the plan's upper bound allows.
+bool Grow = false;
+llvm::Error nonZero(const KernelContext &C) {
+  if (!C.ActualDims)
+    return C.unsupported("no actual dims given");
+  int64_t N = 0;
+  for (uint64_t I = 0; I < C.Inputs[0].numElements(); ++I)
+    if (C.Inputs[0].data<float>()[I] != 0)
+      C.Outputs[0].data<int64_t>()[N++] = int64_t(I);
+  C.ActualDims[0] = {1, Grow ? C.Outputs[0].Dims[1] + 1 : N};
+  return llvm::Error::success();
+}
+
+// NonZero's output size depends on the data: planned at its upper bound
+// [1, 4], reported by the kernel as [1, 2] for x = [0, 3, 0, 5].
+TEST(Executor, DataDependentOutputTakesTheKernelsDims) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (int64[1,?] y) {
+  y = NonZero(x)
+})");
+  KernelTable K;
+  K.set(ops::opCode(*ops::lookupOp("NonZero")), Kernel{&nonZero, nullptr, {}});
+  Plan P = M.plan(M.schedule(K));
+  RunInfo I = M.info(P);
+  TensorId Y = M.G->findValue("y");
+  EXPECT_TRUE(I.UpperBound[Y]);
+  EXPECT_EQ(I.Dims[Y], (llvm::SmallVector<int64_t, 6>{1, 4}));
+  auto E = makeExec(M, P, I, K);
+  setFloats(*E, M.G->findValue("x"), {0, 3, 0, 5});
+  Grow = false;
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  TensorRef R = E->tensor(Y);
+  EXPECT_EQ(R.Dims, (llvm::SmallVector<int64_t, 6>{1, 2}));
+  EXPECT_EQ(R.data<int64_t>()[0], 1);
+  EXPECT_EQ(R.data<int64_t>()[1], 3);
+  // Past the upper bound: an error, not an overrun.
+  Grow = true;
+  llvm::Error Err = E->run();
+  ASSERT_TRUE(bool(Err));
+  EXPECT_NE(
+      llvm::toString(std::move(Err)).find("outside the planned upper bound"),
+      std::string::npos);
+}
+
 } // namespace
