@@ -385,6 +385,10 @@ const OpInfo Ops[] = {
     // serves graphs built through the library (GraphBuilder).
     {"Gelu", Shape::Declared, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(4)},
+    // n-gram counts: the output width comes from attributes (the largest
+    // ngram_indexes entry), which no rule reads yet; a CPU kernel exists.
+    {"TfIdfVectorizer", Shape::Declared, Alias::None, NotDifferentiable,
+     perInput(1)},
 };
 } // namespace
 

@@ -243,6 +243,8 @@ constexpr unsigned Num = NumericTypes;
 void registerAxisKernels(CPUKernelTable &T);
 // Loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss.
 void registerLossKernels(CPUKernelTable &T);
+// TfIdf.cpp: TfIdfVectorizer.
+void registerTfIdfKernels(CPUKernelTable &T);
 
 void registerReduceKernels(CPUKernelTable &T) {
   auto Add = [&T](llvm::StringRef Op, KernelFn Fn, unsigned Set) {
@@ -260,6 +262,7 @@ void registerReduceKernels(CPUKernelTable &T) {
   Add("ReduceSumSquare", runReduce<RK::Square, Num>, Num);
   registerAxisKernels(T);
   registerLossKernels(T);
+  registerTfIdfKernels(T);
 }
 
 } // namespace cpu
