@@ -226,3 +226,28 @@ TEST(CPUKernelsLoss, TargetOutOfRangeIsAnError) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CPUKernelsTfIdf, CountsWithSkipsUnigramsOnce) {
+  // Pool: unigrams 2, 3; bigram (3, 3). Tokens 3 3 3 2.
+  std::vector<int64_t> X = {3, 3, 3, 2};
+  std::vector<float> Y(3);
+  KernelHarness H("TfIdfVectorizer", 17);
+  H.setString("mode", "TF")
+      .setInt("min_gram_length", 1)
+      .setInt("max_gram_length", 2)
+      .setInt("max_skip_count", 0)
+      .setInts("ngram_counts", {0, 2})
+      .setInts("ngram_indexes", {0, 1, 2})
+      .setInts("pool_int64s", {2, 3, 3, 3});
+  ASSERT_OK(H.run({ref(X, ET::Int64, {4})}, {ref(Y, ET::Float, {3})}));
+  EXPECT_EQ(Y, (std::vector<float>{1, 3, 2})); // (3,3) at 0-1 and 1-2
+  KernelHarness S("TfIdfVectorizer", 17);
+  S.G.Nodes[0].Attrs = H.G.Nodes[0].Attrs;
+  S.G.Nodes[0].Attrs[3].I = 1; // max_skip_count: also (3,3) at 0-2
+  ASSERT_OK(S.run({ref(X, ET::Int64, {4})}, {ref(Y, ET::Float, {3})}));
+  EXPECT_EQ(Y, (std::vector<float>{1, 3, 3}));
+}
+
+} // namespace
