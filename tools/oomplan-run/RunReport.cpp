@@ -65,6 +65,10 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
         });
     });
     J.attribute("plan_total_bytes", int64_t(R.PlanTotal));
+    if (R.Budget) {
+      J.attribute("budget_bytes", int64_t(*R.Budget));
+      J.attribute("fits", R.Fits);
+    }
     if (R.RSSGrowth)
       J.attribute("rss_growth_bytes", int64_t(*R.RSSGrowth));
     J.attributeObject("seconds", [&] {
@@ -109,6 +113,9 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
     OS << ", fitted";
   if (Passes > 1)
     OS << ", " << Passes << " micro-batch passes";
+  if (Budget)
+    OS << "; budget " << *Budget
+       << " bytes: " << (Fits ? "fits" : "does NOT fit (nothing fitted it)");
   OS << '\n';
   if (RSSGrowth)
     OS << "RSS growth during the run: " << *RSSGrowth << " bytes ("

@@ -20,6 +20,8 @@ struct RunReport {
   std::vector<runtime::RegionUse> Regions;
   std::optional<uint64_t> RSSGrowth; ///< VmHWM after - VmRSS before.
   uint64_t PlanTotal = 0;
+  std::optional<uint64_t> Budget; ///< --budget (or the device's memory).
+  bool Fits = true;               ///< The plan's total + overhead fit it.
   bool Fitted = false;
   unsigned Passes = 1; ///< Micro-batch passes run.
   bool Poisoned = false;

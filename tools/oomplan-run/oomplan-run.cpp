@@ -343,6 +343,8 @@ static Expected<int> runTool(const api::Request &R) {
   Rep.Fitted = X->Fitted;
   Rep.PlanTotal = X->P.totalBytes();
   Rep.Passes = X->Passes;
+  Rep.Budget = X->P.BudgetBytes;
+  Rep.Fits = X->P.fits();
   Rep.print(outs(), *X->G, IO.Out, JSONOut);
   return Rep.ok() ? 0 : 1;
 }
