@@ -145,6 +145,8 @@ llvm::Error runEinsum(const KernelContext &C);
 /// Det.cpp, DFT.cpp
 void registerDetKernels(CPUKernelTable &T);
 void registerDFTKernels(CPUKernelTable &T);
+/// Signal.cpp
+void registerSignalKernels(CPUKernelTable &T);
 
 void registerMatMulKernels(CPUKernelTable &T) {
   addKernel(T, "MatMul", Kernel{&runMatMul, nullptr, numericTypes()});
@@ -153,6 +155,7 @@ void registerMatMulKernels(CPUKernelTable &T) {
   registerQuantizedKernels(T);
   registerDetKernels(T);
   registerDFTKernels(T);
+  registerSignalKernels(T);
 }
 
 } // namespace cpu
