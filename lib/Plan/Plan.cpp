@@ -177,7 +177,7 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   P.Sched = std::move(S);
   P.Life = std::move(L);
   if (llvm::Error E = layOutHostRegion(P))
-    return std::move(E);
+    return E;
   return P;
 }
 
