@@ -227,9 +227,6 @@ llvm::Error runIsInf(const KernelContext &C) {
 
 } // namespace
 
-// SignalWindow.cpp: HannWindow, HammingWindow, BlackmanWindow.
-void registerSignalWindowKernels(CPUKernelTable &T);
-
 void registerUnaryKernels(CPUKernelTable &T) {
   auto Add = [&T](llvm::StringRef Op, KernelFn Fn, unsigned Set) {
     addKernel(T, Op, Kernel{Fn, nullptr, typesOf(Set)});
@@ -274,7 +271,6 @@ void registerUnaryKernels(CPUKernelTable &T) {
   Add("Gelu", runGelu, Flt);
   Add("IsNaN", runIsNaN, Flt);
   Add("IsInf", runIsInf, Flt);
-  registerSignalWindowKernels(T);
 }
 
 } // namespace cpu
