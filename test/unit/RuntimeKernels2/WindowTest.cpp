@@ -227,3 +227,24 @@ TEST(ConvKernel, Im2colAndDepthwiseAgreeWithDirectLoops) {
                1e-4f);
   }
 }
+
+TEST(PoolKernels, TwoDimensionalFastPathPadsAndCounts) {
+  // 2x2 input, 2x2 windows at stride 2 with one pixel of padding all round:
+  // each window holds one input pixel and three padded ones.
+  std::vector<float> X{1, 2, 3, 4}, Y(4);
+  OpRunner Inc("AveragePool");
+  Inc.ints("kernel_shape", {2, 2}).ints("strides", {2, 2});
+  Inc.ints("pads", {1, 1, 1, 1}).i("count_include_pad", 1);
+  RUN_OK(Inc, {f32(X, {1, 1, 2, 2})}, {f32(Y, {1, 1, 2, 2})});
+  expectNear(Y, {0.25, 0.5, 0.75, 1});
+  OpRunner Exc("AveragePool");
+  Exc.ints("kernel_shape", {2, 2}).ints("strides", {2, 2});
+  Exc.ints("pads", {1, 1, 1, 1});
+  RUN_OK(Exc, {f32(X, {1, 1, 2, 2})}, {f32(Y, {1, 1, 2, 2})});
+  expectNear(Y, {1, 2, 3, 4});
+  std::vector<float> M{1, 5, 2, 4, 0, 3, 7, 8, 6}, MY(4);
+  OpRunner Max("MaxPool");
+  Max.ints("kernel_shape", {2, 2});
+  RUN_OK(Max, {f32(M, {1, 1, 3, 3})}, {f32(MY, {1, 1, 2, 2})});
+  expectNear(MY, {5, 5, 8, 8});
+}

@@ -51,6 +51,55 @@ std::string poolSetup(const KernelContext &C, PoolSetup &S) {
   return "";
 }
 
+/// The common 2-D case (no dilation, no Indices output, max or average)
+/// with each window's row and column range computed once: the generic loop
+/// below decodes every tap's index, which costs more than the compare.
+template <typename T>
+void pool2D(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
+  const WindowGeometry &G = S.G;
+  const int64_t H = G.In[0], W = G.In[1], OH = G.Out[0], OW = G.Out[1];
+  const T *X = C.Inputs[0].data<const T>();
+  T *Y = C.Outputs[0].data<T>();
+  C.Pool.parallelFor(S.Planes, 1, [&](int64_t Begin, int64_t End) {
+    for (int64_t Plane = Begin; Plane < End; ++Plane) {
+      const T *Xp = X + Plane * H * W;
+      T *Yp = Y + Plane * OH * OW;
+      for (int64_t Oh = 0; Oh < OH; ++Oh) {
+        const int64_t H0 = Oh * G.S[0] - G.PadBegin[0];
+        const int64_t Hs = std::max<int64_t>(H0, 0),
+                      He = std::min<int64_t>(H0 + G.K[0], H);
+        const int64_t PadRows =
+            std::min<int64_t>(H0 + G.K[0], H + G.PadEnd[0]) -
+            std::max<int64_t>(H0, -G.PadBegin[0]);
+        for (int64_t Ow = 0; Ow < OW; ++Ow) {
+          const int64_t W0 = Ow * G.S[1] - G.PadBegin[1];
+          const int64_t Ws = std::max<int64_t>(W0, 0),
+                        We = std::min<int64_t>(W0 + G.K[1], W);
+          if (Kind == PoolKind::Max) {
+            T Best = std::numeric_limits<T>::lowest();
+            for (int64_t Hh = Hs; Hh < He; ++Hh)
+              for (int64_t Ww = Ws; Ww < We; ++Ww)
+                Best = std::max(Best, Xp[Hh * W + Ww]);
+            Yp[Oh * OW + Ow] = Best;
+            continue;
+          }
+          double Acc = 0;
+          for (int64_t Hh = Hs; Hh < He; ++Hh)
+            for (int64_t Ww = Ws; Ww < We; ++Ww)
+              Acc += double(Xp[Hh * W + Ww]);
+          int64_t Div =
+              S.CountPad
+                  ? PadRows * (std::min<int64_t>(W0 + G.K[1], W + G.PadEnd[1]) -
+                               std::max<int64_t>(W0, -G.PadBegin[1]))
+                  : std::max<int64_t>(0, He - Hs) *
+                        std::max<int64_t>(0, We - Ws);
+          Yp[Oh * OW + Ow] = T(Div > 0 ? Acc / double(Div) : 0.0);
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 void poolPlanes(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
   const WindowGeometry &G = S.G;
@@ -134,8 +183,14 @@ llvm::Error runPool(const KernelContext &C, PoolKind Kind) {
   ElementType Type = C.Inputs[0].Type;
   if (Kind != PoolKind::Max && !isFloatingPoint(Type))
     return C.unsupported("pooling of type " + elementTypeName(Type));
-  if (!visitNumeric(Type,
-                    [&](auto Tag) { poolPlanes<decltype(Tag)>(C, S, Kind); }))
+  const bool Fast2D = S.G.rank() == 2 && !hasOutput(C, 1) &&
+                      Kind != PoolKind::Lp && S.G.D[0] == 1 && S.G.D[1] == 1;
+  if (!visitNumeric(Type, [&](auto Tag) {
+        if (Fast2D)
+          pool2D<decltype(Tag)>(C, S, Kind);
+        else
+          poolPlanes<decltype(Tag)>(C, S, Kind);
+      }))
     return C.unsupported("pooling of type " + elementTypeName(Type));
   return llvm::Error::success();
 }
