@@ -322,22 +322,26 @@ Executor::~Executor() = default;
 
 TensorRef Executor::tensor(TensorId T) const { return I->ref(T); }
 
-llvm::Error Executor::loadWeights(llvm::StringRef ModelPath) {
+llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
+                                  std::optional<llvm::StringRef> Bytes) {
   Impl &X = *I;
-  return loadTensorData(X.G, ModelPath, [&](ValueId V, uint64_t Bytes) {
-    // Before any transform the first tensors are the graph's values.
-    if (V >= X.P.Sched.Tensors.size() || X.P.Sched.Tensors[V].Value != V ||
-        !X.Info.Present[V] || X.tensorBytes(V) != Bytes)
-      return static_cast<void *>(nullptr);
-    // A streamed weight's bytes live in its host home; prefetches copy
-    // them to the device.
-    if (X.HostAddr[V]) {
-      X.touchHost(V);
-      return static_cast<void *>(X.HostAddr[V]);
-    }
-    X.touch(V); // written now, whether or not a step reads it
-    return static_cast<void *>(X.Addr[V]);
-  });
+  return loadTensorData(
+      X.G, ModelPath,
+      [&](ValueId V, uint64_t Bytes) {
+        // Before any transform the first tensors are the graph's values.
+        if (V >= X.P.Sched.Tensors.size() || X.P.Sched.Tensors[V].Value != V ||
+            !X.Info.Present[V] || X.tensorBytes(V) != Bytes)
+          return static_cast<void *>(nullptr);
+        // A streamed weight's bytes live in its host home; prefetches copy
+        // them to the device.
+        if (X.HostAddr[V]) {
+          X.touchHost(V);
+          return static_cast<void *>(X.HostAddr[V]);
+        }
+        X.touch(V); // written now, whether or not a step reads it
+        return static_cast<void *>(X.Addr[V]);
+      },
+      Bytes);
 }
 
 void Executor::Impl::touch(TensorId T) {

@@ -16,6 +16,7 @@
 #include "Options.h"
 #include "RunReport.h"
 #include "oomplan/Driver/Executable.h"
+#include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/Backend.h"
 #include "oomplan/Runtime/Batching.h"
@@ -62,6 +63,12 @@ static cl::opt<std::string> BackendName("backend", cl::cat(RunCat),
                                         cl::init("cpu"),
                                         cl::value_desc("cpu|cuda"),
                                         cl::desc("Kernels to run (cpu)"));
+static cl::opt<bool> FoldInputs(
+    "fold-inputs", cl::cat(RunCat),
+    cl::desc("Plan the given small inputs (integers of up to 1024 elements, "
+             "floats of up to 8) as constants, so that shapes may depend on "
+             "their values (ONNX node tests feed Reshape targets, axes and "
+             "scales as inputs); binary .onnx models"));
 static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
                              cl::desc("Print one JSON object instead of the "
                                       "table"));
@@ -178,10 +185,10 @@ static Error readInput(const driver::Executable &X, const WholeIO &IO, size_t I,
   return Error::success();
 }
 
-// Every graph input: from --input, --inputs-dir, or seeded random values.
-static Error setInputs(const driver::Executable &X, runtime::Executor &Ex,
-                       const WholeIO &IO) {
-  const Graph &G = *X.G;
+// The file of each graph input the command line gives, by name: --input
+// NAME=FILE, or --inputs-dir's input_<i>.pb for graph input i of G (the
+// model as written, before any input is folded).
+static Expected<StringMap<std::string>> inputFiles(const Graph &G) {
   StringMap<std::string> Given;
   for (StringRef Arg : Inputs) {
     auto [Name, File] = Arg.split('=');
@@ -197,21 +204,64 @@ static Error setInputs(const driver::Executable &X, runtime::Executor &Ex,
     }
     Given[Name] = File.str();
   }
+  for (size_t I = 0; I < G.Inputs.size() && !InputsDir.empty(); ++I) {
+    const std::string &Name = G.Values[G.Inputs[I]].Name;
+    if (Given.count(Name))
+      continue;
+    SmallString<256> P(InputsDir);
+    sys::path::append(P, "input_" + std::to_string(I) + ".pb");
+    if (!sys::fs::exists(P))
+      return makeIOError(P + ": no such file (graph input " + Twine(I) + ", '" +
+                         Name + "')");
+    Given[Name] = P.str().str();
+  }
+  return Given;
+}
+
+// --fold-inputs: the given inputs that shapes may depend on (integers of up
+// to 1024 elements, floats of up to 8, such as Resize scales) become
+// initializers; the request then plans the folded model.
+static Error foldInputs(api::Request &R, StringMap<std::string> &Files) {
+  auto G = importModelFile(R.ModelPath);
+  if (!G)
+    return G.takeError();
+  auto Given = inputFiles(**G);
+  if (!Given)
+    return Given.takeError();
+  std::vector<std::pair<std::string, TensorFile>> Fold;
+  for (ValueId V : (*G)->Inputs) {
+    auto It = Given->find((*G)->Values[V].Name);
+    if (It == Given->end())
+      continue;
+    auto T = readTensorFile(It->second);
+    if (!T)
+      return T.takeError();
+    uint64_t N = 1;
+    for (int64_t D : T->Dims)
+      N *= uint64_t(D);
+    if ((isIntegerLike(T->Type) && N <= 1024) ||
+        (isFloatingPoint(T->Type) && N <= 8))
+      Fold.push_back({It->first().str(), std::move(*T)});
+  }
+  auto Bytes = foldInputsIntoModel(R.ModelPath, Fold);
+  if (!Bytes)
+    return Bytes.takeError();
+  R.ModelBytes = std::move(*Bytes);
+  for (const auto &F : Fold)
+    Given->erase(F.first);
+  Files = std::move(*Given);
+  return Error::success();
+}
+
+// Every graph input: from its file, or seeded random values.
+static Error setInputs(const driver::Executable &X, runtime::Executor &Ex,
+                       const WholeIO &IO, const StringMap<std::string> &Files) {
+  const Graph &G = *X.G;
   for (size_t I = 0; I < G.Inputs.size(); ++I) {
     ValueId V = G.Inputs[I];
-    std::string Path;
-    if (auto It = Given.find(G.Values[V].Name); It != Given.end())
-      Path = It->second;
-    else if (!InputsDir.empty()) {
-      SmallString<256> P(InputsDir);
-      sys::path::append(P, "input_" + std::to_string(I) + ".pb");
-      if (!sys::fs::exists(P))
-        return makeIOError(P + ": no such file (graph input " + Twine(I) +
-                           ", '" + G.Values[V].Name + "')");
-      Path = P.str().str();
-    }
-    if (!Path.empty()) {
-      if (Error E = readInput(X, IO, I, Path))
+    auto It = Files.find(G.Values[V].Name);
+    if (It != Files.end()) {
+      if (Error E = readInput(X, IO, I, It->second))
         return E;
       continue;
     }
@@ -270,7 +320,7 @@ static std::string firstDifference(const Graph &G, const WholeIO &A,
   return "";
 }
 
-static Expected<int> runTool(const api::Request &R) {
+static Expected<int> runTool(api::Request R) {
   if (!Check.empty() && Check != "unplanned")
     return makeInputError("invalid value '" + Check +
                           "' for --check; valid values: unplanned");
@@ -279,6 +329,10 @@ static Expected<int> runTool(const api::Request &R) {
     return Kernels.takeError();
   RunReport Rep;
   auto T0 = std::chrono::steady_clock::now();
+  StringMap<std::string> Files;
+  if (FoldInputs)
+    if (Error E = foldInputs(R, Files))
+      return E;
   auto X = driver::planExecutable(R, **Kernels);
   if (!X)
     return X.takeError();
@@ -294,12 +348,21 @@ static Expected<int> runTool(const api::Request &R) {
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, EO);
   if (!Ex)
     return Ex.takeError();
+  if (!FoldInputs) {
+    auto Given = inputFiles(*X->G);
+    if (!Given)
+      return Given.takeError();
+    Files = std::move(*Given);
+  }
+  std::optional<StringRef> Bytes;
+  if (R.ModelBytes)
+    Bytes = StringRef(*R.ModelBytes);
   T0 = std::chrono::steady_clock::now();
-  if (Error E = (*Ex)->loadWeights(R.ModelPath))
+  if (Error E = (*Ex)->loadWeights(R.ModelPath, Bytes))
     return E;
   WholeIO IO;
   makeWholeIO(*X, **Ex, IO);
-  if (Error E = setInputs(*X, **Ex, IO))
+  if (Error E = setInputs(*X, **Ex, IO, Files))
     return E;
   Rep.LoadSeconds = secondsSince(T0);
   auto Before = runtime::readProcessMemory();
@@ -328,7 +391,7 @@ static Expected<int> runTool(const api::Request &R) {
     auto Ref = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, UO);
     if (!Ref)
       return Ref.takeError();
-    if (Error E = (*Ref)->loadWeights(R.ModelPath))
+    if (Error E = (*Ref)->loadWeights(R.ModelPath, Bytes))
       return E;
     WholeIO RefIO;
     makeWholeIO(*X, **Ref, RefIO, X->Passes > 1 ? &IO : nullptr);

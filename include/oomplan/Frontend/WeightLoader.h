@@ -17,6 +17,7 @@
 #include "oomplan/IR/Graph.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,8 +32,11 @@ using TensorDestination = llvm::function_ref<void *(ValueId V, uint64_t Bytes)>;
 /// ModelPath (the file G was imported from; .onnx or ONNX text) and copies
 /// each, little-endian and densely packed, to Dest(V, Bytes). Values of G
 /// without data in the file are an error, as are string and sparse tensors.
+/// Bytes, when given, is the model's contents (ModelPath then only names it
+/// and locates its external data).
 llvm::Error loadTensorData(const Graph &G, llvm::StringRef ModelPath,
-                           TensorDestination Dest);
+                           TensorDestination Dest,
+                           std::optional<llvm::StringRef> Bytes = {});
 
 /// A tensor read from a TensorProto file: its name (may be empty), type,
 /// dims and packed little-endian bytes.
@@ -45,6 +49,15 @@ struct TensorFile {
 
 /// Reads one serialized TensorProto (ONNX test data's input_0.pb).
 llvm::Expected<TensorFile> readTensorFile(llvm::StringRef Path);
+
+/// The binary model at ModelPath with each named graph input turned into an
+/// initializer holding the given tensor (its type and dims must be the
+/// input's), serialized as a binary ModelProto: ONNX's node tests feed
+/// Reshape targets, axes, pads and scales as inputs, which shape inference
+/// needs as constants to plan (oomplan-run --fold-inputs).
+llvm::Expected<std::string>
+foldInputsIntoModel(llvm::StringRef ModelPath,
+                    llvm::ArrayRef<std::pair<std::string, TensorFile>> Inputs);
 
 /// Writes a TensorProto with raw_data (what onnx.numpy_helper reads).
 llvm::Error writeTensorFile(llvm::StringRef Path, llvm::StringRef Name,

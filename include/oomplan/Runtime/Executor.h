@@ -83,8 +83,10 @@ public:
   TensorRef tensor(TensorId T) const;
 
   /// Loads the initializers and Constant values of the model file G came
-  /// from into their planned slots.
-  llvm::Error loadWeights(llvm::StringRef ModelPath);
+  /// from into their planned slots. Bytes, when given, is the model's
+  /// contents (a model rewritten in memory, such as folded inputs).
+  llvm::Error loadWeights(llvm::StringRef ModelPath,
+                          std::optional<llvm::StringRef> Bytes = {});
 
   /// Runs every step once, in order.
   llvm::Error run();

@@ -322,16 +322,22 @@ static llvm::Error parseModel(llvm::StringRef Path, llvm::StringRef Bytes,
 }
 
 llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
-                                    TensorDestination Dest) {
-  auto Buf = llvm::MemoryBuffer::getFile(ModelPath, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!Buf)
-    return makeIOError(ModelPath +
-                       ": cannot read: " + Buf.getError().message());
+                                    TensorDestination Dest,
+                                    std::optional<llvm::StringRef> Bytes) {
+  std::unique_ptr<llvm::MemoryBuffer> Owned;
+  if (!Bytes) {
+    auto Buf = llvm::MemoryBuffer::getFile(ModelPath, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+    if (!Buf)
+      return makeIOError(ModelPath +
+                         ": cannot read: " + Buf.getError().message());
+    Owned = std::move(*Buf);
+    Bytes = Owned->getBuffer();
+  }
   return guarded(ModelPath, [&]() -> llvm::Error {
     // Scoped so the parsed copy of the weights is freed before returning.
     onnx::ModelProto M;
-    if (llvm::Error E = parseModel(ModelPath, (*Buf)->getBuffer(), M))
+    if (llvm::Error E = parseModel(ModelPath, *Bytes, M))
       return E;
     return loadFromModel(M, G, ModelPath, Dest);
   });
