@@ -53,6 +53,8 @@ void dftTyped(const KernelContext &C, int64_t Axis, int64_t Len, bool Inverse) {
 }
 
 llvm::Error runDFT(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
   if (R < 2 || (X.Dims[R - 1] != 1 && X.Dims[R - 1] != 2) ||

@@ -48,6 +48,8 @@ double determinant(double *A, int64_t M) {
 }
 
 llvm::Error runDet(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const size_t R = X.Dims.size();
   if (R < 2 || X.Dims[R - 1] != X.Dims[R - 2])

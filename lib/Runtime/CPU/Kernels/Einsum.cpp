@@ -107,6 +107,8 @@ void einsumTyped(const KernelContext &C, llvm::ArrayRef<Label> Out,
 } // namespace
 
 llvm::Error runEinsum(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 0))
+    return E;
   std::string Eq;
   for (char Ch : C.N.getString("equation", ""))
     if (Ch != ' ')

@@ -33,6 +33,8 @@ llvm::Error badIndex(const KernelContext &C, int64_t V, int64_t D) {
 }
 
 llvm::Error runGather(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   int64_t Axis = C.N.getInt("axis", 0);
@@ -96,6 +98,8 @@ llvm::Error forEachElementIndex(const KernelContext &C,
 }
 
 llvm::Error runGatherElements(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Out = C.Outputs[0];
   int64_t Axis = C.N.getInt("axis", 0);
   if (!normAxis(Axis, int64_t(In.Dims.size())))
@@ -154,6 +158,8 @@ bool reduceElems(ElementType Type, void *Dst, const void *Src, int64_t N,
 }
 
 llvm::Error runScatterElements(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 3))
+    return E;
   const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Upd = C.Inputs[2],
                   &Out = C.Outputs[0];
   int64_t Axis = C.N.getInt("axis", 0);
@@ -219,6 +225,8 @@ struct NDIndexer {
 };
 
 llvm::Error runGatherND(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   NDIndexer X{C, In, C.Inputs[1]};
   X.Batch = C.N.getInt("batch_dims", 0);
@@ -239,6 +247,8 @@ llvm::Error runGatherND(const KernelContext &C) {
 }
 
 llvm::Error runScatterND(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 3))
+    return E;
   const TensorRef &In = C.Inputs[0], &Upd = C.Inputs[2], &Out = C.Outputs[0];
   int Op = reductionOf(C);
   if (Op < 0)

@@ -75,6 +75,8 @@ void cubic(double X, double *C) {
 }
 
 llvm::Error runGridSample(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   const TensorRef &X = C.Inputs[0], &Grid = C.Inputs[1], &Y = C.Outputs[0];
   if (X.Dims.size() != 4 || Grid.Dims.size() != 4 || Y.Dims.size() != 4)
     return C.unsupported("GridSample other than 2-D (4-D X and grid)");

@@ -33,6 +33,8 @@ bool intsFromInputOrAttr(const KernelContext &C, unsigned I,
 }
 
 llvm::Error runSlice(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   DimVector Starts, Ends, Axes, Steps;
@@ -121,6 +123,8 @@ llvm::Error runConcat(const KernelContext &C) {
 }
 
 llvm::Error runSplit(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0];
   const int64_t R = int64_t(In.Dims.size());
   int64_t Axis = C.N.getInt("axis", 0);
@@ -150,6 +154,8 @@ llvm::Error runSplit(const KernelContext &C) {
 }
 
 llvm::Error runTile(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   if (int64_t(Out.Dims.size()) != R)
@@ -201,6 +207,8 @@ int64_t padSource(int64_t O, int64_t PadBegin, int64_t D, int Mode) {
 }
 
 llvm::Error runPad(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   std::string ModeName = C.N.getString("mode", "constant");
@@ -284,6 +292,8 @@ llvm::Error runPad(const KernelContext &C) {
 }
 
 llvm::Error runOneHot(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &Idx = C.Inputs[0], &Out = C.Outputs[0];
   if (!hasInput(C, 1) || !hasInput(C, 2) || C.Inputs[2].numElements() != 2)
     return C.badInput("OneHot needs depth and a two-element values input");
@@ -344,15 +354,21 @@ llvm::Error runDepthSpace(const KernelContext &C, bool ToSpace) {
 }
 
 llvm::Error runDepthToSpace(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   return runDepthSpace(C, true);
 }
 llvm::Error runSpaceToDepth(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   return runDepthSpace(C, false);
 }
 
 /// Reverses the first sequence_lens[b] steps along time_axis for each batch
 /// row b, copying the rest as is.
 llvm::Error runReverseSequence(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
   int64_t TA = C.N.getInt("time_axis", 0), BA = C.N.getInt("batch_axis", 1);

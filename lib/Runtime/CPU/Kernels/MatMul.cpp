@@ -64,6 +64,8 @@ template <typename T> void matMulTyped(const KernelContext &C) {
 }
 
 llvm::Error runMatMul(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1];
   if (A.Dims.empty() || B.Dims.empty())
     return C.badInput("MatMul of a scalar");
@@ -125,6 +127,8 @@ template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
 }
 
 llvm::Error runGemm(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
   useBlasThreads(C.Pool.threads());
   llvm::Error Result = llvm::Error::success();
   bool Done = visitNumeric(C.Inputs[0].Type, [&](auto Tag) {

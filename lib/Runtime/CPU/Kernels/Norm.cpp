@@ -21,6 +21,8 @@ namespace {
 /// Runs Fn<T>() for float or double inputs; unsupported otherwise.
 template <template <typename> class Fn>
 llvm::Error dispatchFloat(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   switch (C.Inputs[0].Type) {
   case ElementType::Float:
     return Fn<float>::run(C);
@@ -114,6 +116,8 @@ void rowStats(const T *Row, int64_t N, double Eps, double &Mean,
 
 template <typename T> struct LayerNorm {
   static llvm::Error run(const KernelContext &C) {
+    if (llvm::Error E = requireInputs(C, 2))
+      return E;
     const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
     const int64_t R = int64_t(X.Dims.size());
     int64_t Axis = C.N.getInt("axis", -1);

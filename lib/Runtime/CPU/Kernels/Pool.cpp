@@ -174,6 +174,8 @@ void poolPlanes(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
 }
 
 llvm::Error runPool(const KernelContext &C, PoolKind Kind) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   PoolSetup S;
   std::string Why = poolSetup(C, S);
   if (!Why.empty())
@@ -232,6 +234,8 @@ void globalPool(const KernelContext &C, PoolKind Kind, double P) {
 }
 
 llvm::Error runGlobal(const KernelContext &C, PoolKind Kind) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   if (X.Dims.size() < 2 || Y.numElements() != uint64_t(X.Dims[0] * X.Dims[1]))
     return C.badInput("output must hold one value per (image, channel)");
@@ -262,6 +266,8 @@ llvm::Error runGlobalLp(const KernelContext &C) {
 /// (in - 1) * stride + kernel - pads per axis; with a larger output_shape a
 /// value keeps its coordinates, as ONNX's example shows.
 llvm::Error runMaxUnpool(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const size_t R = X.Dims.size();
   if (!hasInput(C, 1) || C.Inputs[1].numElements() != X.numElements())

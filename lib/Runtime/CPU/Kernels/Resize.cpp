@@ -286,6 +286,8 @@ void resizeNearestBytes(const KernelContext &C, const ResizeSetup &S) {
 }
 
 llvm::Error runResize(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   ResizeSetup S;
   std::string Why = resizeSetup(C, S);
   if (llvm::StringRef(Why).startswith("unsupported:"))

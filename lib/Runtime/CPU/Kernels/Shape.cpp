@@ -20,6 +20,8 @@ namespace cpu {
 namespace {
 
 llvm::Error runView(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   if (C.Inputs[0].numElements() != C.Outputs[0].numElements())
     return C.badInput("input has " + llvm::Twine(C.Inputs[0].numElements()) +
                       " elements, output " +
@@ -29,6 +31,8 @@ llvm::Error runView(const KernelContext &C) {
 }
 
 llvm::Error runTranspose(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   DimVector Perm;
@@ -71,6 +75,8 @@ bool broadcastStrides(llvm::ArrayRef<int64_t> InDims,
 }
 
 llvm::Error runExpand(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   DimVector Src;
   if (!broadcastStrides(In.Dims, Out.Dims, Src))
@@ -92,6 +98,8 @@ void storeValue(const TensorRef &Out, uint64_t I, double F, int64_t Int,
 }
 
 llvm::Error runShape(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   int64_t R = int64_t(In.Dims.size());
   int64_t Start = C.N.getInt("start", 0), End = C.N.getInt("end", R);
@@ -110,6 +118,8 @@ llvm::Error runShape(const KernelContext &C) {
 }
 
 llvm::Error runSize(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   if (C.Outputs[0].Type != ElementType::Int64)
     return C.badInput("output is not int64");
   *C.Outputs[0].data<int64_t>() = int64_t(C.Inputs[0].numElements());
@@ -231,6 +241,8 @@ llvm::Error runEyeLike(const KernelContext &C) {
 }
 
 llvm::Error runTrilu(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   if (In.Dims.size() < 2)
     return C.badInput("Trilu needs a tensor of rank 2 or more");

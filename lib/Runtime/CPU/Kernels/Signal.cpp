@@ -54,6 +54,8 @@ llvm::Error runWindow(const KernelContext &C) {
 }
 
 llvm::Error runSTFT(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   if (X.Dims.size() != 3 || Y.Dims.size() != 4 || Y.Dims[3] != 2 ||
       (X.Dims[2] != 1 && X.Dims[2] != 2))

@@ -33,6 +33,18 @@ inline bool hasOutput(const KernelContext &C, unsigned I) {
   return I < C.Outputs.size() && C.Outputs[I].present();
 }
 
+/// An input error unless inputs 0..N-1 are all present: a malformed model
+/// must get an error, never an out-of-range read.
+inline llvm::Error requireInputs(const KernelContext &C, unsigned N) {
+  for (unsigned I = 0; I < N; ++I)
+    if (!hasInput(C, I) &&
+        !(I < C.Inputs.size() && C.Inputs[I].numElements() == 0))
+      return C.badInput("input " + llvm::Twine(I) + " is missing");
+  if (C.Outputs.empty())
+    return C.badInput("the node has no output");
+  return llvm::Error::success();
+}
+
 /// The values of an integer tensor (any integer or bool type) as int64.
 /// False when the type is not an integer type.
 inline bool readInts(const TensorRef &T, llvm::SmallVectorImpl<int64_t> &Out) {

@@ -58,6 +58,8 @@ void topKTyped(const KernelContext &C, int64_t Axis, int64_t K, bool Largest,
 }
 
 llvm::Error runTopK(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
   const TensorRef &X = C.Inputs[0];
   const int64_t R = int64_t(X.Dims.size());
   int64_t Axis = C.N.getInt("axis", -1);
