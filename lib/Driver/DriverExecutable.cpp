@@ -242,5 +242,5 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   X.Info = std::move(*Info);
   if (Error E = splitBatch(X))
     return E;
-  return std::move(X);
+  return X;
 }
