@@ -32,8 +32,11 @@ std::string convGeometry(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
       Y.Dims.size() != X.Dims.size())
     return "X, W and Y must have the same rank, at least 3";
   llvm::ArrayRef<int64_t> XD(X.Dims), YD(Y.Dims), WD(W.Dims);
-  return windowGeometry(N, XD.drop_front(2), YD.drop_front(2), WD.drop_front(2),
-                        Transposed, G);
+  std::string Why = windowGeometry(N, XD.drop_front(2), YD.drop_front(2),
+                                   WD.drop_front(2), Transposed, G);
+  if (Why.empty() && llvm::ArrayRef<int64_t>(G.K) != WD.drop_front(2))
+    return "kernel_shape differs from W's spatial dims";
+  return Why;
 }
 
 bool isPointwise(const WindowGeometry &G) {

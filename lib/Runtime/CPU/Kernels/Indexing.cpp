@@ -106,6 +106,9 @@ llvm::Error runConcat(const KernelContext &C) {
   for (const TensorRef &In : C.Inputs) {
     if (In.Dims.size() != Out.Dims.size())
       return C.badInput("inputs differ in rank");
+    for (int64_t A = 0; A < R; ++A)
+      if (A != Axis && In.Dims[A] != Out.Dims[A])
+        return C.badInput("an input differs from the output off the axis");
     int64_t Block = In.Dims[Axis] * Inner;
     if (At + In.Dims[Axis] > Out.Dims[Axis])
       return C.badInput("inputs are longer than the output on the axis");
@@ -137,6 +140,9 @@ llvm::Error runSplit(const KernelContext &C) {
   for (const TensorRef &Out : C.Outputs) {
     if (Out.Dims.size() != In.Dims.size())
       return C.badInput("outputs differ in rank from the input");
+    for (int64_t A = 0; A < R; ++A)
+      if (A != Axis && In.Dims[A] != Out.Dims[A])
+        return C.badInput("an output differs from the input off the axis");
     int64_t Len = Out.Dims[Axis];
     if (At + Len > In.Dims[Axis])
       return C.badInput("outputs are longer than the input on the axis");
@@ -233,15 +239,19 @@ llvm::Error runPad(const KernelContext &C) {
   if (Pads.size() != 2 * Axes.size())
     return C.badInput("pads has " + llvm::Twine(Pads.size()) + " entries for " +
                       llvm::Twine(Axes.size()) + " axes");
-  DimVector Begin(R, 0);
+  DimVector Begin(R, 0), Extra(R, 0);
+  if (int64_t(Out.Dims.size()) != R)
+    return C.badInput("output rank differs from the input's");
   for (size_t K = 0; K < Axes.size(); ++K) {
     int64_t A = Axes[K];
     if (!normAxis(A, R))
       return C.badInput("axis out of range");
     Begin[A] = Pads[K];
-    if (Out.Dims[A] != In.Dims[A] + Pads[K] + Pads[K + Axes.size()])
-      return C.badInput("pads disagree with the planned output shape");
+    Extra[A] = Pads[K] + Pads[K + Axes.size()];
   }
+  for (int64_t A = 0; A < R; ++A)
+    if (Out.Dims[A] != In.Dims[A] + Extra[A])
+      return C.badInput("pads disagree with the planned output shape");
   // The constant, as one element of the output's type.
   uint64_t Constant = 0;
   const uint64_t EB = elemBytes(In.Type);

@@ -20,7 +20,7 @@ namespace cpu {
 
 namespace {
 
-template <typename T> void matMulTyped(const KernelContext &C) {
+template <typename T> bool matMulTyped(const KernelContext &C) {
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
   DimVector AD(A.Dims.begin(), A.Dims.end()), BD(B.Dims.begin(), B.Dims.end());
   if (AD.size() == 1)
@@ -35,19 +35,24 @@ template <typename T> void matMulTyped(const KernelContext &C) {
     ABatch[BR - (AD.size() - 2) + I] = AD[I];
   for (size_t I = 0; I + 2 < BD.size(); ++I)
     BBatch[BR - (BD.size() - 2) + I] = BD[I];
-  for (size_t I = 0; I < BR; ++I)
+  for (size_t I = 0; I < BR; ++I) {
+    if (ABatch[I] != BBatch[I] && ABatch[I] != 1 && BBatch[I] != 1)
+      return false;
     YBatch[I] = std::max(ABatch[I], BBatch[I]);
+  }
   const int64_t Batches = productOf(YBatch, 0, BR);
+  if (int64_t(Y.numElements()) != Batches * M * N)
+    return false;
   const T *AP = A.data<const T>(), *BP = B.data<const T>();
   T *YP = Y.data<T>();
   if (K == 0) {
     std::fill(YP, YP + Y.numElements(), T(0));
-    return;
+    return true;
   }
   const bool BShared = productOf(BBatch, 0, BR) == 1;
   if (BShared && productOf(ABatch, 0, BR) == Batches) {
     gemm<T>(false, false, Batches * M, N, K, T(1), AP, K, BP, N, T(0), YP, N);
-    return;
+    return true;
   }
   DimVector AS = stridesOf(ABatch), BS = stridesOf(BBatch);
   for (int64_t Bt = 0; Bt < Batches; ++Bt) {
@@ -61,6 +66,7 @@ template <typename T> void matMulTyped(const KernelContext &C) {
     gemm<T>(false, false, M, N, K, T(1), AP + AOff * M * K, K,
             BP + BOff * K * N, N, T(0), YP + Bt * M * N, N);
   }
+  return true;
 }
 
 llvm::Error runMatMul(const KernelContext &C) {
@@ -77,8 +83,12 @@ llvm::Error runMatMul(const KernelContext &C) {
   if (A.Type != B.Type)
     return C.badInput("operand types differ");
   useBlasThreads(C.Pool.threads());
-  if (!visitNumeric(A.Type, [&](auto Tag) { matMulTyped<decltype(Tag)>(C); }))
+  bool SizeOk = true;
+  if (!visitNumeric(A.Type,
+                    [&](auto Tag) { SizeOk = matMulTyped<decltype(Tag)>(C); }))
     return C.unsupported("MatMul of type " + elementTypeName(A.Type));
+  if (!SizeOk)
+    return C.badInput("the output's size disagrees with the operands'");
   return llvm::Error::success();
 }
 
@@ -100,6 +110,8 @@ template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
     DimVector Src;
     DimVector CD(Bias.Dims.begin(), Bias.Dims.end());
     // Unidirectional broadcast of C to (M, N).
+    if (CD.size() > 2)
+      return C.badInput("C has rank above 2");
     DimVector S = stridesOf(CD);
     Src.assign(2, 0);
     for (size_t I = 0; I < CD.size(); ++I) {
@@ -108,8 +120,6 @@ template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
         return C.badInput("C does not broadcast to (M, N)");
       Src[O] = CD[I] == 1 ? 0 : S[I];
     }
-    if (CD.size() > 2)
-      return C.badInput("C has rank above 2");
     stridedCopy(YP, Bias.Data, Y.Dims, Src, sizeof(T), nullptr);
     if (Beta != T(1))
       for (uint64_t I = 0; I < Y.numElements(); ++I)

@@ -45,10 +45,12 @@ llvm::Error runTranspose(const KernelContext &C) {
     return C.badInput("perm has " + llvm::Twine(Perm.size()) +
                       " entries for a rank-" + llvm::Twine(R) + " input");
   DimVector InStrides = stridesOf(In.Dims), Src(R);
+  llvm::SmallVector<bool, 6> Seen(R, false);
   for (int64_t I = 0; I < R; ++I) {
     int64_t A = Perm[I];
-    if (!normAxis(A, R))
-      return C.badInput("perm entry out of range");
+    if (!normAxis(A, R) || Seen[A] || Out.Dims[I] != In.Dims[A])
+      return C.badInput("perm is not a permutation matching the output");
+    Seen[A] = true;
     Src[I] = InStrides[A];
   }
   stridedCopy(Out.Data, In.Data, Out.Dims, Src, elemBytes(In.Type), &C.Pool);
