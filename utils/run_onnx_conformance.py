@@ -209,7 +209,10 @@ def run_data_set(tool, model, ds, timeout, extra, fold):
             return "error", "timeout after %ss" % timeout, folded
         err = p.stderr.decode("utf-8", "replace").strip()
         if p.returncode != 0:
-            line = err.splitlines()[-1] if err else "exit %d" % p.returncode
+            outs = p.stdout.decode("utf-8", "replace").strip().splitlines()
+            # A failed check prints its verdict on stdout, not as an error.
+            line = (err.splitlines()[-1] if err else
+                    "exit %d: %s" % (p.returncode, outs[-1] if outs else ""))
             if p.returncode < 0:
                 return "error", "killed by signal %d" % -p.returncode, folded
             if p.returncode == 3 or UNSUPPORTED_RE.search(err):
@@ -285,6 +288,12 @@ def main():
                     help="do not pass --poison (on by default: a buffer "
                          "overwritten when its lifetime ends turns any "
                          "liveness mistake into a failure)")
+    ap.add_argument("--no-fold-inputs", action="store_true",
+                    help="do not pass --fold-inputs to oomplan-run")
+    ap.add_argument("--no-unplanned-check", action="store_true",
+                    help="do not pass --check=unplanned (on by default: a "
+                         "second run with every tensor in its own "
+                         "allocation must give bit-identical outputs)")
     ap.add_argument("--fold", action="store_true",
                     help="diagnostic: retry a test whose shapes come from "
                          "graph inputs with those inputs folded into "
@@ -322,6 +331,16 @@ def main():
                 tests.append((name, d))
 
     extra = [] if args.no_poison else ["--poison"]
+    # Given input values planned as constants (oomplan-run --fold-inputs):
+    # the model file is unchanged, and shapes that depend on input values
+    # (Reshape targets, axes, pads, scales fed as inputs) can be planned.
+    # The unplanned rerun requires bit-identical outputs.
+    help_text = subprocess.run([args.tool, "--help"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT).stdout.decode()
+    if "--fold-inputs" in help_text and not args.no_fold_inputs:
+        extra.append("--fold-inputs")
+    if "--check" in help_text and not args.no_unplanned_check:
+        extra.append("--check=unplanned")
     start = time.time()
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
