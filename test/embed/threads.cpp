@@ -67,7 +67,8 @@ int main(int argc, char **argv) {
   std::string Fit = L + "/fit/recompute.onnxtxt";
   std::vector<Job> Jobs = {
       {M + "/gpt_like.onnx", {"--batch=1", "--seq=16"}},
-      {L + "/training/mlp.onnxtxt", {"--train", "--batch=4", "--optimizer=adamw"}},
+      {L + "/training/mlp.onnxtxt",
+       {"--train", "--batch=4", "--optimizer=adamw"}},
       {Fit, {"--train", "--batch=16", "--align=1", "--budget=34000", "--fit"}},
       {Fit, {"--train", "--align=1", "--budget=34000", "--max-batch"}},
       {Fit, {"--batch=4", "--emit=report", "--budget=1000", "--no-fit"}},
