@@ -1,12 +1,14 @@
 //===- Rescale.cpp - re-planning with tensors resized ---------------------===//
 //
 // Resizes schedule tensors and re-plans. Sizes change consistently for every
-// tensor of a type, so in-place and view decisions (which need equal sizes)
-// stay as they were; only the placement and the peak move.
+// tensor of a type, and views follow their sources, so in-place and view
+// decisions (which need equal sizes) stay as they were; only the placement
+// and the peak move.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Formulas.h"
+#include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::report;
@@ -16,6 +18,25 @@ llvm::Expected<Plan> report::replanResized(const Plan &P, ResizeFn Resize,
   Schedule S = P.Sched;
   for (TensorId T = 0; T < S.Tensors.size(); ++T)
     S.Tensors[T].SizeBytes = Resize(T, S.Tensors[T].SizeBytes);
+  // A view shares its source's bytes, so it follows the source's new size
+  // (a transposed weight of a sharded parameter is a view of the shard),
+  // whatever the resize said of its own kind. In step order, so a view of a
+  // view follows too.
+  for (const Step &St : S.Steps) {
+    if (St.ViewOf < 0 || St.Writes.empty() ||
+        size_t(St.ViewOf) >= St.Reads.size())
+      continue;
+    TensorId Src = St.Reads[St.ViewOf], View = St.Writes[0];
+    uint64_t OldSrc = P.Sched.Tensors[Src].SizeBytes;
+    uint64_t NewSrc = S.Tensors[Src].SizeBytes;
+    uint64_t OldView = P.Sched.Tensors[View].SizeBytes;
+    if (OldSrc == 0 || OldSrc == NewSrc)
+      continue;
+    unsigned __int128 Scaled =
+        ((unsigned __int128)OldView * NewSrc + OldSrc - 1) / OldSrc;
+    S.Tensors[View].SizeBytes =
+        uint64_t(std::min<unsigned __int128>(Scaled, NewSrc));
+  }
   Lifetimes L = computeLifetimes(S, Opts.Liveness);
   PlanOptions PO = Opts.Placement;
   PO.BudgetBytes = P.BudgetBytes;
