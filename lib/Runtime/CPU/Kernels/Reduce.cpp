@@ -245,6 +245,8 @@ void registerAxisKernels(CPUKernelTable &T);
 void registerLossKernels(CPUKernelTable &T);
 // TfIdf.cpp: TfIdfVectorizer.
 void registerTfIdfKernels(CPUKernelTable &T);
+// DataDependent.cpp: NonZero, Compress, Unique.
+void registerDataDependentKernels(CPUKernelTable &T);
 
 void registerReduceKernels(CPUKernelTable &T) {
   auto Add = [&T](llvm::StringRef Op, KernelFn Fn, unsigned Set) {
@@ -263,6 +265,7 @@ void registerReduceKernels(CPUKernelTable &T) {
   registerAxisKernels(T);
   registerLossKernels(T);
   registerTfIdfKernels(T);
+  registerDataDependentKernels(T);
 }
 
 } // namespace cpu
