@@ -34,6 +34,16 @@ bool RunReport::highWaterMatches() const {
   return true;
 }
 
+uint64_t RunReport::rssBeyondPlan(ArrayRef<runtime::TensorRef> Outputs) const {
+  uint64_t Planned = 0;
+  for (const runtime::RegionUse &U : Regions)
+    if (U.R == Region::Arena)
+      Planned += U.PlannedBytes;
+  for (const runtime::TensorRef &T : Outputs)
+    Planned += T.present() ? T.bytes() : 0;
+  return RSSGrowth && *RSSGrowth > Planned ? *RSSGrowth - Planned : 0;
+}
+
 static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
                       ArrayRef<runtime::TensorRef> Outputs) {
   json::OStream J(OS, 2);
@@ -69,8 +79,11 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
       J.attribute("budget_bytes", int64_t(*R.Budget));
       J.attribute("fits", R.Fits);
     }
-    if (R.RSSGrowth)
+    if (R.RSSGrowth) {
       J.attribute("rss_growth_bytes", int64_t(*R.RSSGrowth));
+      J.attribute("rss_beyond_arena_and_outputs_bytes",
+                  int64_t(R.rssBeyondPlan(Outputs)));
+    }
     J.attributeObject("seconds", [&] {
       J.attribute("plan", R.PlanSeconds);
       J.attribute("load", R.LoadSeconds);
@@ -119,7 +132,9 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
   OS << '\n';
   if (RSSGrowth)
     OS << "RSS growth during the run: " << *RSSGrowth << " bytes ("
-       << formatBytes(*RSSGrowth) << ")\n";
+       << formatBytes(*RSSGrowth) << "), " << rssBeyondPlan(Outputs)
+       << " bytes beyond the arena and the outputs (docs/runtime.md: under 4 "
+          "MiB at up to two threads)\n";
   OS << format("time: plan %.3f s, load %.3f s, run %.3f s\n", PlanSeconds,
                LoadSeconds, RunSeconds);
   if (Poisoned)

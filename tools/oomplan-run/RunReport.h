@@ -30,6 +30,9 @@ struct RunReport {
 
   /// Every region's aligned high-water equals the plan's bytes.
   bool highWaterMatches() const;
+  /// RSS growth less the arena and the outputs' bytes: the constant
+  /// docs/runtime.md explains (0 when the growth is smaller).
+  uint64_t rssBeyondPlan(llvm::ArrayRef<runtime::TensorRef> Outputs) const;
   bool ok() const { return highWaterMatches() && CheckDifference.empty(); }
   /// Outputs: the whole batch's, in graph-output order.
   void print(llvm::raw_ostream &OS, const Graph &G,
