@@ -251,3 +251,48 @@ TEST(CPUKernelsTfIdf, CountsWithSkipsUnigramsOnce) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(CPUKernelsDataDependent, NonZeroPacksForTheActualCount) {
+  std::vector<float> X = {0, 3, 0, 5}; // [2, 2]: (0,1) and (1,1)
+  std::vector<int64_t> Y(2 * 4, -1);   // planned bound [2, 4]
+  KernelHarness H("NonZero", 13);
+  H.DataDependent = true;
+  ASSERT_OK(H.run({ref(X, ET::Float, {2, 2})}, {ref(Y, ET::Int64, {2, 4})}));
+  EXPECT_EQ(H.ActualDims[0], (llvm::SmallVector<int64_t, 6>{2, 2}));
+  EXPECT_EQ(std::vector<int64_t>(Y.begin(), Y.begin() + 4),
+            (std::vector<int64_t>{0, 1, 1, 1})); // rows, then columns
+}
+
+TEST(CPUKernelsDataDependent, UniqueSortedAndByFirstOccurrence) {
+  std::vector<int64_t> X = {2, 1, 1, 3, 2};
+  std::vector<int64_t> Y(5), Idx(5), Inv(5), Cnt(5);
+  auto Outs = [&] {
+    return std::vector<TensorRef>{
+        ref(Y, ET::Int64, {5}), ref(Idx, ET::Int64, {5}),
+        ref(Inv, ET::Int64, {5}), ref(Cnt, ET::Int64, {5})};
+  };
+  KernelHarness H("Unique", 13);
+  H.DataDependent = true;
+  H.Workspace.resize(2 * 8 * 5);
+  ASSERT_OK(H.run({ref(X, ET::Int64, {5})}, Outs()));
+  EXPECT_EQ(H.ActualDims[0], (llvm::SmallVector<int64_t, 6>{3}));
+  EXPECT_EQ(std::vector<int64_t>(Y.begin(), Y.begin() + 3),
+            (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(std::vector<int64_t>(Idx.begin(), Idx.begin() + 3),
+            (std::vector<int64_t>{1, 0, 3}));
+  EXPECT_EQ(Inv, (std::vector<int64_t>{1, 0, 0, 2, 1}));
+  EXPECT_EQ(std::vector<int64_t>(Cnt.begin(), Cnt.begin() + 3),
+            (std::vector<int64_t>{2, 2, 1}));
+  KernelHarness F("Unique", 13);
+  F.setInt("sorted", 0);
+  F.DataDependent = true;
+  F.Workspace.resize(2 * 8 * 5);
+  ASSERT_OK(F.run({ref(X, ET::Int64, {5})}, Outs()));
+  EXPECT_EQ(std::vector<int64_t>(Y.begin(), Y.begin() + 3),
+            (std::vector<int64_t>{2, 1, 3}));
+  EXPECT_EQ(Inv, (std::vector<int64_t>{0, 1, 1, 2, 0}));
+}
+
+} // namespace

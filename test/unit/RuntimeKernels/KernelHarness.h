@@ -83,11 +83,25 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "no CPU kernel");
     runtime::KernelContext C{G, G.Nodes[0], Ins, Outs, nullptr, 0, Pool};
+    C.Workspace = Workspace.empty() ? nullptr : Workspace.data();
+    C.WorkspaceBytes = Workspace.size();
+    if (DataDependent) {
+      // Data-dependent outputs: the planned bound on entry, as the runtime.
+      ActualDims.assign(Outs.size(), {});
+      for (size_t I = 0; I < Outs.size(); ++I)
+        ActualDims[I] = Outs[I].Dims;
+      C.ActualDims = ActualDims.data();
+    }
     return K->Run(C);
   }
 
   Graph G;
   runtime::ThreadPool Pool;
+  /// Scratch handed to the kernel as its planned workspace.
+  std::vector<char> Workspace;
+  /// Set to pass ActualDims; the kernel's produced dims land there.
+  bool DataDependent = false;
+  std::vector<llvm::SmallVector<int64_t, 6>> ActualDims;
 };
 
 } // namespace test
