@@ -1,11 +1,11 @@
-//===- DataDependent.cpp - CPU kernels: NonZero, Compress, Unique -*- C++
-//-*-===//
+//===- DataDependent.cpp - CPU kernels: data-sized outputs -----*- C++ -*-===//
 //
 // Ops whose output size depends on the values. The plan reserves the shape
 // engine's upper bound; each kernel writes its result densely packed for the
 // dims it actually produced and reports them through
 // KernelContext::ActualDims (null when the dims were exact at plan time).
-// Unique sorts slice indices in its planned workspace, never on the heap.
+// Unique and NonMaxSuppression sort indices in their planned workspace,
+// never on the heap.
 // Registered by the Reduce family (CPUKernels.h).
 //
 //===----------------------------------------------------------------------===//
@@ -250,6 +250,98 @@ llvm::Error runUnique(const KernelContext &C) {
   return Result;
 }
 
+/// Two int64 per box: the candidates in score order, and those selected.
+uint64_t nmsWorkspace(const Node &, llvm::ArrayRef<TensorRef> Inputs,
+                      llvm::ArrayRef<TensorRef>) {
+  return Inputs[0].Dims.size() == 3 ? 2 * 8 * uint64_t(Inputs[0].Dims[1]) : 0;
+}
+
+/// IoU of two boxes, as ONNX Runtime computes it: corners normalized first
+/// (center_point_box 0 allows flipped corners), 0 without overlap.
+double iou(const float *A, const float *B, bool Center) {
+  auto Corners = [Center](const float *P, double &Y1, double &X1, double &Y2,
+                          double &X2) {
+    if (Center) {
+      X1 = P[0] - P[2] / 2.0;
+      X2 = P[0] + P[2] / 2.0;
+      Y1 = P[1] - P[3] / 2.0;
+      Y2 = P[1] + P[3] / 2.0;
+      return;
+    }
+    Y1 = std::min(P[0], P[2]);
+    Y2 = std::max(P[0], P[2]);
+    X1 = std::min(P[1], P[3]);
+    X2 = std::max(P[1], P[3]);
+  };
+  double AY1, AX1, AY2, AX2, BY1, BX1, BY2, BX2;
+  Corners(A, AY1, AX1, AY2, AX2);
+  Corners(B, BY1, BX1, BY2, BX2);
+  double IH = std::min(AY2, BY2) - std::max(AY1, BY1);
+  double IW = std::min(AX2, BX2) - std::max(AX1, BX1);
+  if (IH <= 0 || IW <= 0)
+    return 0;
+  double Inter = IH * IW;
+  double Union = (AY2 - AY1) * (AX2 - AX1) + (BY2 - BY1) * (BX2 - BX1) - Inter;
+  return Union <= 0 ? 0 : Inter / Union;
+}
+
+llvm::Error runNMS(const KernelContext &C) {
+  const TensorRef &Boxes = C.Inputs[0], &Scores = C.Inputs[1];
+  if (Boxes.Type != ElementType::Float || Scores.Type != ElementType::Float ||
+      Boxes.Dims.size() != 3 || Scores.Dims.size() != 3 || Boxes.Dims[2] != 4 ||
+      Boxes.Dims[0] != Scores.Dims[0] || Boxes.Dims[1] != Scores.Dims[2])
+    return C.badInput("boxes must be float [B, N, 4], scores [B, C, N]");
+  auto Scalar = [&](size_t I, double Default) {
+    double V = Default;
+    if (I < C.Inputs.size() && C.Inputs[I].present() &&
+        C.Inputs[I].numElements() > 0)
+      readDouble(C.Inputs[I], 0, V);
+    return V;
+  };
+  int64_t MaxOut = int64_t(Scalar(2, 0));
+  double IouThreshold = Scalar(3, 0);
+  bool HasScoreThreshold = C.Inputs.size() > 4 && C.Inputs[4].present();
+  double ScoreThreshold = Scalar(4, 0);
+  bool Center = C.N.getInt("center_point_box", 0) != 0;
+  int64_t NB = Boxes.Dims[0], NC = Scores.Dims[1], N = Boxes.Dims[1];
+  if (!C.Workspace || C.WorkspaceBytes < uint64_t(2 * 8 * N))
+    return C.unsupported("no planned workspace for the candidates");
+  int64_t *Cand = static_cast<int64_t *>(C.Workspace), *Sel = Cand + N;
+  const float *PB = Boxes.data<float>(), *PS = Scores.data<float>();
+  int64_t *Out = C.Outputs[0].data<int64_t>();
+  int64_t Bound = C.Outputs[0].Dims.empty() ? 0 : C.Outputs[0].Dims[0];
+  int64_t Total = 0;
+  for (int64_t B = 0; B < NB; ++B)
+    for (int64_t Cls = 0; Cls < NC; ++Cls) {
+      const float *S = PS + (B * NC + Cls) * N;
+      int64_t NCand = 0;
+      for (int64_t I = 0; I < N; ++I)
+        if (!HasScoreThreshold || S[I] > ScoreThreshold)
+          Cand[NCand++] = I;
+      // Highest score first; equal scores keep the lower box index first.
+      std::stable_sort(Cand, Cand + NCand,
+                       [S](int64_t A, int64_t Bx) { return S[A] > S[Bx]; });
+      int64_t NSel = 0;
+      for (int64_t K = 0; K < NCand && NSel < MaxOut; ++K) {
+        const float *Box = PB + (B * N + Cand[K]) * 4;
+        bool Keep = true;
+        for (int64_t J = 0; J < NSel && Keep; ++J)
+          Keep = iou(Box, PB + (B * N + Sel[J]) * 4, Center) <= IouThreshold;
+        if (!Keep)
+          continue;
+        Sel[NSel++] = Cand[K];
+        if (Total >= Bound)
+          return C.badInput("more boxes than the planned bound");
+        Out[Total * 3] = B;
+        Out[Total * 3 + 1] = Cls;
+        Out[Total * 3 + 2] = Cand[K];
+        ++Total;
+      }
+    }
+  setActual(C, 0, {Total, 3});
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void registerDataDependentKernels(CPUKernelTable &T) {
@@ -257,6 +349,8 @@ void registerDataDependentKernels(CPUKernelTable &T) {
   addKernel(T, "Compress", Kernel{runCompress, nullptr, {}});
   addKernel(T, "Unique",
             Kernel{runUnique, uniqueWorkspace, typesOf(NumericTypes)});
+  addKernel(T, "NonMaxSuppression",
+            Kernel{runNMS, nmsWorkspace, {ElementType::Float}});
 }
 
 } // namespace cpu
