@@ -84,6 +84,8 @@ SHAPE_OPERANDS = {
     "HannWindow": [0], "HammingWindow": [0], "STFT": [1, 3],
     "MelWeightMatrix": [0, 1, 2, 3, 4], "DFT": [1], "MaxUnpool": [2],
 }
+# oomplan-run's note naming the inputs whose values fixed shapes.
+VALUES_RE = re.compile(r"shapes from input values:?\s*([^\n]*)", re.I)
 # A planning error that folding may cure.
 FOLDABLE_RE = re.compile(
     r"cannot follow|must be a constant known before run time"
@@ -230,6 +232,10 @@ def run_data_set(tool, model, ds, timeout, extra, fold):
             if why:
                 return "fail", "%s: output %d: %s" % (
                     os.path.basename(ds), i, why), folded
+        # oomplan-run's note when given input values fixed some shapes.
+        m = VALUES_RE.search(err)
+        if m:
+            return "pass", "input values: " + m.group(1).strip(), folded
     return "pass", "", folded
 
 
@@ -242,8 +248,11 @@ def run_test(tool, test_dir, timeout, extra, fold):
     if not sets:
         return "error", "no test_data_set_*"
     folded_any = set()
+    values = ""
     for ds in sets:
         status, detail, _ = run_data_set(tool, model, ds, timeout, extra, False)
+        if status == "pass" and detail:
+            values = detail
         if status == "unsupported" and fold and FOLDABLE_RE.search(detail):
             s2, d2, names = run_data_set(tool, model, ds, timeout, extra, True)
             if s2 in ("pass", "fail", "error") and names:
@@ -255,7 +264,7 @@ def run_test(tool, test_dir, timeout, extra, fold):
             return status, detail
     if folded_any:
         return "pass", "folded: " + ",".join(sorted(folded_any))
-    return "pass", ""
+    return "pass", values
 
 
 def read_list(path):
@@ -337,8 +346,11 @@ def main():
     # The unplanned rerun requires bit-identical outputs.
     help_text = subprocess.run([args.tool, "--help"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT).stdout.decode()
-    if "--fold-inputs" in help_text and not args.no_fold_inputs:
-        extra.append("--fold-inputs")
+    if args.no_fold_inputs:
+        if "--no-fold-inputs" in help_text:
+            extra.append("--no-fold-inputs")
+    elif "--fold-inputs" in help_text and "--no-fold-inputs" not in help_text:
+        extra.append("--fold-inputs")  # Before it became the default.
     if "--check" in help_text and not args.no_unplanned_check:
         extra.append("--check=unplanned")
     start = time.time()
@@ -360,15 +372,21 @@ def main():
     for name, (status, detail) in results.items():
         if status == "pass" and detail.startswith("folded"):
             counts[name.split("/", 1)[0]]["folded"] += 1
-    row = "%-18s %6s %6s %8s %6s %12s %6s"
-    print(row % ("suite", "total", "pass", "(folded)", *kinds[1:]))
+        if status == "pass" and detail.startswith("input values"):
+            counts[name.split("/", 1)[0]]["values"] += 1
+    # (values): passes that needed given input values to plan their shapes;
+    # (folded): passes of the --fold diagnostic (a changed model).
+    row = "%-18s %6s %6s %9s %9s %6s %12s %6s"
+    print(row % ("suite", "total", "pass", "(values)", "(folded)", *kinds[1:]))
     total = collections.Counter()
     for suite, c in counts.items():
         total.update(c)
         print(row % (suite, sum(c[k] for k in kinds), c["pass"],
-                     "(%d)" % c["folded"], *[c[k] for k in kinds[1:]]))
+                     "(%d)" % c["values"], "(%d)" % c["folded"],
+                     *[c[k] for k in kinds[1:]]))
     print(row % ("all", sum(total[k] for k in kinds), total["pass"],
-                 "(%d)" % total["folded"], *[total[k] for k in kinds[1:]]))
+                 "(%d)" % total["values"], "(%d)" % total["folded"],
+                 *[total[k] for k in kinds[1:]]))
     print("(%.1f s, %d jobs)" % (elapsed, args.jobs))
 
     # Which ops block the unsupported tests, from the node the error names.
