@@ -6,7 +6,8 @@
 // runs far faster than many small ones. Gemm writes beta*C broadcast into
 // Y first and then accumulates alpha*A*B with beta 1. Einsum is a generic
 // loop over every index letter: correct for any equation ONNX allows,
-// meant for the small tensors the models here use it on.
+// meant for the small tensors the models here use it on. The family's
+// register function also adds Quantized.cpp, Det.cpp, DFT.cpp and Signal.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"

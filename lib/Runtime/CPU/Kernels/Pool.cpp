@@ -7,7 +7,8 @@
 // by the positions inside the input, or with count_include_pad by those
 // inside the padded input (never past pad_end: a ceil_mode window that runs
 // off the padding does not count the overhang, as ONNX's reference does).
-// Planes (image, channel) run in parallel.
+// Planes (image, channel) run in parallel. MaxUnpool lives here too, and
+// the family's register function adds RoiAlign.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
