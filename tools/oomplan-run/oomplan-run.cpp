@@ -65,10 +65,15 @@ static cl::opt<std::string> BackendName("backend", cl::cat(RunCat),
                                         cl::desc("Kernels to run (cpu)"));
 static cl::opt<bool> FoldInputs(
     "fold-inputs", cl::cat(RunCat),
-    cl::desc("Plan the given small inputs (integers of up to 1024 elements, "
-             "floats of up to 8) as constants, so that shapes may depend on "
-             "their values (ONNX node tests feed Reshape targets, axes and "
-             "scales as inputs); binary .onnx models"));
+    cl::desc("Always plan the given small inputs (integers of up to 1024 "
+             "elements, floats of up to 8) as constants, so that shapes may "
+             "depend on their values (ONNX node tests feed Reshape targets, "
+             "axes and scales as inputs); binary .onnx models. Without it "
+             "this happens only when planning fails without the values"));
+static cl::opt<bool> NoFoldInputs(
+    "no-fold-inputs", cl::cat(RunCat),
+    cl::desc("Never plan with the given inputs' values: a shape that depends "
+             "on an input's values is an error, as in oomplan"));
 static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
                              cl::desc("Print one JSON object instead of the "
                                       "table"));
@@ -330,10 +335,39 @@ static Expected<int> runTool(api::Request R) {
   RunReport Rep;
   auto T0 = std::chrono::steady_clock::now();
   StringMap<std::string> Files;
+  if (FoldInputs && NoFoldInputs)
+    return makeInputError("--fold-inputs and --no-fold-inputs contradict "
+                          "each other");
+  bool Folded = FoldInputs;
   if (FoldInputs)
     if (Error E = foldInputs(R, Files))
       return E;
   auto X = driver::planExecutable(R, **Kernels);
+  // A runtime sees its inputs before it runs: when a shape depends on the
+  // values of an input the command line gives (a Reshape target or Resize
+  // scales fed as a graph input), plan again with those values. The first
+  // error stands when that does not help either.
+  bool AnyGiven = !Inputs.empty() || !InputsDir.empty();
+  if (!X && !FoldInputs && !NoFoldInputs && AnyGiven && !R.ModelBytes) {
+    Error First = X.takeError();
+    api::Request Again = R;
+    StringMap<std::string> AgainFiles;
+    Error E = foldInputs(Again, AgainFiles);
+    auto Y = E ? Expected<driver::Executable>(std::move(E))
+               : driver::planExecutable(Again, **Kernels);
+    if (!Y) {
+      consumeError(Y.takeError());
+      return std::move(First);
+    }
+    consumeError(std::move(First));
+    WithColor::note(errs(), "oomplan-run")
+        << "a shape depends on the values of given inputs: planned with "
+           "them (--no-fold-inputs refuses)\n";
+    R = std::move(Again);
+    Files = std::move(AgainFiles);
+    X = std::move(Y);
+    Folded = true;
+  }
   if (!X)
     return X.takeError();
   Rep.PlanSeconds = secondsSince(T0);
@@ -348,7 +382,7 @@ static Expected<int> runTool(api::Request R) {
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, EO);
   if (!Ex)
     return Ex.takeError();
-  if (!FoldInputs) {
+  if (!Folded) {
     auto Given = inputFiles(*X->G);
     if (!Given)
       return Given.takeError();
