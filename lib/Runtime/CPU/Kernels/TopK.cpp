@@ -69,10 +69,21 @@ llvm::Error runTopK(const KernelContext &C) {
   if (K < 0 || K > X.Dims[Axis])
     return C.badInput("k = " + llvm::Twine(K) + " is outside [0, " +
                       llvm::Twine(X.Dims[Axis]) + "]");
-  for (const TensorRef &Out : C.Outputs)
-    if (Out.present() &&
-        (Out.Dims.size() != X.Dims.size() || Out.Dims[Axis] != K))
+  // With a run-time k the plan reserved the bound (ActualDims set): the
+  // outputs are packed densely for k and their dims reported back.
+  for (unsigned I = 0; I < C.Outputs.size(); ++I) {
+    const TensorRef &Out = C.Outputs[I];
+    if (!Out.present())
+      continue;
+    const bool Bounded = C.ActualDims != nullptr;
+    if (Out.Dims.size() != X.Dims.size() ||
+        (Bounded ? Out.Dims[Axis] < K : Out.Dims[Axis] != K))
       return C.badInput("outputs disagree with k");
+    if (Bounded) {
+      C.ActualDims[I].assign(X.Dims.begin(), X.Dims.end());
+      C.ActualDims[I][Axis] = K;
+    }
+  }
   if (hasOutput(C, 1) && C.Outputs[1].Type != ElementType::Int64)
     return C.badInput("Indices must be int64");
   if (C.WorkspaceBytes < uint64_t(X.Dims[Axis]) * sizeof(int64_t))
