@@ -85,7 +85,8 @@ SHAPE_OPERANDS = {
     "MelWeightMatrix": [0, 1, 2, 3, 4], "DFT": [1], "MaxUnpool": [2],
 }
 # oomplan-run's note naming the inputs whose values fixed shapes.
-VALUES_RE = re.compile(r"shapes from input values:?\s*([^\n]*)", re.I)
+VALUES_RE = re.compile(r"(?:shapes from input values|a shape depends on the "
+                       r"values of given inputs):?\s*([^\n]*)", re.I)
 # A planning error that folding may cure.
 FOLDABLE_RE = re.compile(
     r"cannot follow|must be a constant known before run time"
