@@ -2,7 +2,7 @@
 """Benchmark: oomplan-run against ONNX Runtime on the four real models (issue 12, item 7).
 
 What: for each model and size (compare_runtime.SIZES, or --sizes), both runtimes run the same seeded
-inputs with 2 threads, interleaved (R rounds; the runtime that goes first alternates between rounds),
+inputs with 2 threads (--threads), interleaved (R rounds; the runtime that goes first alternates between rounds),
 each round in fresh processes:
   - oomplan-run MODEL --batch B [--seq S] --inputs-dir IN --threads 2 --json [--repeat 2]: the "run"
     phase (the steps only; planning and weight loading are reported apart) of its first, cold run (first
@@ -20,7 +20,7 @@ ours warm / ORT warm, memory ratio = ours / ORT), with the load average before a
 
 Usage:
     /usr/bin/python3 utils/bench_runtime.py --models DIR --tool build/tools/oomplan-run/oomplan-run
-        [--only resnet50,bert_like] [--sizes resnet50:8,bert_like:8x128] [--rounds 3] [--json FILE]
+        [--only resnet50,bert_like] [--sizes resnet50:8,bert_like:8x128] [--rounds 3] [--threads 2] [--json FILE]
 """
 import argparse
 import json
@@ -73,7 +73,7 @@ def one_round(args, path, batch, seq, in_dir, first_ours):
         if who == "ours":
             extra = [f"--repeat={args.repeat}"] if args.repeat else []
             rc, j, err, cmd = cr.run_oomplan(args.tool, path, batch, seq, in_dir, None, extra,
-                                             prefix=TIME)
+                                             threads=args.threads, prefix=TIME)
             if rc != 0 or not j or not j.get("ok"):
                 raise RuntimeError(f"oomplan-run exit {rc}: {err}\n  {' '.join(cmd)}")
             regions = {r["region"]: r for r in j["regions"]}
@@ -87,7 +87,7 @@ def one_round(args, path, batch, seq, in_dir, first_ours):
                            "hw_equal": all(r["equal"] for r in j["regions"]),
                            "process_peak": max_rss(err) - args.baseline}
         else:
-            o, err, cmd = cr.run_ort(path, in_dir, None, warmup=1, iterations=2)
+            o, err, cmd = cr.run_ort(path, in_dir, None, threads=args.threads, warmup=1, iterations=2)
             if o is None:
                 raise RuntimeError(f"ONNX Runtime: {err}\n  {' '.join(cmd)}")
             res["ort"] = {"warm_s": o["median_s"], "first_s": o["first_run_s"],
@@ -103,6 +103,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--sizes", default="", help="e.g. resnet50:8,bert_like:8x128 (default: SIZES)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2, help="threads of both runtimes (the bar: 2)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--json", default="")
     args = ap.parse_args()
@@ -144,7 +145,8 @@ def main():
                   f"{[r['ours']['rss'] for r in rounds]}, ort {[r['ort']['rss'] for r in rounds]}",
                   file=sys.stderr, flush=True)
     load_after = os.getloadavg()
-    print(f"ONNX Runtime {samples[0]['rounds'][0]['ort']['version'] if samples else '?'}, 2 threads, "
+    print(f"ONNX Runtime {samples[0]['rounds'][0]['ort']['version'] if samples else '?'}, "
+          f"{args.threads} threads, "
           f"{args.rounds} interleaved rounds, medians; load average before "
           f"{load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
           f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}\n")
