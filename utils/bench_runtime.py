@@ -31,6 +31,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no utils/__pycache__ in the working tree
 import compare_runtime as cr  # noqa: E402
 
 
