@@ -108,6 +108,8 @@ def main():
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--json", default="")
     args = ap.parse_args()
+    if not os.access(args.tool, os.X_OK):
+        cr.die(f"{args.tool} is not an executable")
     # Warm runs of the plan when oomplan-run has --repeat (else its one cold run is the latency).
     help_text = subprocess.run([args.tool, "--help"], capture_output=True, text=True).stdout
     args.repeat = 2 if "--repeat" in help_text else 0
