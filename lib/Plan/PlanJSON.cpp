@@ -168,7 +168,10 @@ static void writeHostBuffers(llvm::json::OStream &J, const Plan &P,
     if (P.HostOffsetOf[T] != NoHostOffset)
       ByOffset[P.HostOffsetOf[T]].push_back(T);
   J.attributeArray("host_buffers", [&] {
-    for (auto &[Offset, Ts] : ByOffset) {
+    for (auto &Entry : ByOffset) {
+      // Not a structured binding: C++17 lambdas cannot capture those (clang).
+      uint64_t Offset = Entry.first;
+      const std::vector<TensorId> &Ts = Entry.second;
       // Zero-size homes share an offset with the next: one entry each.
       std::vector<std::vector<TensorId>> Homes;
       for (TensorId T : Ts) {

@@ -19,7 +19,10 @@ using namespace oomplan;
 static llvm::Error fold(onnx::ModelProto &M, llvm::StringRef Path,
                         llvm::ArrayRef<std::pair<std::string, TensorFile>> In) {
   onnx::GraphProto &G = *M.mutable_graph();
-  for (const auto &[Name, T] : In) {
+  for (const auto &Entry : In) {
+    // Not a structured binding: C++17 lambdas cannot capture those (clang).
+    const std::string &Name = Entry.first;
+    const TensorFile &T = Entry.second;
     auto *Inputs = G.mutable_input();
     auto It = std::find_if(
         Inputs->begin(), Inputs->end(),
