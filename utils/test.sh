@@ -32,6 +32,7 @@ if [ "${ASSERT_BUILD:-1}" != 0 ]; then
 fi
 # Each libFuzzer target for FUZZ_SECONDS (60; 0 skips), in its own clang
 # build (utils/fuzz.sh; docs/development.md#fuzzing).
+# The three targets run at once (FUZZ_JOBS=3): each still gets its 60 s.
 if [[ ${FUZZ_SECONDS:-60} -gt 0 ]]; then
-  bash utils/fuzz.sh "${FUZZ_SECONDS:-60}"
+  FUZZ_JOBS=${FUZZ_JOBS:-3} bash utils/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi
