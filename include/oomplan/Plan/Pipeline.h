@@ -25,8 +25,7 @@ struct PipelineOptions {
   /// the runtime adds each step's kernel workspace here so that the plan
   /// counts it (Driver/Executable.h). Null: no edit.
   std::function<llvm::Error(const Graph &, const ShapeInfo &,
-                            llvm::ArrayRef<std::optional<int64_t>>,
-                            Schedule &)>
+                            llvm::ArrayRef<std::optional<int64_t>>, Schedule &)>
       EditSchedule;
 };
 
