@@ -63,6 +63,12 @@ struct InputShape {
   std::vector<int64_t> Dims;
 };
 
+/// Parses --input-shape's spelling, "NAME=D0xD1x..." (trtexec's). On bad
+/// text returns std::nullopt and sets Error to the message the CLI prints.
+/// The CLI and the C API both parse with it, so they cannot drift.
+std::optional<InputShape> parseInputShape(const std::string &Text,
+                                          std::string &Error);
+
 /// --train and its options. An option that is set without Enabled is an
 /// error (it would be ignored).
 struct TrainingRequest {

@@ -83,26 +83,6 @@ Expected<E> readEnum(StringRef Name, StringRef V,
                         "; valid values: " + join(Names, ", "));
 }
 
-// The same spelling and message as the tool's --input-shape.
-Expected<InputShape> readInputShape(StringRef Text) {
-  auto [Name, Shape] = Text.split('=');
-  InputShape In;
-  In.Name = Name.str();
-  SmallVector<StringRef, 8> Parts;
-  Shape.split(Parts, 'x');
-  for (StringRef P : Parts) {
-    int64_t V;
-    if (P.getAsInteger(10, V) || V < 0)
-      return makeInputError("--input-shape expects NAME=D0xD1x..., got '" +
-                            Text + "'");
-    In.Dims.push_back(V);
-  }
-  if (Name.empty() || Shape.empty())
-    return makeInputError("--input-shape expects NAME=D0xD1x..., got '" + Text +
-                          "'");
-  return In;
-}
-
 // Assigns an Expected's value or passes its error on.
 template <typename T, typename U> Error assign(U &Dst, Expected<T> V) {
   if (!V)
@@ -178,9 +158,10 @@ const OptionSpec Options[] = {
      }},
     {"input-shape", Arity::List, "NAME=8x3x224x224",
      [](Arguments &A, StringRef V) -> Error {
-       auto In = readInputShape(V);
+       std::string Why;
+       auto In = parseInputShape(V.str(), Why);
        if (!In)
-         return In.takeError();
+         return makeInputError(Why);
        return append(A.Req.InputShapes, std::move(*In));
      }},
     // Budget and device.

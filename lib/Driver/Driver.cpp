@@ -216,6 +216,28 @@ std::vector<api::AlgorithmInfo> api::algorithms() {
   return Out;
 }
 
+std::optional<api::InputShape> api::parseInputShape(const std::string &Text,
+                                                    std::string &Error) {
+  auto [Name, Shape] = llvm::StringRef(Text).split('=');
+  InputShape In;
+  In.Name = Name.str();
+  llvm::SmallVector<llvm::StringRef, 8> Parts;
+  Shape.split(Parts, 'x');
+  bool Ok = !Name.empty() && !Shape.empty();
+  for (llvm::StringRef P : Parts) {
+    int64_t V;
+    if (P.getAsInteger(10, V) || V < 0)
+      Ok = false;
+    else
+      In.Dims.push_back(V);
+  }
+  if (!Ok) {
+    Error = "--input-shape expects NAME=D0xD1x..., got '" + Text + "'";
+    return std::nullopt;
+  }
+  return In;
+}
+
 const char *api::version() { return "0.1.0"; }
 
 std::vector<std::string> api::scheduleTransformNames() {

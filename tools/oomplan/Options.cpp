@@ -217,25 +217,6 @@ template <typename T> static std::optional<T> given(const cl::opt<T> &O) {
   return std::nullopt;
 }
 
-static Expected<api::InputShape> parseInputShape(StringRef Text) {
-  auto [Name, Shape] = Text.split('=');
-  api::InputShape In;
-  In.Name = Name.str();
-  SmallVector<StringRef, 8> Parts;
-  Shape.split(Parts, 'x');
-  for (StringRef P : Parts) {
-    int64_t V;
-    if (P.getAsInteger(10, V) || V < 0)
-      return makeInputError("--input-shape expects NAME=D0xD1x..., got '" +
-                            Text + "'");
-    In.Dims.push_back(V);
-  }
-  if (Name.empty() || Shape.empty())
-    return makeInputError("--input-shape expects NAME=D0xD1x..., got '" + Text +
-                          "'");
-  return In;
-}
-
 static Error shapeOptions(api::Request &R) {
   R.Batch = given(Batch);
   R.Seq = given(Seq);
@@ -247,9 +228,10 @@ static Error shapeOptions(api::Request &R) {
     R.Dims.push_back({Name.str(), V});
   }
   for (StringRef S : InputShapes) {
-    auto In = parseInputShape(S);
+    std::string Why;
+    auto In = api::parseInputShape(S.str(), Why);
     if (!In)
-      return In.takeError();
+      return makeInputError(Why);
     R.InputShapes.push_back(std::move(*In));
   }
   return Error::success();
