@@ -1,0 +1,34 @@
+//===- ConvEntry.h - Conv's GEMM path, callable by the fused Conv --*- C++
+//-*-===//
+//
+// OomplanConv (FusedConv.cpp) is Conv + residual + activation. Rather than a
+// second im2col/GEMM, it calls Conv.cpp's own path with Accumulate set: the
+// output already holds the residual, the bias is added into it and the GEMM
+// accumulates with beta 1, so the residual buffer can be the output (the
+// planner's in-place write) and one activation tensor never exists.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVENTRY_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVENTRY_H
+
+#include "oomplan/Runtime/Kernel.h"
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+/// Conv of C's inputs 0 (X), 1 (W), 2 (optional B) into output 0. Accumulate
+/// false: Y = conv + B (the Conv kernel). True: Y += conv + B, Y read before
+/// each element is written.
+llvm::Error runConvInto(const KernelContext &C, bool Accumulate);
+
+/// Bytes of Conv's im2col workspace for these refs (0 for pointwise and
+/// depthwise convolutions, which need none).
+uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                            llvm::ArrayRef<TensorRef> Outputs);
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif
