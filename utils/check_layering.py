@@ -25,7 +25,8 @@ import re
 import sys
 
 LAYERS = ["Support", "IR", "Frontend", "Analysis", "Schedule", "Transforms",
-          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Runtime",
+          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Parallel",
+          "Runtime",
           "Driver", "CAPI", "Python"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 # Layers with a narrower allowance than "everything below": layer -> the

@@ -49,6 +49,9 @@ enum class EmitKind {
   JSON,      ///< The plan as JSON with its report.
   CSV,       ///< Arena buffers as MiniMalloc CSV with offsets.
   Schedule,  ///< The schedule that is placed, one step a line.
+  DeepSpeed, ///< --devices: the configuration as a DeepSpeed config JSON.
+  FSDP,      ///< --devices: PyTorch FSDP settings (JSON).
+  Megatron,  ///< --devices: Megatron-LM arguments.
 };
 
 /// --dim NAME=VALUE.
@@ -145,6 +148,14 @@ struct Request {
 
   EmitKind Emit = EmitKind::Report;
   ReportRequest Report;
+
+  /// --devices=N|auto and --parallel=SPEC|auto: a training step over
+  /// several devices (docs/multi-device.md).
+  struct ParallelRequest {
+    std::optional<std::string> Devices;
+    std::optional<std::string> Spec;
+    bool requested() const { return Devices || Spec; }
+  } Parallel;
 
   /// Print the schedule after these transforms (before the main output).
   std::vector<std::string> PrintAfter;

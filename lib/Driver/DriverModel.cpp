@@ -355,6 +355,8 @@ Expected<int> driver::runModel(Session &S) {
         return E;
     return 0;
   }
+  if (R.Parallel.requested())
+    return runParallel(S, **G, *Shapes, Bindings);
   // Only the main plan reports its passes; re-plans (capacity, diagnosis,
   // micro-batches) use PO without the hook.
   PipelineOptions PO = S.pipelineOptions();

@@ -148,7 +148,13 @@ static cl::opt<api::EmitKind>
                         "arena buffers as MiniMalloc CSV with offsets"),
              clEnumValN(api::EmitKind::Schedule, "schedule",
                         "the schedule that is placed, one step a line (with "
-                        "--fit: the fitted one)")));
+                        "--fit: the fitted one)"),
+             clEnumValN(api::EmitKind::DeepSpeed, "deepspeed",
+                        "with --devices: a DeepSpeed config JSON"),
+             clEnumValN(api::EmitKind::FSDP, "fsdp",
+                        "with --devices: PyTorch FSDP settings (JSON)"),
+             clEnumValN(api::EmitKind::Megatron, "megatron",
+                        "with --devices: Megatron-LM arguments")));
 static cl::list<std::string> PrintAfter(
     "print-after", cl::cat(OutputCat), cl::value_desc("PASS"),
     cl::desc("Print the schedule after this transform, before the output: "
@@ -158,6 +164,15 @@ static cl::list<std::string> PrintAfter(
 static cl::opt<bool>
     PrintAfterAll("print-after-all", cl::cat(OutputCat),
                   cl::desc("Print the schedule after every transform"));
+static cl::opt<std::string> Devices(
+    "devices", cl::cat(TrainCat), cl::value_desc("N|auto"),
+    cl::desc("Train on N devices (auto: the fewest that fit); "
+             "docs/multi-device.md"));
+static cl::opt<std::string> Parallel(
+    "parallel", cl::cat(TrainCat), cl::value_desc("SPEC|auto"),
+    cl::desc("dp=D,tp=T,sp,pp=P,zero=0-3,micro-batches=M,recompute=none|"
+             "selective|full,offload=optimizer|params|both; auto: the "
+             "fastest that fits"));
 static cl::opt<std::string> OutputPath("o", cl::cat(OutputCat), cl::init("-"),
                                        cl::value_desc("FILE"),
                                        cl::desc("Write output here"));
@@ -251,6 +266,8 @@ Expected<api::Request> tool::makeRequest() {
   R.Budget = given(Budget);
   R.Overhead = given(Overhead);
   R.Device = given(Device);
+  R.Parallel.Devices = given(Devices);
+  R.Parallel.Spec = given(Parallel);
   R.Fit.Fit = Fit;
   R.Fit.NoFit = NoFit;
   R.Fit.Remat = Remat;

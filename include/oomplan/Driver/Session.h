@@ -98,6 +98,13 @@ planTraining(Session &S, const Graph &G, const ShapeInfo &Shapes,
              const PipelineOptions &PO, bool Quiet = false,
              unsigned AccumPasses = 0);
 
+/// --devices/--parallel: per-device plans of a training step, or the
+/// engine's configuration (--emit=deepspeed|fsdp|megatron). Returns the
+/// exit code (0 fits, 2 does not).
+llvm::Expected<int> runParallel(Session &S, const Graph &G,
+                                const ShapeInfo &Shapes,
+                                llvm::ArrayRef<std::optional<int64_t>> B);
+
 /// --emit=shapes --train: the tensors the training step adds.
 llvm::Error printTrainingShapes(Session &S, const Graph &G,
                                 const ShapeInfo &Shapes,
