@@ -5,7 +5,8 @@
 // up to the number of layers, with 4P micro-batches so that the 1F1B bubble
 // is small; ZeRO 0-3 where the data-parallel group has two or more devices,
 // at most stage 1 with pp as DeepSpeed's pipeline engine allows; recompute
-// none, selective or full; optimizer offload with ZeRO 3 as a last resort),
+// none, selective or full; no offload, which trades device memory for host
+// memory and time and is asked for with an explicit --parallel),
 // screens each by its liveness lower bound, ranks those that fit by
 // predicted time per sample, and places and verifies the best ones until
 // one fits after placement. --devices=auto repeats for 1, 2, 4, 8, 16, 24,
@@ -42,10 +43,6 @@ static std::vector<ParallelSpec> candidates(unsigned N, const LayerStructure &L,
           S.MicroBatches = PP > 1 ? 4 * PP : 1;
           S.Recompute = R;
           Out.push_back(S);
-          if (Zero == 3) {
-            S.OffloadOptimizer = true;
-            Out.push_back(S);
-          }
         }
       }
     }

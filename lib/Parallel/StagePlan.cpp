@@ -281,6 +281,16 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
       }
     }
     followViews(S, B.S);
+    // At a stage boundary an in-place write and its read may now differ in
+    // size (one is another stage's): the write then gets its own buffer.
+    for (Step &St : S.Steps)
+      if (St.MayWriteInPlace && !St.Writes.empty()) {
+        uint64_t W = S.Tensors[St.Writes[0]].SizeBytes;
+        bool Same = false;
+        for (TensorId R : St.Reads)
+          Same |= S.Tensors[R].SizeBytes == W;
+        St.MayWriteInPlace = Same;
+      }
     if (Spec.Zero >= 2) // gradients live until reduced, not to the step
       for (TensorId &R : S.Steps[OptStep].Reads)
         if (B.Class[R] == TensorClass::WeightGrad)
@@ -302,7 +312,9 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
         SP.Bytes.Weights += LB.SizeBytes;
         break;
       case TensorClass::WeightGrad:
-        if (Spec.Zero < 2)
+        // The gradients kept for the optimizer step, not the partial
+        // contributions summed into them.
+        if (Spec.Zero < 2 && LB.EndStep > OptStep)
           SP.Bytes.Gradients += LB.SizeBytes;
         break;
       case TensorClass::OptimizerState:
