@@ -81,6 +81,14 @@ struct TrainingRequest {
   std::optional<unsigned> GradAccum;    ///< Micro-batches per optimizer step.
   std::vector<std::string> Freeze;      ///< Glob or re:REGEX patterns.
   std::vector<std::string> Tied;        ///< "A,B": B is A.
+  std::optional<std::string> Loss;      ///< mean|ce|none|auto (auto).
+  std::optional<std::string> Step;      ///< steady|first (steady).
+  std::optional<std::string> ZeroGrad;  ///< none|zero (none).
+  /// pytorch-cpu|pytorch-cuda|oomplan (pytorch-cuda).
+  std::optional<std::string> Runtime;
+  /// PYTORCH_CUDA_ALLOC_CONF's syntax ("max_split_size_mb:128,
+  /// expandable_segments:True") for --runtime=pytorch-cuda's simulation.
+  std::optional<std::string> CudaAllocConf;
 };
 
 enum class RematChoice { Auto, Sqrt, None };

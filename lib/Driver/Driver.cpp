@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Planner/Registry.h"
+#include "oomplan/Report/CachingAllocator.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
@@ -89,6 +90,13 @@ static Error checkIgnored(const api::Request &R) {
       Given.push_back("--freeze");
     if (!T.Tied.empty())
       Given.push_back("--tied");
+    for (auto [Opt, Name] : {std::pair{&T.Loss, "--loss"},
+                             {&T.Step, "--step"},
+                             {&T.ZeroGrad, "--zero-grad"},
+                             {&T.Runtime, "--runtime"},
+                             {&T.CudaAllocConf, "--cuda-alloc-conf"}})
+      if (*Opt)
+        Given.push_back(Name);
     if (!Given.empty())
       return makeInputError(join(Given, ", ") +
                             (Given.size() == 1 ? " has" : " have") +
@@ -121,6 +129,34 @@ static Error checkPassNames(const api::Request &R) {
                             ": no such transform (valid: " + join(Valid, ", ") +
                             ")");
   return Error::success();
+}
+
+// --loss, --step, --zero-grad, --runtime: the command line's defaults are
+// what a user trains with (docs/training.md): a cross-entropy on logits and
+// PyTorch on CUDA, the device whose out-of-memory errors this tool explains.
+static Error resolveStepOptions(Session &S) {
+  const api::TrainingRequest &T = S.Req.Train;
+  auto L = parseLoss(T.Loss.value_or("auto"));
+  if (!L)
+    return L.takeError();
+  auto St = parseTrainStep(T.Step.value_or("steady"));
+  if (!St)
+    return St.takeError();
+  auto Z = parseZeroGrad(T.ZeroGrad.value_or("none"));
+  if (!Z)
+    return Z.takeError();
+  auto R = parseTrainRuntime(T.Runtime.value_or("pytorch-cuda"));
+  if (!R)
+    return R.takeError();
+  S.Train.Loss = *L;
+  S.Train.Step = *St;
+  S.Train.ZeroGrad = *Z;
+  S.Train.Runtime = *R;
+  if (!T.CudaAllocConf)
+    return Error::success();
+  if (*R != TrainRuntime::PyTorchCUDA)
+    return makeInputError("--cuda-alloc-conf needs --runtime=pytorch-cuda");
+  return report::parseCudaAllocConf(*T.CudaAllocConf).takeError();
 }
 
 Error driver::resolveOptions(Session &S) {
@@ -170,6 +206,8 @@ Error driver::resolveOptions(Session &S) {
            "--grad-accum=" + Twine(K) + " (gradients accumulate over the " +
            Twine(K) + " passes)");
   }
+  if (Error E = resolveStepOptions(S))
+    return E;
   S.Train.Freeze = T.Freeze;
   for (StringRef Pair : T.Tied) {
     auto AB = parseTiedPair(Pair);

@@ -237,9 +237,11 @@ void driver::printSettings(Session &S) {
     return V ? *V : std::string(Def) + " (default)";
   };
   S.OS << "training: optimizer " << Setting(T.Optimizer, "adam")
-       << ", precision " << Setting(T.Precision, "fp32")
-       << ", loss: one gradient of each output's size, gradient accumulation "
-       << S.Train.GradAccum << '\n';
+       << ", precision " << Setting(T.Precision, "fp32") << ", loss "
+       << S.LossText << ", step " << Setting(T.Step, "steady") << ", zero-grad "
+       << Setting(T.ZeroGrad, "none") << ", gradient accumulation "
+       << S.Train.GradAccum << ", runtime "
+       << Setting(T.Runtime, "pytorch-cuda") << '\n';
 }
 
 // The options that describe the plan as is (capacity searches, sweep,

@@ -11,6 +11,7 @@
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
+#include "oomplan/Report/AllocatorReport.h"
 #include "oomplan/Report/Report.h"
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
@@ -86,6 +87,29 @@ static api::CapacityAnswer answer(const report::CapacityResult &C) {
   return A;
 }
 
+// --runtime=pytorch-cuda: the plan's allocations through the caching
+// allocator. Out of memory there is a verdict too; when the tensors fit, the
+// diagnosis names fragmentation first.
+static Expected<std::optional<report::AllocatorReport>>
+simulateAllocator(Session &S, const Plan &P, report::MemoryReport &R) {
+  if (!S.training() || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
+    return std::nullopt;
+  std::string Text = S.Req.Train.CudaAllocConf.value_or("");
+  auto Conf = report::parseCudaAllocConf(Text);
+  if (!Conf)
+    return Conf.takeError();
+  // Steady state: the first step, then the one measured.
+  unsigned Iterations = S.Train.Step == TrainStep::First ? 1 : 2;
+  report::AllocatorReport A = report::buildAllocatorReport(
+      P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead);
+  if (A.outOfMemory()) {
+    R.Fits = false;
+    if (A.fragmentationTipsOver())
+      R.Findings.insert(R.Findings.begin(), report::fragmentationFinding(A));
+  }
+  return std::optional<report::AllocatorReport>(std::move(A));
+}
+
 Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
                                 const PipelineOptions &PO,
                                 const report::PlanFn &PlanAt, bool JSON,
@@ -121,6 +145,9 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
     S.Res.MaxBatch = answer(*R->Batch);
   if (R->Seq && R->SeqAsked)
     S.Res.MaxSeq = answer(*R->Seq);
+  auto Alloc = simulateAllocator(S, P, *R);
+  if (!Alloc)
+    return Alloc.takeError();
   if (JSON) {
     // Each step's predicted time, as a fitted plan has it (null on steps of
     // a model whose dims the cost model cannot evaluate: none bound).
@@ -138,10 +165,18 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
           J.attributeBegin("report");
           report::writeReportJSON(J, *R, C);
           J.attributeEnd();
+          if (*Alloc) {
+            J.attributeBegin("cuda_allocator");
+            report::writeAllocatorJSON(J, **Alloc);
+            J.attributeEnd();
+          }
         },
         JO);
-  } else
+  } else {
     report::printReportText(S.OS, *R, P, C);
+    if (*Alloc)
+      report::printAllocatorText(S.OS, **Alloc);
+  }
   if (Error E = writePictures(S.Req.Report, P, C, *R))
     return E;
   return R->Fits ? 0 : 2;

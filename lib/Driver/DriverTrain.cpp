@@ -31,6 +31,28 @@ Error driver::printTrainingShapes(Session &S, const Graph &G,
   return Error::success();
 }
 
+// "loss ce on 'logits' (auto: logits-shaped output)": which loss each
+// output got, and why when the user did not choose.
+static std::string describeLosses(const Graph &G, const TrainingSummary &Sum,
+                                  LossKind Asked,
+                                  const std::optional<std::string> &Given) {
+  std::string Out;
+  for (auto [O, K] : Sum.Losses) {
+    if (!Out.empty())
+      Out += "; ";
+    Out += K == LossKind::CrossEntropy ? "cross-entropy"
+           : K == LossKind::Mean       ? "mean"
+                                       : "none (the output is the loss)";
+    Out += " on '" + G.Values[O].Name + "'";
+    if (Asked == LossKind::Auto)
+      Out += K == LossKind::CrossEntropy ? " (auto: logits-shaped output)"
+                                         : " (auto: not logits-shaped)";
+  }
+  if (!Given && Asked != LossKind::Auto)
+    Out += " (default)";
+  return Out;
+}
+
 Expected<Plan> driver::planTraining(Session &S, const Graph &G,
                                     const ShapeInfo &Shapes,
                                     ArrayRef<std::optional<int64_t>> Bindings,
@@ -40,9 +62,12 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   if (AccumPasses)
     T.GradAccum = AccumPasses;
   std::vector<std::string> Warnings;
-  auto P = planTrainingGraph(G, Shapes, Bindings, PO, T, Warnings);
-  if (!Quiet)
-    for (const std::string &W : Warnings)
-      S.warn(W);
+  TrainingSummary Sum;
+  auto P = planTrainingGraph(G, Shapes, Bindings, PO, T, Warnings, &Sum);
+  if (Quiet)
+    return P;
+  for (const std::string &W : Warnings)
+    S.warn(W);
+  S.LossText = describeLosses(G, Sum, S.Train.Loss, S.Req.Train.Loss);
   return P;
 }

@@ -16,13 +16,15 @@ using namespace oomplan::report;
 
 llvm::StringRef report::causeName(Cause C) {
   static const char *Names[] = {"model too large", "sequence too long",
-                                "batch too large", "activation explosion"};
+                                "batch too large", "activation explosion",
+                                "fragmentation"};
   return Names[static_cast<unsigned>(C)];
 }
 
 llvm::StringRef report::causeKey(Cause C) {
   static const char *Keys[] = {"model_too_large", "sequence_too_long",
-                               "batch_too_large", "activation_explosion"};
+                               "batch_too_large", "activation_explosion",
+                               "fragmentation"};
   return Keys[static_cast<unsigned>(C)];
 }
 

@@ -64,6 +64,21 @@ struct Builder {
 
   bool mixed() const { return Opts.Precision != TrainPrecision::FP32; }
 
+  // Weight gradients exist before the step: accumulated over micro-batches,
+  // or zeroed in place by zero_grad() (not on the first step: there they are
+  // None until the first backward).
+  bool gradsLiveAllStep() const {
+    return Opts.GradAccum > 1 || (Opts.ZeroGrad == ZeroGradKind::Zero &&
+                                  Opts.Step == TrainStep::Steady);
+  }
+
+  // The kernels' temporaries in the table were measured on PyTorch 1.13's
+  // CPU kernels (oneDNN's reorders, batch norm's backward); CUDA's cuDNN
+  // kernels and our executor do not make them.
+  bool cpuTemporaries() const {
+    return Opts.Runtime == TrainRuntime::PyTorchCPU;
+  }
+
   static const SavedRule &ruleFor(const Node &N) {
     const SavedRule *R = findSavedRule(N.OpType);
     return R ? *R : fallbackSavedRule();
@@ -174,7 +189,7 @@ struct Builder {
       std::string Name = M != NoId ? G.Values[M].Name : Base + ":mask";
       // PyTorch on the CPU keeps the mask in the input's type; its fused
       // CUDA kernel, one bool per element.
-      if (Opts.DropoutMask == DropoutMaskKind::Byte)
+      if (Opts.DropoutMask == DropoutMaskKind::Byte || !cpuTemporaries())
         Add(Name, elementsOf(X), ElementType::Bool);
       else
         Add(Name, S.Tensors[X].SizeBytes, tensorType(X));
@@ -231,7 +246,7 @@ struct Builder {
                   TensorId ViewSource) {
     ValueId Root = GradRoot[In];
     bool IsParam = G.Values[Root].Kind == ValueKind::Weight;
-    if (GradOf[Root] == NoTensor && !(Opts.GradAccum > 1 && IsParam)) {
+    if (GradOf[Root] == NoTensor && !(gradsLiveAllStep() && IsParam)) {
       TensorId T = gradTensor(Root);
       if (ViewSource != NoTensor && !IsParam &&
           S.Tensors[ViewSource].SizeBytes == S.Tensors[T].SizeBytes) {
@@ -330,9 +345,9 @@ struct Builder {
       if (NeedsGrad(I))
         Ins.push_back({Nd.Inputs[I], (R.GradViewInputs & bit(I)) != 0});
     uint64_t Scratch = 0;
-    if (Nd.input(0) != NoId)
+    if (cpuTemporaries() && Nd.input(0) != NoId)
       Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
-    if (!Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
+    if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
       Scratch += R.ScratchOfOutput * S.Tensors[Nd.Outputs[0]].SizeBytes;
     emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
   }
@@ -347,22 +362,44 @@ struct Builder {
       emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins);
   }
 
+  // The loss an output gets: --loss, with auto decided by isLogitsOutput.
+  LossKind lossFor(ValueId O) const {
+    if (Opts.Loss != LossKind::Auto)
+      return Opts.Loss;
+    return isLogitsOutput(G, Shapes, O) ? LossKind::CrossEntropy
+                                        : LossKind::Mean;
+  }
+
   llvm::Error buildLoss() {
     Step St;
     St.Kind = StepKind::Backward;
     St.Op = "Loss";
-    for (ValueId O : G.Outputs)
-      if (RequiresGrad[O]) {
-        St.Reads.push_back(O);
-        St.Writes.push_back(gradTensor(GradRoot[O]));
+    std::vector<ValueId> CE;
+    for (ValueId O : G.Outputs) {
+      if (!RequiresGrad[O])
+        continue;
+      LossKind K = lossFor(O);
+      Sum.Losses.push_back({O, K});
+      if (K == LossKind::CrossEntropy) {
+        CE.push_back(O);
+        continue;
       }
-    if (St.Writes.empty())
+      St.Reads.push_back(O);
+      St.Writes.push_back(gradTensor(GradRoot[O]));
+    }
+    if (Sum.Losses.empty())
       return makeInputError(G.SourcePath +
                             ": --train: no graph output depends on a trainable "
                             "parameter (all frozen?)");
-    S.Steps.push_back(std::move(St));
+    for (ValueId O : CE)
+      if (llvm::Error E = buildCrossEntropy(O))
+        return E;
+    if (!St.Writes.empty())
+      S.Steps.push_back(std::move(St));
     return llvm::Error::success();
   }
+
+  llvm::Error buildCrossEntropy(ValueId O);
 
   void buildBackward() {
     uint64_t Before = S.Steps.size();
@@ -376,6 +413,7 @@ struct Builder {
   }
 
   void buildOptimizer();
+  void addState(Step &St, std::string Name, uint64_t Bytes);
   void addWarnings();
   llvm::Error run();
 };
@@ -385,6 +423,86 @@ struct Builder {
 // step and keeps it); Adam's update makes two temporaries the size of the
 // parameter, live one parameter at a time, so the step needs two of the
 // largest (fp32, on the master copy under mixed precision).
+// F.cross_entropy(out.reshape(-1, C), target) in PyTorch 1.13 and 2.x is
+// log_softmax then nll_loss (derivatives.yaml): log_softmax keeps its output
+// (`result`), nll_loss keeps `self` (that output) and `target`. Backward:
+// nll_loss_backward writes a zeroed gradient of the log-softmax's size,
+// _log_softmax_backward_data reads it and the output and writes the logits'
+// gradient; both die there. So at that step four logits-sized tensors are
+// live: the logits, the log-softmax, its gradient and the logits' gradient.
+// Under mixed precision autocast runs log_softmax in fp32, and the fp32
+// gradient is cast back to the logits' type by one more step.
+llvm::Error Builder::buildCrossEntropy(ValueId O) {
+  const std::vector<SymExpr> &Dims = Shapes.Values[O].Dims;
+  size_t ClassAxis = Dims.size() >= 4 ? 1 : Dims.size() - 1;
+  std::optional<int64_t> C =
+      Dims.size() >= 2 ? Dims[ClassAxis].getConstant() : std::nullopt;
+  if (!C || *C < 1)
+    return makeInputError(
+        G.SourcePath + ": --loss=ce: output '" + G.Values[O].Name +
+        "' has no constant class dim (cross-entropy needs [N, classes] or "
+        "[B, S, vocab]); use --loss=mean");
+  uint64_t Elems = elementsOf(O);
+  uint64_t F32 = saturatingMul(4, Elems);
+  const std::string &Name = G.Values[O].Name;
+  // Integer class indices: the data loader's batch, resident like an input.
+  TensorId Target =
+      addTensor("target(" + Name + ")", saturatingMul(8, Elems / *C),
+                TensorKind::GraphInput, ElementType::Int64);
+  TensorId LS = addTensor("saved(log_softmax(" + Name + "))", F32,
+                          TensorKind::Activation, ElementType::Float);
+  Sum.SavedBytes += F32;
+  Step Fwd;
+  Fwd.Kind = StepKind::Compute;
+  Fwd.Op = "LogSoftmax (loss)";
+  Fwd.Reads = {O, Target};
+  Fwd.Writes = {LS};
+  S.Steps.push_back(std::move(Fwd));
+  TensorId GLS = addTensor("grad(log_softmax(" + Name + "))", F32,
+                           TensorKind::Gradient, ElementType::Float);
+  Step Nll;
+  Nll.Kind = StepKind::Backward;
+  Nll.Op = "NLLLoss.grad";
+  Nll.Reads = {LS, Target};
+  Nll.Writes = {GLS};
+  S.Steps.push_back(std::move(Nll));
+  Step Lsm;
+  Lsm.Kind = StepKind::Backward;
+  Lsm.Op = "LogSoftmax.grad";
+  Lsm.Reads = {LS, GLS};
+  TensorId GO = gradTensor(GradRoot[O]);
+  if (!mixed()) {
+    Lsm.Writes = {GO};
+    S.Steps.push_back(std::move(Lsm));
+    return llvm::Error::success();
+  }
+  TensorId G32 = addTensor("grad(" + Name + "):fp32", F32, TensorKind::Gradient,
+                           ElementType::Float);
+  Lsm.Writes = {G32};
+  S.Steps.push_back(std::move(Lsm));
+  Step Cast;
+  Cast.Kind = StepKind::Backward;
+  Cast.Op = "Cast.grad";
+  Cast.Reads = {G32};
+  Cast.Writes = {GO};
+  S.Steps.push_back(std::move(Cast));
+  return llvm::Error::success();
+}
+
+// Optimizer state of one parameter. In the steady state it is resident (it
+// exists before the step); on the first step the optimizer step creates it
+// (PyTorch initialises every parameter's state before updating any), so it
+// is written there and lives to the end of the step, as an activation would.
+void Builder::addState(Step &St, std::string Name, uint64_t Bytes) {
+  if (Opts.Step == TrainStep::First) {
+    St.Writes.push_back(addTensor(std::move(Name), Bytes,
+                                  TensorKind::Activation, ElementType::Float));
+    return;
+  }
+  St.Reads.push_back(addTensor(std::move(Name), Bytes,
+                               TensorKind::OptimizerState, ElementType::Float));
+}
+
 void Builder::buildOptimizer() {
   unsigned Moments = 0;
   const char *Prefix[2] = {"", ""};
@@ -405,7 +523,7 @@ void Builder::buildOptimizer() {
           : Moments == 2                         ? "Adam"
           : Moments == 1                         ? "Momentum"
                                                  : "SGD";
-  uint64_t Largest = 0;
+  uint64_t Largest = 0, TotalF32 = 0;
   for (ValueId P : Params) {
     if (GradOf[P] == NoTensor)
       continue;
@@ -418,21 +536,23 @@ void Builder::buildOptimizer() {
     Largest = std::max(Largest, F32Bytes);
     St.Reads.push_back(P);
     St.Reads.push_back(GradOf[P]);
+    TotalF32 = saturatingAdd(TotalF32, F32Bytes);
     const std::string &Name = G.Values[P].Name;
     for (unsigned M = 0; M < Moments; ++M)
-      St.Reads.push_back(addTensor(std::string(Prefix[M]) + "(" + Name + ")",
-                                   F32Bytes, TensorKind::OptimizerState,
-                                   ElementType::Float));
+      addState(St, std::string(Prefix[M]) + "(" + Name + ")", F32Bytes);
     if (mixed())
-      St.Reads.push_back(addTensor("master(" + Name + ")", F32Bytes,
-                                   TensorKind::OptimizerState,
-                                   ElementType::Float));
+      addState(St, "master(" + Name + ")", F32Bytes);
     Sum.OptimizerBytes =
         saturatingAdd(Sum.OptimizerBytes,
                       saturatingMul(F32Bytes, Moments + (mixed() ? 1 : 0)));
   }
   if (Moments == 2) {
-    Sum.OptimizerScratch = saturatingMul(2, Largest);
+    // PyTorch 2.x on CUDA defaults to the foreach Adam: _foreach_sqrt makes
+    // one fp32 copy of every second moment at once (then divides and adds
+    // eps in place). The CPU's 1.13 for-loop needs two of the largest.
+    Sum.OptimizerScratch = Opts.Runtime == TrainRuntime::PyTorchCUDA
+                               ? TotalF32
+                               : saturatingMul(2, Largest);
     St.Writes.push_back(addTensor(std::string(St.Op) + ".scratch",
                                   Sum.OptimizerScratch, TensorKind::Activation,
                                   ElementType::Float));
@@ -474,8 +594,9 @@ llvm::Error Builder::run() {
       GroupOf[N] = static_cast<int>(I);
   Aux.resize(G.Nodes.size());
   buildForward();
-  if (Opts.GradAccum > 1) {
-    // Accumulated gradients persist across micro-batches: all live from the
+  if (gradsLiveAllStep()) {
+    // Accumulated gradients persist across micro-batches (and zero_grad()
+    // with set_to_none=False keeps them between steps): all live from the
     // start of the step.
     Step Init;
     Init.Kind = StepKind::Optimizer;

@@ -82,6 +82,28 @@ static cl::list<std::string>
          cl::desc("Weight B is weight A (possibly transposed): count it once "
                   "(repeatable)"));
 
+static cl::opt<std::string>
+    Loss("loss", cl::cat(TrainCat), cl::value_desc("auto|ce|mean|none"),
+         cl::desc("Loss on the outputs (default auto: cross-entropy on "
+                  "logits-shaped outputs, else mean)"));
+static cl::opt<std::string>
+    StepKindOpt("step", cl::cat(TrainCat), cl::value_desc("steady|first"),
+                cl::desc("Which step: steady (default; optimizer state "
+                         "exists) or first (the optimizer step creates it)"));
+static cl::opt<std::string>
+    ZeroGrad("zero-grad", cl::cat(TrainCat), cl::value_desc("none|zero"),
+             cl::desc("zero_grad(set_to_none=True) (none, default) or "
+                      "False (zero: gradients live all step)"));
+static cl::opt<std::string> Runtime(
+    "runtime", cl::cat(TrainCat),
+    cl::value_desc("pytorch-cuda|pytorch-cpu|oomplan"),
+    cl::desc("Whose kernels and allocator to predict (default pytorch-cuda: "
+             "max_memory_allocated and the caching allocator's reserved)"));
+static cl::opt<std::string> CudaAllocConf(
+    "cuda-alloc-conf", cl::cat(TrainCat),
+    cl::value_desc("max_split_size_mb:N,expandable_segments:True"),
+    cl::desc("PYTORCH_CUDA_ALLOC_CONF for the caching allocator simulation"));
+
 // Fitting.
 static cl::opt<bool>
     Fit("fit", cl::cat(FitCat),
@@ -271,6 +293,11 @@ Expected<api::Request> tool::makeRequest() {
   R.Fit.Fit = Fit;
   R.Fit.NoFit = NoFit;
   R.Fit.Remat = Remat;
+  R.Train.Loss = given(Loss);
+  R.Train.Step = given(StepKindOpt);
+  R.Train.ZeroGrad = given(ZeroGrad);
+  R.Train.Runtime = given(Runtime);
+  R.Train.CudaAllocConf = given(CudaAllocConf);
   R.Fit.Offload = Offload;
   R.Fit.Reorder = Reorder;
   R.Fit.MicroBatches = given(MicroBatches);

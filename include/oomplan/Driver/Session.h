@@ -68,6 +68,9 @@ struct Session {
   void warn(const llvm::Twine &Msg) {
     Res.Diagnostics.push_back({api::Severity::Warning, Msg.str()});
   }
+  /// The loss each output got ("ce on 'logits' (auto: logits-shaped)"),
+  /// set by planTraining for the settings line.
+  std::string LossText;
   bool training() const { return Req.Train.Enabled; }
   /// True when --print-after or --print-after-all asks for a schedule.
   bool printsPasses() const {

@@ -34,6 +34,9 @@ enum class Cause : uint8_t {
   SequenceTooLong,
   BatchTooLarge,
   ActivationExplosion,
+  /// The tensors fit but PyTorch's caching allocator's segments do not
+  /// (AllocatorReport.h; --runtime=pytorch-cuda).
+  Fragmentation,
 };
 
 /// "model too large", "sequence too long", ...

@@ -34,6 +34,34 @@ enum class DropoutMaskKind : uint8_t {
   Byte,      ///< One byte per element (PyTorch's fused CUDA kernel).
 };
 
+/// The loss the training loop puts on the graph's outputs (docs/training.md
+/// "Loss").
+enum class LossKind : uint8_t {
+  Mean,         ///< out.mean(): one output-sized gradient.
+  CrossEntropy, ///< F.cross_entropy(out, target): keeps log_softmax + target.
+  None,         ///< The output is the loss (or the caller seeds its gradient).
+  Auto,         ///< CrossEntropy on logits-shaped outputs, Mean otherwise.
+};
+
+/// Which training step is modelled.
+enum class TrainStep : uint8_t {
+  Steady, ///< Any step after the first: optimizer state exists before it.
+  First,  ///< The first: the optimizer step creates its state.
+};
+
+/// What zero_grad() leaves between steps.
+enum class ZeroGradKind : uint8_t {
+  None, ///< set_to_none=True (PyTorch 2's default): no gradients at start.
+  Zero, ///< set_to_none=False (PyTorch 1.x): gradients live all step.
+};
+
+/// Whose kernels and allocator the step is predicted for.
+enum class TrainRuntime : uint8_t {
+  PyTorchCPU,  ///< PyTorch 1.13 CPU kernels (float dropout masks, oneDNN).
+  PyTorchCUDA, ///< PyTorch 2.x CUDA: byte masks, cuDNN, foreach Adam.
+  Oomplan,     ///< Our own executor: exactly the plan.
+};
+
 struct TrainingOptions {
   OptimizerKind Optimizer = OptimizerKind::Adam;
   TrainPrecision Precision = TrainPrecision::FP32;
@@ -47,7 +75,28 @@ struct TrainingOptions {
   /// counted once, as A, and its gradient accumulates into grad(A).
   std::vector<std::pair<std::string, std::string>> Tied;
   DropoutMaskKind DropoutMask = DropoutMaskKind::InputType;
+  /// The defaults below are today's model (a mean loss, steady state, PyTorch
+  /// on the CPU); the command line's defaults differ (--loss=auto,
+  /// --runtime=pytorch-cuda), resolved by the driver.
+  LossKind Loss = LossKind::Mean;
+  TrainStep Step = TrainStep::Steady;
+  ZeroGradKind ZeroGrad = ZeroGradKind::None;
+  TrainRuntime Runtime = TrainRuntime::PyTorchCPU;
 };
+
+/// Parses "mean|ce|none|auto", "steady|first", "none|zero" and
+/// "pytorch-cpu|pytorch-cuda|oomplan".
+llvm::Expected<LossKind> parseLoss(llvm::StringRef Name);
+llvm::Expected<TrainStep> parseTrainStep(llvm::StringRef Name);
+llvm::Expected<ZeroGradKind> parseZeroGrad(llvm::StringRef Name);
+llvm::Expected<TrainRuntime> parseTrainRuntime(llvm::StringRef Name);
+llvm::StringRef trainRuntimeName(TrainRuntime R);
+
+/// Is output O logits-shaped (the rule --loss=auto applies)? A floating-point
+/// output of rank 2 ([N, classes]) or 3 ([B, S, vocab]) whose last dim is at
+/// least 2, produced by MatMul or Gemm (through an optional bias Add and
+/// views): the network ends in a linear classifier.
+bool isLogitsOutput(const Graph &G, const ShapeInfo &Shapes, ValueId O);
 
 /// Parses "sgd|momentum|adam|adamw" and "fp32|fp16-mixed|bf16-mixed".
 llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef Name);
@@ -67,6 +116,9 @@ struct TrainingSummary {
   uint64_t OptimizerBytes = 0;   ///< Moments, momentum, master weights.
   uint64_t OptimizerScratch = 0; ///< Temporaries of the optimizer step.
   uint64_t SavedBytes = 0;       ///< Synthetic saved(...) tensors.
+  /// Per graph output that gets a gradient, in G.Outputs order: the loss
+  /// that was assumed (Mean, CrossEntropy or None; never Auto).
+  std::vector<std::pair<ValueId, LossKind>> Losses;
   uint64_t NumForwardSteps = 0;
   uint64_t NumBackwardSteps = 0;
   /// Weight + gradient + optimizer bytes: 16 per parameter for fp32 Adam.
