@@ -242,6 +242,10 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
   if ((Spec.TP > 1 || Spec.PP > 1) && !Layers.Found)
     return makeInputError(In->G.SourcePath + ": --parallel: tp and pp need " +
                           "the model's repeated layers, and " + Layers.Why);
+  if (Spec.TP > 1 && Layers.ColumnLinears == 0)
+    return makeInputError(In->G.SourcePath + ": --parallel: tp needs " +
+                          "weight MatMul/Gemm layers in the repeated blocks " +
+                          "(Megatron's column/row split); none found");
   if (Spec.PP > Layers.NumBlocks && Spec.PP > 1)
     return makeInputError("--parallel: pp=" + llvm::Twine(Spec.PP) +
                           " is more than the " + llvm::Twine(Layers.NumBlocks) +
