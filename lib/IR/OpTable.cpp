@@ -43,10 +43,12 @@ constexpr GradRule grad(uint32_t DiffInputs, uint32_t SaveAlways,
                         uint32_t SaveIfPartnerGrad, uint32_t SaveOutputs,
                         AuxKind Aux, uint32_t GradViewInputs,
                         uint8_t ScratchOfInput = 0,
-                        uint8_t ScratchOfOutput = 0) {
+                        uint8_t ScratchOfOutput = 0,
+                        uint8_t ScratchOfInput1 = 0) {
   return {GradClass::Rule,   DiffInputs,     SaveAlways,
           SaveIfPartnerGrad, SaveOutputs,    Aux,
-          GradViewInputs,    ScratchOfInput, ScratchOfOutput};
+          GradViewInputs,    ScratchOfInput, ScratchOfOutput,
+          ScratchOfInput1};
 }
 constexpr GradRule UnknownGrad = {GradClass::Unknown};
 constexpr GradRule NotDifferentiable = {GradClass::NotDifferentiable};
@@ -308,8 +310,12 @@ const OpInfo Ops[] = {
      PoolWindowFlops},
     // convolution: input for dW, weight for dX; the backward reorders the
     // input and the incoming gradient (oneDNN).
-    {"Conv", Shape::Conv, Alias::None, grad(In012, 0, In01, 0, NoAux, 0, 1, 1),
-     ConvFlops},
+    // Backward temporaries on the CPU (oneDNN, measured): reorders of the
+    // input and incoming gradient, then of the weight, kept while dW is
+    // written (the peak of a 1x1 conv with a large weight, e.g. a
+    // classifier conv or ShuffleNet's conv5).
+    {"Conv", Shape::Conv, Alias::None,
+     grad(In012, 0, In01, 0, NoAux, 0, 1, 1, 1), ConvFlops},
     {"ConvInteger", Shape::Conv, Alias::None, UnknownGrad, perOutput(1)},
     {"ConvTranspose", Shape::ConvTranspose, Alias::None,
      grad(In012, 0, In01, 0, NoAux, 0, 1, 1), ConvFlops},
@@ -339,8 +345,10 @@ const OpInfo Ops[] = {
     {"ReduceLogSumExp", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
     {"ReduceMax", Shape::Reduce, Alias::None, grad(In0, In0, 0, Out0, NoAux, 0),
      perInput(1)},
-    // mean / sum: grad expanded back, nothing kept.
-    {"ReduceMean", Shape::Reduce, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+    // mean.dim keeps its input in 1.13 (MeanBackward1._saved_self, for
+    // self.sym_numel(); measured: RMSNorm's x^2 stays alive); sum keeps
+    // nothing.
+    {"ReduceMean", Shape::Reduce, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
      perInput(1)},
     {"ReduceMin", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
     {"ReduceProd", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},

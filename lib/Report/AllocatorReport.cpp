@@ -89,8 +89,8 @@ void report::printAllocatorText(llvm::raw_ostream &OS,
        << "  reserved + overhead (nvidia-smi)\n";
   if (!A.UnderBudget)
     return;
-  OS << "  under the budget (" << describeBytes(*A.LimitBytes)
-     << " for the allocator): ";
+  OS << "  under the budget, " << describeBytes(*A.LimitBytes)
+     << " for the allocator: ";
   if (!A.outOfMemory()) {
     OS << "fits\n";
     return;

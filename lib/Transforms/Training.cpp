@@ -546,13 +546,21 @@ void Builder::buildOptimizer() {
         saturatingAdd(Sum.OptimizerBytes,
                       saturatingMul(F32Bytes, Moments + (mixed() ? 1 : 0)));
   }
-  if (Moments == 2) {
+  if (Moments == 2 && Opts.Runtime == TrainRuntime::PyTorchCUDA) {
     // PyTorch 2.x on CUDA defaults to the foreach Adam: _foreach_sqrt makes
-    // one fp32 copy of every second moment at once (then divides and adds
-    // eps in place). The CPU's 1.13 for-loop needs two of the largest.
-    Sum.OptimizerScratch = Opts.Runtime == TrainRuntime::PyTorchCUDA
-                               ? TotalF32
-                               : saturatingMul(2, Largest);
+    // an fp32 copy of every second moment at once, one tensor each (then
+    // divides and adds eps in place). One tensor per parameter, so the
+    // allocator can place each in a cached block as PyTorch's does.
+    Sum.OptimizerScratch = TotalF32;
+    for (ValueId P : Params)
+      if (GradOf[P] != NoTensor)
+        St.Writes.push_back(
+            addTensor(std::string(St.Op) + ".scratch(" + G.Values[P].Name + ")",
+                      saturatingMul(4, elementsOf(P)), TensorKind::Activation,
+                      ElementType::Float));
+  } else if (Moments == 2) {
+    // PyTorch 1.13's for-loop: two temporaries of the largest parameter.
+    Sum.OptimizerScratch = saturatingMul(2, Largest);
     St.Writes.push_back(addTensor(std::string(St.Op) + ".scratch",
                                   Sum.OptimizerScratch, TensorKind::Activation,
                                   ElementType::Float));

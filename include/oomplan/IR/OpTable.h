@@ -176,6 +176,11 @@ struct GradRule {
   /// and of output 0 (measured on PyTorch 1.13's CPU kernels).
   uint8_t ScratchOfInput = 0;
   uint8_t ScratchOfOutput = 0;
+  /// Of input 1 (a convolution's weight: oneDNN's backward reorders it and
+  /// keeps the copy while it writes dW, after the input and gradient
+  /// reorders are freed): the step's temporaries are the larger of this and
+  /// the two terms above.
+  uint8_t ScratchOfInput1 = 0;
 };
 
 /// How one forward run's floating-point operations are counted.
