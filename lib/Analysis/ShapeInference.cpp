@@ -6,6 +6,7 @@
 // static (with a warning); anything less is an error, never a guess.
 //
 //===----------------------------------------------------------------------===//
+#include "ConstantFold.h"
 #include "ShapeRules/ShapeRules.h"
 #include "oomplan/Support/Error.h"
 
@@ -178,6 +179,10 @@ llvm::Error Driver::inferNode(NodeId Id) {
     }
   }
   recordConstant(Id);
+  // Training exports keep constant subgraphs unfolded (Resize's scales as a
+  // Concat of Constants): their contents, for the rules that need them.
+  if (!N.Outputs.empty() && N.Outputs[0] != NoId && !ConstData[N.Outputs[0]])
+    ConstData[N.Outputs[0]] = foldConstant(G, Id, S, ConstData);
   return llvm::Error::success();
 }
 

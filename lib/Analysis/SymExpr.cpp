@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "SymExprImpl.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <numeric>
 
@@ -436,7 +437,17 @@ static void addMinMaxArg(std::vector<SymExpr> &Args, const SymExpr &X,
   auto Dominates = [&](const SymExpr &P, const SymExpr &Q) {
     // P makes Q redundant: P <= Q always for min, P >= Q for max.
     SymExpr D = IsMin ? Q - P : P - Q;
-    return D.isKnownNonNegative();
+    if (D.isKnownNonNegative())
+      return true;
+    // Absorption: max(a, min(a, b)) = a and min(a, max(a, b)) = a (a
+    // broadcast of seq with a sliced table's min(seq, 512) gives the first).
+    const std::vector<Monomial> &M = monos(Q);
+    if (M.size() != 1 || M[0].Coeff != 1 || M[0].Factors.size() != 1 ||
+        M[0].Factors[0].Exp != 1 || !M[0].Factors[0].A.T)
+      return false;
+    const auto &T = *M[0].Factors[0].A.T;
+    return T.Kind == (IsMin ? TermKind::Max : TermKind::Min) &&
+           llvm::is_contained(T.Args, P);
   };
   for (const SymExpr &K : Args)
     if (Dominates(K, X))

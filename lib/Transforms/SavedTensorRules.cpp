@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SavedTensorRules.h"
+#include "oomplan/Support/CheckedMath.h"
 
 using namespace oomplan;
 using namespace oomplan::training;
@@ -35,4 +36,33 @@ unsigned training::numSavedRules() {
   for (const ops::OpInfo &Op : ops::allOps())
     N += decided(Op);
   return N;
+}
+
+// Measured (torch 1.13, 2 threads, conv2d backward alone): for kernels of
+// 16x16 and 32x32 oneDNN's weight-gradient path allocates, next to the
+// weight's reorder, one buffer of min(batch, threads) x (4 x the weight +
+// one input sample): 76,701,952 bytes for ViT-B/32's 768x3x32x32 patch
+// embedding at batch 2 (weight 9,437,184 bytes), half of it at batch 1, the
+// same at batch 4 as at 2; kernels of 14x14 and smaller make only the
+// reorders. Counted as 8 x the weight + the input, the figure for two
+// threads, never less than it at one.
+uint64_t training::largeKernelConvScratch(const Node &N,
+                                          const ShapeInfo &Shapes,
+                                          uint64_t InBytes, uint64_t WBytes) {
+  if (N.OpType != "Conv" || N.input(1) == NoId)
+    return 0;
+  std::optional<std::vector<int64_t>> K = N.getInts("kernel_shape");
+  if (!K) {
+    const ValueShape &W = Shapes.Values[N.input(1)];
+    K.emplace();
+    for (size_t A = 2; A < W.Dims.size(); ++A)
+      K->push_back(W.Dims[A].getConstant().value_or(0));
+  }
+  int64_t Area = 1;
+  for (int64_t D : *K)
+    Area = D > 0 && Area <= (int64_t(1) << 40) ? Area * D : 0;
+  if (K->empty() || Area < 256)
+    return 0;
+  return saturatingAdd(saturatingAdd(WBytes, saturatingMul(8, WBytes)),
+                       InBytes);
 }

@@ -14,6 +14,7 @@
 #ifndef OOMPLAN_LIB_TRANSFORMS_SAVEDTENSORRULES_H
 #define OOMPLAN_LIB_TRANSFORMS_SAVEDTENSORRULES_H
 
+#include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/IR/OpTable.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -36,6 +37,13 @@ const SavedRule &fallbackSavedRule();
 
 /// Number of ops with a decided rule (for docs and tests).
 unsigned numSavedRules();
+
+/// Backward temporaries of a Conv with a large kernel (16x16 and up: the
+/// patch embeddings of ViT and the like) on PyTorch 1.13's CPU kernels,
+/// beyond the table's reorders; 0 for any other node. InBytes and WBytes
+/// are the bytes of the input and the weight.
+uint64_t largeKernelConvScratch(const Node &N, const ShapeInfo &Shapes,
+                                uint64_t InBytes, uint64_t WBytes);
 
 } // namespace training
 } // namespace oomplan

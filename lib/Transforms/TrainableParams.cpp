@@ -154,27 +154,78 @@ oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
   return Params;
 }
 
+// A one-element constant input of N (an initializer or a Constant).
+static std::optional<double> constantInput(const Graph &G, const Node &N,
+                                           size_t I) {
+  ValueId V = N.input(I);
+  if (V == NoId)
+    return std::nullopt;
+  const TensorData *D = G.Values[V].Data.get();
+  if (!D && G.Values[V].Kind == ValueKind::NodeOutput &&
+      G.Nodes[G.Values[V].Producer].OpType == "Constant")
+    if (const Attribute *A = G.Nodes[G.Values[V].Producer].attr("value"))
+      D = A->T.get();
+  if (!D || D->numElements() != 1)
+    return std::nullopt;
+  if (!D->Floats.empty())
+    return D->Floats[0];
+  if (!D->Ints.empty())
+    return double(D->Ints[0]);
+  return std::nullopt;
+}
+
+// Warns only on evidence of an eval-mode export, never on the mere absence
+// of Dropout or BatchNorm: most modern models (Llama: RMSNorm, SwiGLU, no
+// dropout; diffusion UNets: GroupNorm) train without either. The evidence:
+//  - a BatchNormalization in inference mode (training_mode 0; a training
+//    export writes 1 and the two running-statistics outputs);
+//  - a Dropout in inference mode (training_mode absent or constant false);
+//  - convolutions that all carry a bias with no normalization anywhere and
+//    no Dropout: what folding batch norms into the convolutions leaves
+//    (a training export of a BatchNorm CNN has bias-free convolutions).
 std::string oomplan::evalExportWarning(const Graph &G) {
-  unsigned Conv = 0, MatMul = 0, Softmax = 0, BN = 0, Dropout = 0, LN = 0;
+  unsigned Conv = 0, ConvBias = 0, Norm = 0, Dropout = 0, EvalBN = 0,
+           EvalDropout = 0;
   for (const Node &N : G.Nodes) {
     llvm::StringRef Op = N.OpType;
-    Conv += Op == "Conv";
-    MatMul += Op == "MatMul" || Op == "Gemm";
-    Softmax += Op == "Softmax";
-    BN += Op == "BatchNormalization";
-    Dropout += Op == "Dropout";
-    LN += Op == "LayerNormalization" || Op == "ReduceMean";
+    if (Op == "Conv") {
+      ++Conv;
+      ConvBias += N.input(2) != NoId;
+    }
+    Norm += Op == "BatchNormalization" || Op == "InstanceNormalization" ||
+            Op == "LayerNormalization" || Op == "GroupNormalization" ||
+            Op == "ReduceMean"; // decomposed LayerNorm / RMSNorm
+    if (Op == "BatchNormalization" && N.getInt("training_mode", 0) == 0 &&
+        G.defaultOpset() >= 14)
+      ++EvalBN;
+    if (Op == "Dropout") {
+      ++Dropout;
+      std::optional<double> Train = N.input(2) == NoId
+                                        ? std::optional<double>(0)
+                                        : constantInput(G, N, 2);
+      EvalDropout += Train && *Train == 0;
+    }
   }
-  bool LooksCNN = Conv >= 3;
-  bool LooksTransformer = Softmax >= 1 && MatMul >= 4 && LN >= 1;
-  if ((!LooksCNN && !LooksTransformer) || BN || Dropout)
+  std::string Evidence;
+  if (EvalBN)
+    Evidence = std::to_string(EvalBN) +
+               " BatchNormalization nodes in inference mode (training_mode 0)";
+  else if (EvalDropout)
+    Evidence = std::to_string(EvalDropout) +
+               " Dropout nodes in inference mode (no training_mode input, "
+               "or false)";
+  else if (Conv >= 3 && ConvBias == Conv && !Norm && !Dropout)
+    Evidence = std::to_string(Conv) +
+               " convolutions, all with a bias, and no normalization or "
+               "Dropout anywhere: batch norms folded into convolutions look "
+               "like this";
+  if (Evidence.empty())
     return "";
-  return G.SourcePath + " looks like an eval-mode export (" +
-         (LooksCNN ? "convolutions" : "attention") +
-         " but no BatchNormalization or Dropout): batch norms folded into "
-         "convolutions and dropouts removed keep no tensors here, so the "
-         "training estimate is low. Export for training with "
-         "torch.onnx.export(..., training=torch.onnx.TrainingMode.TRAINING, "
+  return G.SourcePath + " looks like an eval-mode export (" + Evidence +
+         "): folded batch norms and removed or inactive dropouts keep no "
+         "tensors here, so the training estimate may be low. Export for "
+         "training with torch.onnx.export(..., "
+         "training=torch.onnx.TrainingMode.TRAINING, "
          "do_constant_folding=False)";
 }
 

@@ -19,8 +19,8 @@ namespace oomplan {
 namespace training {
 
 struct FusedGroup {
-  const char *Pattern = "";  ///< "gelu-erf", "layernorm-decomposed".
-  const char *Op = "";       ///< The fused op: "Gelu", "LayerNormalization".
+  const char *Pattern = "";  ///< "gelu-erf", "silu", "groupnorm", ...
+  const char *Op = "";       ///< The fused op: "Gelu", "SiLU", "GroupNorm"...
   std::vector<NodeId> Nodes; ///< In schedule order; the last makes Output.
   /// Values from outside the group that may receive a gradient (the data
   /// input first, then scale and bias).
@@ -28,6 +28,13 @@ struct FusedGroup {
   ValueId Output = NoId;
   /// Forward values the fused kernel keeps (the input, mean, rstd).
   std::vector<ValueId> Saved;
+  /// A node of the group whose saved(...) statistics the fused kernel keeps
+  /// too (GroupNorm's InstanceNormalization: per-group mean and rstd).
+  NodeId AuxOf = NoId;
+  /// The group is an identity (Dropout with ratio 0, or not training): its
+  /// forward output is a view of Inputs[0] and its gradient passes through
+  /// as a view, as PyTorch returns the input itself.
+  bool Identity = false;
 };
 
 /// Every recognised pattern of G; a node belongs to at most one group.

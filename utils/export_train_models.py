@@ -1,0 +1,308 @@
+#!/usr/bin/python3
+"""Training-mode, graph-only ONNX exports of torchvision models and of our own transformer variants.
+
+What: OUTDIR/<case>.onnx for every case of CASES (or those named), exported the way a user exports a
+model for training: torch.onnx.export(..., training=TrainingMode.TRAINING, do_constant_folding=False),
+opset 17, a dynamic "batch" axis (and "seq" for token models). The large floating-point initializers are
+then stripped (their data points to a <case>.stripped.bin that does not exist, as in test/models/train),
+so each file is a few hundred kB; small and integer initializers (shape constants) stay. Nothing is
+downloaded: every model is built with weights=None from a fixed seed.
+
+utils/measure_torch_peak.py builds the same modules through build() and measures PyTorch's peak for
+one steady-state Adam step; this file is the single list of cases both use.
+
+Usage (Debian's interpreter: python3-torch 1.13, python3-torchvision 0.14):
+    /usr/bin/python3 utils/export_train_models.py OUTDIR [CASE...]
+    /usr/bin/python3 utils/export_train_models.py --list
+"""
+import math
+import os
+import sys
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    import torchvision
+except ImportError as e:  # clear message instead of a traceback
+    sys.exit(f"export_train_models.py: error: {e}; run with /usr/bin/python3 "
+             "(Debian python3-torch, python3-torchvision)")
+
+
+# ---------------------------------------------------------------- our own transformer / UNet variants
+class RMSNorm(nn.Module):
+    """T5/Llama RMSNorm written out: x * rsqrt(mean(x^2) + eps) * w."""
+
+    def __init__(self, d, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class T5Encoder(nn.Module):
+    """T5-style encoder: RMSNorm pre-norm, a relative-position bias computed in-graph from seq
+    (Range, Sub, Abs, Min), packed-free q/k/v projections without bias, ReLU FFN, dropout 0.1."""
+
+    def __init__(self, vocab=4000, d=256, layers=4, heads=4, ff=1024, buckets=32):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.rel = nn.Embedding(buckets, heads)
+        self.heads, self.buckets = heads, buckets
+        self.drop = nn.Dropout(0.1)
+        self.layers = nn.ModuleList()
+        for _ in range(layers):
+            self.layers.append(nn.ModuleDict({
+                "n1": RMSNorm(d), "q": nn.Linear(d, d, bias=False), "k": nn.Linear(d, d, bias=False),
+                "v": nn.Linear(d, d, bias=False), "o": nn.Linear(d, d, bias=False), "n2": RMSNorm(d),
+                "wi": nn.Linear(d, ff, bias=False), "wo": nn.Linear(ff, d, bias=False)}))
+        self.norm = RMSNorm(d)
+
+    def forward(self, ids):
+        b, s = ids.shape
+        i = torch.arange(s)
+        rel = torch.clamp((i.unsqueeze(0) - i.unsqueeze(1)).abs(), max=self.buckets - 1)
+        bias = self.rel(rel).permute(2, 0, 1).unsqueeze(0)  # [1, h, s, s]
+        x = self.drop(self.emb(ids))
+        h = self.heads
+        for L in self.layers:
+            y = L["n1"](x)
+            q, k, v = (L[n](y).view(b, s, h, -1).transpose(1, 2) for n in ("q", "k", "v"))
+            att = F.softmax(q @ k.transpose(-1, -2) + bias, dim=-1)
+            att = self.drop(att)
+            o = (att @ v).transpose(1, 2).reshape(b, s, -1)
+            x = x + self.drop(L["o"](o))
+            y = L["n2"](x)
+            x = x + self.drop(L["wo"](self.drop(F.relu(L["wi"](y)))))
+        return self.drop(self.norm(x))
+
+
+def rotate_half(x):
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((-b, a), dim=-1)
+
+
+class Llama(nn.Module):
+    """Llama-style decoder: RMSNorm, rotary embeddings, a packed qkv projection whose output is
+    split, causal mask, SwiGLU FFN (silu(w1 x) * w3 x), no dropout, no biases, untied LM head."""
+
+    def __init__(self, vocab=4000, d=256, layers=4, heads=4, ff=688, max_pos=512):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.heads = heads
+        self.layers = nn.ModuleList()
+        for _ in range(layers):
+            self.layers.append(nn.ModuleDict({
+                "n1": RMSNorm(d), "qkv": nn.Linear(d, 3 * d, bias=False), "o": nn.Linear(d, d, bias=False),
+                "n2": RMSNorm(d), "w1": nn.Linear(d, ff, bias=False), "w3": nn.Linear(d, ff, bias=False),
+                "w2": nn.Linear(ff, d, bias=False)}))
+        self.norm = RMSNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+        hd = d // heads
+        inv = 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd))
+        t = torch.arange(max_pos).float()[:, None] * inv[None, :]
+        self.register_buffer("cos", torch.cat((t, t), -1).cos())
+        self.register_buffer("sin", torch.cat((t, t), -1).sin())
+
+    def forward(self, ids):
+        b, s = ids.shape
+        x = self.emb(ids)
+        h = self.heads
+        cos, sin = self.cos[:s], self.sin[:s]
+        i = torch.arange(s)
+        mask = torch.zeros(s, s).masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float("-inf"))
+        for L in self.layers:
+            q, k, v = L["qkv"](L["n1"](x)).split(x.shape[-1], dim=-1)
+            q, k, v = (t.view(b, s, h, -1).transpose(1, 2) for t in (q, k, v))
+            q = q * cos + rotate_half(q) * sin
+            k = k * cos + rotate_half(k) * sin
+            att = F.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + mask, dim=-1)
+            x = x + L["o"]((att @ v).transpose(1, 2).reshape(b, s, -1))
+            y = L["n2"](x)
+            x = x + L["w2"](F.silu(L["w1"](y)) * L["w3"](y))
+        return self.head(self.norm(x))
+
+
+class ResBlock(nn.Module):
+    def __init__(self, cin, cout, groups=8):
+        super().__init__()
+        self.n1, self.c1 = nn.GroupNorm(groups, cin), nn.Conv2d(cin, cout, 3, padding=1)
+        self.n2, self.c2 = nn.GroupNorm(groups, cout), nn.Conv2d(cout, cout, 3, padding=1)
+        self.skip = nn.Conv2d(cin, cout, 1) if cin != cout else nn.Identity()
+
+    def forward(self, x):
+        y = self.c1(F.silu(self.n1(x)))
+        y = self.c2(F.silu(self.n2(y)))
+        return self.skip(x) + y
+
+
+class UNetSmall(nn.Module):
+    """Diffusion-UNet-ish: GroupNorm + SiLU residual blocks, strided-conv downsampling, nearest
+    upsampling by a scale factor (a Resize whose scales the exporter builds with Concat), skip concats."""
+
+    def __init__(self, c=64):
+        super().__init__()
+        self.inp = nn.Conv2d(3, c, 3, padding=1)
+        self.d1, self.down1 = ResBlock(c, c), nn.Conv2d(c, c, 3, stride=2, padding=1)
+        self.d2, self.down2 = ResBlock(c, 2 * c), nn.Conv2d(2 * c, 2 * c, 3, stride=2, padding=1)
+        self.mid = ResBlock(2 * c, 2 * c)
+        self.u2 = ResBlock(4 * c, 2 * c)
+        self.u1 = ResBlock(3 * c, c)
+        self.out = nn.Sequential(nn.GroupNorm(8, c), nn.SiLU(), nn.Conv2d(c, 3, 3, padding=1))
+
+    def forward(self, x):
+        h0 = self.d1(self.inp(x))
+        h1 = self.d2(self.down1(h0))
+        m = self.mid(self.down2(h1))
+        m = F.interpolate(m, scale_factor=2.0, mode="nearest")
+        m = self.u2(torch.cat([m, h1], 1))
+        m = F.interpolate(m, scale_factor=2.0, mode="nearest")
+        m = self.u1(torch.cat([m, h0], 1))
+        return self.out(m)
+
+
+# ---------------------------------------------------------------- the cases
+def tv(name, **kw):
+    return lambda: getattr(torchvision.models, name)(weights=None, **kw)
+
+
+def vit_small():
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=64, patch_size=8, num_layers=4, num_heads=4, hidden_dim=256,
+                             mlp_dim=1024, dropout=0.1, attention_dropout=0.1)
+
+
+# case -> (constructor, family, batch, image size or None, seq or None, vocab for token models)
+CASES = {
+    "alexnet": (tv("alexnet"), "alexnet", 4, 224, None, None),
+    "vgg11": (tv("vgg11"), "vgg", 2, 224, None, None),
+    "resnet18": (tv("resnet18"), "resnet", 8, 64, None, None),
+    "resnext50_32x4d": (tv("resnext50_32x4d"), "resnext", 4, 64, None, None),
+    "wide_resnet50_2": (tv("wide_resnet50_2"), "wide_resnet", 2, 64, None, None),
+    "squeezenet1_1": (tv("squeezenet1_1"), "squeezenet", 8, 64, None, None),
+    "densenet121": (tv("densenet121"), "densenet", 4, 64, None, None),
+    "googlenet": (tv("googlenet", aux_logits=False, init_weights=True), "googlenet", 4, 64, None, None),
+    "inception_v3": (tv("inception_v3", aux_logits=False, init_weights=True), "inception", 2, 96, None, None),
+    "shufflenet_v2_x1_0": (tv("shufflenet_v2_x1_0"), "shufflenet", 8, 64, None, None),
+    "mobilenet_v3_small": (tv("mobilenet_v3_small"), "mobilenet_v3", 8, 64, None, None),
+    "mnasnet0_5": (tv("mnasnet0_5"), "mnasnet", 8, 64, None, None),
+    "efficientnet_b0": (tv("efficientnet_b0"), "efficientnet", 4, 64, None, None),
+    "efficientnet_v2_s": (tv("efficientnet_v2_s"), "efficientnet_v2", 2, 64, None, None),
+    "regnet_y_400mf": (tv("regnet_y_400mf"), "regnet", 8, 64, None, None),
+    "convnext_tiny": (tv("convnext_tiny"), "convnext", 2, 64, None, None),
+    "vit_small": (vit_small, "vit", 4, 64, None, None),
+    "vit_b_32": (tv("vit_b_32"), "vit", 2, 224, None, None),
+    "swin_t": (tv("swin_t"), "swin", 2, 64, None, None),
+    "t5_encoder": (T5Encoder, "t5 (own)", 4, None, 128, 4000),
+    "llama": (Llama, "llama (own)", 4, None, 128, 4000),
+    "unet_gn": (UNetSmall, "unet (own)", 4, 32, None, None),
+}
+
+
+def build(case, batch=None, seq=None):
+    """The model (train mode, fp32, seeded) and its inputs for case at batch (and seq)."""
+    make, _, b0, size, s0, vocab = CASES[case]
+    torch.manual_seed(0)
+    model = make().train()
+    b = batch or b0
+    if vocab:
+        inputs = (torch.randint(0, vocab, (b, seq or s0)),)
+    else:
+        inputs = (torch.randn(b, 3, size, size),)
+    return model, inputs
+
+
+def randomize(model):
+    """Distinct parameters (the exporter deduplicates bit-identical initializers)."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.02)
+    return model
+
+
+def strip(path, case, min_elems=64):
+    """Removes the data of floating-point initializers with min_elems or more elements."""
+    import onnx
+    m = onnx.load(path)
+    for init in m.graph.initializer:
+        n = 1
+        for d in init.dims:
+            n *= d
+        if init.data_type not in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16,
+                                  onnx.TensorProto.DOUBLE, onnx.TensorProto.BFLOAT16) or n < min_elems:
+            continue
+        size = n * {onnx.TensorProto.DOUBLE: 8, onnx.TensorProto.FLOAT: 4}.get(init.data_type, 2)
+        init.ClearField("raw_data")
+        init.ClearField("float_data")
+        init.ClearField("double_data")
+        init.ClearField("int32_data")
+        init.data_location = onnx.TensorProto.EXTERNAL
+        del init.external_data[:]
+        for k, v in (("location", case + ".stripped.bin"), ("offset", "0"), ("length", str(size))):
+            e = init.external_data.add()
+            e.key, e.value = k, v
+    onnx.save(m, path)
+
+
+def exportable_stochastic_depth(self, x):
+    """torchvision.ops.StochasticDepth(mode="row") as torch 1.13 can export it: its bernoulli_ has no
+    ONNX symbolic, a comparison of uniform noise is the same distribution. Both keep one [N, 1, ...]
+    noise tensor for backward and not the input (mul by a tensor that needs no gradient)."""
+    if not self.training or self.p == 0.0:
+        return x
+    survival = 1.0 - self.p
+    size = [x.shape[0]] + [1] * (x.ndim - 1) if self.mode == "row" else [1] * x.ndim
+    noise = (torch.rand(size, dtype=x.dtype) < survival).to(x.dtype)
+    return x * (noise / survival)
+
+
+def export(case, outdir):
+    import torchvision.ops.stochastic_depth as sd
+    sd.StochasticDepth.forward = exportable_stochastic_depth
+    model, inputs = build(case, batch=2)
+    randomize(model)
+    vocab = CASES[case][5]
+    path = os.path.join(outdir, case + ".onnx")
+    axes = {"input": {0: "batch"}}
+    if vocab:
+        axes = {"input": {0: "batch", 1: "seq"}}
+    outs = model(*inputs)
+    nout = len(outs) if isinstance(outs, tuple) else 1
+    names = ["output"] if nout == 1 else ["output%d" % i for i in range(nout)]
+    for n in names:
+        axes[n] = {0: "batch"}
+    torch.onnx.export(model, inputs, path, opset_version=17, input_names=["input"], output_names=names,
+                      dynamic_axes=axes, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    strip(path, case)
+    print(f"wrote {path} ({os.path.getsize(path)} bytes)", flush=True)
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 2
+    if sys.argv[1] == "--list":
+        for c, v in CASES.items():
+            print(c, v[1], "batch", v[2], "image", v[3], "seq", v[4])
+        return 0
+    outdir, only = sys.argv[1], sys.argv[2:]
+    unknown = [n for n in only if n not in CASES]
+    if unknown:
+        sys.exit(f"export_train_models.py: error: unknown case(s) {unknown}; see --list")
+    os.makedirs(outdir, exist_ok=True)
+    failed = []
+    for case in CASES:
+        if not only or case in only:
+            try:
+                export(case, outdir)
+            except Exception as e:  # report and go on: one architecture must not hide the others
+                print(f"export_train_models.py: {case}: {type(e).__name__}: {e}", file=sys.stderr)
+                failed.append(case)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
