@@ -259,8 +259,7 @@ def exportable_stochastic_depth(self, x):
 
 
 def export(case, outdir):
-    import torchvision.ops.stochastic_depth as sd
-    sd.StochasticDepth.forward = exportable_stochastic_depth
+    torchvision.ops.StochasticDepth.forward = exportable_stochastic_depth
     model, inputs = build(case, batch=2)
     randomize(model)
     vocab = CASES[case][5]
