@@ -117,7 +117,10 @@ static void writeResult(llvm::json::OStream &J, const AllocatorResult &R) {
 void report::writeAllocatorJSON(llvm::json::OStream &J,
                                 const AllocatorReport &A) {
   J.objectBegin();
-  J.attribute("config", A.ConfigText);
+  if (A.ConfigText.empty())
+    J.attribute("config", nullptr); // PyTorch's defaults
+  else
+    J.attribute("config", A.ConfigText);
   J.attribute("iterations", A.Iterations);
   writeResult(J, A.Unlimited);
   J.attribute("fragmentation_bytes", A.fragmentation());
@@ -125,6 +128,8 @@ void report::writeAllocatorJSON(llvm::json::OStream &J,
     J.attribute("limit_bytes", *A.LimitBytes);
     J.attribute("fits", !A.outOfMemory());
     J.attribute("fragmentation_tips_over", A.fragmentationTipsOver());
+    if (A.fragmentationTipsOver())
+      J.attribute("summary", fragmentationFinding(A).Summary);
     J.attributeArray("alternatives", [&] {
       for (const AllocatorAlternative &Alt : A.Alternatives)
         J.object([&] {
