@@ -8,9 +8,11 @@
 // that engine takes it. Exit 0 when it fits, 2 when not.
 //
 //===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Parallel/EngineConfig.h"
 #include "oomplan/Parallel/Parallel.h"
+#include "oomplan/Report/Capacity.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -78,6 +80,46 @@ static void printPlan(raw_ostream &OS, const ParallelPlan &P,
                 P.StepSeconds, S.MicroBatches, S.DP);
   for (const std::string &N : P.Notes)
     OS << "note: " << N << "\n";
+}
+
+// --max-batch / --max-seq for the chosen configuration: the largest
+// micro-batch (or sequence) whose binding stage fits, each probe a full set
+// of placed stage plans.
+static Error printCapacity(Session &S, const ParallelInput &In,
+                           const ParallelPlan &Chosen) {
+  if (!S.Budget)
+    return makeInputError("--max-batch/--max-seq need a --budget or --device");
+  SymbolRoles Roles = findSymbolRoles(In.G);
+  report::PlanFn PlanAt =
+      [&](ArrayRef<std::optional<int64_t>> B) -> Expected<Plan> {
+    ParallelInput At = In;
+    At.Bindings.assign(B.begin(), B.end());
+    auto PP = ParallelPlanner::create(At);
+    if (!PP)
+      return PP.takeError();
+    auto P = PP->plan(Chosen.Spec, /*Place=*/true);
+    if (!P)
+      return P.takeError();
+    return std::move(*P->Stages[P->Binding].P);
+  };
+  for (int Role = 0; Role < 2; ++Role) {
+    if (!(Role == 0 ? S.Req.Report.MaxBatch : S.Req.Report.MaxSeq))
+      continue;
+    const char *Name = Role == 0 ? "batch" : "seq";
+    auto C = report::findCapacity(PlanAt, In.Bindings,
+                                  Role == 0 ? Roles.Batch : Roles.Seq, Name,
+                                  *S.Budget, S.Overhead);
+    if (!C)
+      return C.takeError();
+    S.OS << "largest " << (Role == 0 ? "micro-batch per device" : "sequence")
+         << " that fits with " << formatSpec(Chosen.Spec) << ": ";
+    if (!C->Max)
+      S.OS << "none (even 1 needs " << gib(C->BytesAbove.value_or(0)) << ")\n";
+    else
+      S.OS << (C->AtLeast ? "at least " : "") << *C->Max << " ("
+           << gib(C->BytesAtMax) << ")\n";
+  }
+  return Error::success();
 }
 
 static Expected<std::optional<unsigned>> deviceCount(const api::Request &R) {
@@ -175,6 +217,9 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     for (const Candidate &C : Search.RunnersUp)
       OS << "  " << formatSpec(C.Spec) << ": " << C.Why << "\n";
   }
+  if (R.Report.MaxBatch || R.Report.MaxSeq)
+    if (Error E = printCapacity(S, In, *Chosen))
+      return std::move(E);
   S.Res.TotalBytes = Chosen->peakBytes();
   S.Res.Fits = Chosen->Fits;
   return Chosen->Fits ? 0 : 2;

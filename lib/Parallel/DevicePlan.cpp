@@ -152,9 +152,10 @@ parallel::buildBase(const ParallelInput &In, const LayerStructure &L,
       B->Class[T] = TensorClass::OptimizerState;
     else if (ST.Kind == TensorKind::Gradient && OfWeight)
       B->Class[T] = TensorClass::WeightGrad;
-    else if (Writer[T] != SIZE_MAX &&
+    else if (Writer[T] != SIZE_MAX && Writer[T] >= B->FwdEnd &&
              S.Steps[Writer[T]].Kind == StepKind::Optimizer &&
-             llvm::StringRef(ST.Name).endswith(".scratch"))
+             ST.Kind == TensorKind::Activation)
+      // "Adam.scratch", or one "Adam.scratch(w)" per parameter (foreach).
       B->Class[T] = TensorClass::OptimizerScratch;
     else if (V != NoId && weightBehind(G, V) != NoId)
       B->Class[T] = TensorClass::Other; // a view of a weight: its bytes
