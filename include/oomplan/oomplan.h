@@ -153,6 +153,14 @@ struct Request {
   double TimeLimitSeconds = 2.0;
   bool InPlace = true;
   bool IOInArena = false;
+  /// --fuse=auto|none: rewrite attention, conv + residual and matmul
+  /// epilogues into fused ops (docs/fusion.md). Unset: auto for inference,
+  /// none for training.
+  std::optional<std::string> Fuse;
+  /// --order=memory|file: the steps' order. Unset: memory (the reorder
+  /// transform within topological freedom) for inference, file for
+  /// training.
+  std::optional<std::string> Order;
 
   EmitKind Emit = EmitKind::Report;
   ReportRequest Report;

@@ -209,6 +209,8 @@ const OptionSpec Options[] = {
     {"align", Arity::Value, "BYTES",
      INTEGER(uint64_t, "align", Req.AlignBytes)},
     {"no-inplace", Arity::Flag, "", NOT_FLAG(Req.InPlace)},
+    {"fuse", Arity::Value, "auto|none", STRING(Req.Fuse)},
+    {"order", Arity::Value, "memory|file", STRING(Req.Order)},
     {"io-in-arena", Arity::Flag, "", FLAG(Req.IOInArena)},
     {"time-limit", Arity::Value, "SECONDS",
      [](Arguments &A, StringRef V) -> Error {

@@ -281,8 +281,13 @@ const char *api::version() { return "0.1.0"; }
 std::vector<std::string> api::scheduleTransformNames() {
   // The pass names PassInstrumentation reports (contract 1), in pipeline
   // order.
-  return {"training",         "reorder",
-          "recompute",        "activation-offload",
-          "weight-streaming", "optimizer-offload",
-          "micro-batch",      "inference-recompute"};
+  return {"fusion",
+          "training",
+          "reorder",
+          "recompute",
+          "activation-offload",
+          "weight-streaming",
+          "optimizer-offload",
+          "micro-batch",
+          "inference-recompute"};
 }

@@ -216,6 +216,12 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
                         ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
     return addWorkspaces(K, G, Shapes, B, Sched);
   };
+  // Fuse only into ops this executor has kernels for (contract 1a).
+  S.KernelWorkspaces = true;
+  S.FusedSupported = [&K](StringRef OpType) {
+    const ops::OpInfo *Op = ops::lookupOp(OpType);
+    return Op && K.get(ops::opCode(*Op)).has_value();
+  };
   auto M = planModel(S);
   if (!M)
     return M.takeError();

@@ -222,6 +222,7 @@ static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
 // typed: the device's memory when it is the budget, and training's defaults.
 void driver::printSettings(Session &S) {
   const api::Request &R = S.Req;
+  printFusionSettings(S);
   if (R.Device) {
     S.OS << "device: " << S.Device.Name << ", "
          << formatBytes(S.Device.MemoryBytes) << " (" << S.Device.MemoryBytes
@@ -338,6 +339,9 @@ Expected<int> driver::runModel(Session &S) {
     return Shapes.takeError();
   for (const std::string &W : Shapes->Warnings)
     S.warn(W);
+  if (R.Emit != api::EmitKind::Shapes)
+    if (Error E = prepareModel(S, *G, *Shapes))
+      return E;
   auto Bound = bind(S, **G);
   if (!Bound)
     return Bound.takeError();
@@ -370,6 +374,9 @@ Expected<int> driver::runModel(Session &S) {
                         : planGraph(**G, *Shapes, Bindings, MainPO);
   if (!P)
     return P.takeError();
+  // Fusion and the order run before the other transforms.
+  Rec.Log.insert(Rec.Log.begin(), S.Fusion->Passes.begin(),
+                 S.Fusion->Passes.end());
   PlanContext C{**G, *Shapes, Bindings};
   return emitPlan(S, **G, *Shapes, C, *P, PO, Rec.Log);
 }
@@ -386,6 +393,8 @@ Expected<PlannedModel> driver::planModel(Session &S) {
   M.Shapes = std::move(*Shapes);
   for (const std::string &W : M.Shapes.Warnings)
     S.warn(W);
+  if (Error E = prepareModel(S, M.G, M.Shapes))
+    return E;
   auto Bound = bind(S, *M.G);
   if (!Bound)
     return Bound.takeError();

@@ -397,6 +397,17 @@ const OpInfo Ops[] = {
     // ngram_indexes entry), which no rule reads yet; a CPU kernel exists.
     {"TfIdfVectorizer", Shape::Declared, Alias::None, NotDifferentiable,
      perInput(1)},
+
+    // oomplan's fused ops (IR/FusedOps.h; lib/Transforms/Fusion*.cpp makes
+    // them in inference only, so none has a gradient rule). The attention's
+    // cost is counted as a product over its output (its FLOPs depend on Sk,
+    // which no class reads); the conv's in-place input is its residual.
+    {"OomplanAttention", Shape::FusedAttention, Alias::None, UnknownGrad,
+     product(1)},
+    {"OomplanConv", Shape::Conv, Alias::InPlace, UnknownGrad, ConvFlops,
+     /*InPlaceInput=*/3},
+    {"OomplanMatMul", Shape::FusedMatMul, Alias::None, UnknownGrad,
+     MatMulFlops},
 };
 } // namespace
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Schedule/Liveness.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
 
@@ -99,10 +100,21 @@ struct Builder {
     if (S.Tensors[Out].Kind != TensorKind::Activation &&
         S.Tensors[Out].Kind != TensorKind::Gradient)
       return UINT32_MAX;
-    for (TensorId In : St.Reads) {
+    for (size_t R = 0; R < St.Reads.size(); ++R) {
+      if (St.InPlaceRead >= 0 && R != static_cast<size_t>(St.InPlaceRead))
+        continue; // only the named read may be overwritten
+      TensorId In = St.Reads[R];
       BufferId B = L.BufferOf[In];
       const LiveBuffer &Buf = L.Buffers[B];
-      if ((Buf.Kind == TensorKind::Activation ||
+      // A fused op reads its other inputs after its first write: the named
+      // read must not share bytes with them (y = conv(x) + x).
+      bool SharedWithOther =
+          St.InPlaceRead >= 0 &&
+          llvm::any_of(llvm::enumerate(St.Reads), [&](auto Other) {
+            return Other.index() != R && L.BufferOf[Other.value()] == B;
+          });
+      if (!SharedWithOther &&
+          (Buf.Kind == TensorKind::Activation ||
            Buf.Kind == TensorKind::Gradient) &&
           Buf.SizeBytes == S.Tensors[Out].SizeBytes &&
           BufLastUse[B] == StepIdx) {

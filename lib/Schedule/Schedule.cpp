@@ -113,6 +113,18 @@ Schedule oomplan::makeDefaultSchedule(const Graph &G,
         llvm::any_of(St.Reads, [&](TensorId R) {
           return S.Tensors[R].SizeBytes == S.Tensors[St.Writes[0]].SizeBytes;
         });
+    // An op that may overwrite one named input only (OpInfo::InPlaceInput):
+    // its index among the reads, which leave omitted inputs out.
+    const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
+    if (St.MayWriteInPlace && Op && Op->InPlaceInput >= 0) {
+      ValueId Named = Nd.input(Op->InPlaceInput);
+      auto It = llvm::find(St.Reads, Named);
+      if (Named == NoId || S.Tensors[Named].SizeBytes !=
+                               S.Tensors[St.Writes[0]].SizeBytes)
+        St.MayWriteInPlace = false;
+      else
+        St.InPlaceRead = static_cast<int>(It - St.Reads.begin());
+    }
     S.Steps.push_back(std::move(St));
   }
   return S;

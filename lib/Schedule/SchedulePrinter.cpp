@@ -69,6 +69,10 @@ void oomplan::printSchedule(llvm::raw_ostream &OS, const Schedule &S,
       OS << " view of " << S.Tensors[St.Reads[St.ViewOf]].Name;
     if (St.MayWriteInPlace)
       OS << " in-place";
+    if (St.MayWriteInPlace && St.InPlaceRead >= 0 &&
+        static_cast<size_t>(St.InPlaceRead) < St.Reads.size() &&
+        St.Reads[St.InPlaceRead] < S.Tensors.size())
+      OS << " over " << S.Tensors[St.Reads[St.InPlaceRead]].Name;
     if (St.OnHost)
       OS << " on-host";
     OS << '\n';

@@ -169,6 +169,16 @@ private:
       return fail(ScheduleRule::ViewInPlace,
                   "in-place write allowed on a step without reads or writes");
     uint64_t Size = S.Tensors[St.Writes[0]].SizeBytes;
+    if (St.InPlaceRead >= static_cast<int>(St.Reads.size()))
+      return fail(ScheduleRule::ViewInPlace,
+                  "InPlaceRead " + llvm::Twine(St.InPlaceRead) +
+                      " is not an index of " + llvm::Twine(St.Reads.size()) +
+                      " reads");
+    if (St.InPlaceRead >= 0 &&
+        S.Tensors[St.Reads[St.InPlaceRead]].SizeBytes != Size)
+      return fail(ScheduleRule::ViewInPlace,
+                  "in-place write of " + name(St.Writes[0]) + " over " +
+                      name(St.Reads[St.InPlaceRead]) + " of another size");
     for (TensorId R : St.Reads)
       if (S.Tensors[R].SizeBytes == Size)
         return llvm::Error::success();

@@ -17,6 +17,7 @@
 #include "oomplan/Report/Diagnosis.h"
 #include "oomplan/Schedule/PassInstrumentation.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Transforms/Fusion.h"
 #include "oomplan/Transforms/Training.h"
 #include "oomplan/oomplan.h"
 #include "llvm/Support/raw_ostream.h"
@@ -45,6 +46,17 @@ struct PassRecorder {
   PassRecorder(const PassRecorder &) = delete;
 };
 
+/// What --fuse and --order did to the main plan (DriverFusion.cpp), for the
+/// report and --print-after.
+struct FusionRecord {
+  bool Fuse = false; ///< --fuse=auto ran on the graph.
+  FusionStats Stats;
+  bool MemoryOrder = false; ///< --order=memory.
+  bool Recorded = false;    ///< The main plan's numbers below are set.
+  uint64_t FileOrderBound = 0, ChosenOrderBound = 0; ///< Arena lower bounds.
+  PassLog Passes; ///< "fusion" and "reorder" schedules of the main plan.
+};
+
 struct Session {
   const api::Request &Req;
   api::Result &Res;
@@ -56,8 +68,17 @@ struct Session {
   uint64_t Overhead = 0;
   DeviceProfile Device; ///< --device (H100-SXM when not given).
   TrainingOptions Train;
+  /// The loss each output got ("ce on 'logits' (auto: logits-shaped)"),
+  /// set by planTraining for the settings line.
+  std::string LossText;
   /// Copied into pipelineOptions(): the runtime's workspace edit.
   decltype(PipelineOptions::EditSchedule) EditSchedule;
+  /// Set by the runtime's entry: the fused op types it has kernels for
+  /// (null: all, the planner-only path), and that EditSchedule already adds
+  /// every kernel's workspace (else the driver adds the fused attention's).
+  std::function<bool(llvm::StringRef)> FusedSupported;
+  bool KernelWorkspaces = false;
+  std::shared_ptr<FusionRecord> Fusion = std::make_shared<FusionRecord>();
 
   Session(const api::Request &Req, api::Result &Res)
       : Req(Req), Res(Res), OS(Res.Output) {}
@@ -68,9 +89,6 @@ struct Session {
   void warn(const llvm::Twine &Msg) {
     Res.Diagnostics.push_back({api::Severity::Warning, Msg.str()});
   }
-  /// The loss each output got ("ce on 'logits' (auto: logits-shaped)"),
-  /// set by planTraining for the settings line.
-  std::string LossText;
   bool training() const { return Req.Train.Enabled; }
   /// True when --print-after or --print-after-all asks for a schedule.
   bool printsPasses() const {
@@ -82,6 +100,15 @@ struct Session {
   /// The pipeline options the request asks for.
   PipelineOptions pipelineOptions() const;
 };
+
+/// --fuse and --order (DriverFusion.cpp): fuses G in place (re-inferring
+/// Shapes) and installs the order and the fused attention's workspace in
+/// S.EditSchedule. Call after shape inference, before planning.
+llvm::Error prepareModel(Session &S, std::unique_ptr<Graph> &G,
+                         ShapeInfo &Shapes);
+/// The report's "fusion:" and "order:" lines, when they are on (the
+/// defaults for inference).
+void printFusionSettings(Session &S);
 
 /// Checks the request's options against each other (17.6) and resolves
 /// budget, overhead, device and training options into S.

@@ -81,6 +81,8 @@ enum class ShapeRuleId : uint8_t {
   Gemm,
   Einsum,
   Det,
+  FusedMatMul,
+  FusedAttention,
   // ConvPool.cpp
   Conv,
   ConvTranspose,
@@ -233,6 +235,11 @@ struct OpInfo {
   AliasClass Alias = AliasClass::Undecided;
   GradRule Grad;
   OpCost Cost;
+  /// With AliasClass InPlace: the one input output 0 may overwrite (the
+  /// residual of OomplanConv), or -1 for any input of its size (elementwise
+  /// ops). A fused node must not write over its other inputs, which it still
+  /// reads after its first write.
+  int8_t InPlaceInput = -1;
 };
 
 /// Every record, in table order.

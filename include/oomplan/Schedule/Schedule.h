@@ -83,6 +83,10 @@ struct Step {
   int ViewOf = -1;
   /// Writes[0] may reuse the bytes of any read that dies here (elementwise).
   bool MayWriteInPlace = false;
+  /// With MayWriteInPlace: the index in Reads of the only read Writes[0]
+  /// may reuse (a fused conv's residual, OpInfo::InPlaceInput), or -1 for
+  /// any read of its size.
+  int InPlaceRead = -1;
   /// Runs on the host CPU, not the device (an optimizer step with its state
   /// on the host, Fit/OptimizerOffload.h): it reads host-home tensors only
   /// and costs its bytes over the host's memory bandwidth.

@@ -172,9 +172,43 @@ llvm::Error det(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// OomplanMatMul: a MatMul or, with gemm=1, a Gemm; the bias and the
+/// activation keep the product's shape (the fusion checks that the bias
+/// broadcasts into it).
+llvm::Error fusedMatMul(RuleContext &Ctx) {
+  if (Ctx.node().getInt("gemm", 0))
+    return gemm(Ctx);
+  return matmul(Ctx);
+}
+
+/// OomplanAttention: softmax((Q K^T) * scale + bias) V, shaped as the two
+/// products: [batch..., Sq, Dv], the batch dims of Q, K and V broadcast.
+llvm::Error fusedAttention(RuleContext &Ctx) {
+  if (Ctx.numInputs() < 3)
+    return Ctx.error("needs inputs Q, K and V");
+  llvm::ArrayRef<SymExpr> Q = Ctx.inDims(0), K = Ctx.inDims(1),
+                          V = Ctx.inDims(2);
+  if (Q.size() < 2 || K.size() < 2 || V.size() < 2)
+    return Ctx.error("Q, K and V must have rank >= 2");
+  // K^T as [..., D, Sk]: swap K's last two dims unless already transposed.
+  std::vector<SymExpr> KT = K.vec();
+  if (!Ctx.node().getInt("k_transposed", 0))
+    std::swap(KT[KT.size() - 1], KT[KT.size() - 2]);
+  llvm::Expected<std::vector<SymExpr>> Scores = matmulShape(Ctx, Q, KT);
+  if (!Scores)
+    return Scores.takeError();
+  llvm::Expected<std::vector<SymExpr>> Out = matmulShape(Ctx, *Scores, V);
+  if (!Out)
+    return Out.takeError();
+  Ctx.setOutput(0, Ctx.inType(0), std::move(*Out));
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void shapes::addMatMulRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::FusedMatMul, fusedMatMul);
+  F.add(ops::ShapeRuleId::FusedAttention, fusedAttention);
   F.add(ops::ShapeRuleId::MatMul, matmul);
   F.add(ops::ShapeRuleId::Gemm, gemm);
   F.add(ops::ShapeRuleId::Einsum, einsum);

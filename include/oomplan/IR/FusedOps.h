@@ -1,0 +1,61 @@
+//===- FusedOps.h - names and scratch formula of oomplan's fused ops -*- C++
+//-*-===//
+//
+// The fusion transform (lib/Transforms/Fusion*.cpp) rewrites patterns into
+// three op types of the default domain, prefixed "Oomplan" so that they never
+// clash with ONNX: OomplanAttention, OomplanConv and OomplanMatMul (their
+// semantics: /work/notes/CONTRACTS.md section 1 and docs/fusion.md). This
+// header holds what several layers must agree on: the names, and the one
+// formula of the attention kernel's scratch, which the CPU kernel declares as
+// its workspace and the planner-only path counts, so that `oomplan` and
+// `oomplan-run` plan the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_IR_FUSEDOPS_H
+#define OOMPLAN_IR_FUSEDOPS_H
+
+#include "oomplan/Support/CheckedMath.h"
+#include "llvm/ADT/StringRef.h"
+#include <algorithm>
+#include <cstdint>
+
+namespace oomplan {
+namespace fused {
+
+constexpr llvm::StringLiteral AttentionOp = "OomplanAttention";
+constexpr llvm::StringLiteral ConvOp = "OomplanConv";
+constexpr llvm::StringLiteral MatMulOp = "OomplanMatMul";
+
+/// True for the three fused op types.
+inline bool isFusedOp(llvm::StringRef OpType) {
+  return OpType == AttentionOp || OpType == ConvOp || OpType == MatMulOp;
+}
+
+/// Query rows and key columns of one attention tile.
+constexpr uint64_t AttentionBlockRows = 64, AttentionBlockCols = 64;
+/// Parallel slots of the attention kernel, whatever the machine's thread
+/// count: the plan must not depend on where it runs.
+constexpr uint64_t AttentionMaxWorkers = 16;
+
+/// Bytes of OomplanAttention's scratch: per worker a Br x Bc float32 score
+/// tile, a Br x Dv accumulator and the running row max and row sum (the
+/// online softmax), never an Sq x Sk tensor. BatchHeads is the product of
+/// the output's dims before the last two; Sq and Dv are its last two dims; Sk
+/// is V's dim -2. Saturates at UINT64_MAX (the planner then refuses it).
+inline uint64_t attentionWorkspaceBytes(uint64_t BatchHeads, uint64_t Sq,
+                                        uint64_t Sk, uint64_t Dv) {
+  if (BatchHeads == 0 || Sq == 0 || Sk == 0)
+    return 0;
+  uint64_t Br = std::min(AttentionBlockRows, Sq);
+  uint64_t Bc = std::min(AttentionBlockCols, Sk);
+  uint64_t Tasks = saturatingMul(BatchHeads, (Sq + Br - 1) / Br);
+  uint64_t Workers = std::min(AttentionMaxWorkers, Tasks);
+  uint64_t PerWorker =
+      saturatingAdd(Br * Bc, saturatingAdd(saturatingMul(Br, Dv), 2 * Br));
+  return saturatingMul(saturatingMul(Workers, 4), PerWorker);
+}
+
+} // namespace fused
+} // namespace oomplan
+
+#endif

@@ -1,0 +1,172 @@
+//===- DriverFusion.cpp - --fuse and --order for a model ------------------===//
+//
+// Both lower the plan below the file's lower bound and both default on for
+// inference only (training graphs keep their ops and their order: the
+// saved-tensor rules are per ONNX op, and the backward order follows the
+// forward one). Fusion rewrites the graph once, before planning, so every
+// re-plan (capacity searches, sweeps, micro-batches) plans the fused graph;
+// the order and the fused attention's scratch are schedule edits run on each
+// plan. The main plan's lower bound in the file's order and in the chosen
+// order are kept for the report.
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/Driver/Session.h"
+#include "oomplan/Fit/Reorder.h"
+#include "oomplan/IR/FusedOps.h"
+#include "oomplan/Support/ByteSize.h"
+#include "oomplan/Support/Error.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+// Dims of V at Bindings.
+static Expected<std::vector<uint64_t>>
+dimsAt(const ShapeInfo &Shapes, ArrayRef<std::optional<int64_t>> B, ValueId V) {
+  std::vector<uint64_t> Out;
+  for (const SymExpr &D : Shapes.Values[V].Dims) {
+    auto N = D.evaluate(B, Shapes.SymbolNames);
+    if (!N)
+      return N.takeError();
+    Out.push_back(static_cast<uint64_t>(std::max<int64_t>(*N, 0)));
+  }
+  return Out;
+}
+
+// The planner-only path's count of OomplanAttention's scratch: the formula
+// the CPU kernel declares (IR/FusedOps.h), as the write after its output.
+static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,
+                                    ArrayRef<std::optional<int64_t>> B,
+                                    Schedule &S) {
+  for (Step &St : S.Steps) {
+    if (St.Kind != StepKind::Compute || St.Node == NoId ||
+        G.Nodes[St.Node].OpType != fused::AttentionOp)
+      continue;
+    const Node &N = G.Nodes[St.Node];
+    auto Out = dimsAt(Shapes, B, N.Outputs[0]);
+    if (!Out)
+      return Out.takeError();
+    auto V = dimsAt(Shapes, B, N.Inputs[2]);
+    if (!V)
+      return V.takeError();
+    uint64_t BatchHeads = 1;
+    for (size_t I = 0; I + 2 < Out->size(); ++I)
+      BatchHeads = saturatingMul(BatchHeads, (*Out)[I]);
+    uint64_t Bytes = fused::attentionWorkspaceBytes(
+        BatchHeads, (*Out)[Out->size() - 2], (*V)[V->size() - 2], Out->back());
+    if (Bytes == 0)
+      continue;
+    ScheduleTensor T;
+    T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
+             ".workspace";
+    T.SizeBytes = Bytes;
+    T.Type = ElementType::UInt8;
+    T.Kind = TensorKind::Activation;
+    St.Writes.push_back(TensorId(S.Tensors.size()));
+    S.Tensors.push_back(std::move(T));
+  }
+  return Error::success();
+}
+
+static Expected<bool> choice(const std::optional<std::string> &Given,
+                             StringRef Option, StringRef On, StringRef Off,
+                             bool Default) {
+  if (!Given)
+    return Default;
+  if (*Given == On)
+    return true;
+  if (*Given == Off)
+    return false;
+  return makeInputError("--" + Option + "=" + *Given + ": expected " + On +
+                        " or " + Off);
+}
+
+// Order (and the attention's scratch) as an edit of every planned schedule.
+static void installScheduleEdit(Session &S) {
+  auto Prev = S.EditSchedule;
+  std::shared_ptr<FusionRecord> Rec = S.Fusion;
+  bool AddScratch = !S.KernelWorkspaces && Rec->Stats.Attention > 0;
+  EstimateOptions EO;
+  EO.Liveness.InPlace = S.Req.InPlace;
+  EO.AlignBytes = S.Req.AlignBytes.value_or(256);
+  EO.IOInArena = S.Req.IOInArena;
+  S.EditSchedule = [=](const Graph &G, const ShapeInfo &Shapes,
+                       ArrayRef<std::optional<int64_t>> B,
+                       Schedule &Sched) -> Error {
+    if (Prev)
+      if (Error E = Prev(G, Shapes, B, Sched))
+        return E;
+    if (AddScratch)
+      if (Error E = addAttentionWorkspaces(G, Shapes, B, Sched))
+        return E;
+    // The first plan is the main one (runModel, planModel plan it before
+    // any search); later calls are re-plans at other bindings.
+    bool First = !Rec->Recorded;
+    Rec->Recorded = true;
+    if (First && Rec->Stats.total())
+      Rec->Passes.push_back({"fusion", Sched});
+    if (!Rec->MemoryOrder)
+      return Error::success();
+    Schedule R = reorderForMemory(Sched, EO);
+    if (First) {
+      Rec->FileOrderBound = estimateMemory(Sched, EO).ArenaPeak;
+      Rec->ChosenOrderBound = estimateMemory(R, EO).ArenaPeak;
+      Rec->Passes.push_back({"reorder", R});
+    }
+    Sched = std::move(R);
+    return Error::success();
+  };
+}
+
+Error driver::prepareModel(Session &S, std::unique_ptr<Graph> &G,
+                           ShapeInfo &Shapes) {
+  bool Train = S.training();
+  auto Fuse = choice(S.Req.Fuse, "fuse", "auto", "none", !Train);
+  if (!Fuse)
+    return Fuse.takeError();
+  auto Memory = choice(S.Req.Order, "order", "memory", "file", !Train);
+  if (!Memory)
+    return Memory.takeError();
+  if (Train && *Fuse)
+    return makeUnsupportedError(
+        "--fuse=auto with --train: the fused ops have no backward rules; "
+        "the report's \"what would help\" models fused attention instead");
+  if (Train && *Memory)
+    return makeUnsupportedError("--order=memory with --train: use --reorder "
+                                "(a fit transform)");
+  S.Fusion->Fuse = *Fuse;
+  S.Fusion->MemoryOrder = *Memory;
+  if (*Fuse) {
+    FusionOptions O;
+    O.Supported = S.FusedSupported;
+    auto F = fuseGraph(*G, Shapes, O);
+    if (!F)
+      return F.takeError();
+    S.Fusion->Stats = F->Stats;
+    if (F->G) {
+      auto NS = inferShapes(*F->G);
+      if (!NS)
+        return makeInternalError("shape inference of the fused graph: " +
+                                 toString(NS.takeError()));
+      G = std::move(F->G);
+      Shapes = std::move(*NS);
+    }
+  }
+  installScheduleEdit(S);
+  return Error::success();
+}
+
+void driver::printFusionSettings(Session &S) {
+  const FusionRecord &R = *S.Fusion;
+  if (R.Fuse) {
+    const FusionStats &F = R.Stats;
+    S.OS << "fusion: auto, " << F.Attention << " attention, " << F.MatMul
+         << " matmul epilogue, " << F.Conv << " conv (" << F.ConvResidual
+         << " adding a residual in place) fused ops replace " << F.NodesRemoved
+         << " nodes\n";
+  }
+  if (R.MemoryOrder && R.Recorded)
+    S.OS << "order: memory-aware; arena lower bound "
+         << formatBytes(R.FileOrderBound) << " in the file's order, "
+         << formatBytes(R.ChosenOrderBound) << " in the chosen order\n";
+}

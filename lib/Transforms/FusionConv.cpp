@@ -1,0 +1,120 @@
+//===- FusionConv.cpp - Conv + residual Add + Relu/Clip -> OomplanConv ----===//
+//
+// Conv(X, W[, B]), then an Add of a residual of exactly the output's shape,
+// then Relu or Clip with constant bounds (ReLU6): ResNet's bottleneck end and
+// MobileNet's blocks. The residual is input 3 of the fused node, the one
+// input its output may overwrite (the op table's InPlaceInput): when the
+// residual dies at the fused step, liveness gives output and residual one
+// buffer and the kernel accumulates into it (GEMM beta = 1), so the conv's
+// own output, a tensor as large as the residual, never exists. This is what
+// ONNX Runtime's Conv+Add fusion does on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#include "FusionMatch.h"
+#include "oomplan/IR/FusedOps.h"
+#include <cmath>
+#include <limits>
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::fusion;
+
+namespace {
+// The one reader of V when it is an unclaimed node of type Op reading V once.
+NodeId soleUser(const MatchContext &C, ValueId V, StringRef Op) {
+  const Value &Val = C.G.Values[V];
+  if (Val.Users.size() != 1 || !C.onlyUsedBy(V, Val.Users[0]))
+    return NoId;
+  NodeId U = Val.Users[0];
+  return !C.claimed(U) && C.G.Nodes[U].OpType == Op ? U : NoId;
+}
+
+// Clip's bounds: inputs 1 and 2 from opset 11, attributes before.
+std::optional<std::pair<double, double>> clipBounds(const MatchContext &C,
+                                                    const Node &Cl) {
+  double Inf = std::numeric_limits<double>::infinity();
+  if (C.G.defaultOpset() < 11)
+    return std::make_pair(Cl.getFloat("min", -Inf), Cl.getFloat("max", Inf));
+  double Lo = -Inf, Hi = Inf;
+  if (Cl.input(1) != NoId) {
+    std::optional<double> V = C.scalarConstant(Cl.input(1));
+    if (!V)
+      return std::nullopt;
+    Lo = *V;
+  }
+  if (Cl.input(2) != NoId) {
+    std::optional<double> V = C.scalarConstant(Cl.input(2));
+    if (!V)
+      return std::nullopt;
+    Hi = *V;
+  }
+  return std::make_pair(Lo, Hi);
+}
+
+void matchAt(MatchContext &C, NodeId N) {
+  const Graph &G = C.G;
+  const Node &Cv = G.Nodes[N];
+  if (Cv.Outputs.size() != 1 || !C.isFloat32(Cv.Outputs[0]) ||
+      !C.isFloat32(Cv.input(0)) || Cv.Inputs.size() < 2)
+    return;
+  std::vector<NodeId> Nodes = {N};
+  ValueId Y = Cv.Outputs[0], Residual = NoId;
+  if (NodeId A = soleUser(C, Y, "Add"); A != NoId) {
+    const Node &An = G.Nodes[A];
+    ValueId R = An.input(0) == Y ? An.input(1) : An.input(0);
+    if (R != Y && C.isFloat32(R) && C.sameDims(R, Y) &&
+        C.sameDims(An.Outputs[0], Y)) {
+      Nodes.push_back(A);
+      Residual = R;
+      Y = An.Outputs[0];
+    }
+  }
+  std::string Act;
+  double Lo = -std::numeric_limits<double>::infinity();
+  double Hi = std::numeric_limits<double>::infinity();
+  if (NodeId Rl = soleUser(C, Y, "Relu"); Rl != NoId) {
+    Nodes.push_back(Rl);
+    Act = "Relu";
+    Y = G.Nodes[Rl].Outputs[0];
+  } else if (NodeId Cl = soleUser(C, Y, "Clip"); Cl != NoId) {
+    if (auto B = clipBounds(C, G.Nodes[Cl])) {
+      Nodes.push_back(Cl);
+      Act = "Clip";
+      std::tie(Lo, Hi) = *B;
+      Y = G.Nodes[Cl].Outputs[0];
+    }
+  }
+  if (Nodes.size() == 1)
+    return;
+  Rewrite R;
+  R.Removed = Nodes;
+  R.Sink = Nodes.back();
+  R.Fused.Name = Cv.Name;
+  R.Fused.OpType = fused::ConvOp.str();
+  auto Name = [&](ValueId V) {
+    return V == NoId ? std::string() : G.Values[V].Name;
+  };
+  R.Fused.Inputs = {Name(Cv.input(0)), Name(Cv.input(1)), Name(Cv.input(2)),
+                    Name(Residual)};
+  while (!R.Fused.Inputs.empty() && R.Fused.Inputs.back().empty())
+    R.Fused.Inputs.pop_back();
+  R.Fused.Outputs = {Name(Y)};
+  R.Fused.Attrs = Cv.Attrs;
+  R.Fused.Attrs.push_back(stringAttr("activation", Act));
+  if (Act == "Clip") {
+    R.Fused.Attrs.push_back(floatAttr("activation_min", Lo));
+    R.Fused.Attrs.push_back(floatAttr("activation_max", Hi));
+  }
+  if (C.commit(std::move(R))) {
+    ++C.Stats.Conv;
+    if (Residual != NoId)
+      ++C.Stats.ConvResidual;
+  }
+}
+} // namespace
+
+void fusion::matchConv(MatchContext &C) {
+  for (NodeId N = 0; N < C.G.Nodes.size(); ++N)
+    if (C.G.Nodes[N].OpType == "Conv" && !C.claimed(N))
+      matchAt(C, N);
+}
