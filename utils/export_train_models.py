@@ -201,6 +201,18 @@ CASES = {
 }
 
 
+# Registered buffers export as initializers, exactly like parameters: a float buffer read through a
+# differentiable op (Llama's rotary cos/sin tables, sliced and multiplied) would count as a trained
+# weight, with a gradient and Adam state, and make the products that read it keep their other operand.
+# The user says which initializers are buffers with --freeze, as here.
+OOMPLAN_ARGS = {"llama": ["--freeze=cos", "--freeze=sin"]}
+
+
+def oomplan_args(case):
+    """Extra oomplan arguments a user passes for this case (buffers to freeze)."""
+    return OOMPLAN_ARGS.get(case, [])
+
+
 def build(case, batch=None, seq=None):
     """The model (train mode, fp32, seeded) and its inputs for case at batch (and seq)."""
     make, _, b0, size, s0, vocab = CASES[case]

@@ -173,6 +173,10 @@ def run_oomplan(oomplan, name, batch, seq, models_dir, loss="mean", extra=()):
            "--batch", str(batch), "--emit=json", "--runtime=pytorch-cpu", "--loss=" + loss] + list(extra)
     if seq:
         cmd += ["--seq", str(seq)]
+    sys.path.insert(0, HERE)
+    import export_train_models as z
+    if name in z.CASES:
+        cmd += z.oomplan_args(name)
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         print("oomplan failed on %s: %s" % (name, r.stderr.strip()[-400:]), file=sys.stderr)

@@ -127,6 +127,9 @@ llvm::Error slice(RuleContext &Ctx) {
   std::vector<SymExpr> Out = In.vec();
   // Per axis (start, step) for the contents of 1-D data.
   std::optional<int64_t> FirstStart, FirstStep;
+  // The same for data of any rank (ValueLayout.cpp), while all constant.
+  std::vector<int64_t> AxStart(In.size(), 0), AxStep(In.size(), 1);
+  bool AxConst = true;
   for (size_t K = 0; K < N; ++K) {
     int64_t A = int64_t(K), Step = 1;
     if (*Axes) {
@@ -174,6 +177,9 @@ llvm::Error slice(RuleContext &Ctx) {
     }
     Out[*X] = SymExpr::max(Len, Zero);
     FirstStep = Step;
+    if (FirstStart)
+      AxStart[*X] = *FirstStart, AxStep[*X] = Step;
+    AxConst &= FirstStart.has_value();
   }
   Ctx.setOutput(0, Ctx.inType(0), Out);
   std::optional<int64_t> Count = constantNumElements(Out);
@@ -182,6 +188,9 @@ llvm::Error slice(RuleContext &Ctx) {
     for (int64_t I = 0; I < *Count; ++I)
       Vals.push_back((*Ctx.inValues(0))[*FirstStart + I * *FirstStep]);
     Ctx.setOutputValues(0, std::move(Vals));
+  } else if (Ctx.inValues(0) && AxConst && Count) {
+    if (auto V = sliceValues(*Ctx.inValues(0), In, Out, AxStart, AxStep))
+      Ctx.setOutputValues(0, std::move(*V));
   }
   return llvm::Error::success();
 }

@@ -167,6 +167,7 @@ llvm::Error transpose(RuleContext &Ctx) {
                      " entries for rank " + llvm::Twine(In.size()));
   std::vector<SymExpr> Out;
   std::vector<bool> Seen(In.size(), false);
+  std::vector<size_t> Axes;
   for (int64_t P : Perm) {
     llvm::Expected<size_t> X = Ctx.axis(P, In.size());
     if (!X)
@@ -175,11 +176,15 @@ llvm::Error transpose(RuleContext &Ctx) {
       return Ctx.error("perm repeats axis " + llvm::Twine(P));
     Seen[*X] = true;
     Out.push_back(In[*X]);
+    Axes.push_back(*X);
   }
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
   // A 1-D (or all-ones) transpose keeps the element order.
   if (Ctx.inValues(0) && In.size() <= 1)
     Ctx.setOutputValues(0, *Ctx.inValues(0));
+  else if (Ctx.inValues(0))
+    if (auto V = transposeValues(*Ctx.inValues(0), In, Axes))
+      Ctx.setOutputValues(0, std::move(*V));
   return llvm::Error::success();
 }
 

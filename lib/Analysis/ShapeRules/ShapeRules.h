@@ -139,6 +139,18 @@ std::optional<std::vector<int64_t>> constantDims(llvm::ArrayRef<SymExpr> Dims);
 /// Symbolic dims from constant ints.
 std::vector<SymExpr> toExprs(llvm::ArrayRef<int64_t> Ints);
 
+/// Tracked contents Vals of a tensor of (constant) dims InDims, transposed
+/// by Perm; std::nullopt unless every dim is constant (ValueLayout.cpp).
+std::optional<std::vector<SymExpr>>
+transposeValues(llvm::ArrayRef<SymExpr> Vals, llvm::ArrayRef<SymExpr> InDims,
+                llvm::ArrayRef<size_t> Perm);
+/// Tracked contents of a Slice: per input axis its first index and step
+/// (0 and 1 for axes not sliced), OutDims the result's dims.
+std::optional<std::vector<SymExpr>>
+sliceValues(llvm::ArrayRef<SymExpr> Vals, llvm::ArrayRef<SymExpr> InDims,
+            llvm::ArrayRef<SymExpr> OutDims, llvm::ArrayRef<int64_t> Starts,
+            llvm::ArrayRef<int64_t> Steps);
+
 } // namespace shapes
 } // namespace oomplan
 
