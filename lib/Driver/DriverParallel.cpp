@@ -13,6 +13,7 @@
 #include "oomplan/Parallel/EngineConfig.h"
 #include "oomplan/Parallel/Parallel.h"
 #include "oomplan/Report/Capacity.h"
+#include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -21,9 +22,7 @@ using namespace oomplan;
 using namespace oomplan::driver;
 using namespace oomplan::parallel;
 
-static std::string gib(uint64_t B) {
-  return formatv("{0:F1} GiB", double(B) / double(1ull << 30)).str();
-}
+static std::string gib(uint64_t B) { return formatBytes(B); }
 
 static void printPlan(raw_ostream &OS, const ParallelPlan &P,
                       const LayerStructure &L, const DeviceProfile &Dev,

@@ -50,11 +50,7 @@ static std::vector<ParallelSpec> candidates(unsigned N, const LayerStructure &L,
   return Out;
 }
 
-static std::string gib(uint64_t Bytes) {
-  char Buf[32];
-  std::snprintf(Buf, sizeof(Buf), "%.1f GiB", double(Bytes) / (1ull << 30));
-  return Buf;
-}
+static std::string gib(uint64_t Bytes) { return formatBytes(Bytes); }
 
 // Candidates of N devices, screened by their lower bounds; those that fit
 // first, fastest first, then the rest, smallest peak first.
@@ -88,7 +84,9 @@ parallel::searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
   else
     for (unsigned N = 1; N <= MaxDevices; N = N < 8 ? 2 * N : N + 8)
       Counts.push_back(N);
-  std::optional<Candidate> ClosestBelow; // best of the last count that failed
+  std::optional<Candidate>
+      ClosestBelow; // the closest of the counts that failed
+  unsigned Stalled = 0;
   for (unsigned N : Counts) {
     R.Devices = N;
     auto C = screen(PP, N, R.Tried);
@@ -111,8 +109,19 @@ parallel::searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
                     gib((*C)[I].PeakBytes);
     }
     if (!R.Best) {
-      if (!C->empty())
-        ClosestBelow = C->front();
+      // Stop when more devices stopped helping: the closest peak has not
+      // dropped by 1% for four device counts (a part that does not shrink).
+      if (!C->empty()) {
+        if (ClosestBelow &&
+            C->front().PeakBytes / 99 * 100 >= ClosestBelow->PeakBytes) {
+          if (++Stalled >= 4)
+            break;
+        } else {
+          Stalled = 0;
+        }
+        if (!ClosestBelow || C->front().PeakBytes < ClosestBelow->PeakBytes)
+          ClosestBelow = C->front();
+      }
       continue;
     }
     const Candidate &W = (*C)[Winner];
