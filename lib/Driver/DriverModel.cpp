@@ -361,7 +361,8 @@ Expected<int> driver::runModel(Session &S) {
         return E;
     return 0;
   }
-  if (R.Parallel.requested())
+  if (R.Parallel.requested() || R.Emit == api::EmitKind::DeepSpeed ||
+      R.Emit == api::EmitKind::FSDP || R.Emit == api::EmitKind::Megatron)
     return runParallel(S, **G, *Shapes, Bindings);
   // Only the main plan reports its passes; re-plans (capacity, diagnosis,
   // micro-batches) use PO without the hook.

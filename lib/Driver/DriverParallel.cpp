@@ -135,6 +135,17 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
                                   const ShapeInfo &Shapes,
                                   ArrayRef<std::optional<int64_t>> Bindings) {
   const api::Request &R = S.Req;
+  bool Engine = R.Emit == api::EmitKind::DeepSpeed ||
+                R.Emit == api::EmitKind::FSDP ||
+                R.Emit == api::EmitKind::Megatron;
+  if (!R.Parallel.requested())
+    return makeInputError("--emit=deepspeed|fsdp|megatron write a "
+                          "multi-device configuration: add --devices or "
+                          "--parallel");
+  if (!Engine && R.Emit != api::EmitKind::Report)
+    return makeInputError("--devices/--parallel print the per-device report "
+                          "or --emit=deepspeed|fsdp|megatron; other --emit "
+                          "kinds are not supported with them yet");
   if (!S.training())
     return makeInputError("--devices/--parallel plan a training step: add "
                           "--train");
@@ -181,12 +192,10 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     Chosen = std::move(*P);
   }
   raw_ostream &OS = S.OS;
-  bool Engine = R.Emit == api::EmitKind::DeepSpeed ||
-                R.Emit == api::EmitKind::FSDP ||
-                R.Emit == api::EmitKind::Megatron;
   if (!Chosen) {
-    OS << "no configuration of up to " << Search.Devices << " x "
-       << S.Device.Name << " fits (" << Search.Tried << " tried)\n";
+    OS << "no configuration of " << (AutoDevices ? "up to " : "")
+       << Search.Devices << " x " << S.Device.Name << " fits (" << Search.Tried
+       << " tried)\n";
     for (const Candidate &C : Search.RunnersUp)
       OS << "  " << formatSpec(C.Spec) << ": " << C.Why << "\n";
     return 2;
