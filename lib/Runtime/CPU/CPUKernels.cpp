@@ -34,6 +34,7 @@ const CPUKernelTable &cpuKernels() {
     registerShapeKernels(T);
     registerIndexingKernels(T);
     registerRecurrentKernels(T);
+    registerFusedKernels(T);
     return T;
   }();
   return Table;

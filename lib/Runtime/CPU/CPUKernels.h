@@ -46,6 +46,8 @@ void registerShapeKernels(CPUKernelTable &T);
 void registerIndexingKernels(CPUKernelTable &T);
 // Kernels/Recurrent.cpp: RNN, GRU, LSTM (GEMM per time step).
 void registerRecurrentKernels(CPUKernelTable &T);
+// Kernels/Fused*.cpp: OomplanAttention, OomplanConv, OomplanMatMul.
+void registerFusedKernels(CPUKernelTable &T);
 
 /// The CPU backend's table, built once (thread-safe).
 const CPUKernelTable &cpuKernels();

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "ConvEntry.h"
 #include "ConvGeometry.h"
 #include "Gemm.h"
 
@@ -114,12 +115,19 @@ void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
   Pool.parallelFor(Cg * KSize, 1, Rows);
 }
 
-/// Y[n, m] = B[m] for every position, or 0 without bias.
+/// Y[n, m] = B[m] for every position, or 0 without bias. Accumulate
+/// (OomplanConv, Y already holds the residual): Y[n, m] += B[m] instead.
 template <typename T>
-void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size) {
+void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size,
+              bool Accumulate) {
   const T *B = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
-  for (int64_t M = 0; M < Channels; ++M)
-    std::fill(Y + M * Size, Y + (M + 1) * Size, B ? B[M] : T(0));
+  for (int64_t M = 0; M < Channels; ++M) {
+    if (!Accumulate)
+      std::fill(Y + M * Size, Y + (M + 1) * Size, B ? B[M] : T(0));
+    else if (B)
+      for (T *P = Y + M * Size; P != Y + (M + 1) * Size; ++P)
+        *P += B[M];
+  }
 }
 
 /// Adds W (a KH x KW filter) slid over one 2-D plane X (H x W) into Y: row
@@ -186,7 +194,8 @@ void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
 }
 
 template <typename T>
-void depthwise(const KernelContext &C, const WindowGeometry &G) {
+void depthwise(const KernelContext &C, const WindowGeometry &G,
+               bool Accumulate) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
   const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
@@ -198,7 +207,11 @@ void depthwise(const KernelContext &C, const WindowGeometry &G) {
       const T *Wm = W.data<const T>() + M * KSize;
       T *Yc = Y.data<T>() + NM * OutSize;
       const T Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>()[M] : T(0);
-      std::fill(Yc, Yc + OutSize, Bias);
+      if (!Accumulate)
+        std::fill(Yc, Yc + OutSize, Bias);
+      else if (Bias != T(0))
+        for (T *P = Yc; P != Yc + OutSize; ++P)
+          *P += Bias;
       if (G.rank() == 2)
         depthwisePlane2D(Xc, Wm, Yc, G);
       else
@@ -208,7 +221,8 @@ void depthwise(const KernelContext &C, const WindowGeometry &G) {
 }
 
 template <typename T>
-llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G) {
+llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
+                      bool Accumulate) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -219,7 +233,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G) {
   if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
     return C.badInput("bias length differs from the output channels");
   if (isDepthwise(C.N, X, W)) {
-    depthwise<T>(C, G);
+    depthwise<T>(C, G, Accumulate);
     return llvm::Error::success();
   }
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
@@ -232,7 +246,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G) {
   T *Col = static_cast<T *>(C.Workspace);
   for (int64_t N = 0; N < Batch; ++N) {
     T *Yn = Y.data<T>() + N * M * OutSize;
-    initBias(C, Yn, M, OutSize);
+    initBias(C, Yn, M, OutSize, Accumulate);
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
       if (!Pointwise)
@@ -247,16 +261,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G) {
 }
 
 llvm::Error runConv(const KernelContext &C) {
-  WindowGeometry G;
-  std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
-  if (!Why.empty())
-    return C.badInput(Why);
-  useBlasThreads(C.Pool.threads());
-  if (C.Inputs[0].Type == ElementType::Double)
-    return convTyped<double>(C, G);
-  if (C.Inputs[0].Type != ElementType::Float)
-    return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
-  return convTyped<float>(C, G);
+  return runConvInto(C, /*Accumulate=*/false);
 }
 
 uint64_t convTransposeWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
@@ -323,7 +328,7 @@ llvm::Error convTransposeTyped(const KernelContext &C,
   T *Col = static_cast<T *>(C.Workspace);
   for (int64_t N = 0; N < Batch; ++N) {
     T *Yn = Y.data<T>() + N * M * OutSize;
-    initBias(C, Yn, M, OutSize);
+    initBias(C, Yn, M, OutSize, /*Accumulate=*/false);
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
       const T *Wg = W.data<const T>() + Gr * Cg * Mg * KSize;
@@ -350,6 +355,24 @@ llvm::Error runConvTranspose(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error runConvInto(const KernelContext &C, bool Accumulate) {
+  WindowGeometry G;
+  std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
+  if (!Why.empty())
+    return C.badInput(Why);
+  useBlasThreads(C.Pool.threads());
+  if (C.Inputs[0].Type == ElementType::Double)
+    return convTyped<double>(C, G, Accumulate);
+  if (C.Inputs[0].Type != ElementType::Float)
+    return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
+  return convTyped<float>(C, G, Accumulate);
+}
+
+uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                            llvm::ArrayRef<TensorRef> Outputs) {
+  return convWorkspace(N, Inputs, Outputs);
+}
 
 void registerConvKernels(CPUKernelTable &T) {
   addKernel(T, "Conv", Kernel{&runConv, &convWorkspace, floatTypes()});

@@ -1,0 +1,276 @@
+//===- FusedAttention.cpp - CPU kernel: OomplanAttention, online softmax --===//
+//
+// softmax((Q K^T) * scale + Bias, masked) V without the Sq x Sk scores: the
+// flash-attention tiling. A task is one batch index and a block of Br query
+// rows; it walks the keys Bc at a time, computes the Br x Bc score tile with
+// one GEMM, and keeps per row the running max m, the running sum l of
+// exp(s - m) and an accumulator of exp(s - m) V, rescaling both by
+// exp(m_old - m_new) when the max grows. The output is the accumulator
+// divided by l. The workspace (fused::attentionWorkspaceBytes, the planner
+// counts the same bytes) holds AttentionMaxWorkers slots of one tile, one
+// accumulator and the two row vectors; tasks are dealt to slots, never to
+// threads, so the plan does not depend on the machine. A fully masked row
+// gets 0/0 = NaN, as the unfused Softmax gives.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPUKernels.h"
+#include "FusedKernels.h"
+#include "Gemm.h"
+#include "TensorUtil.h"
+#include "oomplan/IR/FusedOps.h"
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+namespace {
+
+/// One operand seen from the output's batch: the element offset of its
+/// matrix for each batch index, and (Bias, Mask) its row and column strides.
+struct Operand {
+  const void *Data = nullptr;
+  std::vector<int64_t> BatchOff;
+  int64_t RowStride = 0, ColStride = 0;
+};
+
+/// Everything one run needs, checked once.
+struct Attention {
+  int64_t Batch = 1, Sq = 0, Sk = 0, D = 0, Dv = 0;
+  bool KTransposed = false, FillWhere = true;
+  float Scale = 1, Fill = -std::numeric_limits<float>::infinity();
+  Operand Q, K, V, Bias, Mask;
+  float *Y = nullptr;
+};
+
+/// Binds T (dims right-aligned to Target, numpy broadcasting) into Op:
+/// offsets of each index of Target's first NB axes, and the strides of the
+/// last two axes. False when a dim is neither 1 nor Target's.
+bool bindOperand(const TensorRef &T, llvm::ArrayRef<int64_t> Target, size_t NB,
+                 Operand &Op) {
+  const size_t R = Target.size();
+  if (T.Dims.size() > R)
+    return false;
+  DimVector Own = stridesOf(T.Dims), S(R, 0);
+  for (size_t I = 0; I < T.Dims.size(); ++I) {
+    const size_t A = R - T.Dims.size() + I;
+    if (T.Dims[I] != 1 && T.Dims[I] != Target[A])
+      return false;
+    S[A] = T.Dims[I] == 1 ? 0 : Own[I];
+  }
+  Op.Data = T.Data;
+  Op.RowStride = S[R - 2];
+  Op.ColStride = S[R - 1];
+  const int64_t N = productOf(Target, 0, NB);
+  Op.BatchOff.assign(size_t(N), 0);
+  for (int64_t B = 0; B < N; ++B) {
+    int64_t Rem = B, Off = 0;
+    for (int64_t A = int64_t(NB) - 1; A >= 0; --A) {
+      Off += (Rem % Target[A]) * S[A];
+      Rem /= Target[A];
+    }
+    Op.BatchOff[size_t(B)] = Off;
+  }
+  return true;
+}
+
+/// Checks the node's refs against the contract and fills A.
+llvm::Error prepare(const KernelContext &C, Attention &A) {
+  if (llvm::Error E = requireInputs(C, 3))
+    return E;
+  const TensorRef &Q = C.Inputs[0], &K = C.Inputs[1], &V = C.Inputs[2];
+  const TensorRef &Y = C.Outputs[0];
+  for (const TensorRef *T : {&Q, &K, &V, &Y})
+    if (T->Type != ElementType::Float)
+      return C.unsupported("Q, K, V and the output must be float32");
+  if (Q.Dims.size() < 2 || K.Dims.size() < 2 || V.Dims.size() < 2 ||
+      Y.Dims.size() < 2)
+    return C.badInput("Q, K, V and the output need rank 2 or more");
+  const size_t R = Y.Dims.size(), NB = R - 2;
+  A.KTransposed = C.N.getInt("k_transposed", 0) != 0;
+  A.Sq = Y.Dims[R - 2];
+  A.Dv = Y.Dims[R - 1];
+  A.D = Q.Dims.back();
+  A.Sk = V.Dims[V.Dims.size() - 2];
+  A.Batch = productOf(Y.Dims, 0, NB);
+  DimVector Target(Y.Dims.begin(), Y.Dims.end() - 2);
+  auto Bind = [&](const TensorRef &T, int64_t Rows, int64_t Cols, Operand &Op) {
+    DimVector Full = Target;
+    Full.append({Rows, Cols});
+    return T.Dims[T.Dims.size() - 2] == Rows && T.Dims.back() == Cols &&
+           bindOperand(T, Full, NB, Op);
+  };
+  if (!Bind(Q, A.Sq, A.D, A.Q) ||
+      !Bind(K, A.KTransposed ? A.D : A.Sk, A.KTransposed ? A.Sk : A.D, A.K) ||
+      !Bind(V, A.Sk, A.Dv, A.V))
+    return C.badInput("Q, K and V do not match each other and the output");
+  DimVector Scores = Target;
+  Scores.append({A.Sq, A.Sk});
+  if (hasInput(C, 3) && (C.Inputs[3].Type != ElementType::Float ||
+                         !bindOperand(C.Inputs[3], Scores, NB, A.Bias)))
+    return C.badInput("the bias is not float32 broadcastable to the scores");
+  if (hasInput(C, 4) && (C.Inputs[4].Type != ElementType::Bool ||
+                         !bindOperand(C.Inputs[4], Scores, NB, A.Mask)))
+    return C.badInput("the mask is not bool broadcastable to the scores");
+  A.Scale = float(C.N.getFloat("scale", 1.0));
+  A.Fill = float(
+      C.N.getFloat("mask_fill", -std::numeric_limits<double>::infinity()));
+  A.FillWhere = C.N.getInt("mask_fill_where", 1) != 0;
+  A.Y = Y.data<float>();
+  return llvm::Error::success();
+}
+
+/// Adds the bias and applies the mask to row I (query row Row) of a tile
+/// whose first key is Col0.
+void biasAndMask(const Attention &A, int64_t B, int64_t Row, int64_t Col0,
+                 float *S, int64_t Kn) {
+  if (A.Bias.Data) {
+    const float *P = static_cast<const float *>(A.Bias.Data) +
+                     A.Bias.BatchOff[B] + Row * A.Bias.RowStride +
+                     Col0 * A.Bias.ColStride;
+    for (int64_t J = 0; J < Kn; ++J)
+      S[J] += P[J * A.Bias.ColStride];
+  }
+  if (A.Mask.Data) {
+    const uint8_t *P = static_cast<const uint8_t *>(A.Mask.Data) +
+                       A.Mask.BatchOff[B] + Row * A.Mask.RowStride +
+                       Col0 * A.Mask.ColStride;
+    for (int64_t J = 0; J < Kn; ++J)
+      if ((P[J * A.Mask.ColStride] != 0) == A.FillWhere)
+        S[J] = A.Fill;
+  }
+}
+
+/// The online-softmax step for one row of Kn scores S: turns S into
+/// exp(s - m_new), rescales the row's accumulator and sum by
+/// exp(m_old - m_new). A row whose max is still -inf contributes nothing
+/// (its probabilities are 0), so a later finite block starts clean.
+void onlineRow(float *S, int64_t Kn, float &M, float &L, float *Acc,
+               int64_t Dv) {
+  float Max = M;
+  for (int64_t J = 0; J < Kn; ++J)
+    Max = std::max(Max, S[J]);
+  if (Max == -std::numeric_limits<float>::infinity()) {
+    std::fill(S, S + Kn, 0.0f);
+    return;
+  }
+  const float Corr = std::exp(M - Max);
+  float Sum = 0;
+  for (int64_t J = 0; J < Kn; ++J) {
+    S[J] = std::exp(S[J] - Max);
+    Sum += S[J];
+  }
+  if (Corr != 1.0f)
+    for (int64_t J = 0; J < Dv; ++J)
+      Acc[J] *= Corr;
+  L = L * Corr + Sum;
+  M = Max;
+}
+
+/// One task: rows [R0, R0 + Rn) of batch index B, with slot scratch S
+/// (Br x Bc), Acc (Br x Dv), Mx and L (Br each).
+void attendRows(const Attention &A, int64_t B, int64_t R0, int64_t Rn,
+                int64_t Bc, float *S, float *Acc, float *Mx, float *L) {
+  const float *Q =
+      static_cast<const float *>(A.Q.Data) + A.Q.BatchOff[B] + R0 * A.D;
+  const float *K = static_cast<const float *>(A.K.Data) + A.K.BatchOff[B];
+  const float *V = static_cast<const float *>(A.V.Data) + A.V.BatchOff[B];
+  std::fill(Mx, Mx + Rn, -std::numeric_limits<float>::infinity());
+  std::fill(L, L + Rn, 0.0f);
+  std::fill(Acc, Acc + Rn * A.Dv, 0.0f);
+  for (int64_t K0 = 0; K0 < A.Sk; K0 += Bc) {
+    const int64_t Kn = std::min(Bc, A.Sk - K0);
+    // S = scale * Q_rows K_cols^T; K is [Sk, D] (transposed by BLAS) or
+    // already [D, Sk].
+    if (A.D == 0)
+      for (int64_t I = 0; I < Rn; ++I)
+        std::fill(S + I * Bc, S + I * Bc + Kn, 0.0f);
+    else if (A.KTransposed)
+      gemm<float>(false, false, Rn, Kn, A.D, A.Scale, Q, A.D, K + K0, A.Sk,
+                  0.0f, S, Bc);
+    else
+      gemm<float>(false, true, Rn, Kn, A.D, A.Scale, Q, A.D, K + K0 * A.D, A.D,
+                  0.0f, S, Bc);
+    for (int64_t I = 0; I < Rn; ++I) {
+      biasAndMask(A, B, R0 + I, K0, S + I * Bc, Kn);
+      onlineRow(S + I * Bc, Kn, Mx[I], L[I], Acc + I * A.Dv, A.Dv);
+    }
+    if (A.Dv)
+      gemm<float>(false, false, Rn, A.Dv, Kn, 1.0f, S, Bc, V + K0 * A.Dv, A.Dv,
+                  1.0f, Acc, A.Dv);
+  }
+  // A row that never saw a finite score has L = 0 and Acc = 0: 0/0 = NaN.
+  float *Y = A.Y + (B * A.Sq + R0) * A.Dv;
+  for (int64_t I = 0; I < Rn; ++I) {
+    const float Inv = 1.0f / L[I];
+    for (int64_t J = 0; J < A.Dv; ++J)
+      Y[I * A.Dv + J] = Acc[I * A.Dv + J] * Inv;
+  }
+}
+
+uint64_t attentionWorkspace(const Node &, llvm::ArrayRef<TensorRef> Inputs,
+                            llvm::ArrayRef<TensorRef> Outputs) {
+  if (Inputs.size() < 3 || Outputs.empty() || Outputs[0].Dims.size() < 2 ||
+      Inputs[2].Dims.size() < 2)
+    return 0;
+  const auto &YD = Outputs[0].Dims, &VD = Inputs[2].Dims;
+  const size_t R = YD.size();
+  return fused::attentionWorkspaceBytes(
+      uint64_t(productOf(YD, 0, R - 2)), uint64_t(YD[R - 2]),
+      uint64_t(VD[VD.size() - 2]), uint64_t(YD[R - 1]));
+}
+
+llvm::Error runAttention(const KernelContext &C) {
+  Attention A;
+  if (llvm::Error E = prepare(C, A))
+    return E;
+  if (A.Batch == 0 || A.Sq == 0 || A.Dv == 0)
+    return llvm::Error::success();
+  if (A.Sk == 0) { // softmax over nothing, times an empty V: zeros
+    std::fill(A.Y, A.Y + A.Batch * A.Sq * A.Dv, 0.0f);
+    return llvm::Error::success();
+  }
+  const uint64_t Need = fused::attentionWorkspaceBytes(
+      uint64_t(A.Batch), uint64_t(A.Sq), uint64_t(A.Sk), uint64_t(A.Dv));
+  if (!C.Workspace || C.WorkspaceBytes < Need)
+    return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
+                      " workspace bytes, the attention tiles need " +
+                      llvm::Twine(Need));
+  const int64_t Br = std::min<int64_t>(fused::AttentionBlockRows, A.Sq);
+  const int64_t Bc = std::min<int64_t>(fused::AttentionBlockCols, A.Sk);
+  const int64_t Blocks = (A.Sq + Br - 1) / Br, Tasks = A.Batch * Blocks;
+  const int64_t Slots =
+      std::min<int64_t>(int64_t(fused::AttentionMaxWorkers), Tasks);
+  const int64_t SlotFloats = Br * Bc + Br * A.Dv + 2 * Br;
+  // Each slot's tile GEMMs run on the pool thread that owns the slot, so
+  // OpenBLAS itself must stay single-threaded (Gemm.h keeps it so).
+  useBlasThreads(C.Pool.threads());
+  float *Base = static_cast<float *>(C.Workspace);
+  C.Pool.parallelFor(Slots, 1, [&](int64_t Begin, int64_t End) {
+    for (int64_t Slot = Begin; Slot < End; ++Slot) {
+      float *S = Base + Slot * SlotFloats, *Acc = S + Br * Bc;
+      float *Mx = Acc + Br * A.Dv, *L = Mx + Br;
+      for (int64_t T = Slot; T < Tasks; T += Slots) {
+        const int64_t R0 = (T % Blocks) * Br;
+        attendRows(A, T / Blocks, R0, std::min(Br, A.Sq - R0), Bc, S, Acc, Mx,
+                   L);
+      }
+    }
+  });
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void registerFusedKernels(CPUKernelTable &T) {
+  addKernel(T, fused::AttentionOp,
+            Kernel{&runAttention, &attentionWorkspace, {ElementType::Float}});
+  registerFusedConvKernel(T);
+  registerFusedMatMulKernel(T);
+}
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan

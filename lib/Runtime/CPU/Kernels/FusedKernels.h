@@ -1,0 +1,140 @@
+//===- FusedKernels.h - pieces the fused CPU kernels share ------*- C++ -*-===//
+//
+// OomplanConv and OomplanMatMul end with the same epilogue: an activation
+// applied in the output buffer after the GEMM, named by the node's
+// `activation` attribute (CONTRACTS.md section 1). The formulas are the
+// unfused kernels' (Unary.cpp), so a fused run matches the unfused one.
+// registerFusedKernels (FusedAttention.cpp) adds the other two files'
+// kernels through the functions declared here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
+
+#include "TensorUtil.h"
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+enum class Activation {
+  None,
+  Relu,
+  Clip,
+  LeakyRelu,
+  Gelu,
+  GeluTanh,
+  Sigmoid,
+  SiLU,
+  Tanh
+};
+
+/// The node's activation and its parameters.
+struct Epilogue {
+  Activation Act = Activation::None;
+  double Min = -std::numeric_limits<double>::infinity();
+  double Max = std::numeric_limits<double>::infinity();
+  double Alpha = 0.01;
+};
+
+/// Reads `activation` (and activation_min/max, alpha); false for a name no
+/// kernel implements.
+inline bool readEpilogue(const Node &N, Epilogue &E) {
+  const std::string Name = N.getString("activation", "");
+  static const std::pair<const char *, Activation> Names[] = {
+      {"", Activation::None},           {"Relu", Activation::Relu},
+      {"Clip", Activation::Clip},       {"LeakyRelu", Activation::LeakyRelu},
+      {"Gelu", Activation::Gelu},       {"GeluTanh", Activation::GeluTanh},
+      {"Sigmoid", Activation::Sigmoid}, {"SiLU", Activation::SiLU},
+      {"Tanh", Activation::Tanh}};
+  bool Found = false;
+  for (const auto &P : Names)
+    if (Name == P.first) {
+      E.Act = P.second;
+      Found = true;
+    }
+  E.Min = N.getFloat("activation_min", E.Min);
+  E.Max = N.getFloat("activation_max", E.Max);
+  E.Alpha = N.getFloat("alpha", E.Alpha);
+  return Found;
+}
+
+/// Split by sign so that exp never overflows (as Unary.cpp's Sigmoid).
+template <typename T> T stableSigmoid(T X) {
+  if (X >= T(0))
+    return T(1) / (T(1) + std::exp(-X));
+  T Ex = std::exp(X);
+  return Ex / (T(1) + Ex);
+}
+
+/// Activation A on X; A is a template argument so that the element loops
+/// below carry no switch.
+template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
+  if constexpr (A == Activation::Relu)
+    return X < T(0) ? T(0) : X;
+  else if constexpr (A == Activation::Clip)
+    return std::min(std::max(X, T(E.Min)), T(E.Max));
+  else if constexpr (A == Activation::LeakyRelu)
+    return X < T(0) ? T(E.Alpha) * X : X;
+  else if constexpr (A == Activation::Gelu)
+    return T(0.5) * X * (T(1) + std::erf(X * T(0.7071067811865476)));
+  else if constexpr (A == Activation::GeluTanh)
+    return T(0.5) * X *
+           (T(1) + std::tanh(T(0.7978845608028654) * // sqrt(2 / pi)
+                             (X + T(0.044715) * X * X * X)));
+  else if constexpr (A == Activation::Sigmoid)
+    return stableSigmoid(X);
+  else if constexpr (A == Activation::SiLU)
+    return X * stableSigmoid(X);
+  else if constexpr (A == Activation::Tanh)
+    return std::tanh(X);
+  else
+    return X;
+}
+
+/// Calls Fn(std::integral_constant<Activation, Act>) for the run-time Act.
+template <typename F> void visitActivation(Activation Act, F &&Fn) {
+  using A = Activation;
+  switch (Act) {
+#define OOMPLAN_ACT(Name)                                                      \
+  case A::Name:                                                                \
+    Fn(std::integral_constant<A, A::Name>{});                                  \
+    return;
+    OOMPLAN_ACT(None)
+    OOMPLAN_ACT(Relu)
+    OOMPLAN_ACT(Clip)
+    OOMPLAN_ACT(LeakyRelu)
+    OOMPLAN_ACT(Gelu)
+    OOMPLAN_ACT(GeluTanh)
+    OOMPLAN_ACT(Sigmoid)
+    OOMPLAN_ACT(SiLU)
+    OOMPLAN_ACT(Tanh)
+#undef OOMPLAN_ACT
+  }
+}
+
+/// Applies E to Y[0, N) in place, in parallel.
+template <typename T>
+void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
+  if (E.Act == Activation::None)
+    return;
+  visitActivation(E.Act, [&](auto Tag) {
+    Pool.parallelFor(N, 1 << 14, [&](int64_t Begin, int64_t End) {
+      for (int64_t I = Begin; I < End; ++I)
+        Y[I] = activateAs<decltype(Tag)::value>(E, Y[I]);
+    });
+  });
+}
+
+void registerFusedConvKernel(ops::KernelTable<Kernel> &T);   // FusedConv.cpp
+void registerFusedMatMulKernel(ops::KernelTable<Kernel> &T); // FusedMatMul.cpp
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif
