@@ -2,25 +2,28 @@
 """Benchmark: oomplan-run against ONNX Runtime on the four real models (issue 12, item 7).
 
 What: for each model and size (compare_runtime.SIZES, or --sizes), both runtimes run the same seeded
-inputs with 2 threads (--threads), interleaved (R rounds; the runtime that goes first alternates between rounds),
-each round in fresh processes:
-  - oomplan-run MODEL --batch B [--seq S] --inputs-dir IN --threads 2 --json [--repeat 2]: the "run"
-    phase (the steps only; planning and weight loading are reported apart) of its first, cold run (first
-    touch of the arena's pages, OpenBLAS's first call), and, when the tool has --repeat, the median of the
-    warm repeats;
-  - node utils/run_onnxruntime.mjs MODEL --inputs-dir IN --threads 2 --warmup 1 --iterations 2: default
-    session options (optimization "all", CPU arena and memory pattern on); latency is the median of the
-    warm runs, and its first run is shown too;
-  - memory: each process's peak RSS growth during its runs (VmHWM reset after loading, minus VmRSS
-    before the first run), as both tools measure it; and the whole process's peak RSS minus its RSS
-    before loading the model (ORT: VmRSS before session creation; oomplan-run: GNU time's maximum RSS
-    minus that of a run of ONNX's one-node test_relu), which counts weights and loading too.
-Medians over the rounds are printed as a markdown table (first ratio = ours first / ORT first, warm ratio =
-ours warm / ORT warm, memory ratio = ours / ORT), with the load average before and after; --json FILE keeps every sample.
+inputs with the same threads (--threads, 2 for the bar), interleaved (R rounds; the runtime that goes first
+alternates between rounds), each round in fresh processes, back to back:
+  - oomplan-run MODEL --batch B [--seq S] --inputs-dir IN --threads T --json --repeat W: the "run" phase
+    (the steps only; planning and weight loading are reported apart) of its first run, and the median of
+    the W warm runs after it;
+  - node utils/run_onnxruntime.mjs MODEL --inputs-dir IN --threads T --warmup 0 --iterations W: default
+    session options (optimization "all", CPU arena and memory pattern on); first run and the median of the
+    W runs after it. Like for like: both are the first run after loading, then W more runs.
+Memory, three definitions (docs/benchmarks.md says which the bar uses and why), each measured inside each
+process over its FIRST run (the all-runs figures are kept in --json):
+  - run growth: VmHWM (reset after loading / session creation) minus VmRSS before the first run;
+  - process growth: the process's peak RSS from before the model is read (ORT: before session creation)
+    to the end of the first run, minus VmRSS then; it counts planning/session creation and loading;
+  - beyond weights: process growth minus the model's weight bytes (the planned weights region), which both
+    runtimes must hold and no plan can shrink.
+Medians over the rounds are printed as a markdown table (ratios = ours / ORT), with the load average before
+and after; --json FILE keeps every sample.
 
 Usage:
     /usr/bin/python3 utils/bench_runtime.py --models DIR --tool build/tools/oomplan-run/oomplan-run
-        [--only resnet50,bert_like] [--sizes resnet50:8,bert_like:8x128] [--rounds 3] [--threads 2] [--json FILE]
+        [--only resnet50,bert_like] [--sizes resnet50:8,bert_like:8x128] [--rounds 3] [--warm 3]
+        [--threads 2] [--json FILE]
 """
 import argparse
 import json
@@ -46,54 +49,41 @@ def parse_sizes(text):
     return sizes
 
 
-# oomplan-run's whole-process peak RSS comes from GNU time; its start-up RSS (code, ONNX schema
-# registry) is that of a run of a one-node model, subtracted as ORT's RSS before session creation is.
-TIME = ("/usr/bin/time", "-f", "HX_MAXRSS_KB %M")
-TRIVIAL = "/usr/share/libonnx-testdata/data/node/test_relu"
-
-
-def max_rss(stderr):
-    for line in stderr.splitlines():
-        if line.startswith("HX_MAXRSS_KB "):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError(f"no GNU time output in: {stderr[-300:]}")
-
-
-def baseline_rss(tool):
-    p = subprocess.run([*TIME, tool, f"{TRIVIAL}/model.onnx", f"--inputs-dir={TRIVIAL}/test_data_set_0",
-                        "--threads=2"], capture_output=True, text=True)
-    if p.returncode != 0:
-        cr.die(f"baseline run on {TRIVIAL} failed: {p.stderr.strip()}")
-    return max_rss(p.stderr)
-
-
 def one_round(args, path, batch, seq, in_dir, first_ours):
     res = {}
     order = ["ours", "ort"] if first_ours else ["ort", "ours"]
     for who in order:
         if who == "ours":
-            extra = [f"--repeat={args.repeat}"] if args.repeat else []
-            rc, j, err, cmd = cr.run_oomplan(args.tool, path, batch, seq, in_dir, None, extra,
-                                             threads=args.threads, prefix=TIME)
+            rc, j, err, cmd = cr.run_oomplan(args.tool, path, batch, seq, in_dir, None,
+                                             [f"--repeat={args.warm}"], threads=args.threads)
             if rc != 0 or not j or not j.get("ok"):
                 raise RuntimeError(f"oomplan-run exit {rc}: {err}\n  {' '.join(cmd)}")
             regions = {r["region"]: r for r in j["regions"]}
-            warm = j["seconds"].get("run_repeats") or []
-            res["ours"] = {"run_s": statistics.median(warm) if warm else j["seconds"]["run"],
-                           "first_s": j["seconds"]["run"], "op_seconds": j.get("op_seconds"), "load_s": j["seconds"]["load"],
-                           "plan_s": j["seconds"]["plan"], "rss": j["rss_growth_bytes"],
+            sec = j["seconds"]
+            res["ours"] = {"first_s": sec["run"], "warm_s": sec.get("run_warm_median", sec["run"]),
+                           "load_s": sec["load"], "plan_s": sec["plan"],
+                           "run_growth": j["rss_growth_first_run_bytes"],
+                           "run_growth_all": j["rss_growth_bytes"],
+                           "process": j["process_peak_growth_first_run_bytes"],
+                           "process_all": j["process_peak_growth_bytes"],
+                           "weights": regions["weights"]["planned_bytes"],
                            "arena": regions["arena"]["planned_bytes"],
-                           "io": regions["io"]["planned_bytes"],
                            "outputs": sum(o["bytes"] for o in j["outputs"]),
-                           "hw_equal": all(r["equal"] for r in j["regions"]),
-                           "process_peak": max_rss(err) - args.baseline}
+                           "hw_equal": all(r["equal"] for r in j["regions"])}
         else:
-            o, err, cmd = cr.run_ort(path, in_dir, None, threads=args.threads, warmup=1, iterations=2)
+            o, err, cmd = cr.run_ort(path, in_dir, None, threads=args.threads, warmup=0,
+                                     iterations=args.warm)
             if o is None:
                 raise RuntimeError(f"ONNX Runtime: {err}\n  {' '.join(cmd)}")
             res["ort"] = {"warm_s": o["median_s"], "first_s": o["first_run_s"],
-                          "rss": o["rss_growth_bytes"], "version": o["ort_version"],
-                          "process_peak": o["process_peak_growth_bytes"]}
+                          "run_growth": o["rss_growth_first_run_bytes"],
+                          "run_growth_all": o["rss_growth_bytes"],
+                          "process": o["process_peak_growth_first_run_bytes"],
+                          "process_all": o["process_peak_growth_bytes"],
+                          "version": o["ort_version"]}
+    w = res["ours"]["weights"]  # the same model: the same weight bytes for both
+    for who in ("ours", "ort"):
+        res[who]["beyond_weights"] = res[who]["process"] - w
     return res
 
 
@@ -104,16 +94,13 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--sizes", default="", help="e.g. resnet50:8,bert_like:8x128 (default: SIZES)")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warm", type=int, default=3, help="warm runs after the first, both runtimes")
     ap.add_argument("--threads", type=int, default=2, help="threads of both runtimes (the bar: 2)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--json", default="")
     args = ap.parse_args()
     if not os.access(args.tool, os.X_OK):
         cr.die(f"{args.tool} is not an executable")
-    # Warm runs of the plan when oomplan-run has --repeat (else its one cold run is the latency).
-    help_text = subprocess.run([args.tool, "--help"], capture_output=True, text=True).stdout
-    args.repeat = 2 if "--repeat" in help_text else 0
-    args.baseline = baseline_rss(args.tool)
     sizes = parse_sizes(args.sizes) if args.sizes else dict(cr.SIZES)
     names = [n for n in args.only.split(",") if n] or list(sizes)
     for n in names:
@@ -132,37 +119,34 @@ def main():
             cr.write_inputs(cr.make_inputs(n, batch, seq, args.seed), in_dir)
             rounds = [one_round(args, path, batch, seq, in_dir, r % 2 == 0) for r in range(args.rounds)]
             samples.append({"model": n, "batch": batch, "seq": seq, "rounds": rounds})
-            ours = {k: med([r["ours"][k] for r in rounds])
-                    for k in ("run_s", "first_s", "load_s", "rss", "process_peak")}
-            ort = {k: med([r["ort"][k] for r in rounds]) for k in ("warm_s", "first_s", "rss", "process_peak")}
-            o0 = rounds[0]["ours"]
-            rows.append((n, batch, seq or "-", ours["first_s"], ours["run_s"] if args.repeat else None,
-                         ort["first_s"], ort["warm_s"], ours["first_s"] / ort["first_s"],
-                         ours["run_s"] / ort["warm_s"] if args.repeat else None,
-                         o0["arena"], o0["outputs"], ours["rss"],
-                         int(ort["rss"]), ours["rss"] / ort["rss"],
-                         all(r["ours"]["hw_equal"] for r in rounds), int(ours["process_peak"]),
-                         int(ort["process_peak"]), ours["process_peak"] / ort["process_peak"]))
-            print(f"{n} batch {batch} seq {seq}: ours {[round(r['ours']['run_s'], 3) for r in rounds]} s,"
-                  f" ort warm {[round(r['ort']['warm_s'], 3) for r in rounds]} s, rss ours "
-                  f"{[r['ours']['rss'] for r in rounds]}, ort {[r['ort']['rss'] for r in rounds]}",
-                  file=sys.stderr, flush=True)
+            keys = ("first_s", "warm_s", "run_growth", "process", "beyond_weights")
+            ours = {k: med([r["ours"][k] for r in rounds]) for k in keys}
+            ort = {k: med([r["ort"][k] for r in rounds]) for k in keys}
+            rows.append((n, batch, seq or "-", ours, ort, rounds[0]["ours"],
+                         all(r["ours"]["hw_equal"] for r in rounds)))
+            print(f"{n} batch {batch} seq {seq}: ours warm {[round(r['ours']['warm_s'], 3) for r in rounds]} s,"
+                  f" ort warm {[round(r['ort']['warm_s'], 3) for r in rounds]} s", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
     print(f"ONNX Runtime {samples[0]['rounds'][0]['ort']['version'] if samples else '?'}, "
           f"{args.threads} threads, "
           f"{args.rounds} interleaved rounds, medians; load average before "
           f"{load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, after "
           f"{load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}\n")
-    def f(x, spec):
-        return "-" if x is None else format(x, spec)
-    print("| model | batch | seq | ours first s | ours warm s | ORT first s | ORT warm s | first ratio "
-          "| warm ratio | planned arena | outputs | RSS growth ours | RSS growth ORT | memory ratio "
-          "| high-water = plan | process peak ours | process peak ORT | ratio |")
-    print("|" + "---|" * 18)
-    for r in rows:
-        print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.3f} | {f(r[4], '.3f')} | {r[5]:.3f} | {r[6]:.3f} | "
-              f"{r[7]:.2f} | {f(r[8], '.2f')} | {r[9]:,} | {r[10]:,} | {int(r[11]):,} | {r[12]:,} | "
-              f"{r[13]:.2f} | {'yes' if r[14] else 'NO'} | {r[15]:,} | {r[16]:,} | {r[17]:.2f} |")
+    print("| model | batch | seq | ours first s | ORT first s | first ratio | ours warm s | ORT warm s "
+          "| warm ratio | high-water = plan |")
+    print("|" + "---|" * 10)
+    for n, b, q, o, t, o0, hw in rows:
+        print(f"| {n} | {b} | {q} | {o['first_s']:.3f} | {t['first_s']:.3f} | {o['first_s'] / t['first_s']:.2f} "
+              f"| {o['warm_s']:.3f} | {t['warm_s']:.3f} | {o['warm_s'] / t['warm_s']:.2f} | {'yes' if hw else 'NO'} |")
+    print()
+    print("| model | batch | seq | weights | planned arena | run growth ours | ORT | ratio | process growth ours "
+          "| ORT | ratio | beyond weights ours | ORT | ratio |")
+    print("|" + "---|" * 14)
+    for n, b, q, o, t, o0, hw in rows:
+        cells = []
+        for k in ("run_growth", "process", "beyond_weights"):
+            cells += [f"{int(o[k]):,}", f"{int(t[k]):,}", f"{o[k] / t[k]:.2f}" if t[k] > 0 else "-"]
+        print(f"| {n} | {b} | {q} | {o0['weights']:,} | {o0['arena']:,} | " + " | ".join(cells) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"load_before": load_before, "load_after": load_after, "samples": samples}, f,

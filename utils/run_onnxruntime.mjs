@@ -18,7 +18,8 @@
 // RSS growth, measured as oomplan-run measures it: after the session is created
 // (weights loaded) and the inputs are built, VmHWM is reset (write "5" to
 // /proc/self/clear_refs), then every run (first, warm-up and timed) happens, and
-// the growth is VmHWM afterwards minus VmRSS before the first run. It so counts
+// the growth is VmHWM afterwards minus VmRSS before the first run (and the
+// same after the first run alone: *_first_run_bytes). It so counts
 // ONNX Runtime's arena, memory pattern and thread buffers allocated by its runs,
 // but not memory that session creation touched and freed into its arena (reused
 // by the runs without growing RSS). process_peak_growth_bytes is the whole
@@ -207,6 +208,7 @@ async function main() {
   let t0 = process.hrtime.bigint();
   let results = await session.run(feeds);
   const firstRun = Number(process.hrtime.bigint() - t0) / 1e9;
+  const hwmFirst = procStatus("VmHWM"); // peak of the first run alone
   for (let i = 0; i < args.warmup; ++i) results = await session.run(feeds);
   const latencies = [];
   for (let i = 0; i < args.iterations; ++i) {
@@ -235,6 +237,8 @@ async function main() {
     first_run_s: firstRun, latencies_s: latencies, median_s: median,
     rss_before_bytes: rssBefore, rss_growth_bytes: hwm - rssBefore, hwm_reset: hwmReset,
     rss_start_bytes: rssStart, process_peak_growth_bytes: Math.max(hwmLoad, hwm) - rssStart,
+    rss_growth_first_run_bytes: hwmFirst - rssBefore,
+    process_peak_growth_first_run_bytes: Math.max(hwmLoad, hwmFirst) - rssStart,
   }) + "\n");
 }
 

@@ -10,6 +10,8 @@
 #include "oomplan/Runtime/Executor.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Support/Error.h"
+#include "llvm/ADT/StringMap.h"
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -71,6 +73,10 @@ struct Executor::Impl {
   std::vector<llvm::SmallVector<int64_t, 6>> Dims;
   std::vector<StepCall> Calls;
   uint64_t HighWater[NumRegions] = {0, 0, 0, 0};
+  /// Per step (ExecOptions::Profile): seconds and calls since the last
+  /// resetProfile().
+  std::vector<double> StepSeconds;
+  std::vector<uint64_t> StepCalls;
 
   Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
        const ExecOptions &O)
@@ -471,10 +477,64 @@ llvm::Error Executor::run() {
   for (ValueId V : I->G.Inputs)
     if (V < I->P.Sched.Tensors.size())
       I->touch(V);
-  for (uint64_t S = 0; S < I->Calls.size(); ++S)
+  if (!I->Opts.Profile) {
+    for (uint64_t S = 0; S < I->Calls.size(); ++S)
+      if (llvm::Error E = I->runStep(S))
+        return E;
+    return llvm::Error::success();
+  }
+  // Sized here, not in create(), so that a run without --profile has no
+  // such vectors at all.
+  I->StepSeconds.resize(I->Calls.size(), 0);
+  I->StepCalls.resize(I->Calls.size(), 0);
+  using Clock = std::chrono::steady_clock;
+  for (uint64_t S = 0; S < I->Calls.size(); ++S) {
+    Clock::time_point T0 = Clock::now();
     if (llvm::Error E = I->runStep(S))
       return E;
+    I->StepSeconds[S] +=
+        std::chrono::duration<double>(Clock::now() - T0).count();
+    ++I->StepCalls[S];
+  }
   return llvm::Error::success();
+}
+
+void Executor::resetProfile() {
+  std::fill(I->StepSeconds.begin(), I->StepSeconds.end(), 0.0);
+  std::fill(I->StepCalls.begin(), I->StepCalls.end(), 0);
+}
+
+std::vector<OpTime> Executor::opProfile() const {
+  llvm::StringMap<OpTime> ByOp;
+  for (uint64_t S = 0; S < I->StepSeconds.size(); ++S) {
+    if (!I->StepCalls[S])
+      continue;
+    std::string Op;
+    switch (I->Calls[S].Kind) {
+    case CallKind::Prefetch:
+      Op = "(prefetch)";
+      break;
+    case CallKind::Offload:
+      Op = "(offload)";
+      break;
+    case CallKind::Copy:
+      Op = "(copy)";
+      break;
+    default:
+      Op = I->G.Nodes[I->P.Sched.Steps[S].Node].OpType;
+    }
+    OpTime &T = ByOp[Op];
+    T.Op = Op;
+    T.Seconds += I->StepSeconds[S];
+    T.Calls += I->StepCalls[S];
+  }
+  std::vector<OpTime> Out;
+  for (auto &E : ByOp)
+    Out.push_back(E.second);
+  llvm::sort(Out, [](const OpTime &A, const OpTime &B) {
+    return A.Seconds != B.Seconds ? A.Seconds > B.Seconds : A.Op < B.Op;
+  });
+  return Out;
 }
 
 std::vector<RegionUse> Executor::regionUse() const {

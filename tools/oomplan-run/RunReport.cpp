@@ -27,6 +27,15 @@ static std::string hex(uint64_t V) {
   return S;
 }
 
+double RunReport::warmSeconds() const {
+  if (RepeatSeconds.empty())
+    return RunSeconds;
+  std::vector<double> S = RepeatSeconds;
+  llvm::sort(S);
+  size_t N = S.size();
+  return N % 2 ? S[N / 2] : (S[N / 2 - 1] + S[N / 2]) / 2;
+}
+
 bool RunReport::highWaterMatches() const {
   for (const runtime::RegionUse &U : Regions)
     if (U.HighWaterAligned != U.PlannedBytes)
@@ -81,14 +90,38 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
     }
     if (R.RSSGrowth) {
       J.attribute("rss_growth_bytes", int64_t(*R.RSSGrowth));
+      J.attribute("rss_growth_first_run_bytes", int64_t(*R.RSSGrowthFirst));
       J.attribute("rss_beyond_arena_and_outputs_bytes",
                   int64_t(R.rssBeyondPlan(Outputs)));
+    }
+    if (R.ProcessGrowth) {
+      J.attribute("process_peak_growth_bytes", int64_t(*R.ProcessGrowth));
+      J.attribute("process_peak_growth_first_run_bytes",
+                  int64_t(*R.ProcessGrowthFirst));
     }
     J.attributeObject("seconds", [&] {
       J.attribute("plan", R.PlanSeconds);
       J.attribute("load", R.LoadSeconds);
       J.attribute("run", R.RunSeconds);
+      if (!R.RepeatSeconds.empty()) {
+        J.attributeArray("run_repeats", [&] {
+          for (double S : R.RepeatSeconds)
+            J.value(S);
+        });
+        J.attribute("run_warm_median", R.warmSeconds());
+      }
     });
+    if (!R.Ops.empty()) {
+      // Seconds per run, slowest first (JSON objects keep this order).
+      J.attributeObject("op_seconds", [&] {
+        for (const runtime::OpTime &T : R.Ops)
+          J.attribute(T.Op, T.Seconds / R.ProfiledRuns);
+      });
+      J.attributeObject("op_calls", [&] {
+        for (const runtime::OpTime &T : R.Ops)
+          J.attribute(T.Op, int64_t(T.Calls / R.ProfiledRuns));
+      });
+    }
     J.attribute("fitted", R.Fitted);
     J.attribute("passes", int64_t(R.Passes));
     J.attribute("poison", R.Poisoned);
@@ -135,8 +168,27 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
        << formatBytes(*RSSGrowth) << "), " << rssBeyondPlan(Outputs)
        << " bytes beyond the arena and the outputs (docs/runtime.md: under 4 "
           "MiB at up to two threads)\n";
-  OS << format("time: plan %.3f s, load %.3f s, run %.3f s\n", PlanSeconds,
+  if (ProcessGrowth)
+    OS << "process peak RSS growth (from before reading the model): "
+       << *ProcessGrowth << " bytes (" << formatBytes(*ProcessGrowth) << ")\n";
+  OS << format("time: plan %.3f s, load %.3f s, run %.3f s", PlanSeconds,
                LoadSeconds, RunSeconds);
+  if (!RepeatSeconds.empty())
+    OS << format(", warm run %.3f s (median of %u)", warmSeconds(),
+                 unsigned(RepeatSeconds.size()));
+  OS << '\n';
+  if (!Ops.empty()) {
+    double Total = 0;
+    for (const runtime::OpTime &T : Ops)
+      Total += T.Seconds;
+    OS << "\nop type                 seconds/run   share   calls/run"
+       << (ProfiledRuns > 1 ? " (mean of the warm runs)" : "") << '\n';
+    for (const runtime::OpTime &T : Ops)
+      OS << left_justify(T.Op, 22)
+         << format("%12.4f %6.1f%% %11llu\n", T.Seconds / ProfiledRuns,
+                   Total > 0 ? 100.0 * T.Seconds / Total : 0.0,
+                   (unsigned long long)(T.Calls / ProfiledRuns));
+  }
   if (Poisoned)
     OS << "poison: dead buffers overwritten\n";
   if (CheckRan)

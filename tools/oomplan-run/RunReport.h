@@ -17,8 +17,18 @@ namespace run {
 
 struct RunReport {
   double PlanSeconds = 0, LoadSeconds = 0, RunSeconds = 0;
+  /// --repeat: the time of each warm run after the first.
+  std::vector<double> RepeatSeconds;
+  /// --profile: per op type over ProfiledRuns runs.
+  std::vector<runtime::OpTime> Ops;
+  unsigned ProfiledRuns = 1;
   std::vector<runtime::RegionUse> Regions;
-  std::optional<uint64_t> RSSGrowth; ///< VmHWM after - VmRSS before.
+  /// VmHWM after the runs (every run; the first alone) - VmRSS before them,
+  /// with VmHWM reset after loading.
+  std::optional<uint64_t> RSSGrowth, RSSGrowthFirst;
+  /// The whole process: its peak from before the model was read to the end
+  /// of the runs (every run; the first alone) - VmRSS before the model.
+  std::optional<uint64_t> ProcessGrowth, ProcessGrowthFirst;
   uint64_t PlanTotal = 0;
   std::optional<uint64_t> Budget; ///< --budget (or the device's memory).
   bool Fits = true;               ///< The plan's total + overhead fit it.
@@ -33,6 +43,8 @@ struct RunReport {
   /// RSS growth less the arena and the outputs' bytes: the constant
   /// docs/runtime.md explains (0 when the growth is smaller).
   uint64_t rssBeyondPlan(llvm::ArrayRef<runtime::TensorRef> Outputs) const;
+  /// Median of RepeatSeconds (RunSeconds without repeats).
+  double warmSeconds() const;
   bool ok() const { return highWaterMatches() && CheckDifference.empty(); }
   /// Outputs: the whole batch's, in graph-output order.
   void print(llvm::raw_ostream &OS, const Graph &G,

@@ -74,6 +74,15 @@ static cl::opt<bool> NoFoldInputs(
     "no-fold-inputs", cl::cat(RunCat),
     cl::desc("Never plan with the given inputs' values: a shape that depends "
              "on an input's values is an error, as in oomplan"));
+static cl::opt<unsigned>
+    Repeat("repeat", cl::cat(RunCat), cl::init(0), cl::value_desc("N"),
+           cl::desc("Run the plan N more times after the first (same regions "
+                    "and inputs, nothing allocated): the warm latency is "
+                    "their median; the RSS growth covers every run"));
+static cl::opt<bool> Profile(
+    "profile", cl::cat(RunCat),
+    cl::desc("Time every step and print the time per op type, slowest "
+             "first (over the warm runs with --repeat, else the first run)"));
 static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
                              cl::desc("Print one JSON object instead of the "
                                       "table"));
@@ -325,6 +334,36 @@ static std::string firstDifference(const Graph &G, const WholeIO &A,
   return "";
 }
 
+// The two RSS figures of docs/benchmarks.md, both over the first run and
+// over every run: growth during the runs alone (VmHWM reset after loading,
+// minus VmRSS then), and the whole process's growth (its peak from before
+// the model was read, planning and loading included, minus VmRSS then).
+static void measureRSS(RunReport &Rep, Expected<runtime::ProcessMemory> &Start,
+                       Expected<runtime::ProcessMemory> &Before,
+                       Expected<runtime::ProcessMemory> &AfterFirst,
+                       Expected<runtime::ProcessMemory> &After, Error Reset) {
+  auto Growth = [](uint64_t Peak, uint64_t Base) {
+    return Peak > Base ? Peak - Base : 0;
+  };
+  if (Before && After && AfterFirst && !Reset) {
+    Rep.RSSGrowth = Growth(After->HWMBytes, Before->RSSBytes);
+    Rep.RSSGrowthFirst = Growth(AfterFirst->HWMBytes, Before->RSSBytes);
+    if (Start) {
+      // Before's HWM is the peak of planning and loading (not yet reset).
+      uint64_t Load = std::max(Before->HWMBytes, Before->RSSBytes);
+      Rep.ProcessGrowth =
+          Growth(std::max(Load, After->HWMBytes), Start->RSSBytes);
+      Rep.ProcessGrowthFirst =
+          Growth(std::max(Load, AfterFirst->HWMBytes), Start->RSSBytes);
+    }
+  }
+  consumeError(Start.takeError());
+  consumeError(Before.takeError());
+  consumeError(AfterFirst.takeError());
+  consumeError(After.takeError());
+  consumeError(std::move(Reset));
+}
+
 static Expected<int> runTool(api::Request R) {
   if (!Check.empty() && Check != "unplanned")
     return makeInputError("invalid value '" + Check +
@@ -333,6 +372,8 @@ static Expected<int> runTool(api::Request R) {
   if (!Kernels)
     return Kernels.takeError();
   RunReport Rep;
+  // Before the model is read: the start of the whole-process growth.
+  auto Start = runtime::readProcessMemory();
   auto T0 = std::chrono::steady_clock::now();
   StringMap<std::string> Files;
   if (FoldInputs && NoFoldInputs)
@@ -342,22 +383,35 @@ static Expected<int> runTool(api::Request R) {
   if (FoldInputs)
     if (Error E = foldInputs(R, Files))
       return E;
+  // Planning parses the model with its large initializers referenced in
+  // place rather than copied (the importer keeps no large tensor's values),
+  // and the loader then reads each from the file into the weights region:
+  // the process never holds the weights twice (docs/runtime.md).
+  const bool FromFile = !R.ModelBytes;
+  if (FromFile) {
+    auto Small = referenceWeightsInPlace(R.ModelPath);
+    if (!Small)
+      consumeError(Small.takeError()); // the import below says what is wrong
+    else if (*Small)
+      R.ModelBytes = std::move(**Small);
+  }
   auto X = driver::planExecutable(R, **Kernels);
   // A runtime sees its inputs before it runs: when a shape depends on the
   // values of an input the command line gives (a Reshape target or Resize
   // scales fed as a graph input), plan again with those values. The first
   // error stands when that does not help either.
   bool AnyGiven = !Inputs.empty() || !InputsDir.empty();
-  if (!X && !FoldInputs && !NoFoldInputs && AnyGiven && !R.ModelBytes) {
+  if (!X && !FoldInputs && !NoFoldInputs && AnyGiven && FromFile) {
     Error First = X.takeError();
     api::Request Again = R;
+    Again.ModelBytes.reset(); // foldInputs reads the file itself
     StringMap<std::string> AgainFiles;
     Error E = foldInputs(Again, AgainFiles);
     auto Y = E ? Expected<driver::Executable>(std::move(E))
                : driver::planExecutable(Again, **Kernels);
     if (!Y) {
       consumeError(Y.takeError());
-      return std::move(First);
+      return First;
     }
     consumeError(std::move(First));
     WithColor::note(errs(), "oomplan-run")
@@ -379,6 +433,7 @@ static Expected<int> runTool(api::Request R) {
   runtime::ExecOptions EO;
   EO.Threads = Threads;
   EO.Poison = Poison;
+  EO.Profile = Profile;
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, EO);
   if (!Ex)
     return Ex.takeError();
@@ -405,22 +460,26 @@ static Expected<int> runTool(api::Request R) {
   if (Error E = runPasses(*X, **Ex, IO))
     return E;
   Rep.RunSeconds = secondsSince(T0);
-  auto After = runtime::readProcessMemory();
-  if (Before && After && !Reset) {
-    Rep.RSSGrowth = After->HWMBytes > Before->RSSBytes
-                        ? After->HWMBytes - Before->RSSBytes
-                        : 0;
-  } else {
-    consumeError(Before.takeError());
-    consumeError(After.takeError());
-    consumeError(std::move(Reset));
+  auto AfterFirst = runtime::readProcessMemory();
+  if (Repeat)
+    (*Ex)->resetProfile(); // profile the warm runs
+  for (unsigned I = 0; I < Repeat; ++I) {
+    T0 = std::chrono::steady_clock::now();
+    if (Error E = runPasses(*X, **Ex, IO))
+      return E;
+    Rep.RepeatSeconds.push_back(secondsSince(T0));
   }
+  Rep.ProfiledRuns = Repeat ? Repeat : 1;
+  Rep.Ops = (*Ex)->opProfile();
+  auto After = runtime::readProcessMemory();
+  measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));
   Rep.Regions = (*Ex)->regionUse();
   if (Error E = writeOutputs(*X->G, IO))
     return E;
   if (!Check.empty()) {
     runtime::ExecOptions UO = EO;
     UO.Poison = false;
+    UO.Profile = false;
     UO.Unplanned = true;
     auto Ref = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, UO);
     if (!Ref)

@@ -38,6 +38,17 @@ llvm::Error loadTensorData(const Graph &G, llvm::StringRef ModelPath,
                            TensorDestination Dest,
                            std::optional<llvm::StringRef> Bytes = {});
 
+/// The binary model at ModelPath, serialized again with the raw_data of
+/// every initializer of more than 8 KiB replaced by an external-data
+/// reference (location: the model file's own name, offset and length of
+/// those bytes in it), so that planning parses kilobytes instead of the
+/// weights (which the importer does not keep anyway) and loadTensorData
+/// then reads each tensor straight from the file. nullopt: nothing to
+/// replace (a text model, or no large raw_data). The model file must stay
+/// where it is (next to itself) until the weights are loaded.
+llvm::Expected<std::optional<std::string>>
+referenceWeightsInPlace(llvm::StringRef ModelPath);
+
 /// A tensor read from a TensorProto file: its name (may be empty), type,
 /// dims and packed little-endian bytes.
 struct TensorFile {

@@ -52,6 +52,15 @@ struct ExecOptions {
   bool Poison = false;
   /// Every tensor in its own allocation: the plan's offsets are ignored.
   bool Unplanned = false;
+  /// Time every step (opProfile); costs two clock reads per step.
+  bool Profile = false;
+};
+
+/// Time spent in one op type (ExecOptions::Profile).
+struct OpTime {
+  std::string Op; ///< Op type, or "(prefetch)", "(offload)", "(copy)".
+  double Seconds = 0;
+  uint64_t Calls = 0;
 };
 
 /// Number of regions the runtime allocates (Weights, IO, Arena, Host).
@@ -90,6 +99,12 @@ public:
 
   /// Runs every step once, in order.
   llvm::Error run();
+
+  /// Per op type, the time of the steps run since creation or the last
+  /// resetProfile(), slowest first (ties by name, so the order is
+  /// deterministic for equal times). Empty unless ExecOptions::Profile.
+  std::vector<OpTime> opProfile() const;
+  void resetProfile();
 
   /// Per region, after run() (empty in unplanned mode).
   std::vector<RegionUse> regionUse() const;

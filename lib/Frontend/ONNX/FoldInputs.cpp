@@ -58,7 +58,7 @@ llvm::Expected<std::string> oomplan::foldInputsIntoModel(
       return makeInputError(Path + ": not a binary ONNX model (--fold-inputs "
                                    "needs a .onnx file)");
     if (llvm::Error E = fold(M, Path, Inputs))
-      return std::move(E);
+      return E;
     std::string Out;
     if (!M.SerializeToString(&Out))
       return makeInternalError(Path + ": cannot serialize the folded model");

@@ -1,25 +1,32 @@
 //===- WeightLoader.cpp - tensor bytes for the runtime --------------------===//
 //
 // Re-reads a model file for the bytes the importer dropped, and reads and
-// writes TensorProto .pb files. One conversion, tensorBytes, turns any
-// TensorProto (raw_data, typed field or external file) into packed
-// little-endian bytes of exactly the size its dims and type need; anything
-// else (short data, a location outside the model's folder, strings) is an
-// error naming the tensor. Protobuf and ONNX may throw: every entry point
+// writes TensorProto .pb files. A binary model is read one initializer at a
+// time from the mapped file (streamModel): raw_data goes straight from the
+// file's pages into the caller's memory, whose pages are then dropped, so
+// loading holds no second copy of the weights (parsing the whole
+// ModelProto would copy every raw_data into a string first). One conversion,
+// tensorBytes, turns any TensorProto (raw_data, typed field or external file)
+// into packed little-endian bytes of exactly the size its dims and type need;
+// anything else (short data, a location outside the model's folder, strings) is
+// an error naming the tensor. Protobuf and ONNX may throw: every entry point
 // catches and converts, as the importer does.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Frontend/WeightLoader.h"
 #include "ConvertProto.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/wire_format_lite.h"
 #include "onnx/defs/parser.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 #include <climits>
 #include <cstring>
+#include <sys/mman.h>
 
 using namespace oomplan;
 
@@ -181,23 +188,27 @@ static llvm::Error tensorHeader(const onnx::TensorProto &T,
 }
 
 // The bytes of T into Dst (exactly Bytes of them, as tensorHeader said).
+// Raw, when given, is T's raw_data, kept out of T by the streaming reader
+// (streamModel) so that it is never copied but once, into Dst.
 static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
                                uint64_t N, uint64_t Bytes,
                                llvm::StringRef ModelDir, void *Dst,
-                               const std::string &What) {
+                               const std::string &What,
+                               std::optional<llvm::StringRef> Raw = {}) {
   if (T.data_location() == onnx::TensorProto::EXTERNAL) {
     if (ModelDir.empty())
       return makeInputError(What + " has external data, which is only "
                                    "allowed in a model's initializers");
     return externalBytes(T, ModelDir, Bytes, Dst, What);
   }
-  if (T.has_raw_data()) {
-    if (T.raw_data().size() != Bytes)
-      return makeInputError(What + " has " + llvm::Twine(T.raw_data().size()) +
+  if (Raw || T.has_raw_data()) {
+    llvm::StringRef R = Raw ? *Raw : llvm::StringRef(T.raw_data());
+    if (R.size() != Bytes)
+      return makeInputError(What + " has " + llvm::Twine(R.size()) +
                             " bytes of raw data; its dims and type need " +
                             llvm::Twine(Bytes));
     if (Bytes)
-      std::memcpy(Dst, T.raw_data().data(), Bytes);
+      std::memcpy(Dst, R.data(), Bytes);
     return llvm::Error::success();
   }
   return typedBytes(T, Type, N, Dst, What);
@@ -206,7 +217,8 @@ static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
 // Copies T to Dest(V, Bytes).
 static llvm::Error loadOne(const onnx::TensorProto &T, ValueId V,
                            llvm::StringRef ModelDir, TensorDestination Dest,
-                           const std::string &What) {
+                           const std::string &What,
+                           std::optional<llvm::StringRef> Raw = {}) {
   ElementType Type;
   std::vector<int64_t> Dims;
   uint64_t N, Bytes;
@@ -216,7 +228,7 @@ static llvm::Error loadOne(const onnx::TensorProto &T, ValueId V,
   if (!Dst)
     return makeInputError(What + ": " + llvm::Twine(Bytes) +
                           " bytes do not match the planned tensor");
-  return tensorBytes(T, Type, N, Bytes, ModelDir, Dst, What);
+  return tensorBytes(T, Type, N, Bytes, ModelDir, Dst, What, Raw);
 }
 
 // A Constant's value_float(s)/value_int(s) as a TensorProto.
@@ -252,26 +264,40 @@ static bool constantAsTensor(const onnx::NodeProto &N, onnx::TensorProto &T) {
   return false;
 }
 
-static llvm::Error loadFromModel(const onnx::ModelProto &M, const Graph &G,
-                                 llvm::StringRef Path, TensorDestination Dest) {
-  llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
-  std::string ModelDir = Dir.empty() ? "." : Dir.str();
-  std::vector<bool> Done(G.Values.size(), false);
-  for (const onnx::TensorProto &T : M.graph().initializer()) {
+namespace {
+/// What loading one model needs, shared by the whole-model and the
+/// streaming readers.
+struct LoadState {
+  const Graph &G;
+  llvm::StringRef Path;
+  std::string ModelDir;
+  TensorDestination Dest;
+  std::vector<bool> Done;
+
+  LoadState(const Graph &G, llvm::StringRef Path, TensorDestination Dest)
+      : G(G), Path(Path), Dest(Dest), Done(G.Values.size(), false) {
+    llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+    ModelDir = Dir.empty() ? "." : Dir.str();
+  }
+
+  llvm::Error initializer(const onnx::TensorProto &T,
+                          std::optional<llvm::StringRef> Raw = {}) {
     ValueId V = G.findValue(T.name());
     if (V == NoId || G.Values[V].Kind != ValueKind::Weight)
-      continue; // the importer decided; nothing of ours to fill
+      return llvm::Error::success(); // the importer decided: not ours
     std::string What = Path.str() + ": initializer '" + T.name() + "'";
-    if (llvm::Error E = loadOne(T, V, ModelDir, Dest, What))
+    if (llvm::Error E = loadOne(T, V, ModelDir, Dest, What, Raw))
       return E;
     Done[V] = true;
+    return llvm::Error::success();
   }
-  for (const onnx::NodeProto &N : M.graph().node()) {
+
+  llvm::Error node(const onnx::NodeProto &N) {
     if (N.op_type() != "Constant" || N.output_size() < 1)
-      continue;
+      return llvm::Error::success();
     ValueId V = G.findValue(N.output(0));
     if (V == NoId)
-      continue;
+      return llvm::Error::success();
     std::string What = Path.str() + ": Constant '" + N.output(0) + "'";
     onnx::TensorProto T;
     if (!constantAsTensor(N, T))
@@ -279,12 +305,145 @@ static llvm::Error loadFromModel(const onnx::ModelProto &M, const Graph &G,
     if (llvm::Error E = loadOne(T, V, "", Dest, What))
       return E;
     Done[V] = true;
+    return llvm::Error::success();
   }
-  for (ValueId W : G.Weights)
-    if (!Done[W])
-      return makeUnsupportedError(Path + ": weight '" + G.Values[W].Name +
-                                  "' has no dense data (sparse initializer?)");
-  return llvm::Error::success();
+
+  llvm::Error finish() const {
+    for (ValueId W : G.Weights)
+      if (!Done[W])
+        return makeUnsupportedError(
+            Path + ": weight '" + G.Values[W].Name +
+            "' has no dense data (sparse initializer?)");
+    return llvm::Error::success();
+  }
+};
+} // namespace
+
+static llvm::Error loadFromModel(const onnx::ModelProto &M, const Graph &G,
+                                 llvm::StringRef Path, TensorDestination Dest) {
+  LoadState L(G, Path, Dest);
+  for (const onnx::TensorProto &T : M.graph().initializer())
+    if (llvm::Error E = L.initializer(T))
+      return E;
+  for (const onnx::NodeProto &N : M.graph().node())
+    if (llvm::Error E = L.node(N))
+      return E;
+  return L.finish();
+}
+
+using google::protobuf::internal::WireFormatLite;
+
+/// Calls Fn(Field, Whole, Body) for each field of the serialized message
+/// Msg, in order: Whole is the field's encoding (tag included), Body the
+/// payload of a length-delimited field (empty otherwise). False when Msg is
+/// not a well-formed message.
+static bool
+scanFields(llvm::StringRef Msg,
+           llvm::function_ref<bool(int, llvm::StringRef, llvm::StringRef)> Fn) {
+  google::protobuf::io::CodedInputStream S(
+      reinterpret_cast<const uint8_t *>(Msg.data()), int(Msg.size()));
+  S.SetTotalBytesLimit(INT_MAX);
+  for (;;) {
+    int Start = S.CurrentPosition();
+    uint32_t Tag = S.ReadTag();
+    if (Tag == 0)
+      return S.ConsumedEntireMessage() && size_t(Start) == Msg.size();
+    llvm::StringRef Body;
+    if (WireFormatLite::GetTagWireType(Tag) ==
+        WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      uint32_t Len;
+      if (!S.ReadVarint32(&Len))
+        return false;
+      int At = S.CurrentPosition();
+      if (uint64_t(At) + Len > Msg.size() || !S.Skip(int(Len)))
+        return false;
+      Body = Msg.substr(At, Len);
+    } else if (!WireFormatLite::SkipField(&S, Tag)) {
+      return false;
+    }
+    int End = S.CurrentPosition();
+    if (!Fn(WireFormatLite::GetTagFieldNumber(Tag),
+            Msg.substr(Start, End - Start), Body))
+      return false;
+  }
+}
+
+// Field numbers of onnx.proto (ONNX 1.12).
+enum : int {
+  ModelGraph = 7,
+  GraphNode = 1,
+  GraphInitializer = 5,
+  TensorRawData = 9,
+};
+
+/// Reads a binary model one initializer and one node at a time, so the
+/// weights are never held twice: each initializer's fields except raw_data
+/// are parsed into a TensorProto, and raw_data is copied from the model's
+/// bytes straight into its destination. Release(Raw) runs after each copy
+/// (the mapped file's pages are dropped from the resident set).
+static llvm::Error
+streamModel(llvm::StringRef Bytes, LoadState &L,
+            llvm::function_ref<void(llvm::StringRef)> Release) {
+  llvm::Error Err = llvm::Error::success();
+  // Keeps the first error; true when E is success.
+  auto Keep = [&](llvm::Error E) {
+    if (!E)
+      return true;
+    llvm::consumeError(std::move(Err));
+    Err = std::move(E);
+    return false;
+  };
+  auto Bad = [&](llvm::StringRef Why) {
+    return Keep(
+        makeInputError(L.Path + ": not a valid ONNX model (" + Why + ")"));
+  };
+  auto OnTensor = [&](llvm::StringRef Msg) {
+    std::string Header;
+    std::optional<llvm::StringRef> Raw;
+    if (!scanFields(Msg,
+                    [&](int F, llvm::StringRef Whole, llvm::StringRef Body) {
+                      if (F == TensorRawData)
+                        Raw = Body;
+                      else
+                        Header.append(Whole.data(), Whole.size());
+                      return true;
+                    }))
+      return Bad("a malformed initializer");
+    onnx::TensorProto T;
+    if (!T.ParseFromString(Header))
+      return Bad("a malformed initializer");
+    if (!Keep(L.initializer(T, Raw)))
+      return false;
+    if (Raw)
+      Release(*Raw);
+    return true;
+  };
+  auto OnGraph = [&](int F, llvm::StringRef, llvm::StringRef Body) {
+    if (F == GraphInitializer)
+      return OnTensor(Body);
+    if (F != GraphNode)
+      return true;
+    onnx::NodeProto N;
+    if (!N.ParseFromArray(Body.data(), int(Body.size())))
+      return Bad("a malformed node");
+    return Keep(L.node(N));
+  };
+  bool SawGraph = false;
+  bool Ok = scanFields(Bytes, [&](int F, llvm::StringRef, llvm::StringRef B) {
+    if (F != ModelGraph)
+      return true;
+    SawGraph = true;
+    if (scanFields(B, OnGraph))
+      return true;
+    if (Err)
+      return false; // already says why
+    return Bad("a malformed graph");
+  });
+  if (Err)
+    return Err;
+  if (!Ok || !SawGraph)
+    return makeInputError(L.Path + ": not a valid ONNX model");
+  return L.finish();
 }
 
 // Runs Fn, turning protobuf/ONNX exceptions into errors naming Path.
@@ -321,9 +480,179 @@ static llvm::Error parseModel(llvm::StringRef Path, llvm::StringRef Bytes,
   return llvm::Error::success();
 }
 
+static bool isTextModel(llvm::StringRef Path, llvm::StringRef Bytes) {
+  llvm::StringRef Start = Bytes.ltrim();
+  return Path.endswith(".onnxtxt") || Path.endswith(".onnxtext") ||
+         Path.endswith(".txt") || Start.startswith("<") ||
+         Start.startswith("#");
+}
+
+/// The model file mapped read-only, so that streamModel can drop the pages
+/// of each initializer from the resident set once it is copied (a buffer
+/// read into memory could not give them back).
+static llvm::Error streamModelFile(llvm::StringRef Path, LoadState &L) {
+  auto FD = llvm::sys::fs::openNativeFileForRead(Path);
+  if (!FD)
+    return makeIOError(Path + ": cannot read: " + toString(FD.takeError()));
+  uint64_t Size = 0;
+  std::error_code EC = llvm::sys::fs::file_size(Path, Size);
+  if (!EC && Size == 0)
+    return makeInputError(Path + ": the file is empty, not an ONNX model");
+  std::unique_ptr<llvm::sys::fs::mapped_file_region> Map;
+  if (!EC)
+    Map = std::make_unique<llvm::sys::fs::mapped_file_region>(
+        *FD, llvm::sys::fs::mapped_file_region::readonly, size_t(Size), 0, EC);
+  llvm::sys::fs::closeFile(*FD);
+  if (EC)
+    return makeIOError(Path + ": cannot map: " + EC.message());
+  llvm::StringRef Bytes(Map->const_data(), Size);
+  if (Size > uint64_t(INT_MAX))
+    return makeUnsupportedError(Path + ": larger than protobuf's 2 GiB limit");
+  const uint64_t Page = llvm::sys::Process::getPageSizeEstimate();
+  auto Release = [&](llvm::StringRef Raw) {
+    // Whole pages inside Raw only: a page shared with the next field
+    // stays (it is read again anyway).
+    uint64_t Begin = (uint64_t(uintptr_t(Raw.data())) + Page - 1) / Page * Page;
+    uint64_t End = uint64_t(uintptr_t(Raw.data() + Raw.size())) / Page * Page;
+    if (End > Begin)
+      ::madvise(reinterpret_cast<void *>(uintptr_t(Begin)), End - Begin,
+                MADV_DONTNEED);
+  };
+  return streamModel(Bytes, L, Release);
+}
+
+static void putVarint(std::string &Out, uint64_t V) {
+  do {
+    uint8_t B = V & 0x7F;
+    V >>= 7;
+    Out.push_back(char(V ? B | 0x80 : B));
+  } while (V);
+}
+
+static void putField(std::string &Out, int Field, llvm::StringRef Body) {
+  putVarint(Out, uint64_t(Field) << 3 | 2); // length-delimited
+  putVarint(Out, Body.size());
+  Out.append(Body.data(), Body.size());
+}
+
+// One initializer, its raw_data (Raw, at Offset in the file) replaced by an
+// external-data reference to the same bytes of the model file Name.
+static bool referenceInitializer(llvm::StringRef Msg, llvm::StringRef Name,
+                                 uint64_t FileBase, std::string &Out) {
+  std::string Header;
+  std::optional<llvm::StringRef> Raw;
+  if (!scanFields(Msg, [&](int F, llvm::StringRef Whole, llvm::StringRef B) {
+        if (F == TensorRawData)
+          Raw = B;
+        else
+          Header.append(Whole.data(), Whole.size());
+        return true;
+      }))
+    return false;
+  // Tensors of up to 1024 elements keep their values in the graph (the
+  // importer's MaxKeptElements); 8 KiB of raw data is more than that for
+  // every element type.
+  if (!Raw || Raw->size() <= 8192) {
+    Out.append(Msg.data(), Msg.size());
+    return true;
+  }
+  onnx::TensorProto T;
+  if (!T.ParseFromString(Header))
+    return false;
+  T.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto Add = [&](const char *K, const std::string &V) {
+    onnx::StringStringEntryProto *E = T.add_external_data();
+    E->set_key(K);
+    E->set_value(V);
+  };
+  Add("location", Name.str());
+  Add("offset", std::to_string(uint64_t(uintptr_t(Raw->data())) - FileBase));
+  Add("length", std::to_string(Raw->size()));
+  return T.AppendToString(&Out);
+}
+
+llvm::Expected<std::optional<std::string>>
+oomplan::referenceWeightsInPlace(llvm::StringRef ModelPath) {
+  auto Buf = llvm::MemoryBuffer::getFile(ModelPath, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return makeIOError(ModelPath +
+                       ": cannot read: " + Buf.getError().message());
+  llvm::StringRef Bytes = (*Buf)->getBuffer();
+  if (Bytes.empty() || isTextModel(ModelPath, Bytes.take_front(64)) ||
+      Bytes.size() > size_t(INT_MAX))
+    return std::nullopt;
+  const uint64_t Base = uint64_t(uintptr_t(Bytes.data()));
+  const std::string Name = llvm::sys::path::filename(ModelPath).str();
+  std::string Out;
+  bool Changed = false;
+  auto Rewritten = guarded(ModelPath, [&]() -> llvm::Error {
+    bool Ok = scanFields(
+        Bytes, [&](int F, llvm::StringRef Whole, llvm::StringRef Body) {
+          if (F != ModelGraph) {
+            Out.append(Whole.data(), Whole.size());
+            return true;
+          }
+          std::string Graph;
+          bool GraphOk = scanFields(
+              Body, [&](int GF, llvm::StringRef GWhole, llvm::StringRef GBody) {
+                if (GF != GraphInitializer) {
+                  Graph.append(GWhole.data(), GWhole.size());
+                  return true;
+                }
+                std::string Init;
+                if (!referenceInitializer(GBody, Name, Base, Init))
+                  return false;
+                Changed |= Init.size() != GBody.size();
+                putField(Graph, GraphInitializer, Init);
+                return true;
+              });
+          if (GraphOk)
+            putField(Out, ModelGraph, Graph);
+          return GraphOk;
+        });
+    return Ok ? llvm::Error::success()
+              : makeInputError(ModelPath + ": not a valid ONNX model");
+  });
+  if (Rewritten)
+    return Rewritten;
+  if (!Changed)
+    return std::nullopt;
+  return std::optional<std::string>(std::move(Out));
+}
+
 llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
                                     TensorDestination Dest,
                                     std::optional<llvm::StringRef> Bytes) {
+  // Binary models stream: from the mapped file, or from the given bytes.
+  if (Bytes && !isTextModel(ModelPath, *Bytes)) {
+    if (Bytes->size() > size_t(INT_MAX))
+      return makeUnsupportedError(ModelPath +
+                                  ": larger than protobuf's 2 GiB limit");
+    return guarded(ModelPath, [&]() -> llvm::Error {
+      LoadState L(G, ModelPath, Dest);
+      return streamModel(*Bytes, L, [](llvm::StringRef) {});
+    });
+  }
+  if (!Bytes && !ModelPath.endswith(".onnxtxt") &&
+      !ModelPath.endswith(".onnxtext") && !ModelPath.endswith(".txt")) {
+    // The first bytes tell a text model from a binary one.
+    char Head[64] = {0};
+    if (auto FD = llvm::sys::fs::openNativeFileForRead(ModelPath)) {
+      auto Got = llvm::sys::fs::readNativeFile(
+          *FD, llvm::MutableArrayRef<char>(Head, sizeof(Head) - 1));
+      llvm::sys::fs::closeFile(*FD);
+      if (!Got)
+        llvm::consumeError(Got.takeError());
+    } else {
+      llvm::consumeError(FD.takeError());
+    }
+    if (!isTextModel(ModelPath, Head))
+      return guarded(ModelPath, [&]() -> llvm::Error {
+        LoadState L(G, ModelPath, Dest);
+        return streamModelFile(ModelPath, L);
+      });
+  }
   std::unique_ptr<llvm::MemoryBuffer> Owned;
   if (!Bytes) {
     auto Buf = llvm::MemoryBuffer::getFile(ModelPath, /*IsText=*/false,

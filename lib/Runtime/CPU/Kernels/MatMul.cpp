@@ -52,11 +52,12 @@ template <typename T> bool matMulTyped(const KernelContext &C) {
   }
   const bool BShared = productOf(BBatch, 0, BR) == 1;
   if (BShared && productOf(ABatch, 0, BR) == Batches) {
-    gemm<T>(false, false, Batches * M, N, K, T(1), AP, K, BP, N, T(0), YP, N);
+    parallelGemm<T>(C.Pool, false, false, Batches * M, N, K, T(1), AP, K, BP, N,
+                    T(0), YP, N);
     return true;
   }
   DimVector AS = stridesOf(ABatch), BS = stridesOf(BBatch);
-  for (int64_t Bt = 0; Bt < Batches; ++Bt) {
+  auto One = [&](int64_t Bt, bool Split) {
     int64_t Rem = Bt, AOff = 0, BOff = 0;
     for (int64_t I = int64_t(BR) - 1; I >= 0; --I) {
       int64_t X = Rem % YBatch[I];
@@ -64,8 +65,23 @@ template <typename T> bool matMulTyped(const KernelContext &C) {
       AOff += (ABatch[I] == 1 ? 0 : X) * AS[I];
       BOff += (BBatch[I] == 1 ? 0 : X) * BS[I];
     }
-    gemm<T>(false, false, M, N, K, T(1), AP + AOff * M * K, K,
-            BP + BOff * K * N, N, T(0), YP + Bt * M * N, N);
+    if (Split)
+      parallelGemm<T>(C.Pool, false, false, M, N, K, T(1), AP + AOff * M * K, K,
+                      BP + BOff * K * N, N, T(0), YP + Bt * M * N, N);
+    else
+      gemm<T>(false, false, M, N, K, T(1), AP + AOff * M * K, K,
+              BP + BOff * K * N, N, T(0), YP + Bt * M * N, N);
+  };
+  // Many products (attention's batch x heads): one whole product per task.
+  // Few: each product split over the pool.
+  if (Batches >= 2 * int64_t(C.Pool.threads())) {
+    C.Pool.parallelFor(Batches, 1, [&](int64_t B0, int64_t B1) {
+      for (int64_t Bt = B0; Bt < B1; ++Bt)
+        One(Bt, false);
+    });
+  } else {
+    for (int64_t Bt = 0; Bt < Batches; ++Bt)
+      One(Bt, true);
   }
   return true;
 }
@@ -132,8 +148,8 @@ template <typename T> llvm::Error gemmTyped(const KernelContext &C) {
       std::fill(YP, YP + Y.numElements(), T(0));
     return llvm::Error::success();
   }
-  gemm<T>(TA, TB, M, N, K, Alpha, A.data<const T>(), A.Dims[1],
-          B.data<const T>(), B.Dims[1], Acc, YP, N);
+  parallelGemm<T>(C.Pool, TA, TB, M, N, K, Alpha, A.data<const T>(), A.Dims[1],
+                  B.data<const T>(), B.Dims[1], Acc, YP, N);
   return llvm::Error::success();
 }
 
