@@ -246,6 +246,18 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
     return makeInputError(In->G.SourcePath + ": --parallel: tp needs " +
                           "weight MatMul/Gemm layers in the repeated blocks " +
                           "(Megatron's column/row split); none found");
+  if (Spec.TP > 1)
+    for (ValueId W : In->G.Weights) {
+      if (!Layers.WeightTPSplit[W])
+        continue;
+      bool Divides = false;
+      for (const DeclaredDim &D : In->G.Values[W].Shape)
+        Divides |= D.K == DeclaredDim::Kind::Static && D.Size % Spec.TP == 0;
+      if (!Divides)
+        return makeInputError("--parallel: tp=" + llvm::Twine(Spec.TP) +
+                              " does not divide weight '" +
+                              In->G.Values[W].Name + "'");
+    }
   if (Spec.PP > Layers.NumBlocks && Spec.PP > 1)
     return makeInputError("--parallel: pp=" + llvm::Twine(Spec.PP) +
                           " is more than the " + llvm::Twine(Layers.NumBlocks) +
