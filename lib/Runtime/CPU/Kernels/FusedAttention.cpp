@@ -245,8 +245,8 @@ llvm::Error runAttention(const KernelContext &C) {
       std::min<int64_t>(int64_t(fused::AttentionMaxWorkers), Tasks);
   const int64_t SlotFloats = Br * Bc + Br * A.Dv + 2 * Br;
   // Each slot's tile GEMMs run on the pool thread that owns the slot, so
-  // OpenBLAS itself must stay single-threaded (Gemm.h keeps it so).
-  useBlasThreads(C.Pool.threads());
+  // OpenBLAS itself must stay single-threaded: no BLAS threads under ours.
+  useBlasThreads(1);
   float *Base = static_cast<float *>(C.Workspace);
   C.Pool.parallelFor(Slots, 1, [&](int64_t Begin, int64_t End) {
     for (int64_t Slot = Begin; Slot < End; ++Slot) {
