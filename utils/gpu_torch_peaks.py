@@ -174,9 +174,25 @@ def strip(path, case, min_elems=64):
     onnx.save(m, path)
 
 
+def exportable_stochastic_depth(self, x):
+    """torchvision's StochasticDepth as the TorchScript exporter can export it (its bernoulli_ has
+    no ONNX symbolic): uniform noise compared with the survival rate is the same distribution, and
+    keeps the same [N, 1, ...] noise for backward (as utils/export_train_models.py does)."""
+    import torch
+    if not self.training or self.p == 0.0:
+        return x
+    survival = 1.0 - self.p
+    size = [x.shape[0]] + [1] * (x.ndim - 1) if self.mode == "row" else [1] * x.ndim
+    noise = (torch.rand(size, dtype=x.dtype, device=x.device) < survival).to(x.dtype)
+    return x * (noise / survival)
+
+
 def export(name, batch, seq, outdir):
     import inspect
     import torch
+    if CASES[name][0] == "torchvision":  # after measuring: the measured step used torchvision's own
+        import torchvision
+        torchvision.ops.StochasticDepth.forward = exportable_stochastic_depth
     model, inputs, _, token = build(name, batch, seq)
     model.train()
     path = os.path.join(outdir, name + ".onnx")
