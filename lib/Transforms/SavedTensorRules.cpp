@@ -61,6 +61,17 @@ uint64_t training::largeKernelConvScratch(const Node &N,
   int64_t Area = 1;
   for (int64_t D : *K)
     Area = D > 0 && Area <= (int64_t(1) << 40) ? Area * D : 0;
+  // Measured too: a depthwise conv with a 7x7 (or larger) kernel on an
+  // input in channels-last layout, which is what ConvNeXt's LayerNorm over
+  // permuted channels leaves, allocates 256 x the weight in its backward
+  // (19,267,584 bytes for 384 channels, whatever the batch and size); on a
+  // contiguous input it makes only the reorders. The layout is not in the
+  // graph, so it is counted for every such conv.
+  const ValueShape &W = Shapes.Values[N.input(1)];
+  bool Depthwise = N.getInt("group", 1) > 1 && W.Dims.size() > 1 &&
+                   W.Dims[1].getConstant() == 1;
+  if (Depthwise && Area >= 49)
+    return saturatingMul(256, WBytes);
   if (K->empty() || Area < 256)
     return 0;
   return saturatingAdd(saturatingAdd(WBytes, saturatingMul(8, WBytes)),

@@ -39,8 +39,9 @@ const SavedRule &fallbackSavedRule();
 unsigned numSavedRules();
 
 /// Backward temporaries of a Conv with a large kernel (16x16 and up: the
-/// patch embeddings of ViT and the like) on PyTorch 1.13's CPU kernels,
-/// beyond the table's reorders; 0 for any other node. InBytes and WBytes
+/// patch embeddings of ViT and the like; depthwise 7x7 and up: ConvNeXt)
+/// on PyTorch 1.13's CPU kernels, beyond the table's reorders; 0 for any
+/// other node. InBytes and WBytes
 /// are the bytes of the input and the weight.
 uint64_t largeKernelConvScratch(const Node &N, const ShapeInfo &Shapes,
                                 uint64_t InBytes, uint64_t WBytes);
