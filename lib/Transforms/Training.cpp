@@ -223,7 +223,7 @@ struct Builder {
 
   void buildForward() {
     for (NodeId N = 0; N < G.Nodes.size(); ++N)
-      if (GroupOf[N] < 0)
+      if (GroupOf[N] < 0 || Groups[GroupOf[N]].AuxOf == N)
         addAuxTensors(N);
     Sum.NumForwardSteps = S.Steps.size();
   }
@@ -349,15 +349,24 @@ struct Builder {
       Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
     if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
       Scratch += R.ScratchOfOutput * S.Tensors[Nd.Outputs[0]].SizeBytes;
+    // The weight's reorder outlives the others (it is kept while dW is
+    // written): the step needs the larger of the two phases.
+    if (cpuTemporaries() && Nd.input(1) != NoId)
+      Scratch = std::max<uint64_t>(
+          {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes,
+           largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
+                                  S.Tensors[Nd.input(1)].SizeBytes)});
     emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
   }
 
   void backwardOfGroup(const FusedGroup &Grp) {
     std::vector<TensorId> Saved(Grp.Saved.begin(), Grp.Saved.end());
+    if (Grp.AuxOf != NoId)
+      Saved.insert(Saved.end(), Aux[Grp.AuxOf].begin(), Aux[Grp.AuxOf].end());
     std::vector<std::pair<ValueId, bool>> Ins;
     for (ValueId In : Grp.Inputs)
       if (RequiresGrad[In])
-        Ins.push_back({In, false});
+        Ins.push_back({In, Grp.Identity}); // identity: grad is a view
     if (!Ins.empty())
       emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins);
   }
@@ -598,8 +607,12 @@ llvm::Error Builder::run() {
   Groups = findFusedGroups(G);
   GroupOf.assign(G.Nodes.size(), -1);
   for (size_t I = 0; I < Groups.size(); ++I)
-    for (NodeId N : Groups[I].Nodes)
+    for (NodeId N : Groups[I].Nodes) {
       GroupOf[N] = static_cast<int>(I);
+      // An identity (Dropout with ratio 0): the output is the input's bytes.
+      if (Groups[I].Identity)
+        S.Steps[N].ViewOf = 0;
+    }
   Aux.resize(G.Nodes.size());
   buildForward();
   if (gradsLiveAllStep()) {
