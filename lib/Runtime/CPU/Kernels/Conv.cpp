@@ -244,17 +244,30 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
     return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
                       " workspace bytes, im2col needs " + llvm::Twine(Need));
   T *Col = static_cast<T *>(C.Workspace);
+  const T *Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
   for (int64_t N = 0; N < Batch; ++N) {
-    T *Yn = Y.data<T>() + N * M * OutSize;
-    initBias(C, Yn, M, OutSize, Accumulate);
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
+      T *Yg = Y.data<T>() + (N * M + Gr * Mg) * OutSize;
+      const T *Bg = Bias ? Bias + Gr * Mg : nullptr;
       if (!Pointwise)
         im2col(Xg, Cg, G, Col, C.Pool);
-      gemm<T>(false, false, Mg, OutSize, Cg * KSize, T(1),
-              W.data<const T>() + Gr * Mg * Cg * KSize, Cg * KSize,
-              Pointwise ? Xg : Col, OutSize, T(1), Yn + Gr * Mg * OutSize,
-              OutSize);
+      // The bias goes into each GEMM tile just before the tile accumulates
+      // onto it (beta 1), on the same thread, while it is in cache.
+      auto InitTile = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
+        for (int64_t Row = M0; Row < M1; ++Row) {
+          T *P = Yg + Row * OutSize;
+          if (!Accumulate)
+            std::fill(P + N0, P + N1, Bg ? Bg[Row] : T(0));
+          else if (Bg)
+            for (int64_t J = N0; J < N1; ++J)
+              P[J] += Bg[Row];
+        }
+      };
+      parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg * KSize, T(1),
+                      W.data<const T>() + Gr * Mg * Cg * KSize, Cg * KSize,
+                      Pointwise ? Xg : Col, OutSize, T(1), Yg, OutSize,
+                      InitTile);
     }
   }
   return llvm::Error::success();
@@ -332,8 +345,8 @@ llvm::Error convTransposeTyped(const KernelContext &C,
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
       const T *Wg = W.data<const T>() + Gr * Cg * Mg * KSize;
-      gemm<T>(true, false, Mg * KSize, InSize, Cg, T(1), Wg, Mg * KSize, Xg,
-              InSize, T(0), Col, InSize);
+      parallelGemm<T>(C.Pool, true, false, Mg * KSize, InSize, Cg, T(1), Wg,
+                      Mg * KSize, Xg, InSize, T(0), Col, InSize);
       col2im(Col, Mg, G, Yn + Gr * Mg * OutSize, C.Pool);
     }
   }
