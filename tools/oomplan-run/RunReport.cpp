@@ -185,7 +185,7 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
        << (ProfiledRuns > 1 ? " (mean of the warm runs)" : "") << '\n';
     for (const runtime::OpTime &T : Ops)
       OS << left_justify(T.Op, 22)
-         << format("%12.4f %6.1f%% %11llu\n", T.Seconds / ProfiledRuns,
+         << format("%12.6f %6.1f%% %11llu\n", T.Seconds / ProfiledRuns,
                    Total > 0 ? 100.0 * T.Seconds / Total : 0.0,
                    (unsigned long long)(T.Calls / ProfiledRuns));
   }
