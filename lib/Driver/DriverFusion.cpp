@@ -10,9 +10,12 @@
 // order are kept for the report.
 //
 //===----------------------------------------------------------------------===//
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Fit/Reorder.h"
 #include "oomplan/IR/FusedOps.h"
+#include "oomplan/Report/Breakdown.h"
+#include "oomplan/Report/Capacity.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 
@@ -156,8 +159,74 @@ Error driver::prepareModel(Session &S, std::unique_ptr<Graph> &G,
   return Error::success();
 }
 
+static Error adviseFusedAttention(Session &S, const Graph &G,
+                                  const ShapeInfo &Shapes,
+                                  ArrayRef<std::optional<int64_t>> Bindings,
+                                  const PipelineOptions &PO) {
+  std::vector<SymbolId> Seq = findSymbolRoles(G).Seq;
+  if (Seq.empty() || !S.Budget || Seq[0] >= Bindings.size() ||
+      !Bindings[Seq[0]])
+    return Error::success();
+  FusionOptions O;
+  O.Supported = [](StringRef Op) { return Op == fused::AttentionOp; };
+  O.AttentionLogSumExp = true;
+  auto F = fuseGraph(G, Shapes, O);
+  if (!F)
+    return F.takeError();
+  if (!F->G)
+    return Error::success(); // no attention to fuse
+  auto FS = inferShapes(*F->G);
+  if (!FS)
+    return FS.takeError();
+  std::vector<std::optional<int64_t>> B(Bindings.begin(), Bindings.end());
+  B.resize(FS->SymbolNames.size());
+  report::PlanFn PlanAt = [&](ArrayRef<std::optional<int64_t>> At) {
+    return planTraining(S, *F->G, *FS, At, PO, /*Quiet=*/true);
+  };
+  auto Now = PlanAt(B);
+  if (!Now)
+    return Now.takeError();
+  auto Cap = report::findCapacity(PlanAt, B, Seq, "seq", *S.Budget, S.Overhead);
+  if (!Cap)
+    return Cap.takeError();
+  int64_t Len = *Bindings[Seq[0]];
+  std::string Text;
+  raw_string_ostream OS(Text);
+  OS << "fused attention (PyTorch 2.0+ scaled_dot_product_attention, flash "
+        "backend: output and log-sum-exp kept, scores recomputed in the "
+        "backward; "
+     << F->Stats.Attention << " attention blocks): seq " << Len << " needs "
+     << formatBytes(report::deviceBytes(*Now, S.Overhead));
+  if (!Cap->Max)
+    OS << "; not even seq 1 fits the budget";
+  else if (Cap->AtLeast)
+    OS << "; the longest sequence that fits is at least " << *Cap->Max;
+  else
+    OS << "; the longest sequence that fits the budget: " << *Cap->Max
+       << " (seq " << *Cap->Max << " needs " << formatBytes(Cap->BytesAtMax)
+       << " = " << Cap->BytesAtMax << " bytes, seq " << *Cap->Max + 1
+       << " needs " << formatBytes(Cap->BytesAbove.value_or(0)) << " = "
+       << Cap->BytesAbove.value_or(0) << " bytes)";
+  S.Fusion->TrainingAdvice = OS.str();
+  return Error::success();
+}
+
+void driver::fusedAttentionAdvice(Session &S, const Graph &G,
+                                  const ShapeInfo &Shapes,
+                                  ArrayRef<std::optional<int64_t>> Bindings,
+                                  const PipelineOptions &PO, bool AsNote) {
+  if (Error E = adviseFusedAttention(S, G, Shapes, Bindings, PO))
+    S.warn("fused attention estimate: " + toString(std::move(E)));
+  if (AsNote && !S.Fusion->TrainingAdvice.empty()) {
+    S.note(S.Fusion->TrainingAdvice);
+    S.Fusion->TrainingAdvice.clear();
+  }
+}
+
 void driver::printFusionSettings(Session &S) {
   const FusionRecord &R = *S.Fusion;
+  if (!R.TrainingAdvice.empty())
+    S.OS << R.TrainingAdvice << '\n';
   if (R.Fuse) {
     const FusionStats &F = R.Stats;
     S.OS << "fusion: auto, " << F.Attention << " attention, " << F.MatMul

@@ -375,6 +375,12 @@ Expected<int> driver::runModel(Session &S) {
                         : planGraph(**G, *Shapes, Bindings, MainPO);
   if (!P)
     return P.takeError();
+  // Only when the step does not fit: the question is then how long a
+  // sequence would (a capacity search of training plans costs seconds).
+  if (S.training() && !P->fits() &&
+      (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan))
+    fusedAttentionAdvice(S, **G, *Shapes, Bindings, PO,
+                         /*AsNote=*/fitRuns(S, *P));
   // Fusion and the order run before the other transforms.
   Rec.Log.insert(Rec.Log.begin(), S.Fusion->Passes.begin(),
                  S.Fusion->Passes.end());

@@ -398,12 +398,16 @@ const OpInfo Ops[] = {
     {"TfIdfVectorizer", Shape::Declared, Alias::None, NotDifferentiable,
      perInput(1)},
 
-    // oomplan's fused ops (IR/FusedOps.h; lib/Transforms/Fusion*.cpp makes
-    // them in inference only, so none has a gradient rule). The attention's
-    // cost is counted as a product over its output (its FLOPs depend on Sk,
-    // which no class reads); the conv's in-place input is its residual.
-    {"OomplanAttention", Shape::FusedAttention, Alias::None, UnknownGrad,
-     product(1)},
+    // oomplan's fused ops (IR/FusedOps.h; lib/Transforms/Fusion*.cpp). The
+    // attention's cost is counted as a product over its output (its FLOPs
+    // depend on Sk, which no class reads); the conv's in-place input is its
+    // residual. Only the attention has a gradient rule, for the report's
+    // "fused attention" estimate of training: flash attention's backward
+    // (PyTorch 2.0's scaled_dot_product_attention) keeps Q, K, V, the output
+    // and one log-sum-exp per query row (output 1, present in training only)
+    // and recomputes the scores tile by tile.
+    {"OomplanAttention", Shape::FusedAttention, Alias::None,
+     grad(In012, In012, 0, bit(0) | bit(1), NoAux, 0), product(1)},
     {"OomplanConv", Shape::Conv, Alias::InPlace, UnknownGrad, ConvFlops,
      /*InPlaceInput=*/3},
     {"OomplanMatMul", Shape::FusedMatMul, Alias::None, UnknownGrad,

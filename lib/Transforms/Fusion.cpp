@@ -59,6 +59,16 @@ std::optional<double> MatchContext::scalarConstant(ValueId V) const {
   if (V == NoId)
     return std::nullopt;
   const Value &Val = G.Values[V];
+  // A Cast or Identity of a scalar constant (training exports cast
+  // baddbmm's alpha); a cast to an integer type would round, so only float
+  // targets pass.
+  if (Val.Kind == ValueKind::NodeOutput && Val.Producer != NoId) {
+    const Node &P = G.Nodes[Val.Producer];
+    int64_t To = P.getInt("to", 0); // FLOAT, FLOAT16, DOUBLE, BFLOAT16
+    if (P.OpType == "Identity" ||
+        (P.OpType == "Cast" && (To == 1 || To == 10 || To == 11 || To == 16)))
+      return scalarConstant(P.input(0));
+  }
   std::shared_ptr<const TensorData> D;
   if (Val.Kind == ValueKind::Weight)
     D = Val.Data;
@@ -203,8 +213,8 @@ static Expected<std::unique_ptr<Graph>> rebuild(const Graph &G,
           Gone[V] = true;
   for (const Rewrite &R : Rewrites)
     for (const std::string &Out : R.Fused.Outputs)
-      if (!Out.empty())
-        Gone[G.findValue(Out)] = false;
+      if (ValueId V = G.findValue(Out); V != NoId) // not a new output
+        Gone[V] = false;
   for (ValueId V = 0; V < G.Values.size(); ++V) {
     const Value &Val = G.Values[V];
     if (Val.Kind == ValueKind::NodeOutput && !Gone[V] && Val.HasDeclaredShape &&

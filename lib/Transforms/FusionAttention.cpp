@@ -176,8 +176,12 @@ void matchAt(MatchContext &C, NodeId SmId) {
     bool MaskUnused = Dn.Outputs.size() < 2 || Dn.Outputs[1] == NoId ||
                       (G.Values[Dn.Outputs[1]].Users.empty() &&
                        !G.Values[Dn.Outputs[1]].IsGraphOutput);
-    if (C.claimed(D) || !isViewOp(G, Dn) || !MaskUnused ||
-        !C.onlyUsedBy(P, D) || Dn.Inputs[0] != P)
+    // The training estimate also takes a training-mode Dropout: flash
+    // attention draws its mask from a saved RNG state, tile by tile, in the
+    // forward and again in the backward, and keeps no mask.
+    bool Identity = isViewOp(G, Dn) || C.Opts.AttentionLogSumExp;
+    if (C.claimed(D) || !Identity || !MaskUnused || !C.onlyUsedBy(P, D) ||
+        Dn.Inputs[0] != P)
       return;
     Nodes.push_back(D);
     P = Dn.Outputs[0];
@@ -230,6 +234,8 @@ void matchAt(MatchContext &C, NodeId SmId) {
   while (!R.Fused.Inputs.empty() && R.Fused.Inputs.back().empty())
     R.Fused.Inputs.pop_back();
   R.Fused.Outputs = {Name(Mm2.Outputs[0])};
+  if (C.Opts.AttentionLogSumExp)
+    R.Fused.Outputs.push_back(Name(Mm2.Outputs[0]) + ":logsumexp");
   R.Fused.Attrs = {floatAttr("scale", Scale),
                    intAttr("k_transposed", KTransposed)};
   if (M->Mask != NoId) {

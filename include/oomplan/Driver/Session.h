@@ -55,6 +55,9 @@ struct FusionRecord {
   bool Recorded = false;    ///< The main plan's numbers below are set.
   uint64_t FileOrderBound = 0, ChosenOrderBound = 0; ///< Arena lower bounds.
   PassLog Passes; ///< "fusion" and "reorder" schedules of the main plan.
+  /// Training: the fused-attention line of the report (see
+  /// fusedAttentionAdvice); empty when it does not apply.
+  std::string TrainingAdvice;
 };
 
 struct Session {
@@ -109,6 +112,14 @@ llvm::Error prepareModel(Session &S, std::unique_ptr<Graph> &G,
 /// The report's "fusion:" and "order:" lines, when they are on (the
 /// defaults for inference).
 void printFusionSettings(Session &S);
+/// Training: plans G with its attention fused as PyTorch's flash attention
+/// runs it (output and log-sum-exp kept, scores recomputed in the backward)
+/// at Bindings and searches the longest sequence that fits the budget, into
+/// S.Fusion->TrainingAdvice (the report prints it), or a note when AsNote
+/// (the fit's output has no settings lines). Errors become a warning.
+void fusedAttentionAdvice(Session &S, const Graph &G, const ShapeInfo &Shapes,
+                          llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                          const PipelineOptions &PO, bool AsNote);
 
 /// Checks the request's options against each other (17.6) and resolves
 /// budget, overhead, device and training options into S.

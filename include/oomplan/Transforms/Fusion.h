@@ -28,6 +28,10 @@ struct FusionOptions {
   /// Whether an executor can run a fused op type (OomplanAttention, ...);
   /// null: every type (the planner-only path).
   std::function<bool(llvm::StringRef)> Supported;
+  /// Give each OomplanAttention a second output, its log-sum-exp per query
+  /// row, which a training step keeps for the backward (the report's fused
+  /// attention estimate for training).
+  bool AttentionLogSumExp = false;
 };
 
 struct FusionStats {

@@ -200,6 +200,10 @@ llvm::Error fusedAttention(RuleContext &Ctx) {
   llvm::Expected<std::vector<SymExpr>> Out = matmulShape(Ctx, *Scores, V);
   if (!Out)
     return Out.takeError();
+  // Output 1 (training only): one fp32 log-sum-exp per query row.
+  if (Ctx.hasOutput(1))
+    Ctx.setOutput(1, ElementType::Float,
+                  llvm::ArrayRef<SymExpr>(*Out).drop_back().vec());
   Ctx.setOutput(0, Ctx.inType(0), std::move(*Out));
   return llvm::Error::success();
 }
