@@ -71,6 +71,7 @@ SAME = [
     [TRAIN_GPT, "--train", "--seq=64", "--device=L4", "--max-batch",
      "--emit=json"],
     [GPT, "--batch=1", "--budget=2G", "--max-seq", "--sweep"],
+    [GPT, "--batch=2", "--seq=64", "--fuse=none", "--order", "file"],
     [GPT, "--batch=2", "--seq=64", "--timeline=" + os.path.join(TMP, "t.svg"),
      "--trace=" + os.path.join(TMP, "t.json")],
     [CSV, "--emit=csv", "-o", os.path.join(TMP, "out.csv")],
