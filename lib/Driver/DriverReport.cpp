@@ -88,13 +88,12 @@ static api::CapacityAnswer answer(const report::CapacityResult &C) {
 }
 
 // --runtime=pytorch-cuda: the plan's allocations through the caching
-// allocator. Out of memory there is a verdict too (exit code 2); when the
-// tensors fit, the text report's diagnosis names fragmentation first. The
-// JSON report keeps the plan's verdict (its "fits" is the plan's bytes
-// against the budget) and "cuda_allocator" carries the allocator's.
+// allocator. Its verdict is reported beside the plan's (its section, and
+// "cuda_allocator" in JSON), with the fragmentation finding when the tensors
+// fit but the allocator does not; the exit code, the capacity searches and
+// the fit stay on the plan's bytes, so they agree with each other.
 static Expected<std::optional<report::AllocatorReport>>
-simulateAllocator(Session &S, const Plan &P, report::MemoryReport &R,
-                  bool JSON) {
+simulateAllocator(Session &S, const Plan &P) {
   if (!S.training() || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
     return std::nullopt;
   std::string Text = S.Req.Train.CudaAllocConf.value_or("");
@@ -105,11 +104,6 @@ simulateAllocator(Session &S, const Plan &P, report::MemoryReport &R,
   unsigned Iterations = S.Train.Step == TrainStep::First ? 1 : 2;
   report::AllocatorReport A = report::buildAllocatorReport(
       P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead);
-  if (A.outOfMemory() && !JSON) {
-    R.Fits = false;
-    if (A.fragmentationTipsOver())
-      R.Findings.insert(R.Findings.begin(), report::fragmentationFinding(A));
-  }
   return std::optional<report::AllocatorReport>(std::move(A));
 }
 
@@ -148,7 +142,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
     S.Res.MaxBatch = answer(*R->Batch);
   if (R->Seq && R->SeqAsked)
     S.Res.MaxSeq = answer(*R->Seq);
-  auto Alloc = simulateAllocator(S, P, *R, JSON);
+  auto Alloc = simulateAllocator(S, P);
   if (!Alloc)
     return Alloc.takeError();
   if (JSON) {
@@ -182,8 +176,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
   }
   if (Error E = writePictures(S.Req.Report, P, C, *R))
     return E;
-  bool AllocatorOOM = *Alloc && (*Alloc)->outOfMemory();
-  return R->Fits && !AllocatorOOM ? 0 : 2;
+  return R->Fits ? 0 : 2;
 }
 
 Expected<int> driver::runFittedJSON(Session &S, const PlanContext &PC,

@@ -104,6 +104,12 @@ void report::printAllocatorText(llvm::raw_ostream &OS,
     OS << "    with " << Alt.Setting << ": reserved "
        << formatBytes(Alt.Unlimited.PeakReserved) << ", "
        << (Alt.UnderBudget.OOMEvent ? "still out of memory" : "fits") << '\n';
+  if (!A.fragmentationTipsOver())
+    return;
+  Finding F = fragmentationFinding(A);
+  OS << "  diagnosis: " << causeName(F.Kind) << ": " << F.Summary << '\n';
+  for (const std::string &E : F.Evidence)
+    OS << "    " << E << '\n';
 }
 
 static void writeResult(llvm::json::OStream &J, const AllocatorResult &R) {
