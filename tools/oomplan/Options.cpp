@@ -186,10 +186,10 @@ static cl::list<std::string> PrintAfter(
 static cl::opt<bool>
     PrintAfterAll("print-after-all", cl::cat(OutputCat),
                   cl::desc("Print the schedule after every transform"));
-static cl::opt<std::string> Devices(
-    "devices", cl::cat(TrainCat), cl::value_desc("N|auto"),
-    cl::desc("Train on N devices (auto: the fewest that fit); "
-             "docs/multi-device.md"));
+static cl::opt<std::string>
+    Devices("devices", cl::cat(TrainCat), cl::value_desc("N|auto"),
+            cl::desc("Train on N devices (auto: the fewest that fit); "
+                     "docs/multi-device.md"));
 static cl::opt<std::string> Parallel(
     "parallel", cl::cat(TrainCat), cl::value_desc("SPEC|auto"),
     cl::desc("dp=D,tp=T,sp,pp=P,zero=0-3,micro-batches=M,recompute=none|"
@@ -233,6 +233,14 @@ static cl::opt<uint64_t>
 static cl::opt<bool> NoInPlace("no-inplace", cl::cat(AlgoCat),
                                cl::desc("Never let elementwise ops overwrite "
                                         "their input"));
+static cl::opt<std::string>
+    Fuse("fuse", cl::cat(AlgoCat), cl::value_desc("auto|none"),
+         cl::desc("Fuse attention, conv + residual and matmul epilogues "
+                  "(default auto for inference, none with --train)"));
+static cl::opt<std::string>
+    Order("order", cl::cat(AlgoCat), cl::value_desc("memory|file"),
+          cl::desc("Step order: memory-aware reorder (default for "
+                   "inference) or the file's (default with --train)"));
 static cl::opt<bool> IOInArena("io-in-arena", cl::cat(AlgoCat),
                                cl::desc("Plan graph inputs and outputs inside "
                                         "the arena"));
@@ -285,6 +293,11 @@ Expected<api::Request> tool::makeRequest() {
   R.Train.GradAccum = given(GradAccum);
   R.Train.Freeze.assign(Freeze.begin(), Freeze.end());
   R.Train.Tied.assign(Tied.begin(), Tied.end());
+  R.Train.Loss = given(Loss);
+  R.Train.Step = given(StepKindOpt);
+  R.Train.ZeroGrad = given(ZeroGrad);
+  R.Train.Runtime = given(Runtime);
+  R.Train.CudaAllocConf = given(CudaAllocConf);
   R.Budget = given(Budget);
   R.Overhead = given(Overhead);
   R.Device = given(Device);
@@ -293,11 +306,6 @@ Expected<api::Request> tool::makeRequest() {
   R.Fit.Fit = Fit;
   R.Fit.NoFit = NoFit;
   R.Fit.Remat = Remat;
-  R.Train.Loss = given(Loss);
-  R.Train.Step = given(StepKindOpt);
-  R.Train.ZeroGrad = given(ZeroGrad);
-  R.Train.Runtime = given(Runtime);
-  R.Train.CudaAllocConf = given(CudaAllocConf);
   R.Fit.Offload = Offload;
   R.Fit.Reorder = Reorder;
   R.Fit.MicroBatches = given(MicroBatches);
@@ -307,6 +315,8 @@ Expected<api::Request> tool::makeRequest() {
   R.AlignBytes = given(Align);
   R.TimeLimitSeconds = TimeLimit;
   R.InPlace = !NoInPlace;
+  R.Fuse = given(Fuse);
+  R.Order = given(Order);
   R.IOInArena = IOInArena;
   R.Emit = Emit;
   R.Report.MaxBatch = MaxBatch;
