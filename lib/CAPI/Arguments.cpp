@@ -112,7 +112,10 @@ const std::pair<const char *, EmitKind> EmitValues[] = {
     {"plan", EmitKind::Plan},
     {"json", EmitKind::JSON},
     {"csv", EmitKind::CSV},
-    {"schedule", EmitKind::Schedule}};
+    {"schedule", EmitKind::Schedule},
+    {"deepspeed", EmitKind::DeepSpeed},
+    {"fsdp", EmitKind::FSDP},
+    {"megatron", EmitKind::Megatron}};
 
 #define FLAG(FIELD)                                                            \
   [](Arguments &A, StringRef V) -> Error {                                     \
@@ -186,6 +189,8 @@ const OptionSpec Options[] = {
     {"cuda-alloc-conf", Arity::Value,
      "max_split_size_mb:N,expandable_segments:True",
      STRING(Req.Train.CudaAllocConf)},
+    {"devices", Arity::Value, "N|auto", STRING(Req.Parallel.Devices)},
+    {"parallel", Arity::Value, "SPEC|auto", STRING(Req.Parallel.Spec)},
     // Fitting.
     {"fit", Arity::Flag, "", FLAG(Req.Fit.Fit)},
     {"no-fit", Arity::Flag, "", FLAG(Req.Fit.NoFit)},
@@ -200,7 +205,8 @@ const OptionSpec Options[] = {
     {"tf32", Arity::Flag, "", FLAG(Req.Fit.TF32)},
     // Output.
     {"emit", Arity::Value,
-     "graph|shapes|lifetimes|report|plan|json|csv|schedule",
+     "graph|shapes|lifetimes|report|plan|json|csv|schedule|deepspeed|fsdp|"
+     "megatron",
      ENUM("emit", Req.Emit, EmitValues)},
     {"print-after", Arity::List, "PASS", STRINGS(Req.PrintAfter)},
     {"print-after-all", Arity::Flag, "", FLAG(Req.PrintAfterAll)},

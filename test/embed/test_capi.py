@@ -58,6 +58,8 @@ SAME = [
      "--time-limit=0.5"],
     [GPT, "--dim=batch=2,seq=64", "--emit=graph"],
     [GPT, "--input-shape=input_ids=2x64", "--emit=json"],
+    [TRAIN_GPT, "--train", "--batch", "2", "--seq", "128", "--devices", "2",
+     "--parallel=dp=2,zero=2", "--emit=deepspeed"],
     [TRAIN_GPT, "--train", "--batch=2", "--seq=64", "--optimizer=sgd",
      "--precision=bf16-mixed", "--grad-accum=2", "--freeze=*ln*",
      "--emit=json"],
