@@ -7,7 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash utils/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build}
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release ${CMAKE_FLAGS:-} >/dev/null
+# -O2, not CMake's Release default -O3: the same tests, about 10% less
+# compile time (the runtime's kernel files most: Binary.cpp 15.2 s -> 11.3 s).
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
+  ${CMAKE_FLAGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
 
@@ -23,12 +27,14 @@ if [ "${ASSERT_BUILD:-1}" != 0 ]; then
     -DOOMPLAN_PYTHON=OFF -DOOMPLAN_TSAN_TEST=OFF \
     ${CMAKE_FLAGS:-} >/dev/null
   cmake --build "$ASSERT_DIR" -j "$(nproc)"
-  # The consistency suite (200 CLI combinations), the ONNX conformance run
-  # (1,072 models) and the install/embedding tests check outputs and
-  # packaging, not internals; once, in the Release pass, keeps CI under 15
-  # minutes. Every unit and lit test runs in both passes.
+  # The consistency suites (200 CLI combinations, and lit's consistency
+  # folder), the ONNX conformance run (1,072 models), the import of all of
+  # libonnx-testdata (lit.frontend) and the install/embedding tests check
+  # outputs and packaging, not internals; once, in the Release pass, keeps CI
+  # under 15 minutes (the fuzzers run the frontend with assertions on). Every
+  # other unit and lit test runs in both passes.
   ctest --test-dir "$ASSERT_DIR" --output-on-failure -j "$(nproc)" \
-    -E '^(consistency|conformance|embed\..*)$'
+    -E '^(consistency|conformance|lit\.consistency|lit\.frontend|embed\..*)$'
 fi
 # Each libFuzzer target for FUZZ_SECONDS (60; 0 skips), in its own clang
 # build (utils/fuzz.sh; docs/development.md#fuzzing).
