@@ -82,6 +82,12 @@ parallel::parseParallelSpec(llvm::StringRef Text,
     return specError("zero=" + llvm::Twine(S.Zero) +
                      " does not combine with pp (DeepSpeed's pipeline engine "
                      "supports ZeRO stage 0 and 1)");
+  // Each count is at most 65536 (parseCount); so is their product, which
+  // would otherwise wrap in unsigned arithmetic (to 0 at tp=pp=65536).
+  uint64_t Product = uint64_t(S.DP) * S.TP * S.PP;
+  if (Product > 65536)
+    return specError("dp*tp*pp = " + llvm::Twine(Product) +
+                     " is more than 65536 devices");
   if (Devices) {
     unsigned TPPP = S.TP * S.PP;
     if (!DPGiven) {

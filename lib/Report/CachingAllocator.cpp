@@ -200,7 +200,7 @@ public:
     if (!withinLimit(Seg))
       return std::nullopt;
     Segs.push_back({Pool == 0, false});
-    Reserved += Seg;
+    Reserved = saturatingAdd(Reserved, Seg);
     ++R.Segments;
     uint32_t B = newBlock(static_cast<uint32_t>(Segs.size() - 1), 0, Seg);
     insertFree(B);
@@ -218,13 +218,16 @@ public:
       Blocks[B].Allocated = true; // an empty placeholder, never handed out
     }
     uint32_t T = static_cast<uint32_t>(Tail[Pool]);
-    uint64_t Have = Blocks[T].Allocated ? 0 : Blocks[T].Size;
-    uint64_t Map = roundUp(Size - Have, Page);
+    // A free tail that findFree refused (max_split_size_mb) although it is
+    // large enough is not extended: Size - Have would wrap. Map a new block
+    // of Size after it instead, the larger (never lower) reservation.
+    bool Extend = !Blocks[T].Allocated && Blocks[T].Size < Size;
+    uint64_t Map = roundUp(Extend ? Size - Blocks[T].Size : Size, Page);
     if (!withinLimit(Map))
       return std::nullopt;
-    Reserved += Map;
+    Reserved = saturatingAdd(Reserved, Map);
     ++R.Segments;
-    if (Blocks[T].Allocated) {
+    if (!Extend) {
       const Block &Last = Blocks[T];
       uint32_t B = newBlock(Last.Seg, Last.Off + Last.Size, Map);
       Blocks[B].Prev = int32_t(T);

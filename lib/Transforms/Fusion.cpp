@@ -158,10 +158,21 @@ static Expected<std::unique_ptr<Graph>> rebuild(const Graph &G,
       Removed[N] = true;
     AtSink[R.Sink] = &R;
   }
-  // A Constant whose every reader was removed (a scale) goes too.
+  // Values the fused nodes read: they stay, whoever else read them.
+  std::vector<bool> FusedReads(G.Values.size(), false);
+  for (const Rewrite &R : Rewrites)
+    for (const std::string &In : R.Fused.Inputs)
+      if (!In.empty()) {
+        ValueId V = G.findValue(In);
+        if (V != NoId)
+          FusedReads[V] = true;
+      }
+  // A Constant whose every reader was removed (a scale) goes too, unless a
+  // fused node reads it (a bias or a mask given by a Constant node).
   for (NodeId N = 0; N < G.Nodes.size(); ++N) {
     const Node &Nd = G.Nodes[N];
-    if (Nd.OpType != "Constant" || Removed[N] || Nd.Outputs.size() != 1)
+    if (Nd.OpType != "Constant" || Removed[N] || Nd.Outputs.size() != 1 ||
+        FusedReads[Nd.Outputs[0]])
       continue;
     const Value &V = G.Values[Nd.Outputs[0]];
     if (!V.IsGraphOutput && !V.Users.empty() &&
@@ -175,11 +186,6 @@ static Expected<std::unique_ptr<Graph>> rebuild(const Graph &G,
       for (ValueId V : G.Nodes[N].Inputs)
         if (V != NoId)
           Read[V] = true;
-  std::vector<bool> FusedReads(G.Values.size(), false);
-  for (const Rewrite &R : Rewrites)
-    for (const std::string &In : R.Fused.Inputs)
-      if (!In.empty())
-        FusedReads[G.findValue(In)] = true;
 
   GraphBuilder B(G.SourcePath);
   for (const std::string &S : G.Symbols)

@@ -234,8 +234,13 @@ void matchAt(MatchContext &C, NodeId SmId) {
   while (!R.Fused.Inputs.empty() && R.Fused.Inputs.back().empty())
     R.Fused.Inputs.pop_back();
   R.Fused.Outputs = {Name(Mm2.Outputs[0])};
-  if (C.Opts.AttentionLogSumExp)
-    R.Fused.Outputs.push_back(Name(Mm2.Outputs[0]) + ":logsumexp");
+  if (C.Opts.AttentionLogSumExp) {
+    // A name no value of the model has (GraphBuilder rejects duplicates).
+    std::string LSE = Name(Mm2.Outputs[0]) + ":logsumexp";
+    while (G.findValue(LSE) != NoId)
+      LSE += "_";
+    R.Fused.Outputs.push_back(LSE);
+  }
   R.Fused.Attrs = {floatAttr("scale", Scale),
                    intAttr("k_transposed", KTransposed)};
   if (M->Mask != NoId) {

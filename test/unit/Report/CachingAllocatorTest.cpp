@@ -103,6 +103,22 @@ TEST(CachingAllocator, ExpandableSegmentsMergeWhatSegmentsCannot) {
   EXPECT_EQ(R.PeakAllocated, 24 * MiB);
 }
 
+TEST(CachingAllocator, ExpandableWithMaxSplitMapsANewBlockPastARefusedTail) {
+  // Expandable, max_split_size_mb:20. 200 MiB maps ten 20 MiB pages and is
+  // freed: a 200 MiB free block at the segment's end. 30 MiB (>= 20 MiB)
+  // may not take it: 200 >= 30 + 20 (an oversize block is only used for a
+  // near-exact request). The tail already holds more than 30 MiB, so it is
+  // not extended (Size - tail would wrap); a new 40 MiB (two pages) block
+  // is mapped after it: reserved 200 + 40 = 240 MiB, no OOM.
+  CudaAllocConfig C;
+  C.ExpandableSegments = true;
+  C.MaxSplitSize = 20 * MiB;
+  auto R = simulateCachingAllocator({A(0, 200 * MiB), F(0), A(1, 30 * MiB)}, C);
+  EXPECT_EQ(R.PeakReserved, 240 * MiB);
+  EXPECT_EQ(R.PeakAllocated, 200 * MiB);
+  EXPECT_FALSE(R.OOMEvent.has_value());
+}
+
 TEST(CachingAllocator, LimitReleasesWholeFreeSegmentsFirst) {
   // Limit 36 MiB: 24 MiB would make 48 MiB reserved; both 12 MiB segments
   // are free and whole, so they are released (0 reserved) and 24 fits.
