@@ -42,8 +42,7 @@ constexpr AuxKind AuxPoolIndices = AuxKind::PoolIndices;
 constexpr GradRule grad(uint32_t DiffInputs, uint32_t SaveAlways,
                         uint32_t SaveIfPartnerGrad, uint32_t SaveOutputs,
                         AuxKind Aux, uint32_t GradViewInputs,
-                        uint8_t ScratchOfInput = 0,
-                        uint8_t ScratchOfOutput = 0,
+                        uint8_t ScratchOfInput = 0, uint8_t ScratchOfOutput = 0,
                         uint8_t ScratchOfInput1 = 0) {
   return {GradClass::Rule,   DiffInputs,     SaveAlways,
           SaveIfPartnerGrad, SaveOutputs,    Aux,

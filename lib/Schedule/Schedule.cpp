@@ -119,8 +119,8 @@ Schedule oomplan::makeDefaultSchedule(const Graph &G,
     if (St.MayWriteInPlace && Op && Op->InPlaceInput >= 0) {
       ValueId Named = Nd.input(Op->InPlaceInput);
       auto It = llvm::find(St.Reads, Named);
-      if (Named == NoId || S.Tensors[Named].SizeBytes !=
-                               S.Tensors[St.Writes[0]].SizeBytes)
+      if (Named == NoId ||
+          S.Tensors[Named].SizeBytes != S.Tensors[St.Writes[0]].SizeBytes)
         St.MayWriteInPlace = false;
       else
         St.InPlaceRead = static_cast<int>(It - St.Reads.begin());

@@ -146,10 +146,11 @@ transposeValues(llvm::ArrayRef<SymExpr> Vals, llvm::ArrayRef<SymExpr> InDims,
                 llvm::ArrayRef<size_t> Perm);
 /// Tracked contents of a Slice: per input axis its first index and step
 /// (0 and 1 for axes not sliced), OutDims the result's dims.
-std::optional<std::vector<SymExpr>>
-sliceValues(llvm::ArrayRef<SymExpr> Vals, llvm::ArrayRef<SymExpr> InDims,
-            llvm::ArrayRef<SymExpr> OutDims, llvm::ArrayRef<int64_t> Starts,
-            llvm::ArrayRef<int64_t> Steps);
+std::optional<std::vector<SymExpr>> sliceValues(llvm::ArrayRef<SymExpr> Vals,
+                                                llvm::ArrayRef<SymExpr> InDims,
+                                                llvm::ArrayRef<SymExpr> OutDims,
+                                                llvm::ArrayRef<int64_t> Starts,
+                                                llvm::ArrayRef<int64_t> Steps);
 
 } // namespace shapes
 } // namespace oomplan
