@@ -6,6 +6,7 @@
 // report is still printed), 1 an error. Everything else is in lib/Driver.
 //
 //===----------------------------------------------------------------------===//
+#include "Commands.h"
 #include "Options.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -60,6 +61,16 @@ int main(int argc, char **argv) {
         outs() << left_justify(A.Name, 20) << A.Description << '\n';
       return 0;
     }
+  for (int I = 1; I < argc; ++I) {
+    StringRef A(argv[I]);
+    if (A != "--commands" && !A.startswith("--commands="))
+      continue;
+    bool Joined = A.startswith("--commands=");
+    if (I != 1 || argc != (Joined ? 2 : 3))
+      return fail("--commands FILE takes no other option: put each model's "
+                  "options on its line of FILE");
+    return tool::runCommandsFile(Joined ? A.drop_front(11) : argv[2], outs());
+  }
   std::string Bad = tool::checkArguments(argc, argv);
   if (!Bad.empty())
     return fail(Bad);
