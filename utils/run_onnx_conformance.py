@@ -3,7 +3,8 @@
 
 Debian's libonnx-testdata ships each test as a folder with model.onnx and
 test_data_set_*/{input,output}_<i>.pb. Every data set is run through the
-planner and the CPU runtime (oomplan-run --input NAME=FILE ... --output-dir ...),
+planner and the CPU runtime (oomplan-run --input NAME=FILE ... --output-dir ...;
+each job keeps one `oomplan-run --commands -` that forks a child per run),
 and each output is compared with the expected one using onnx.numpy_helper,
 with ONNX's backend-test tolerances: rtol 1e-3, atol 1e-7 for floats, exact
 for integers and bools. Each test is classified:
@@ -34,10 +35,14 @@ import concurrent.futures
 import glob
 import json
 import os
+import math
 import re
+import shlex
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -47,6 +52,65 @@ RTOL, ATOL = 1e-3, 1e-7
 # OpenBLAS starting a thread per core in every short run costs more than the
 # test itself.
 ENV = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+
+
+
+class Runner:
+    """Runs oomplan-run command lines. With a tool that has --commands, each
+    worker thread keeps one `oomplan-run --commands -` coprocess, which
+    forks a child per line: a process start (dynamic loading and ONNX's
+    schema registry, about 40 ms) costs more than most tests, and the tests
+    are about 1,100 runs. A child that crashes or hangs is reported as such
+    for its line alone. Otherwise each run is its own process."""
+
+    def __init__(self, tool, batch, timeout):
+        self.tool, self.batch, self.timeout = tool, batch, timeout
+        self.local = threading.local()
+        self.procs = []
+        self.lock = threading.Lock()
+
+    def _coprocess(self):
+        p = getattr(self.local, "proc", None)
+        if p is None or p.poll() is not None:
+            p = subprocess.Popen(
+                [self.tool, "--commands", "-", "--line-timeout",
+                 str(max(1, math.ceil(self.timeout)))],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env=ENV, text=True, bufsize=1)
+            self.local.proc = p
+            with self.lock:
+                self.procs.append(p)
+        return p
+
+    def run(self, args):
+        """(returncode, stdout bytes, stderr bytes) of `oomplan-run ARGS`;
+        raises subprocess.TimeoutExpired past the timeout."""
+        if self.batch:
+            p = self._coprocess()
+            try:
+                p.stdin.write(" ".join(shlex.quote(a) for a in args) + "\n")
+                p.stdin.flush()
+                line = p.stdout.readline()
+            except (BrokenPipeError, OSError):
+                line = ""
+            if line:
+                rec = json.loads(line)
+                if rec.get("signal") == signal.SIGALRM:
+                    raise subprocess.TimeoutExpired(args, self.timeout)
+                return (rec["exit"], rec["stdout"].encode(),
+                        rec["stderr"].encode())
+            self.local.proc = None  # The coprocess itself died: run alone.
+        p = subprocess.run([self.tool] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=self.timeout,
+                           env=ENV)
+        return p.returncode, p.stdout, p.stderr
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.stdin.close()
+                p.wait()
+
 
 # Imported lazily (workers need them; --help should not).
 np = None
@@ -192,7 +256,7 @@ UNSUPPORTED_RE = re.compile(
 OP_RE = re.compile(r"node (?:'[^']*'|#\d+) \(([A-Za-z0-9_]+)\)")
 
 
-def run_data_set(tool, model, ds, timeout, extra, fold):
+def run_data_set(runner, model, ds, extra, fold):
     """Returns (status, detail, folded input names) for one data set."""
     with tempfile.TemporaryDirectory(prefix="oomplan-conf-") as out:
         tmp = os.path.join(out, "in")
@@ -203,22 +267,20 @@ def run_data_set(tool, model, ds, timeout, extra, fold):
             return "error", "reading the model: %s" % e, []
         if fold and not folded:
             return "unsupported", "nothing to fold", []
-        cmd = [tool, model, "--output-dir", out] + args + extra
         try:
-            p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=timeout,
-                               env=ENV)
+            rc, stdout, stderr = runner.run(
+                [model, "--output-dir", out] + args + extra)
         except subprocess.TimeoutExpired:
-            return "error", "timeout after %ss" % timeout, folded
-        err = p.stderr.decode("utf-8", "replace").strip()
-        if p.returncode != 0:
-            outs = p.stdout.decode("utf-8", "replace").strip().splitlines()
+            return "error", "timeout after %ss" % runner.timeout, folded
+        err = stderr.decode("utf-8", "replace").strip()
+        if rc != 0:
+            outs = stdout.decode("utf-8", "replace").strip().splitlines()
             # A failed check prints its verdict on stdout, not as an error.
             line = (err.splitlines()[-1] if err else
-                    "exit %d: %s" % (p.returncode, outs[-1] if outs else ""))
-            if p.returncode < 0:
-                return "error", "killed by signal %d" % -p.returncode, folded
-            if p.returncode == 3 or UNSUPPORTED_RE.search(err):
+                    "exit %d: %s" % (rc, outs[-1] if outs else ""))
+            if rc < 0:
+                return "error", "killed by signal %d" % -rc, folded
+            if rc == 3 or UNSUPPORTED_RE.search(err):
                 return "unsupported", line, folded
             return "error", line, folded
         n = len(glob.glob(os.path.join(ds, "output_*.pb")))
@@ -240,7 +302,7 @@ def run_data_set(tool, model, ds, timeout, extra, fold):
     return "pass", "", folded
 
 
-def run_test(tool, test_dir, timeout, extra, fold):
+def run_test(runner, test_dir, extra, fold):
     """Returns (status, detail) for one test folder. A test that the planner
     rejects because a shape comes from a graph input is run again with those
     inputs folded (when fold is on): its pass then says "folded: NAMES"."""
@@ -251,11 +313,11 @@ def run_test(tool, test_dir, timeout, extra, fold):
     folded_any = set()
     values = ""
     for ds in sets:
-        status, detail, _ = run_data_set(tool, model, ds, timeout, extra, False)
+        status, detail, _ = run_data_set(runner, model, ds, extra, False)
         if status == "pass" and detail:
             values = detail
         if status == "unsupported" and fold and FOLDABLE_RE.search(detail):
-            s2, d2, names = run_data_set(tool, model, ds, timeout, extra, True)
+            s2, d2, names = run_data_set(runner, model, ds, extra, True)
             if s2 in ("pass", "fail", "error") and names:
                 status, detail = s2, d2
                 folded_any.update(names)
@@ -356,12 +418,13 @@ def main():
         extra.append("--check=unplanned")
     start = time.time()
     results = {}
+    runner = Runner(args.tool, "--commands" in help_text, args.timeout)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {ex.submit(run_test, args.tool, d, args.timeout, extra,
-                          args.fold): name
+        futs = {ex.submit(run_test, runner, d, extra, args.fold): name
                 for name, d in tests}
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
+    runner.close()
     elapsed = time.time() - start
 
     # Summary per suite.

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
+#include "RunCommands.h"
 #include "RunReport.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Frontend/ONNXImporter.h"
@@ -30,6 +31,7 @@
 #include "llvm/Support/WithColor.h"
 #include <chrono>
 #include <cstring>
+#include <optional>
 
 using namespace llvm;
 using namespace oomplan;
@@ -86,6 +88,20 @@ static cl::opt<bool> Profile(
 static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
                              cl::desc("Print one JSON object instead of the "
                                       "table"));
+
+// Handled in main before the other options are parsed (RunCommands.h);
+// options so that --help lists them.
+static cl::opt<std::string> CommandsPath(
+    "commands", cl::cat(RunCat), cl::value_desc("FILE|-"),
+    cl::desc("Run each line of FILE (a model and its options, as after "
+             "`oomplan-run`) in a child of this one process; one JSON object "
+             "per line on stdout: line, command, exit (signal), stdout, "
+             "stderr. '-' reads stdin and answers each line as it arrives. "
+             "Exit 1 if any line did not exit 0. Takes only --line-timeout"));
+static cl::opt<unsigned> LineTimeout(
+    "line-timeout", cl::cat(RunCat), cl::init(0), cl::value_desc("S"),
+    cl::desc("With --commands: stop a line after S seconds (its record "
+             "says signal 14)"));
 
 static const char *Overview =
     "oomplan-run: plans a model as oomplan does, then runs the plan on the "
@@ -505,12 +521,8 @@ static Expected<int> runTool(api::Request R) {
   return Rep.ok() ? 0 : 1;
 }
 
-int main(int argc, char **argv) {
-  InitLLVM Y(argc, argv);
-  std::vector<const cl::OptionCategory *> Cats(tool::categories().begin(),
-                                               tool::categories().end());
-  Cats.push_back(&RunCat);
-  cl::HideUnrelatedOptions(Cats);
+/// One command line, as main runs it (also in each --commands child).
+static int runMain(int argc, const char *const *argv) {
   std::string Bad = tool::checkArguments(argc, argv);
   if (!Bad.empty())
     return fail(Bad);
@@ -522,4 +534,62 @@ int main(int argc, char **argv) {
   if (!RC)
     return fail(toString(RC.takeError()));
   return *RC;
+}
+
+/// oomplan-run --commands FILE [--line-timeout S] (RunCommands.h), or -1
+/// when the arguments do not ask for it.
+static int runCommands(int argc, char **argv) {
+  std::optional<std::string> Path;
+  unsigned Timeout = 0;
+  bool Other = false;
+  for (int I = 1; I < argc; ++I) {
+    StringRef A(argv[I]), Name, Value;
+    std::tie(Name, Value) = A.split('=');
+    if (Name != "--commands" && Name != "--line-timeout") {
+      Other = true;
+      continue;
+    }
+    if (!A.contains('='))
+      Value = I + 1 < argc ? StringRef(argv[++I]) : StringRef();
+    if (Name == "--commands")
+      Path = Value.str();
+    else if (Value.getAsInteger(10, Timeout))
+      return fail("invalid --line-timeout '" + Value + "': seconds expected");
+  }
+  if (!Path)
+    return -1;
+  if (Other || Path->empty())
+    return fail("--commands FILE takes no other option but --line-timeout: "
+                "put each run's options on its line of FILE");
+  // ONNX builds its operator schema registry on first use (about 25 ms):
+  // once here, so that the children inherit it.
+  consumeError(importModelText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                               "warmup (float[1] x) => (float[1] y) {\n"
+                               "  y = Relu(x)\n}\n",
+                               "warm-up")
+                   .takeError());
+  return run::runCommandsForked(
+      *Path, Timeout,
+      [&](ArrayRef<std::string> Args) {
+        for (const std::string &A : Args)
+          if (StringRef(A).split('=').first == "--commands")
+            return fail("--commands cannot appear inside a commands file");
+        std::vector<const char *> Argv{argv[0]};
+        for (const std::string &A : Args)
+          Argv.push_back(A.c_str());
+        return runMain(static_cast<int>(Argv.size()), Argv.data());
+      },
+      outs());
+}
+
+int main(int argc, char **argv) {
+  InitLLVM Y(argc, argv);
+  std::vector<const cl::OptionCategory *> Cats(tool::categories().begin(),
+                                               tool::categories().end());
+  Cats.push_back(&RunCat);
+  cl::HideUnrelatedOptions(Cats);
+  int RC = runCommands(argc, argv);
+  if (RC >= 0)
+    return RC;
+  return runMain(argc, argv);
 }

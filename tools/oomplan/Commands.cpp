@@ -1,24 +1,17 @@
 //===- Commands.cpp - many oomplan command lines in one process -----------===//
 //
-// Each line goes through the library's own option parser
+// Each line (CommandLines.h) goes through the library's own option parser
 // (oomplan/CAPI/Arguments.h, the C API's: no llvm::cl globals, so one
 // line's options cannot leak into the next) and api::runArguments, exactly
-// as the C API runs it. Lines are split as a shell would split them (GNU
-// quoting: '...', "...", backslash), so paths with spaces work. Blank lines
-// and lines starting with '#' are skipped, and numbered as they are in the
-// file. A line that fails is an answer ("exit": 1 with the error), not the
-// end of the run.
+// as the C API runs it. A line that fails is an answer ("exit": 1 with the
+// error), not the end of the run.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "CommandLines.h"
 #include "oomplan/CAPI/Arguments.h"
-#include "llvm/ADT/SmallVector.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/StringSaver.h"
 
-#include <iostream>
 #include <string>
 
 using namespace llvm;
@@ -30,13 +23,18 @@ const char *severityName(api::Severity S) {
   return S == api::Severity::Warning ? "warning" : "note";
 }
 
+/// JSON strings must be UTF-8 (a path or a model's names need not be).
+std::string utf8(StringRef S) {
+  return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+}
+
 /// One line's answer: what the tool would have printed and returned.
 void writeRecord(raw_ostream &OS, unsigned LineNo, StringRef Line,
                  const api::Result &R, bool OutputToFile) {
   json::OStream J(OS);
   J.object([&] {
     J.attribute("line", LineNo);
-    J.attribute("command", Line);
+    J.attribute("command", utf8(Line));
     J.attribute("exit", R.ExitCode);
     if (R.ok()) {
       J.attribute("fits", R.Fits);
@@ -44,7 +42,7 @@ void writeRecord(raw_ostream &OS, unsigned LineNo, StringRef Line,
       if (R.BudgetBytes)
         J.attribute("budget_bytes", *R.BudgetBytes);
     } else {
-      J.attribute("error", R.ErrorMessage);
+      J.attribute("error", utf8(R.ErrorMessage));
       if (R.Category)
         J.attribute("category", api::errorCategoryName(*R.Category));
     }
@@ -52,12 +50,12 @@ void writeRecord(raw_ostream &OS, unsigned LineNo, StringRef Line,
       for (const api::Diagnostic &D : R.Diagnostics)
         J.object([&] {
           J.attribute("level", severityName(D.Level));
-          J.attribute("message", D.Message);
+          J.attribute("message", utf8(D.Message));
         });
     });
     // With -o FILE the output went to the file, as it does from the CLI.
     if (!OutputToFile)
-      J.attribute("output", R.Output);
+      J.attribute("output", utf8(R.Output));
   });
   OS << '\n';
 }
@@ -71,16 +69,8 @@ api::Result errorResult(std::string Message) {
   return R;
 }
 
-/// Parses and runs one command line.
-api::Result runLine(StringRef Line, bool &OutputToFile) {
-  BumpPtrAllocator Alloc;
-  StringSaver Saver(Alloc);
-  SmallVector<const char *, 16> Tokens;
-  cl::TokenizeGNUCommandLine(Line, Saver, Tokens);
-  std::vector<std::string> Args;
-  for (const char *T : Tokens)
-    if (T) // The tokenizer marks line ends with null entries.
-      Args.emplace_back(T);
+/// Runs one command line.
+api::Result runLine(ArrayRef<std::string> Args, bool &OutputToFile) {
   for (const std::string &A : Args)
     if (A == "--commands" || StringRef(A).startswith("--commands="))
       return errorResult("--commands cannot appear inside a commands file");
@@ -95,43 +85,19 @@ api::Result runLine(StringRef Line, bool &OutputToFile) {
 } // namespace
 
 int tool::runCommandsFile(StringRef Path, raw_ostream &Out) {
-  std::unique_ptr<MemoryBuffer> Whole;
-  if (Path != "-") {
-    auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
-    if (!Buf) {
-      errs() << "oomplan: error: " << Path << ": " << Buf.getError().message()
-             << '\n';
-      return 1;
-    }
-    Whole = std::move(*Buf);
-  }
   bool AnyError = false, AnyOverBudget = false;
-  unsigned LineNo = 0;
-  StringRef Rest = Whole ? Whole->getBuffer() : StringRef();
-  std::string StdinLine;
-  while (true) {
-    StringRef Line;
-    if (Whole) {
-      if (Rest.empty())
-        break;
-      std::tie(Line, Rest) = Rest.split('\n');
-    } else {
-      // Standard input is read a line at a time and each answer flushed, so
-      // a program can write a line and wait for its answer.
-      if (!std::getline(std::cin, StdinLine))
-        break;
-      Line = StdinLine;
-    }
-    ++LineNo;
-    Line = Line.trim();
-    if (Line.empty() || Line.startswith("#"))
-      continue;
-    bool OutputToFile = false;
-    api::Result R = runLine(Line, OutputToFile);
-    AnyError |= R.ExitCode == 1;
-    AnyOverBudget |= R.ExitCode == 2;
-    writeRecord(Out, LineNo, Line, R, OutputToFile);
-    Out.flush();
+  std::string Bad = forEachCommandLine(
+      Path, [&](unsigned LineNo, StringRef Line, ArrayRef<std::string> Args) {
+        bool OutputToFile = false;
+        api::Result R = runLine(Args, OutputToFile);
+        AnyError |= R.ExitCode == 1;
+        AnyOverBudget |= R.ExitCode == 2;
+        writeRecord(Out, LineNo, Line, R, OutputToFile);
+        Out.flush(); // a program reading a pipe waits for each answer
+      });
+  if (!Bad.empty()) {
+    errs() << "oomplan: error: " << Bad << '\n';
+    return 1;
   }
   return AnyError ? 1 : AnyOverBudget ? 2 : 0;
 }

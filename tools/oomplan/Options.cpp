@@ -16,7 +16,14 @@ static cl::OptionCategory ModelCat("Model and shapes");
 static cl::OptionCategory BudgetCat("Budget and device");
 static cl::OptionCategory TrainCat("Training");
 static cl::OptionCategory FitCat("Fitting");
-static cl::OptionCategory OutputCat("Output");
+// Constructed on first use: the tools' own options (oomplan.cpp's
+// --commands) join it from other files, whose statics may be initialized
+// before these.
+cl::OptionCategory &tool::outputCategory() {
+  static cl::OptionCategory C("Output");
+  return C;
+}
+static cl::OptionCategory &OutputCat = tool::outputCategory();
 static cl::OptionCategory AlgoCat("Algorithms");
 
 // Model and shapes.
@@ -195,16 +202,6 @@ static cl::opt<std::string> Parallel(
     cl::desc("dp=D,tp=T,sp,pp=P,zero=0-3,micro-batches=M,recompute=none|"
              "selective|full,offload=optimizer|params|both; auto: the "
              "fastest that fits"));
-// Handled in main before the other options are parsed (Commands.h); listed
-// here so that --help shows it.
-static cl::opt<std::string> CommandsPath(
-    "commands", cl::cat(OutputCat), cl::value_desc("FILE|-"),
-    cl::desc("Run each line of FILE (a model and its options, as after "
-             "`oomplan`) in this one process; one JSON object per line on "
-             "stdout: line, command, exit, fits, total_bytes, error, "
-             "diagnostics, output. '-' reads stdin and answers each line as "
-             "it arrives. Exit 1 if any line failed, else 2 if any does not "
-             "fit. Takes no other option"));
 static cl::opt<std::string> OutputPath("o", cl::cat(OutputCat), cl::init("-"),
                                        cl::value_desc("FILE"),
                                        cl::desc("Write output here"));

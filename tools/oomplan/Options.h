@@ -21,6 +21,9 @@ llvm::ArrayRef<const llvm::cl::OptionCategory *> categories();
 /// The request the parsed options describe, or an error message.
 llvm::Expected<api::Request> makeRequest();
 
+/// The "Output" category, for options a tool adds (--commands).
+llvm::cl::OptionCategory &outputCategory();
+
 /// The output file (-o), and whether --list-algos was given.
 const std::string &outputPath();
 bool listAlgorithms();

@@ -29,6 +29,17 @@ static const char *Overview =
     "Exit codes: 0 the plan (fitted, when it was) fits, 2 nothing fits the "
     "budget, 1 error.\n";
 
+// Handled in main before the other options are parsed (Commands.h); an
+// option so that --help lists it.
+static cl::opt<std::string> CommandsPath(
+    "commands", cl::cat(tool::outputCategory()), cl::value_desc("FILE|-"),
+    cl::desc("Run each line of FILE (a model and its options, as after "
+             "`oomplan`) in this one process; one JSON object per line on "
+             "stdout: line, command, exit, fits, total_bytes, error, "
+             "diagnostics, output. '-' reads stdin and answers each line as "
+             "it arrives. Exit 1 if any line failed, else 2 if any does not "
+             "fit. Takes no other option"));
+
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "oomplan") << Msg << '\n';
   return 1;
