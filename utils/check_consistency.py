@@ -43,8 +43,10 @@ The report, remedy and capacity invariants are about the plan as is, so
 those combinations run with --no-fit (a plan over budget is otherwise
 fitted); the remedies' replays and the capacity checks do too.
 
-A failure prints the invariant, what disagreed, and the exact command to
-rerun. Exit code: 0 all hold, 1 some failed, 2 usage. Standard library only;
+Each job sends its command lines to one `oomplan --commands -` coprocess
+(--via=commands, the default; --via=cli or --one: one oomplan process per
+run). A failure prints the invariant, what disagreed, and the exact command
+to rerun. Exit code: 0 all hold, 1 some failed, 2 usage. Standard library only;
 runs the combinations on a thread pool (--jobs, default 2).
 """
 import argparse
@@ -81,18 +83,63 @@ class Result:
         return " ".join(shlex.quote(a) for a in [BIN] + self.args)
 
 
+# How commands run: "commands" keeps one `oomplan --commands -` coprocess
+# per worker thread (the library's option parser, in process: a process
+# start costs about 40 ms and the suite makes about 500 runs); "cli" starts
+# the oomplan binary for each (its llvm::cl parser; --one, for lit, runs
+# this way). embed.capi checks that both parsers read every option alike.
+VIA = "commands"
+_local = threading.local()
+_coprocs = []
+
+
+def _coprocess():
+    p = getattr(_local, "proc", None)
+    if p is None or p.poll() is not None:
+        p = subprocess.Popen([BIN, "--commands", "-"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, bufsize=1)
+        _local.proc = p
+        with _lock:
+            _coprocs.append(p)
+    return p
+
+
+def run_in_coprocess(args):
+    """Result of one command line through the coprocess; None when the
+    coprocess died (the caller then runs it as its own process)."""
+    p = _coprocess()
+    try:
+        p.stdin.write(" ".join(shlex.quote(a) for a in args) + "\n")
+        p.stdin.flush()
+        line = p.stdout.readline()
+    except (BrokenPipeError, OSError):
+        line = ""
+    if not line:
+        _local.proc = None
+        return None
+    rec = json.loads(line)
+    # Standard error as the CLI prints it.
+    err = "".join("oomplan: %s: %s\n" % (d["level"], d["message"])
+                  for d in rec["diagnostics"])
+    if rec["exit"] == 1:
+        err += "oomplan: error: %s\n" % rec["error"]
+    return Result(list(args), rec["exit"], rec.get("output", ""), err)
+
+
 def run(args):
     """Runs oomplan with args (cached: the same command runs once)."""
     key = tuple(args)
     with _lock:
         if key in _cache:
             return _cache[key]
-    try:
-        p = subprocess.run([BIN] + list(args), capture_output=True, text=True,
-                           timeout=300)
-        r = Result(list(args), p.returncode, p.stdout, p.stderr)
-    except subprocess.TimeoutExpired:
-        r = Result(list(args), 124, "", "timed out after 300 s")
+    r = run_in_coprocess(args) if VIA == "commands" else None
+    if r is None:
+        try:
+            p = subprocess.run([BIN] + list(args), capture_output=True,
+                               text=True, timeout=300)
+            r = Result(list(args), p.returncode, p.stdout, p.stderr)
+        except subprocess.TimeoutExpired:
+            r = Result(list(args), 124, "", "timed out after 300 s")
     with _lock:
         _cache[key] = r
         _runs[0] += 1
@@ -730,7 +777,7 @@ def check_one(kind, args):
 
 
 def main():
-    global BIN, MODELS, VERBOSE
+    global BIN, MODELS, VERBOSE, VIA
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("oomplan", help="the built oomplan binary")
@@ -739,6 +786,10 @@ def main():
     ap.add_argument("--only", help="run combinations whose command contains this")
     ap.add_argument("--list", action="store_true", help="list the combinations")
     ap.add_argument("-v", action="store_true", help="print every command run")
+    ap.add_argument("--via", choices=("commands", "cli"),
+                    help="commands: one `oomplan --commands -` per job "
+                         "(default); cli: one oomplan process per run "
+                         "(default with --one)")
     ap.add_argument("--one", metavar="KIND -- ARGS",
                     help="check one combination (the rest of the line)")
     # "--one KIND -- ARGS...": everything after --one is the combination.
@@ -749,6 +800,7 @@ def main():
     opts = ap.parse_args(argv)
     opts.one = one
     BIN, MODELS, VERBOSE = os.path.abspath(opts.oomplan), os.path.abspath(opts.models), opts.v
+    VIA = opts.via or ("cli" if opts.one else "commands")
     combos = grid()
     if opts.one:
         kind, rest = opts.one[0], opts.one[1:]
@@ -765,6 +817,9 @@ def main():
         return 0
     with ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
         checks = list(pool.map(lambda c: check_one(*c), combos))
+    for p in _coprocs:
+        p.stdin.close()
+        p.wait()
     totals, failed = {}, {}
     nfail = 0
     for c in checks:
