@@ -9,17 +9,23 @@ bash utils/install-deps.sh
 BUILD_DIR=${BUILD_DIR:-build}
 # -O2, not CMake's Release default -O3: the same tests, about 10% less
 # compile time (the runtime's kernel files most: Binary.cpp 15.2 s -> 11.3 s).
-# With the assertions pass on, the gtest unit tests are built and run there
-# only (they test library internals, where assertions catch most); this
-# pass runs every lit, consistency, conformance and embedding test against
-# the Release tools. Every test runs at least once; lit runs in both.
+# With the assertions pass on, each test runs once, in the pass where it
+# says most (docs/development.md#ci): this Release pass runs the suites that
+# check what users get from the shipped build (the consistency suite, the
+# ONNX conformance run, the import of libonnx-testdata, the embedding and
+# packaging tests, the runtime's lit tests); the assertions pass builds and
+# runs the gtest unit tests and every other lit folder.
 UNIT=ON
-[ "${ASSERT_BUILD:-1}" != 0 ] && UNIT=OFF
+RELEASE_TESTS=()
+if [ "${ASSERT_BUILD:-1}" != 0 ]; then
+  UNIT=OFF
+  RELEASE_TESTS=(-R '^(consistency|conformance|layering|lit\.(consistency|frontend|run)|embed\..*)$')
+fi
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" \
   -DOOMPLAN_UNIT_TESTS=$UNIT ${CMAKE_FLAGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j "$(nproc)"
-ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)" "${RELEASE_TESTS[@]}"
 
 # Once more with assertions: Release defines NDEBUG, which compiles out every
 # assert (ours and those in LLVM headers: ArrayRef bounds, casts). -O1 without
@@ -33,14 +39,10 @@ if [ "${ASSERT_BUILD:-1}" != 0 ]; then
     -DOOMPLAN_PYTHON=OFF -DOOMPLAN_TSAN_TEST=OFF -DOOMPLAN_UNIT_TESTS=ON \
     ${CMAKE_FLAGS:-} >/dev/null
   cmake --build "$ASSERT_DIR" -j "$(nproc)"
-  # The consistency suites (200 CLI combinations, and lit's consistency
-  # folder), the ONNX conformance run (1,072 models), the import of all of
-  # libonnx-testdata (lit.frontend) and the install/embedding tests check
-  # outputs and packaging, not internals; once, in the Release pass, keeps CI
-  # under 15 minutes (the fuzzers run the frontend with assertions on). Every
-  # other unit and lit test runs in both passes.
+  # The tests the Release pass ran, except lit.run (the runtime's tests run
+  # in both: kernels are where -O2 and assertions each catch something).
   ctest --test-dir "$ASSERT_DIR" --output-on-failure -j "$(nproc)" \
-    -E '^(consistency|conformance|lit\.consistency|lit\.frontend|embed\..*)$'
+    -E '^(consistency|conformance|layering|lit\.consistency|lit\.frontend|embed\..*)$'
 fi
 # Each libFuzzer target for FUZZ_SECONDS (60; 0 skips), in its own clang
 # build (utils/fuzz.sh; docs/development.md#fuzzing).

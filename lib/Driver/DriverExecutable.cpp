@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FitInternal.h"
+#include "Workspace.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Support/Error.h"
@@ -82,14 +83,7 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
     uint64_t Bytes = K.Workspace(N, In, Out);
     if (Bytes == 0)
       continue;
-    ScheduleTensor T;
-    T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
-             ".workspace";
-    T.SizeBytes = Bytes;
-    T.Type = ElementType::UInt8;
-    T.Kind = TensorKind::Activation;
-    St.Writes.push_back(TensorId(S.Tensors.size()));
-    S.Tensors.push_back(std::move(T));
+    driver::addWorkspaceWrite(S, St, N, Bytes);
   }
   return Error::success();
 }

@@ -10,6 +10,7 @@
 // order are kept for the report.
 //
 //===----------------------------------------------------------------------===//
+#include "Workspace.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Fit/Reorder.h"
@@ -59,14 +60,7 @@ static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,
         BatchHeads, (*Out)[Out->size() - 2], (*V)[V->size() - 2], Out->back());
     if (Bytes == 0)
       continue;
-    ScheduleTensor T;
-    T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
-             ".workspace";
-    T.SizeBytes = Bytes;
-    T.Type = ElementType::UInt8;
-    T.Kind = TensorKind::Activation;
-    St.Writes.push_back(TensorId(S.Tensors.size()));
-    S.Tensors.push_back(std::move(T));
+    driver::addWorkspaceWrite(S, St, N, Bytes);
   }
   return Error::success();
 }

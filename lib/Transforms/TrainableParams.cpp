@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SavedTensorRules.h"
+#include "TrainingPatterns.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Transforms/Training.h"
@@ -154,26 +155,6 @@ oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
   return Params;
 }
 
-// A one-element constant input of N (an initializer or a Constant).
-static std::optional<double> constantInput(const Graph &G, const Node &N,
-                                           size_t I) {
-  ValueId V = N.input(I);
-  if (V == NoId)
-    return std::nullopt;
-  const TensorData *D = G.Values[V].Data.get();
-  if (!D && G.Values[V].Kind == ValueKind::NodeOutput &&
-      G.Nodes[G.Values[V].Producer].OpType == "Constant")
-    if (const Attribute *A = G.Nodes[G.Values[V].Producer].attr("value"))
-      D = A->T.get();
-  if (!D || D->numElements() != 1)
-    return std::nullopt;
-  if (!D->Floats.empty())
-    return D->Floats[0];
-  if (!D->Ints.empty())
-    return double(D->Ints[0]);
-  return std::nullopt;
-}
-
 // Warns only on evidence of an eval-mode export, never on the mere absence
 // of Dropout or BatchNorm: most modern models (Llama: RMSNorm, SwiGLU, no
 // dropout; diffusion UNets: GroupNorm) train without either. The evidence:
@@ -202,7 +183,7 @@ std::string oomplan::evalExportWarning(const Graph &G) {
       ++Dropout;
       std::optional<double> Train = N.input(2) == NoId
                                         ? std::optional<double>(0)
-                                        : constantInput(G, N, 2);
+                                        : training::scalarConstant(G, N.input(2));
       EvalDropout += Train && *Train == 0;
     }
   }

@@ -78,23 +78,8 @@ struct Matcher {
   }
   ValueId out(NodeId N) const { return G.Nodes[N].Outputs[0]; }
 
-  // The value of a one-element constant (an initializer or a Constant).
   std::optional<double> constScalar(ValueId V) const {
-    if (V == NoId)
-      return std::nullopt;
-    const Value &Val = G.Values[V];
-    const TensorData *D = Val.Data.get();
-    if (!D && Val.Kind == ValueKind::NodeOutput &&
-        G.Nodes[Val.Producer].OpType == "Constant")
-      if (const Attribute *A = G.Nodes[Val.Producer].attr("value"))
-        D = A->T.get();
-    if (!D || D->numElements() != 1)
-      return std::nullopt;
-    if (!D->Floats.empty())
-      return D->Floats[0];
-    if (!D->Ints.empty())
-      return double(D->Ints[0]);
-    return std::nullopt;
+    return scalarConstant(G, V);
   }
   // A weight, or a view of one (Unsqueeze(gamma)): an affine parameter.
   bool isWeightLike(ValueId V) const {
@@ -288,4 +273,22 @@ std::vector<FusedGroup> training::findFusedGroups(const Graph &G) {
       M.matchIdentityDropout(N, Out);
   }
   return Out;
+}
+
+std::optional<double> training::scalarConstant(const Graph &G, ValueId V) {
+  if (V == NoId)
+    return std::nullopt;
+  const Value &Val = G.Values[V];
+  const TensorData *D = Val.Data.get();
+  if (!D && Val.Kind == ValueKind::NodeOutput &&
+      G.Nodes[Val.Producer].OpType == "Constant")
+    if (const Attribute *A = G.Nodes[Val.Producer].attr("value"))
+      D = A->T.get();
+  if (!D || D->numElements() != 1)
+    return std::nullopt;
+  if (!D->Floats.empty())
+    return D->Floats[0];
+  if (!D->Ints.empty())
+    return double(D->Ints[0]);
+  return std::nullopt;
 }

@@ -13,6 +13,7 @@
 #define OOMPLAN_LIB_TRANSFORMS_TRAININGPATTERNS_H
 
 #include "oomplan/IR/Graph.h"
+#include <optional>
 #include <vector>
 
 namespace oomplan {
@@ -39,6 +40,11 @@ struct FusedGroup {
 
 /// Every recognised pattern of G; a node belongs to at most one group.
 std::vector<FusedGroup> findFusedGroups(const Graph &G);
+
+/// The value of V when it is a one-element constant: an initializer's data
+/// or a Constant node's value (Dropout's ratio and training_mode, Clip's
+/// bounds). None otherwise, and for NoId.
+std::optional<double> scalarConstant(const Graph &G, ValueId V);
 
 } // namespace training
 } // namespace oomplan
