@@ -104,11 +104,27 @@ void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
           std::fill(D, D + OutLast, T(0));
           continue;
         }
+        // Output positions O read X = O * SL + Shift: zeros where X falls in
+        // the padding, a copy (unit stride) or a strided gather in between.
+        // Found once per segment, not tested per element: im2col was an
+        // eighth of ResNet-50's time with the test in the inner loop.
         const int64_t Shift = KK[R - 1] * DL - PL;
-        for (int64_t O = 0; O < OutLast; ++O) {
-          int64_t X = O * SL + Shift;
-          D[O] = X >= 0 && X < InLast ? Xc[Base + X] : T(0);
+        const int64_t Lo = std::min<int64_t>(
+            OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
+        const int64_t Hi = std::max<int64_t>(
+            Lo, InLast - 1 - Shift < 0
+                    ? 0
+                    : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
+        std::fill(D, D + Lo, T(0));
+        if (Hi > Lo) {
+          const T *Src = Xc + Base + Lo * SL + Shift;
+          if (SL == 1)
+            std::copy(Src, Src + (Hi - Lo), D + Lo);
+          else
+            for (int64_t O = Lo; O < Hi; ++O, Src += SL)
+              D[O] = *Src;
         }
+        std::fill(D + Hi, D + OutLast, T(0));
       }
     }
   };
