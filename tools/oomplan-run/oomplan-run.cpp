@@ -558,7 +558,10 @@ static int runCommands(int argc, char **argv) {
   }
   if (!Path)
     return -1;
-  if (Other || Path->empty())
+  if (Path->empty())
+    return fail("--commands needs a FILE of command lines, or - for "
+                "standard input");
+  if (Other)
     return fail("--commands FILE takes no other option but --line-timeout: "
                 "put each run's options on its line of FILE");
   // ONNX builds its operator schema registry on first use (about 25 ms):

@@ -77,6 +77,9 @@ int main(int argc, char **argv) {
     if (A != "--commands" && !A.startswith("--commands="))
       continue;
     bool Joined = A.startswith("--commands=");
+    if ((Joined && A.size() == 11) || (!Joined && I + 1 >= argc))
+      return fail("--commands needs a FILE of command lines, or - for "
+                  "standard input");
     if (I != 1 || argc != (Joined ? 2 : 3))
       return fail("--commands FILE takes no other option: put each model's "
                   "options on its line of FILE");
