@@ -181,9 +181,9 @@ std::string oomplan::evalExportWarning(const Graph &G) {
       ++EvalBN;
     if (Op == "Dropout") {
       ++Dropout;
-      std::optional<double> Train = N.input(2) == NoId
-                                        ? std::optional<double>(0)
-                                        : training::scalarConstant(G, N.input(2));
+      std::optional<double> Train =
+          N.input(2) == NoId ? std::optional<double>(0)
+                             : training::scalarConstant(G, N.input(2));
       EvalDropout += Train && *Train == 0;
     }
   }

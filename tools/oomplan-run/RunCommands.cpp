@@ -101,9 +101,9 @@ LineOutcome runForked(ArrayRef<std::string> Args, unsigned TimeoutSeconds,
 
 } // namespace
 
-int run::runCommandsForked(
-    StringRef Path, unsigned TimeoutSeconds,
-    function_ref<int(ArrayRef<std::string>)> RunLine, raw_ostream &Out) {
+int run::runCommandsForked(StringRef Path, unsigned TimeoutSeconds,
+                           function_ref<int(ArrayRef<std::string>)> RunLine,
+                           raw_ostream &Out) {
   bool AnyFailed = false;
   std::string Bad = tool::forEachCommandLine(
       Path, [&](unsigned LineNo, StringRef Line, ArrayRef<std::string> Args) {

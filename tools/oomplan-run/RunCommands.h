@@ -1,4 +1,5 @@
-//===- RunCommands.h - oomplan-run --commands: one fork per line -*- C++ -*-===//
+//===- RunCommands.h - oomplan-run --commands: one fork per line -*- C++
+//-*-===//
 //
 // `oomplan-run --commands FILE`: each line of FILE is one oomplan-run
 // command line (CommandLines.h). Each runs in a child forked from this

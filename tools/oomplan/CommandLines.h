@@ -20,11 +20,11 @@ namespace tool {
 
 /// Calls FN(line number in the file, the line, its arguments) for each
 /// command line of PATH. Returns "" or the message why PATH cannot be read.
-std::string forEachCommandLine(
-    llvm::StringRef Path,
-    llvm::function_ref<void(unsigned, llvm::StringRef,
-                            llvm::ArrayRef<std::string>)>
-        Fn);
+std::string
+forEachCommandLine(llvm::StringRef Path,
+                   llvm::function_ref<void(unsigned, llvm::StringRef,
+                                           llvm::ArrayRef<std::string>)>
+                       Fn);
 
 } // namespace tool
 } // namespace oomplan

@@ -109,12 +109,13 @@ void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
         // Found once per segment, not tested per element: im2col was an
         // eighth of ResNet-50's time with the test in the inner loop.
         const int64_t Shift = KK[R - 1] * DL - PL;
-        const int64_t Lo = std::min<int64_t>(
-            OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
+        const int64_t Lo =
+            std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
         const int64_t Hi = std::max<int64_t>(
-            Lo, InLast - 1 - Shift < 0
-                    ? 0
-                    : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
+            Lo,
+            InLast - 1 - Shift < 0
+                ? 0
+                : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
         std::fill(D, D + Lo, T(0));
         if (Hi > Lo) {
           const T *Src = Xc + Base + Lo * SL + Shift;
