@@ -10,6 +10,18 @@ config.excludes = ["Inputs"]
 config.test_source_root = os.path.join(config.oomplan_source_root, "test", "lit")
 config.test_exec_root = os.path.join(config.oomplan_obj_root, "lit")
 
+# cuda-build: the CUDA backend is built; cuda-device: a GPU is visible too
+# (nvidia-smi lists one), so its tests run instead of being skipped.
+if config.oomplan_cuda in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("cuda-build")
+    import subprocess
+    try:
+        if subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                          timeout=30).returncode == 0:
+            config.available_features.add("cuda-device")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
 llvm_bin = "/usr/lib/llvm-14/bin"
 config.environment["PATH"] = os.pathsep.join(
     [llvm_bin, os.path.join(config.oomplan_tools_dir, "oomplan"),

@@ -6,10 +6,19 @@
 // kills (for --poison). run() then only calls kernels and copies, so the
 // memory a run touches is the plan's and nothing else.
 //
+// The regions live in the backend's Device (Device.h). A device whose
+// memory the host cannot touch (CUDA) gets host staging: the weights are
+// read into host buffers and copied once, and each graph input and output
+// has a host mirror that tensor() returns and run() copies in and out.
+// Steps run on the queue the launch plan gives them (LaunchPlan.h), with
+// its events; run() ends with the device synchronized.
+//
 //===----------------------------------------------------------------------===//
 #include "oomplan/Runtime/Executor.h"
 #include "oomplan/Frontend/WeightLoader.h"
+#include "oomplan/Runtime/LaunchPlan.h"
 #include "oomplan/Support/Error.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include <chrono>
 #include <cmath>
@@ -21,16 +30,43 @@ using namespace oomplan::runtime;
 
 namespace {
 
+// One allocation of the device, released when dropped.
+class Allocation {
+public:
+  Allocation() = default;
+  Allocation(Device *D, Region R, char *P) : D(D), R(R), P(P) {}
+  Allocation(Allocation &&O) { *this = std::move(O); }
+  Allocation &operator=(Allocation &&O) {
+    reset();
+    D = O.D;
+    R = O.R;
+    P = O.P;
+    O.P = nullptr;
+    return *this;
+  }
+  ~Allocation() { reset(); }
+  char *get() const { return P; }
+  explicit operator bool() const { return P != nullptr; }
+  void reset() {
+    if (P)
+      D->release(R, P);
+    P = nullptr;
+  }
+
+private:
+  Device *D = nullptr;
+  Region R = Region::Arena;
+  char *P = nullptr;
+};
+
+// Host memory of the caller's (staging and mirrors), 64-byte aligned.
 struct FreeDeleter {
   void operator()(void *P) const { std::free(P); }
 };
-using Allocation = std::unique_ptr<char, FreeDeleter>;
-
-// At least 64 bytes, so that even an empty region has a distinct, aligned,
-// non-null base (a zero-sized tensor must still look present to kernels).
-Allocation allocate(uint64_t Bytes) {
+using HostBuffer = std::unique_ptr<char, FreeDeleter>;
+HostBuffer hostBuffer(uint64_t Bytes) {
   uint64_t Size = std::max<uint64_t>(64, (Bytes + 63) / 64 * 64);
-  return Allocation(static_cast<char *>(std::aligned_alloc(64, Size)));
+  return HostBuffer(static_cast<char *>(std::aligned_alloc(64, Size)));
 }
 
 enum class CallKind : uint8_t {
@@ -63,11 +99,22 @@ struct Executor::Impl {
   const RunInfo &Info;
   const KernelTable &Kernels;
   ExecOptions Opts;
+  Device &Dev;
   ThreadPool Pool;
   Allocation Regions[NumRegions];
   std::vector<Allocation> PerTensor; ///< Unplanned mode.
-  std::vector<char *> Addr;          ///< Per schedule tensor.
-  std::vector<char *> HostAddr;      ///< Per tensor: its host home, or null.
+  /// Device memory asked for, and the drop in free device memory across
+  /// those allocations when the device measures it.
+  uint64_t DeviceBytes = 0;
+  std::optional<uint64_t> MeasuredBytes;
+  LaunchPlan Launch;
+  unsigned EventBase = 0;
+  /// Devices the host cannot touch: host mirrors of the graph inputs and
+  /// outputs (tensor() returns them), by tensor.
+  llvm::DenseMap<TensorId, HostBuffer> Mirror;
+  std::vector<TensorId> MirrorIn, MirrorOut;
+  std::vector<char *> Addr;     ///< Per schedule tensor.
+  std::vector<char *> HostAddr; ///< Per tensor: its host home, or null.
   /// Per tensor: the dims kernels see, Info's, or for a data-dependent
   /// output the dims its kernel reported.
   std::vector<llvm::SmallVector<int64_t, 6>> Dims;
@@ -81,7 +128,17 @@ struct Executor::Impl {
   Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
        const ExecOptions &O)
       : G(G), P(P), Info(Info), Kernels(K), Opts(O),
-        Pool(std::max(1u, O.Threads)) {}
+        Dev(O.Dev ? *O.Dev : hostDevice()), Pool(std::max(1u, O.Threads)) {}
+
+  llvm::Error allocate(Region R, uint64_t Bytes, Allocation &Out) {
+    auto A = Dev.allocate(R, Bytes);
+    if (!A)
+      return A.takeError();
+    Out = Allocation(&Dev, R, static_cast<char *>(*A));
+    if (R != Region::Host)
+      DeviceBytes += Bytes;
+    return llvm::Error::success();
+  }
 
   uint64_t regionBytes(Region R) const {
     switch (R) {
@@ -110,6 +167,14 @@ struct Executor::Impl {
     R.Data = Addr[T];
     return R;
   }
+  /// ref(T), with the host mirror's address when T has one.
+  TensorRef hostRef(TensorId T) const {
+    TensorRef R = ref(T);
+    auto It = Mirror.find(T);
+    if (R.Data && It != Mirror.end())
+      R.Data = It->second.get();
+    return R;
+  }
 
   bool upperBound(TensorId T) const {
     return T != NoId && T < Info.UpperBound.size() && Info.UpperBound[T];
@@ -117,10 +182,12 @@ struct Executor::Impl {
   llvm::Error checkInfo() const;
   llvm::Error takeActualDims(uint64_t S);
   llvm::Error bindTensors();
+  llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
+  llvm::Error runSteps();
   void touch(TensorId T);
   void touchHost(TensorId T);
-  void poison(BufferId B);
+  llvm::Error poison(BufferId B);
   llvm::Error runStep(uint64_t S);
 };
 
@@ -153,34 +220,32 @@ llvm::Error Executor::Impl::bindTensors() {
   HostAddr.assign(NT, nullptr);
   // Host homes are the plan's in both modes: they are not device tensors.
   unsigned H = unsigned(Region::Host);
-  Regions[H] = allocate(P.HostBytes);
-  if (!Regions[H])
-    return makeIOError("cannot allocate the host region (" +
-                       llvm::Twine(P.HostBytes) + " bytes)");
+  if (llvm::Error E = allocate(Region::Host, P.HostBytes, Regions[H]))
+    return E;
   for (TensorId T = 0; T < NT; ++T)
     if (P.Sched.Tensors[T].HostHome)
       HostAddr[T] = Regions[H].get() + P.HostOffsetOf[T];
   if (Opts.Unplanned) {
     PerTensor.resize(NT);
     for (TensorId T = 0; T < NT; ++T) {
-      PerTensor[T] = allocate(P.Sched.Tensors[T].SizeBytes);
-      if (!PerTensor[T])
-        return makeIOError(
-            "cannot allocate " + llvm::Twine(P.Sched.Tensors[T].SizeBytes) +
-            " bytes for tensor '" + P.Sched.Tensors[T].Name + "'");
+      if (llvm::Error E = allocate(Region::Arena, P.Sched.Tensors[T].SizeBytes,
+                                   PerTensor[T]))
+        return prependContext(std::move(E),
+                              "tensor '" + P.Sched.Tensors[T].Name + "': ");
       Addr[T] = PerTensor[T].get();
     }
     return llvm::Error::success();
   }
+  std::optional<uint64_t> FreeBefore = Dev.freeBytes();
   for (unsigned R = 0; R < NumRegions; ++R) {
     if (Region(R) == Region::Host)
       continue;
-    Regions[R] = allocate(regionBytes(Region(R)));
-    if (!Regions[R])
-      return makeIOError("cannot allocate the " + regionName(Region(R)) +
-                         " region (" + llvm::Twine(regionBytes(Region(R))) +
-                         " bytes)");
+    if (llvm::Error E = allocate(Region(R), regionBytes(Region(R)), Regions[R]))
+      return E;
   }
+  std::optional<uint64_t> FreeAfter = Dev.freeBytes();
+  if (FreeBefore && FreeAfter && *FreeBefore >= *FreeAfter)
+    MeasuredBytes = *FreeBefore - *FreeAfter;
   for (TensorId T = 0; T < NT; ++T) {
     BufferId B = P.Life.BufferOf[T];
     Region R = P.RegionOf[B];
@@ -194,22 +259,53 @@ llvm::Error Executor::Impl::bindTensors() {
   return llvm::Error::success();
 }
 
+// A device the host cannot touch: one host buffer per graph input and
+// output, for the caller to write and read.
+llvm::Error Executor::Impl::makeMirrors() {
+  if (Dev.hostVisible())
+    return llvm::Error::success();
+  auto Add = [&](ValueId V, std::vector<TensorId> &List) -> llvm::Error {
+    if (V >= P.Sched.Tensors.size() || !Info.Present[V])
+      return llvm::Error::success();
+    List.push_back(V);
+    if (Mirror.count(V))
+      return llvm::Error::success();
+    HostBuffer B = hostBuffer(P.Sched.Tensors[V].SizeBytes);
+    if (!B)
+      return makeIOError("cannot allocate a host buffer for '" +
+                         P.Sched.Tensors[V].Name + "'");
+    Mirror[V] = std::move(B);
+    return llvm::Error::success();
+  };
+  for (ValueId V : G.Inputs)
+    if (llvm::Error E = Add(V, MirrorIn))
+      return E;
+  for (ValueId V : G.Outputs)
+    if (llvm::Error E = Add(V, MirrorOut))
+      return E;
+  return llvm::Error::success();
+}
+
 // The kernel of step S's node, or an unsupported error naming it.
 static llvm::Expected<const Kernel *> findKernel(const Graph &G, NodeId N,
                                                  const KernelTable &Kernels,
-                                                 ElementType InType) {
+                                                 ElementType InType,
+                                                 llvm::StringRef Backend) {
+  std::string BackendName = Backend == "cpu" ? "CPU" : Backend.upper();
   const Node &Nd = G.Nodes[N];
   const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
   bool DefaultDomain = Nd.Domain.empty() || Nd.Domain == "ai.onnx";
   if (!Op || !DefaultDomain || !Kernels.get(ops::opCode(*Op)))
     return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(N) +
-                                ": no CPU kernel for op " + Nd.OpType);
+                                ": no " + BackendName + " kernel for op " +
+                                Nd.OpType);
   const Kernel &K = *Kernels.get(ops::opCode(*Op));
   if (!K.Types.empty() && InType != ElementType::Undefined &&
       !llvm::is_contained(K.Types, InType))
-    return makeUnsupportedError(
-        G.SourcePath + ": " + G.describeNode(N) + ": the CPU kernel for " +
-        Nd.OpType + " has no " + elementTypeName(InType) + " version");
+    return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(N) +
+                                ": the " + BackendName + " kernel for " +
+                                Nd.OpType + " has no " +
+                                elementTypeName(InType) + " version");
   return &K;
 }
 
@@ -276,7 +372,8 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     return llvm::Error::success();
   }
   auto K = findKernel(G, St.Node, Kernels,
-                      C.In.empty() ? ElementType::Undefined : C.In[0].Type);
+                      C.In.empty() ? ElementType::Undefined : C.In[0].Type,
+                      Dev.name());
   if (!K)
     return K.takeError();
   C.K = *K;
@@ -305,7 +402,20 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
       return E;
   if (llvm::Error E = I->bindTensors())
     return E;
+  if (llvm::Error E = I->makeMirrors())
+    return E;
   I->Dims = Info.Dims;
+  // The queues and events; checked independently before anything runs.
+  auto Accesses = stepAccesses(P, Opts.Unplanned);
+  I->Launch = planLaunches(P, Opts.Unplanned);
+  if (llvm::Error E = verifyLaunchPlan(Accesses, I->Launch))
+    return E;
+  if (I->Launch.NumEvents) {
+    auto Base = I->Dev.createEvents(I->Launch.NumEvents);
+    if (!Base)
+      return Base.takeError();
+    I->EventBase = *Base;
+  }
   // Again, now with addresses (cheap; keeps prepareStep one pass).
   I->Calls.assign(P.Sched.Steps.size(), StepCall());
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
@@ -326,12 +436,16 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
 Executor::Executor(std::unique_ptr<Impl> P) : I(std::move(P)) {}
 Executor::~Executor() = default;
 
-TensorRef Executor::tensor(TensorId T) const { return I->ref(T); }
+TensorRef Executor::tensor(TensorId T) const { return I->hostRef(T); }
 
 llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
                                   std::optional<llvm::StringRef> Bytes) {
   Impl &X = *I;
-  return loadTensorData(
+  // A device the host cannot touch: each tensor is read into host staging
+  // and copied after the loader is done with it.
+  std::vector<std::pair<TensorId, HostBuffer>> Staged;
+  bool Stage = !X.Dev.hostVisible();
+  llvm::Error E = loadTensorData(
       X.G, ModelPath,
       [&](ValueId V, uint64_t Bytes) {
         // Before any transform the first tensors are the graph's values.
@@ -345,9 +459,23 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
           return static_cast<void *>(X.HostAddr[V]);
         }
         X.touch(V); // written now, whether or not a step reads it
-        return static_cast<void *>(X.Addr[V]);
+        if (!Stage)
+          return static_cast<void *>(X.Addr[V]);
+        Staged.emplace_back(V, hostBuffer(Bytes));
+        return static_cast<void *>(Staged.back().second.get());
       },
       Bytes);
+  if (E)
+    return E;
+  for (auto &[T, Buf] : Staged)
+    if (!Buf)
+      return makeIOError("cannot allocate a host buffer to load '" +
+                         X.P.Sched.Tensors[T].Name + "'");
+  for (auto &[T, Buf] : Staged)
+    if (llvm::Error E = X.Dev.copy(X.Addr[T], Buf.get(), X.tensorBytes(T),
+                                   CopyKind::HostToDevice, Queue::Compute))
+      return E;
+  return X.Dev.synchronize();
 }
 
 void Executor::Impl::touch(TensorId T) {
@@ -365,33 +493,21 @@ void Executor::Impl::touchHost(TensorId T) {
 
 // NaN in floating types turns any read of a dead buffer into NaN outputs;
 // 0xA5 in integer types into wild indices or values.
-void Executor::Impl::poison(BufferId B) {
+llvm::Error Executor::Impl::poison(BufferId B) {
   const LiveBuffer &LB = P.Life.Buffers[B];
   char *Base = Addr[LB.Root];
   uint64_t Bytes = LB.SizeBytes;
   switch (Info.Types[LB.Root]) {
-  case ElementType::Float: {
-    float NaN = std::nanf("");
-    for (uint64_t I = 0; I + 4 <= Bytes; I += 4)
-      std::memcpy(Base + I, &NaN, 4);
-    return;
-  }
-  case ElementType::Double: {
-    double NaN = std::nan("");
-    for (uint64_t I = 0; I + 8 <= Bytes; I += 8)
-      std::memcpy(Base + I, &NaN, 8);
-    return;
-  }
+  case ElementType::Float:
+    return Dev.fill(Base, Bytes, 0x7FC00000u, 4); // quiet NaN
+  case ElementType::Double:
+    return Dev.fill(Base, Bytes, 0x7FF8000000000000ull, 8);
   case ElementType::Float16:
-  case ElementType::BFloat16: {
-    uint16_t NaN =
-        Info.Types[LB.Root] == ElementType::Float16 ? 0x7E00 : 0x7FC0;
-    for (uint64_t I = 0; I + 2 <= Bytes; I += 2)
-      std::memcpy(Base + I, &NaN, 2);
-    return;
-  }
+    return Dev.fill(Base, Bytes, 0x7E00, 2);
+  case ElementType::BFloat16:
+    return Dev.fill(Base, Bytes, 0x7FC0, 2);
   default:
-    std::memset(Base, 0xA5, Bytes);
+    return Dev.fill(Base, Bytes, 0xA5, 1);
   }
 }
 
@@ -402,6 +518,10 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     touch(T);
   for (TensorId T : St.Writes)
     touch(T);
+  const StepLaunch &L = Launch.Steps[S];
+  for (unsigned E : L.Waits)
+    if (llvm::Error Err = Dev.wait(EventBase + E, L.Q))
+      return Err;
   switch (C.Kind) {
   case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
@@ -420,19 +540,26 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   case CallKind::Prefetch:
     for (TensorId T : St.Writes) {
       touchHost(T);
-      std::memcpy(Addr[T], HostAddr[T], tensorBytes(T));
+      if (llvm::Error E = Dev.copy(Addr[T], HostAddr[T], tensorBytes(T),
+                                   CopyKind::HostToDevice, L.Q))
+        return E;
     }
     break;
   case CallKind::Offload:
     for (TensorId T : St.Reads) {
       touchHost(T);
-      std::memcpy(HostAddr[T], Addr[T], tensorBytes(T));
+      if (llvm::Error E = Dev.copy(HostAddr[T], Addr[T], tensorBytes(T),
+                                   CopyKind::DeviceToHost, L.Q))
+        return E;
     }
     break;
   case CallKind::Copy: {
     // The Constant's graph value holds what the loader put there.
     TensorId From = G.Nodes[St.Node].Outputs[0];
-    std::memcpy(Addr[St.Writes[0]], Addr[From], tensorBytes(From));
+    if (llvm::Error E =
+            Dev.copy(Addr[St.Writes[0]], Addr[From], tensorBytes(From),
+                     CopyKind::DeviceToDevice, L.Q))
+      return E;
     break;
   }
   case CallKind::Nothing:
@@ -440,7 +567,11 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   }
   if (Opts.Poison)
     for (BufferId B : C.Dying)
-      poison(B);
+      if (llvm::Error E = poison(B))
+        return E;
+  if (L.Record >= 0)
+    if (llvm::Error E = Dev.record(EventBase + unsigned(L.Record), L.Q))
+      return E;
   return llvm::Error::success();
 }
 
@@ -477,24 +608,46 @@ llvm::Error Executor::run() {
   for (ValueId V : I->G.Inputs)
     if (V < I->P.Sched.Tensors.size())
       I->touch(V);
-  if (!I->Opts.Profile) {
-    for (uint64_t S = 0; S < I->Calls.size(); ++S)
-      if (llvm::Error E = I->runStep(S))
+  for (TensorId T : I->MirrorIn)
+    if (llvm::Error E =
+            I->Dev.copy(I->Addr[T], I->Mirror[T].get(), I->tensorBytes(T),
+                        CopyKind::HostToDevice, Queue::Compute))
+      return E;
+  if (llvm::Error E = I->runSteps())
+    return E;
+  // The compute queue has run every step that writes an output (the copy
+  // queue writes only host homes), so the copies out go after it.
+  for (TensorId T : I->MirrorOut) {
+    TensorRef R = I->ref(T);
+    if (llvm::Error E = I->Dev.copy(I->Mirror[T].get(), I->Addr[T], R.bytes(),
+                                    CopyKind::DeviceToHost, Queue::Compute))
+      return E;
+  }
+  return I->Dev.synchronize();
+}
+
+llvm::Error Executor::Impl::runSteps() {
+  if (!Opts.Profile) {
+    for (uint64_t S = 0; S < Calls.size(); ++S)
+      if (llvm::Error E = runStep(S))
         return E;
     return llvm::Error::success();
   }
   // Sized here, not in create(), so that a run without --profile has no
   // such vectors at all.
-  I->StepSeconds.resize(I->Calls.size(), 0);
-  I->StepCalls.resize(I->Calls.size(), 0);
+  StepSeconds.resize(Calls.size(), 0);
+  StepCalls.resize(Calls.size(), 0);
   using Clock = std::chrono::steady_clock;
-  for (uint64_t S = 0; S < I->Calls.size(); ++S) {
+  for (uint64_t S = 0; S < Calls.size(); ++S) {
     Clock::time_point T0 = Clock::now();
-    if (llvm::Error E = I->runStep(S))
+    if (llvm::Error E = runStep(S))
       return E;
-    I->StepSeconds[S] +=
-        std::chrono::duration<double>(Clock::now() - T0).count();
-    ++I->StepCalls[S];
+    // An asynchronous device: the step's time is its completion's.
+    if (!Dev.hostVisible())
+      if (llvm::Error E = Dev.synchronize())
+        return E;
+    StepSeconds[S] += std::chrono::duration<double>(Clock::now() - T0).count();
+    ++StepCalls[S];
   }
   return llvm::Error::success();
 }
@@ -535,6 +688,16 @@ std::vector<OpTime> Executor::opProfile() const {
     return A.Seconds != B.Seconds ? A.Seconds > B.Seconds : A.Op < B.Op;
   });
   return Out;
+}
+
+DeviceUse Executor::deviceUse() const {
+  DeviceUse U;
+  U.Device = I->Dev.name().str();
+  U.Overhead = I->Dev.overhead();
+  U.AllocatedBytes = I->DeviceBytes;
+  U.MeasuredBytes = I->MeasuredBytes;
+  U.HostBytes = I->P.HostBytes;
+  return U;
 }
 
 std::vector<RegionUse> Executor::regionUse() const {

@@ -84,6 +84,21 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
         });
     });
     J.attribute("plan_total_bytes", int64_t(R.PlanTotal));
+    if (R.Device)
+      J.attributeObject("device", [&] {
+        const runtime::DeviceUse &D = *R.Device;
+        J.attribute("backend", D.Device);
+        J.attribute("allocated_bytes", int64_t(D.AllocatedBytes));
+        J.attribute("plan_device_bytes", int64_t(R.PlanDeviceBytes));
+        J.attribute("equal", R.deviceMatches());
+        if (D.MeasuredBytes)
+          J.attribute("measured_bytes", int64_t(*D.MeasuredBytes));
+        if (D.Overhead.ContextBytes)
+          J.attribute("context_bytes", int64_t(*D.Overhead.ContextBytes));
+        if (D.Overhead.HandleBytes)
+          J.attribute("handle_bytes", int64_t(*D.Overhead.HandleBytes));
+        J.attribute("pinned_host_bytes", int64_t(D.HostBytes));
+      });
     if (R.Budget) {
       J.attribute("budget_bytes", int64_t(*R.Budget));
       J.attribute("fits", R.Fits);
@@ -163,6 +178,25 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
     OS << "; budget " << *Budget
        << " bytes: " << (Fits ? "fits" : "does NOT fit (nothing fitted it)");
   OS << '\n';
+  if (Device) {
+    const runtime::DeviceUse &D = *Device;
+    OS << D.Device << " allocations " << D.AllocatedBytes
+       << " bytes, plan's device regions " << PlanDeviceBytes
+       << " bytes: " << (deviceMatches() ? "equal" : "DIFFERENT");
+    if (D.MeasuredBytes)
+      OS << "; free memory dropped " << *D.MeasuredBytes << " bytes";
+    OS << '\n';
+    if (D.Overhead.ContextBytes || D.Overhead.HandleBytes) {
+      OS << D.Device << " overhead:";
+      if (D.Overhead.ContextBytes)
+        OS << " context " << *D.Overhead.ContextBytes << " bytes ("
+           << formatBytes(*D.Overhead.ContextBytes) << ")";
+      if (D.Overhead.HandleBytes)
+        OS << ", library handles and streams " << *D.Overhead.HandleBytes
+           << " bytes (" << formatBytes(*D.Overhead.HandleBytes) << ")";
+      OS << '\n';
+    }
+  }
   if (RSSGrowth)
     OS << "RSS growth during the run: " << *RSSGrowth << " bytes ("
        << formatBytes(*RSSGrowth) << "), " << rssBeyondPlan(Outputs)
@@ -196,6 +230,9 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
        << (CheckDifference.empty() ? std::string("outputs bit-identical")
                                    : "FAILED, " + CheckDifference)
        << '\n';
+  if (!deviceMatches())
+    OS << "device: FAILED, the run's device allocations differ from the "
+          "plan\n";
   if (!highWaterMatches())
     OS << "high-water: FAILED, a region's measured high-water differs from "
           "the plan\n";

@@ -23,6 +23,11 @@ struct RunReport {
   std::vector<runtime::OpTime> Ops;
   unsigned ProfiledRuns = 1;
   std::vector<runtime::RegionUse> Regions;
+  /// A device backend (not the CPU): what the device measured, against the
+  /// plan (issue 13, item 4). ok() requires the allocations to equal the
+  /// plan's device regions to the byte.
+  std::optional<runtime::DeviceUse> Device;
+  uint64_t PlanDeviceBytes = 0; ///< Weights + IO + arena.
   /// VmHWM after the runs (every run; the first alone) - VmRSS before them,
   /// with VmHWM reset after loading.
   std::optional<uint64_t> RSSGrowth, RSSGrowthFirst;
@@ -45,7 +50,12 @@ struct RunReport {
   uint64_t rssBeyondPlan(llvm::ArrayRef<runtime::TensorRef> Outputs) const;
   /// Median of RepeatSeconds (RunSeconds without repeats).
   double warmSeconds() const;
-  bool ok() const { return highWaterMatches() && CheckDifference.empty(); }
+  bool deviceMatches() const {
+    return !Device || Device->AllocatedBytes == PlanDeviceBytes;
+  }
+  bool ok() const {
+    return highWaterMatches() && deviceMatches() && CheckDifference.empty();
+  }
   /// Outputs: the whole batch's, in graph-output order.
   void print(llvm::raw_ostream &OS, const Graph &G,
              llvm::ArrayRef<runtime::TensorRef> Outputs, bool JSON) const;

@@ -20,6 +20,9 @@
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/Backend.h"
+#ifdef OOMPLAN_HAVE_CUDA
+#include "oomplan/Runtime/CUDA.h"
+#endif
 #include "oomplan/Runtime/Batching.h"
 #include "oomplan/Runtime/ProcessMemory.h"
 #include "oomplan/Runtime/RandomInputs.h"
@@ -64,7 +67,9 @@ static cl::opt<std::string>
 static cl::opt<std::string> BackendName("backend", cl::cat(RunCat),
                                         cl::init("cpu"),
                                         cl::value_desc("cpu|cuda"),
-                                        cl::desc("Kernels to run (cpu)"));
+                                        cl::desc("Where the plan runs: cpu "
+                                                 "(default), or cuda (GPU 0; "
+                                                 "builds with CUDA only)"));
 static cl::opt<bool> FoldInputs(
     "fold-inputs", cl::cat(RunCat),
     cl::desc("Always plan the given small inputs (integers of up to 1024 "
@@ -384,9 +389,10 @@ static Expected<int> runTool(api::Request R) {
   if (!Check.empty() && Check != "unplanned")
     return makeInputError("invalid value '" + Check +
                           "' for --check; valid values: unplanned");
-  auto Kernels = runtime::backendKernels(BackendName);
-  if (!Kernels)
-    return Kernels.takeError();
+  auto Back = runtime::openBackend(BackendName);
+  if (!Back)
+    return Back.takeError();
+  const runtime::KernelTable *Kernels = Back->Kernels;
   RunReport Rep;
   // Before the model is read: the start of the whole-process growth.
   auto Start = runtime::readProcessMemory();
@@ -411,7 +417,7 @@ static Expected<int> runTool(api::Request R) {
     else if (*Small)
       R.ModelBytes = std::move(**Small);
   }
-  auto X = driver::planExecutable(R, **Kernels);
+  auto X = driver::planExecutable(R, *Kernels);
   // A runtime sees its inputs before it runs: when a shape depends on the
   // values of an input the command line gives (a Reshape target or Resize
   // scales fed as a graph input), plan again with those values. The first
@@ -424,7 +430,7 @@ static Expected<int> runTool(api::Request R) {
     StringMap<std::string> AgainFiles;
     Error E = foldInputs(Again, AgainFiles);
     auto Y = E ? Expected<driver::Executable>(std::move(E))
-               : driver::planExecutable(Again, **Kernels);
+               : driver::planExecutable(Again, *Kernels);
     if (!Y) {
       consumeError(Y.takeError());
       return First;
@@ -450,7 +456,8 @@ static Expected<int> runTool(api::Request R) {
   EO.Threads = Threads;
   EO.Poison = Poison;
   EO.Profile = Profile;
-  auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, EO);
+  EO.Dev = Back->Dev;
+  auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, EO);
   if (!Ex)
     return Ex.takeError();
   if (!Folded) {
@@ -490,6 +497,10 @@ static Expected<int> runTool(api::Request R) {
   auto After = runtime::readProcessMemory();
   measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));
   Rep.Regions = (*Ex)->regionUse();
+  if (Back->Dev->name() != "cpu") {
+    Rep.Device = (*Ex)->deviceUse();
+    Rep.PlanDeviceBytes = X->P.WeightBytes + X->P.IOBytes + X->P.ArenaBytes;
+  }
   if (Error E = writeOutputs(*X->G, IO))
     return E;
   if (!Check.empty()) {
@@ -497,7 +508,7 @@ static Expected<int> runTool(api::Request R) {
     UO.Poison = false;
     UO.Profile = false;
     UO.Unplanned = true;
-    auto Ref = runtime::Executor::create(*X->G, X->P, X->Info, **Kernels, UO);
+    auto Ref = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, UO);
     if (!Ref)
       return Ref.takeError();
     if (Error E = (*Ref)->loadWeights(R.ModelPath, Bytes))
@@ -587,6 +598,9 @@ static int runCommands(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   InitLLVM Y(argc, argv);
+#ifdef OOMPLAN_HAVE_CUDA
+  runtime::addBackend("cuda", runtime::cuda::openCUDABackend);
+#endif
   std::vector<const cl::OptionCategory *> Cats(tool::categories().begin(),
                                                tool::categories().end());
   Cats.push_back(&RunCat);

@@ -1,8 +1,9 @@
-//===- Backend.h - the kernel tables the runtime can run --------*- C++ -*-===//
+//===- Backend.h - the backends the runtime can run -------------*- C++ -*-===//
 //
 // A backend is a kernel table indexed by the operator table (one entry per
-// op type). The runtime takes the table, not the backend's code, so that
-// the executor and the planner's workspace query stay backend-neutral.
+// op type) and the Device its regions live in (Device.h). The runtime takes
+// the table and the device, not the backend's code, so that the executor
+// and the planner's workspace query stay backend-neutral.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_RUNTIME_BACKEND_H
@@ -13,8 +14,28 @@
 namespace oomplan {
 namespace runtime {
 
-/// "cpu": the CPU backend. Any other name ("cuda") is an unsupported error
-/// listing the backends this build has.
+struct Backend {
+  const KernelTable *Kernels = nullptr;
+  Device *Dev = nullptr;
+};
+
+/// Opens a backend by name: "cpu" always (host memory), and any backend a
+/// program added with addBackend. Errors: a name not known (unsupported,
+/// listing the backends there are), or what the backend's opener returns.
+llvm::Expected<Backend> openBackend(llvm::StringRef Name);
+
+/// Makes Open the opener of backend Name. The CUDA backend lives in its own
+/// library (oomplanRuntimeCUDA, CUDA.h), so that the planner library and
+/// liboomplan need no CUDA libraries; a program that links it adds it:
+/// addBackend("cuda", cuda::openCUDABackend). Not thread-safe: call before
+/// any openBackend.
+using BackendOpener = llvm::Expected<Backend> (*)();
+void addBackend(llvm::StringRef Name, BackendOpener Open);
+
+/// The backends there are, comma-separated ("cpu, cuda").
+std::string backendNames();
+
+/// The kernel table of openBackend(Name).
 llvm::Expected<const KernelTable *> backendKernels(llvm::StringRef Name);
 
 } // namespace runtime

@@ -20,6 +20,7 @@
 
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Plan/Plan.h"
+#include "oomplan/Runtime/Device.h"
 #include "oomplan/Runtime/Kernel.h"
 #include <memory>
 
@@ -52,8 +53,26 @@ struct ExecOptions {
   bool Poison = false;
   /// Every tensor in its own allocation: the plan's offsets are ignored.
   bool Unplanned = false;
-  /// Time every step (opProfile); costs two clock reads per step.
+  /// Time every step (opProfile); costs two clock reads per step (and a
+  /// device synchronization per step on an asynchronous device).
   bool Profile = false;
+  /// Where the regions live and the steps run (Backend.h gives a backend's
+  /// device); null: host memory, the CPU backend's.
+  Device *Dev = nullptr;
+};
+
+/// The device memory a run took, against the plan (issue 13, item 4).
+struct DeviceUse {
+  std::string Device; ///< Device::name().
+  DeviceOverhead Overhead;
+  /// Sum of the sizes asked of the device: the weights, IO and arena
+  /// regions (one allocation each), or every tensor in unplanned mode.
+  uint64_t AllocatedBytes = 0;
+  /// The drop in free device memory across the region allocations, where
+  /// the device measures it (rounded up to the driver's page size).
+  std::optional<uint64_t> MeasuredBytes;
+  /// The host region (pinned on CUDA), not device memory.
+  uint64_t HostBytes = 0;
 };
 
 /// Time spent in one op type (ExecOptions::Profile).
@@ -108,6 +127,8 @@ public:
 
   /// Per region, after run() (empty in unplanned mode).
   std::vector<RegionUse> regionUse() const;
+
+  DeviceUse deviceUse() const;
 
 private:
   struct Impl;

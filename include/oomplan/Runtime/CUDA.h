@@ -1,0 +1,28 @@
+//===- CUDA.h - the CUDA backend ---------------------------------*- C++
+//-*-===//
+//
+// In builds with CUDA (OOMPLAN_ENABLE_CUDA, library oomplanRuntimeCUDA).
+// A program adds it with runtime::addBackend("cuda", openCUDABackend).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_RUNTIME_CUDA_H
+#define OOMPLAN_RUNTIME_CUDA_H
+
+#include "oomplan/Runtime/Backend.h"
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+/// Opens device 0 once per process (CUDA_VISIBLE_DEVICES picks another):
+/// the context, a compute and a copy stream, cuBLAS and cuDNN handles, and
+/// measures what they take. Returns the CUDA kernel table and device.
+/// Errors (I/O): no CUDA driver or device, in CUDA's own words; a library
+/// that fails to start.
+llvm::Expected<Backend> openCUDABackend();
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan
+
+#endif

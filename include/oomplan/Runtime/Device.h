@@ -1,0 +1,91 @@
+//===- Device.h - where a backend's regions live ----------------*- C++ -*-===//
+//
+// The executor is backend-neutral: a backend is a kernel table (Backend.h)
+// plus a Device, which owns the memory the plan's regions live in and the
+// two queues steps run on (issue 13, item 3): compute steps on one, the
+// plan's offloads and prefetches on the other, ordered with events where
+// the launch plan (LaunchPlan.h) says one must wait for the other.
+//
+// The CPU device is host memory with both queues synchronous, so events
+// are no-ops there. The CUDA device allocates device memory (one cudaMalloc
+// per region, pinned host memory for the host region), runs the compute
+// queue on one stream and copies on a second, and measures what the CUDA
+// context, the library handles and the run's allocations take.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_RUNTIME_DEVICE_H
+#define OOMPLAN_RUNTIME_DEVICE_H
+
+#include "oomplan/Schedule/Region.h"
+#include "llvm/Support/Error.h"
+#include <cstdint>
+#include <optional>
+
+namespace oomplan {
+namespace runtime {
+
+/// The two queues of a run. Compute runs kernels (and recompute); Copy runs
+/// the plan's offloads and prefetches, so that they overlap compute.
+enum class Queue : uint8_t { Compute = 0, Copy = 1 };
+constexpr unsigned NumQueues = 2;
+
+enum class CopyKind : uint8_t { HostToDevice, DeviceToHost, DeviceToDevice };
+
+/// What a device takes before any region is allocated, measured when it
+/// was opened (CUDA: the drop in cudaMemGetInfo's free bytes). Absent:
+/// not measurable on this device.
+struct DeviceOverhead {
+  /// Creating the context (before any handle or allocation).
+  std::optional<uint64_t> ContextBytes;
+  /// The kernel libraries' handles (cuBLAS, cuDNN) and the two streams.
+  std::optional<uint64_t> HandleBytes;
+};
+
+class Device {
+public:
+  virtual ~Device();
+  /// "cpu", "cuda".
+  virtual llvm::StringRef name() const = 0;
+  /// True when region memory is host memory the caller may read and write
+  /// directly (CPU). Otherwise the executor stages weights, inputs and
+  /// outputs through host buffers and copies.
+  virtual bool hostVisible() const = 0;
+
+  /// One allocation of Bytes for region R (Region::Host: host memory the
+  /// device can copy from asynchronously). A zero-byte request returns a
+  /// non-null address that no kernel dereferences. Errors: out of memory.
+  virtual llvm::Expected<void *> allocate(Region R, uint64_t Bytes) = 0;
+  virtual void release(Region R, void *P) = 0;
+
+  /// Copies Bytes on queue Q; it may complete later (synchronize()).
+  virtual llvm::Error copy(void *Dst, const void *Src, uint64_t Bytes,
+                           CopyKind K, Queue Q) = 0;
+  /// Fills Bytes with the PatternBytes-wide (1, 2, 4 or 8) Pattern, on the
+  /// compute queue (--poison).
+  virtual llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
+                           unsigned PatternBytes) = 0;
+
+  /// Events: createEvents(N) makes N events and returns the id of the
+  /// first (the others follow it; they live as long as the device);
+  /// record(E, Q) marks the point after the work queued so far on Q;
+  /// wait(E, Q) makes later work on Q wait for that point.
+  virtual llvm::Expected<unsigned> createEvents(unsigned N) = 0;
+  virtual llvm::Error record(unsigned Event, Queue Q) = 0;
+  virtual llvm::Error wait(unsigned Event, Queue Q) = 0;
+  /// Waits until all queued work on both queues is done; reports a kernel
+  /// failure that happened asynchronously.
+  virtual llvm::Error synchronize() = 0;
+
+  virtual DeviceOverhead overhead() const = 0;
+  /// Free device memory now (CUDA: cudaMemGetInfo), or none (CPU).
+  virtual std::optional<uint64_t> freeBytes() = 0;
+};
+
+/// Host memory, synchronous queues: the CPU backend's device. Stateless,
+/// shared by every CPU executor.
+Device &hostDevice();
+
+} // namespace runtime
+} // namespace oomplan
+
+#endif

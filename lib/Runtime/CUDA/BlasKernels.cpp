@@ -1,0 +1,150 @@
+//===- BlasKernels.cpp - MatMul and Gemm on cuBLAS ------------------------===//
+//
+// Row-major products through column-major cuBLAS: Y = A B in row major is
+// Y^T = B^T A^T in column major, and a row-major matrix read as column
+// major is its transpose, so the call passes B first and swaps M and N.
+// Batched MatMul is one strided-batched call when each operand is either
+// shared by every batch or has one matrix per batch; other broadcasts loop.
+// Full FP32 (the handle's math mode): no TF32, so that outputs match the
+// CPU backend at rtol 1e-3. The step's planned workspace is cuBLAS's only
+// workspace.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
+
+uint64_t blasWorkspace(const Node &, llvm::ArrayRef<TensorRef>,
+                       llvm::ArrayRef<TensorRef>) {
+  return blasWorkspaceBytes();
+}
+
+llvm::Error useWorkspace(const KernelContext &C) {
+  if (cublasStatus_t S =
+          cublasSetWorkspace(context().Blas, C.Workspace, C.WorkspaceBytes))
+    return blasFailure(C, S, "setting the workspace");
+  return llvm::Error::success();
+}
+
+// Row-major Y (M x N) = op(A) op(B), op(A) M x K, op(B) K x N, batched.
+llvm::Error gemm(const KernelContext &C, bool TA, bool TB, int64_t M, int64_t N,
+                 int64_t K, float Alpha, const float *A, int64_t StrideA,
+                 const float *B, int64_t StrideB, float Beta, float *Y,
+                 int64_t Batches) {
+  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || Batches > INT32_MAX)
+    return C.unsupported("a product dimension above 2^31");
+  int LdA = int(TA ? M : K), LdB = int(TB ? K : N);
+  cublasOperation_t OpA = TA ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    OpB = TB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasStatus_t S = cublasSgemmStridedBatched(
+      context().Blas, OpB, OpA, int(N), int(M), int(K), &Alpha, B, LdB, StrideB,
+      A, LdA, StrideA, &Beta, Y, int(N), M * N, int(Batches));
+  if (S)
+    return blasFailure(C, S, "cublasSgemmStridedBatched");
+  return llvm::Error::success();
+}
+
+llvm::Error runMatMul(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
+  if (A.Dims.empty() || B.Dims.empty())
+    return C.badInput("MatMul of a scalar");
+  cpu::DimVector AD(A.Dims.begin(), A.Dims.end()),
+      BD(B.Dims.begin(), B.Dims.end());
+  if (AD.size() == 1)
+    AD.insert(AD.begin(), 1);
+  if (BD.size() == 1)
+    BD.push_back(1);
+  const int64_t M = AD[AD.size() - 2], K = AD.back(), N = BD.back();
+  if (BD[BD.size() - 2] != K)
+    return C.badInput("inner dims differ");
+  const size_t BR = std::max(AD.size(), BD.size()) - 2;
+  cpu::DimVector ABatch(BR, 1), BBatch(BR, 1), YBatch(BR, 1);
+  for (size_t I = 0; I + 2 < AD.size(); ++I)
+    ABatch[BR - (AD.size() - 2) + I] = AD[I];
+  for (size_t I = 0; I + 2 < BD.size(); ++I)
+    BBatch[BR - (BD.size() - 2) + I] = BD[I];
+  for (size_t I = 0; I < BR; ++I) {
+    if (ABatch[I] != BBatch[I] && ABatch[I] != 1 && BBatch[I] != 1)
+      return C.badInput("batch dims do not broadcast");
+    YBatch[I] = std::max(ABatch[I], BBatch[I]);
+  }
+  const int64_t Batches = cpu::productOf(YBatch, 0, BR);
+  if (int64_t(Y.numElements()) != Batches * M * N)
+    return C.badInput("the output's size disagrees with the operands'");
+  if (Y.numElements() == 0)
+    return llvm::Error::success();
+  if (K == 0)
+    return launched(C, fill(Y.Data, Y.bytes(), 0, 4, context().Compute),
+                    "MatMul zero fill");
+  if (llvm::Error E = useWorkspace(C))
+    return E;
+  const int64_t NA = cpu::productOf(ABatch, 0, BR),
+                NB = cpu::productOf(BBatch, 0, BR);
+  const float *AP = A.data<float>(), *BP = B.data<float>();
+  float *YP = Y.data<float>();
+  // B shared: the batches of A are rows of one tall product.
+  if (NB == 1 && NA == Batches)
+    return gemm(C, false, false, Batches * M, N, K, 1, AP, 0, BP, 0, 0, YP, 1);
+  if ((NA == 1 || NA == Batches) && (NB == 1 || NB == Batches))
+    return gemm(C, false, false, M, N, K, 1, AP, NA == 1 ? 0 : M * K, BP,
+                NB == 1 ? 0 : K * N, 0, YP, Batches);
+  // Both broadcast on different axes: one product per batch.
+  cpu::DimVector AS = cpu::stridesOf(ABatch), BS = cpu::stridesOf(BBatch);
+  for (int64_t Bt = 0; Bt < Batches; ++Bt) {
+    int64_t Rem = Bt, AOff = 0, BOff = 0;
+    for (int64_t I = int64_t(BR) - 1; I >= 0; --I) {
+      int64_t X = Rem % YBatch[I];
+      Rem /= YBatch[I];
+      AOff += (ABatch[I] == 1 ? 0 : X) * AS[I];
+      BOff += (BBatch[I] == 1 ? 0 : X) * BS[I];
+    }
+    if (llvm::Error E = gemm(C, false, false, M, N, K, 1, AP + AOff * M * K, 0,
+                             BP + BOff * K * N, 0, 0, YP + Bt * M * N, 1))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
+// Y = alpha op(A) op(B) + beta C, C broadcast to Y first.
+llvm::Error runGemm(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
+  if (A.Dims.size() != 2 || B.Dims.size() != 2 || Y.Dims.size() != 2)
+    return C.badInput("Gemm operands must be matrices");
+  bool TA = C.N.getInt("transA", 0), TB = C.N.getInt("transB", 0);
+  float Alpha = float(C.N.getFloat("alpha", 1)),
+        Beta = float(C.N.getFloat("beta", 1));
+  int64_t M = TA ? A.Dims[1] : A.Dims[0], K = TA ? A.Dims[0] : A.Dims[1];
+  int64_t N = TB ? B.Dims[0] : B.Dims[1];
+  if ((TB ? B.Dims[1] : B.Dims[0]) != K || Y.Dims[0] != M || Y.Dims[1] != N)
+    return C.badInput("Gemm dims disagree");
+  bool HasC = C.Inputs.size() > 2 && C.Inputs[2].present() && Beta != 0;
+  if (HasC) {
+    Strided S;
+    if (!setBroadcast(S, 0, C.Inputs[2].Dims, Y.Dims))
+      return C.badInput("C does not broadcast to the output");
+    if (llvm::Error E = launched(
+            C,
+            stridedCopy(C.Inputs[2].Data, 0, Y.Data, 4, S, context().Compute),
+            "Gemm bias broadcast"))
+      return E;
+  }
+  if (Y.numElements() == 0)
+    return llvm::Error::success();
+  if (llvm::Error E = useWorkspace(C))
+    return E;
+  return gemm(C, TA, TB, M, N, K, Alpha, A.data<float>(), 0, B.data<float>(), 0,
+              HasC ? Beta : 0, Y.data<float>(), 1);
+}
+} // namespace
+
+void cuda::registerBlasKernels(CUDAKernelTable &T) {
+  addKernel(T, "MatMul", {runMatMul, blasWorkspace, F32});
+  addKernel(T, "Gemm", {runGemm, blasWorkspace, F32});
+}

@@ -1,0 +1,290 @@
+//===- CUDADevice.cpp - device memory, streams and events on a GPU --------===//
+//
+// The regions are one cudaMalloc each (the host region one cudaHostAlloc,
+// so that offloads and prefetches are truly asynchronous); nothing else is
+// allocated on the device after openCUDABackend(). What the context and
+// the library handles take is measured there, from cudaMemGetInfo, so
+// that a run can report it beside the plan (issue 13, item 4).
+//
+//===----------------------------------------------------------------------===//
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+#include "Kernels/Launch.h"
+#include "oomplan/Runtime/CUDA.h"
+#include "oomplan/Support/Error.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+static Context *TheContext = nullptr;
+
+Context &cuda::context() { return *TheContext; }
+bool cuda::haveContext() { return TheContext != nullptr; }
+uint64_t cuda::blasWorkspaceBytes() {
+  return (haveContext() && context().ComputeMajor >= 9 ? 32 : 4) << 20;
+}
+
+llvm::Error cuda::cudaFailure(int Code, const llvm::Twine &What) {
+  return makeIOError("CUDA: " + What + ": " +
+                     cudaGetErrorString(cudaError_t(Code)));
+}
+
+llvm::Error cuda::kernelFailure(const KernelContext &C, int Code,
+                                const llvm::Twine &What) {
+  return makeIOError(C.G.describeNode(NodeId(&C.N - C.G.Nodes.data())) +
+                     ": CUDA: " + What + ": " +
+                     cudaGetErrorString(cudaError_t(Code)));
+}
+
+llvm::Error cuda::blasFailure(const KernelContext &C, cublasStatus_t S,
+                              const llvm::Twine &What) {
+  return makeIOError(C.G.describeNode(NodeId(&C.N - C.G.Nodes.data())) +
+                     ": cuBLAS: " + What + ": " + cublasGetStatusString(S));
+}
+
+llvm::Error cuda::dnnFailure(const KernelContext &C, cudnnStatus_t S,
+                             const llvm::Twine &What) {
+  return makeIOError(C.G.describeNode(NodeId(&C.N - C.G.Nodes.data())) +
+                     ": cuDNN: " + What + ": " + cudnnGetErrorString(S));
+}
+
+llvm::Error cuda::hostInts(const KernelContext &C, unsigned I,
+                           llvm::SmallVectorImpl<int64_t> &Out) {
+  Out.clear();
+  if (I >= C.Inputs.size() || !C.Inputs[I].present())
+    return llvm::Error::success();
+  const TensorRef &T = C.Inputs[I];
+  ValueId V = I < C.N.Inputs.size() ? C.N.Inputs[I] : NoId;
+  if (V != NoId && C.G.Values[V].Data &&
+      C.G.Values[V].Data->numElements() == T.numElements() &&
+      C.G.Values[V].Data->Ints.size() == T.numElements()) {
+    Out.assign(C.G.Values[V].Data->Ints.begin(),
+               C.G.Values[V].Data->Ints.end());
+    return llvm::Error::success();
+  }
+  uint64_t N = T.numElements();
+  if (N > Context::ScratchInts)
+    return C.unsupported("input " + llvm::Twine(I) + " has " + llvm::Twine(N) +
+                         " values; the CUDA kernel reads at most " +
+                         llvm::Twine(Context::ScratchInts) + " on the host");
+  if (T.Type != ElementType::Int64 && T.Type != ElementType::Int32)
+    return C.unsupported("input " + llvm::Twine(I) + " must be int32 or int64");
+  Context &X = context();
+  uint64_t EB = T.Type == ElementType::Int64 ? 8 : 4;
+  if (int E = cudaMemcpyAsync(X.HostScratch, T.Data, N * EB,
+                              cudaMemcpyDeviceToHost, X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  if (int E = cudaStreamSynchronize(X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  const int32_t *P32 = reinterpret_cast<const int32_t *>(X.HostScratch);
+  for (uint64_t K = 0; K < N; ++K)
+    Out.push_back(EB == 8 ? X.HostScratch[K] : P32[K]);
+  return llvm::Error::success();
+}
+
+llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
+  const TensorRef &T = C.Inputs[I];
+  ValueId V = I < C.N.Inputs.size() ? C.N.Inputs[I] : NoId;
+  if (V != NoId && C.G.Values[V].Data) {
+    const TensorData &D = *C.G.Values[V].Data;
+    if (!D.Floats.empty())
+      return D.Floats[0];
+    if (!D.Ints.empty())
+      return double(D.Ints[0]);
+  }
+  Context &X = context();
+  uint64_t EB = elementBits(T.Type) / 8;
+  if (EB == 0 || EB > 8)
+    return C.unsupported("input " + llvm::Twine(I) +
+                         " has an unsupported type");
+  if (int E = cudaMemcpyAsync(X.HostScratch, T.Data, EB, cudaMemcpyDeviceToHost,
+                              X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  if (int E = cudaStreamSynchronize(X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  const void *P = X.HostScratch;
+  switch (T.Type) {
+  case ElementType::Float:
+    return double(*static_cast<const float *>(P));
+  case ElementType::Double:
+    return *static_cast<const double *>(P);
+  case ElementType::Int32:
+    return double(*static_cast<const int32_t *>(P));
+  case ElementType::Int64:
+    return double(*static_cast<const int64_t *>(P));
+  default:
+    return C.unsupported("input " + llvm::Twine(I) +
+                         " must be float, double, int32 or int64");
+  }
+}
+
+namespace {
+// A non-null address for a zero-byte region: never dereferenced (every
+// kernel returns before touching zero elements), never freed.
+char *const EmptyRegion = reinterpret_cast<char *>(uintptr_t(256));
+
+class CUDADevice final : public Device {
+public:
+  llvm::StringRef name() const override { return "cuda"; }
+  bool hostVisible() const override { return false; }
+  llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
+    if (Bytes == 0)
+      return static_cast<void *>(EmptyRegion);
+    void *P = nullptr;
+    int E = R == Region::Host ? cudaHostAlloc(&P, Bytes, cudaHostAllocDefault)
+                              : cudaMalloc(&P, Bytes);
+    if (E)
+      return cudaFailure(E, "allocating the " + regionName(R) + " region (" +
+                                llvm::Twine(Bytes) + " bytes)");
+    return P;
+  }
+  void release(Region R, void *P) override {
+    if (P == EmptyRegion)
+      return;
+    if (R == Region::Host)
+      cudaFreeHost(P);
+    else
+      cudaFree(P);
+  }
+  llvm::Error copy(void *Dst, const void *Src, uint64_t Bytes, CopyKind K,
+                   Queue Q) override {
+    if (!Bytes)
+      return llvm::Error::success();
+    cudaMemcpyKind Kind = K == CopyKind::HostToDevice ? cudaMemcpyHostToDevice
+                          : K == CopyKind::DeviceToHost
+                              ? cudaMemcpyDeviceToHost
+                              : cudaMemcpyDeviceToDevice;
+    if (int E = cudaMemcpyAsync(Dst, Src, Bytes, Kind, stream(Q)))
+      return cudaFailure(E, "copying " + llvm::Twine(Bytes) + " bytes");
+    return llvm::Error::success();
+  }
+  llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
+                   unsigned PatternBytes) override {
+    if (int E = cuda::fill(Dst, Bytes, Pattern, int(PatternBytes),
+                           context().Compute))
+      return cudaFailure(E, "filling " + llvm::Twine(Bytes) + " bytes");
+    return llvm::Error::success();
+  }
+  llvm::Expected<unsigned> createEvents(unsigned N) override {
+    Context &X = context();
+    std::lock_guard<std::mutex> G(X.Lock);
+    unsigned Base = unsigned(X.Events.size());
+    for (unsigned I = 0; I < N; ++I) {
+      cudaEvent_t Ev;
+      if (int E = cudaEventCreateWithFlags(&Ev, cudaEventDisableTiming))
+        return cudaFailure(E, "creating an event");
+      X.Events.push_back(Ev);
+    }
+    return Base;
+  }
+  llvm::Error record(unsigned Event, Queue Q) override {
+    if (int E = cudaEventRecord(context().Events[Event], stream(Q)))
+      return cudaFailure(E, "recording an event");
+    return llvm::Error::success();
+  }
+  llvm::Error wait(unsigned Event, Queue Q) override {
+    if (int E = cudaStreamWaitEvent(stream(Q), context().Events[Event], 0))
+      return cudaFailure(E, "waiting for an event");
+    return llvm::Error::success();
+  }
+  llvm::Error synchronize() override {
+    Context &X = context();
+    for (cudaStream_t S : {X.Compute, X.Copy})
+      if (int E = cudaStreamSynchronize(S))
+        return cudaFailure(E, "a kernel or copy failed");
+    int Bad = 0;
+    if (int E =
+            cudaMemcpy(&Bad, X.BadIndex, sizeof(int), cudaMemcpyDeviceToHost))
+      return cudaFailure(E, "reading the index-error flag");
+    if (Bad) {
+      cudaMemset(X.BadIndex, 0, sizeof(int));
+      return makeInputError("a Gather index was out of range (its output "
+                            "holds zeros there)");
+    }
+    return llvm::Error::success();
+  }
+  DeviceOverhead overhead() const override { return context().Overhead; }
+  std::optional<uint64_t> freeBytes() override {
+    size_t Free = 0, Total = 0;
+    if (cudaMemGetInfo(&Free, &Total))
+      return std::nullopt;
+    return Free;
+  }
+
+private:
+  static cudaStream_t stream(Queue Q) {
+    return Q == Queue::Copy ? context().Copy : context().Compute;
+  }
+};
+
+llvm::Error openContext(Context &X) {
+  int Count = 0;
+  if (int E = cudaGetDeviceCount(&Count))
+    return makeIOError(
+        llvm::Twine("--backend=cuda: no usable CUDA device (") +
+        cudaGetErrorString(cudaError_t(E)) +
+        "); run on a machine with an NVIDIA GPU and driver, or use "
+        "--backend=cpu");
+  if (Count == 0)
+    return makeIOError("--backend=cuda: no CUDA device is visible "
+                       "(CUDA_VISIBLE_DEVICES?); use --backend=cpu");
+  if (int E = cudaSetDevice(X.DeviceId))
+    return cudaFailure(E, "selecting device 0");
+  if (int E = cudaDeviceGetAttribute(
+          &X.ComputeMajor, cudaDevAttrComputeCapabilityMajor, X.DeviceId))
+    return cudaFailure(E, "reading the compute capability");
+  // The context is created by the first call that needs one; what it takes
+  // is the device's used memory right after (any other process's share
+  // included: run alone on the device for a clean figure).
+  if (int E = cudaFree(nullptr))
+    return cudaFailure(E, "creating the context");
+  size_t Free0 = 0, Total = 0;
+  if (int E = cudaMemGetInfo(&Free0, &Total))
+    return cudaFailure(E, "reading free memory");
+  X.Overhead.ContextBytes = Total - Free0;
+  if (int E = cudaStreamCreateWithFlags(&X.Compute, cudaStreamNonBlocking))
+    return cudaFailure(E, "creating the compute stream");
+  if (int E = cudaStreamCreateWithFlags(&X.Copy, cudaStreamNonBlocking))
+    return cudaFailure(E, "creating the copy stream");
+  if (cublasStatus_t S = cublasCreate(&X.Blas))
+    return makeIOError(llvm::Twine("cuBLAS: creating a handle: ") +
+                       cublasGetStatusString(S));
+  cublasSetStream(X.Blas, X.Compute);
+  // Full FP32: no TF32 (outputs are compared with the CPU at rtol 1e-3).
+  cublasSetMathMode(X.Blas, CUBLAS_PEDANTIC_MATH);
+  if (cudnnStatus_t S = cudnnCreate(&X.Dnn))
+    return makeIOError(llvm::Twine("cuDNN: creating a handle: ") +
+                       cudnnGetErrorString(S));
+  cudnnSetStream(X.Dnn, X.Compute);
+  if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
+    return cudaFailure(E, "allocating the index-error flag");
+  if (int E = cudaMemset(X.BadIndex, 0, sizeof(int)))
+    return cudaFailure(E, "clearing the index-error flag");
+  if (int E =
+          cudaHostAlloc(&X.HostScratch, Context::ScratchInts * sizeof(int64_t),
+                        cudaHostAllocDefault))
+    return cudaFailure(E, "allocating pinned scratch");
+  size_t Free1 = 0;
+  if (int E = cudaMemGetInfo(&Free1, &Total))
+    return cudaFailure(E, "reading free memory");
+  X.Overhead.HandleBytes = Free0 >= Free1 ? Free0 - Free1 : 0;
+  return llvm::Error::success();
+}
+} // namespace
+
+llvm::Expected<Backend> cuda::openCUDABackend() {
+  static std::once_flag Once;
+  static std::optional<std::string> Failure;
+  static CUDADevice Dev;
+  std::call_once(Once, [] {
+    auto *X = new Context(); // lives as long as the process
+    if (llvm::Error E = openContext(*X))
+      Failure = llvm::toString(std::move(E));
+    else
+      TheContext = X;
+  });
+  if (Failure)
+    return makeIOError(*Failure);
+  return Backend{&cudaKernels(), &Dev};
+}

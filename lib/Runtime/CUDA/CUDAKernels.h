@@ -1,0 +1,63 @@
+//===- CUDAKernels.h - the CUDA backend's kernel families -------*- C++ -*-===//
+//
+// One register function per family (one file each); cudaKernels() calls
+// them once. The families are host code: they read attributes and dims,
+// then call a launcher (Kernels/Launch.h) or cuBLAS/cuDNN on the compute
+// stream. A kernel returns once its work is queued; failures that happen
+// on the device surface at the executor's synchronize().
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CUDA_CUDAKERNELS_H
+#define OOMPLAN_LIB_RUNTIME_CUDA_CUDAKERNELS_H
+
+#include "Kernels/Launch.h"
+#include "oomplan/IR/OpTable.h"
+#include "oomplan/Runtime/Kernel.h"
+#include <optional>
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+using CUDAKernelTable = ops::KernelTable<Kernel>;
+
+/// Adds K for OpType; a fatal programming error when OpType has no record.
+void addKernel(CUDAKernelTable &T, llvm::StringRef OpType, Kernel K);
+
+// EltwiseKernels.cpp: unary math, broadcast binary ops, Where, Cast, Clip,
+// Identity and Dropout.
+void registerEltwiseKernels(CUDAKernelTable &T);
+// DataKernels.cpp: views (Reshape, Flatten, Squeeze, Unsqueeze), Transpose,
+// Expand, Concat, Slice, Gather, Pad, Shape, Size, ConstantOfShape, Range.
+void registerDataKernels(CUDAKernelTable &T);
+// NormKernels.cpp: Softmax, LogSoftmax, LayerNormalization,
+// BatchNormalization, Reduce*, GlobalAveragePool, GlobalMaxPool.
+void registerNormKernels(CUDAKernelTable &T);
+// BlasKernels.cpp: MatMul and Gemm (cuBLAS).
+void registerBlasKernels(CUDAKernelTable &T);
+// DnnKernels.cpp: Conv, MaxPool, AveragePool (cuDNN).
+void registerDnnKernels(CUDAKernelTable &T);
+
+const CUDAKernelTable &cudaKernels();
+
+/// The launcher type of an element type, or none.
+std::optional<DType> dtypeOf(ElementType T);
+
+/// Operand strides of Dims broadcast (numpy rules) to Out's dims, as
+/// operand Op of S; S.Rank and S.Dims are Out's. False: rank > MaxRank or
+/// dims that do not broadcast.
+bool setBroadcast(Strided &S, unsigned Op, llvm::ArrayRef<int64_t> Dims,
+                  llvm::ArrayRef<int64_t> Out);
+
+/// Success for launcher code 0, else an error naming the node.
+llvm::Error launched(const KernelContext &C, int Code, const char *What);
+
+/// Copies input 0 to output 0 on the compute stream unless they share
+/// bytes (a view the planner aliased).
+llvm::Error copyUnlessAliased(const KernelContext &C);
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan
+
+#endif

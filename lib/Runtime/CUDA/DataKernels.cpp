@@ -1,0 +1,327 @@
+//===- DataKernels.cpp - views, layout and shape ops on CUDA --------------===//
+//
+// Output dims were fixed by shape inference before the run, so these
+// kernels take them from the output refs. Values that steer a copy (Slice's
+// starts, Pad's pads) are read on the host: from the graph when they are
+// constants, else from the device (hostInts). Shape, Size and
+// ConstantOfShape write values known on the host, by kernel arguments, so
+// that no host buffer must outlive the call.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+#include <cstring>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
+
+llvm::Error runView(const KernelContext &C) {
+  if (C.Inputs[0].numElements() != C.Outputs[0].numElements())
+    return C.badInput("input has " + llvm::Twine(C.Inputs[0].numElements()) +
+                      " elements, output " +
+                      llvm::Twine(C.Outputs[0].numElements()));
+  return copyUnlessAliased(C);
+}
+
+llvm::Error runTranspose(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  size_t R = In.Dims.size();
+  if (R > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  std::vector<int64_t> Perm;
+  if (auto P = C.N.getInts("perm"))
+    Perm = *P;
+  else
+    for (size_t I = 0; I < R; ++I)
+      Perm.push_back(int64_t(R - 1 - I));
+  if (Perm.size() != R)
+    return C.badInput("perm does not match the rank");
+  cpu::DimVector InStride = cpu::stridesOf(In.Dims);
+  Strided S;
+  S.Rank = int(R);
+  for (size_t I = 0; I < R; ++I) {
+    if (Perm[I] < 0 || Perm[I] >= int64_t(R))
+      return C.badInput("perm entry out of range");
+    S.Dims[I] = Out.Dims[I];
+    S.Stride[0][I] = InStride[Perm[I]];
+  }
+  return launched(
+      C,
+      stridedCopy(In.Data, 0, Out.Data, elemBytesOf(In), S, context().Compute),
+      "Transpose kernel");
+}
+
+llvm::Error runExpand(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  Strided S;
+  if (!setBroadcast(S, 0, In.Dims, Out.Dims))
+    return C.unsupported("input does not broadcast to the output");
+  return launched(
+      C,
+      stridedCopy(In.Data, 0, Out.Data, elemBytesOf(In), S, context().Compute),
+      "Expand kernel");
+}
+
+llvm::Error runConcat(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  int64_t Axis = C.N.getInt("axis", 0);
+  if (!cpu::normAxis(Axis, int64_t(Out.Dims.size())))
+    return C.badInput("axis out of range");
+  uint64_t EB = elemBytesOf(Out);
+  int64_t Outer = cpu::productOf(Out.Dims, 0, size_t(Axis));
+  int64_t Inner = cpu::productOf(Out.Dims, size_t(Axis) + 1, Out.Dims.size());
+  uint64_t OutRow = uint64_t(Out.Dims[Axis] * Inner) * EB, At = 0;
+  for (const TensorRef &In : C.Inputs) {
+    if (!In.present())
+      continue;
+    uint64_t Row = uint64_t(In.Dims[Axis] * Inner) * EB;
+    if (Row && Outer)
+      if (int E = cudaMemcpy2DAsync(
+              Out.data<char>() + At, OutRow, In.Data, Row, Row, size_t(Outer),
+              cudaMemcpyDeviceToDevice, context().Compute))
+        return kernelFailure(C, E, "Concat copy");
+    At += Row;
+  }
+  return llvm::Error::success();
+}
+
+// Slice (opset 10+: starts, ends, axes, steps inputs; opset 1: attributes).
+llvm::Error runSlice(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  size_t R = In.Dims.size();
+  if (R > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  llvm::SmallVector<int64_t, 8> Starts, Axes, Steps;
+  if (C.Inputs.size() > 1) {
+    if (llvm::Error E = hostInts(C, 1, Starts))
+      return E;
+    if (llvm::Error E = hostInts(C, 3, Axes))
+      return E;
+    if (llvm::Error E = hostInts(C, 4, Steps))
+      return E;
+  } else {
+    if (auto A = C.N.getInts("starts"))
+      Starts.assign(A->begin(), A->end());
+    if (auto A = C.N.getInts("axes"))
+      Axes.assign(A->begin(), A->end());
+  }
+  if (Axes.empty())
+    for (size_t I = 0; I < Starts.size(); ++I)
+      Axes.push_back(int64_t(I));
+  if (Steps.empty())
+    Steps.assign(Starts.size(), 1);
+  if (Axes.size() != Starts.size() || Steps.size() != Starts.size())
+    return C.badInput("starts, axes and steps differ in length");
+  cpu::DimVector InStride = cpu::stridesOf(In.Dims);
+  Strided S;
+  S.Rank = int(R);
+  int64_t Offset = 0;
+  for (size_t I = 0; I < R; ++I) {
+    S.Dims[I] = Out.Dims[I];
+    S.Stride[0][I] = InStride[I];
+  }
+  for (size_t K = 0; K < Starts.size(); ++K) {
+    int64_t A = Axes[K];
+    if (!cpu::normAxis(A, int64_t(R)) || Steps[K] == 0)
+      return C.badInput("bad axis or zero step");
+    int64_t D = In.Dims[A], St = Starts[K];
+    if (St < 0)
+      St += D;
+    // ONNX clamps: [0, D] going forward, [0, D - 1] going backward.
+    St = Steps[K] > 0 ? std::clamp<int64_t>(St, 0, D)
+                      : std::clamp<int64_t>(St, 0, D - 1);
+    Offset += St * InStride[A];
+    S.Stride[0][A] = InStride[A] * Steps[K];
+  }
+  return launched(C,
+                  stridedCopy(In.Data, Offset, Out.Data, elemBytesOf(In), S,
+                              context().Compute),
+                  "Slice kernel");
+}
+
+llvm::Error runGather(const KernelContext &C) {
+  const TensorRef &Data = C.Inputs[0], &Idx = C.Inputs[1], &Out = C.Outputs[0];
+  int64_t Axis = C.N.getInt("axis", 0);
+  if (!cpu::normAxis(Axis, int64_t(Data.Dims.size())))
+    return C.badInput("axis out of range");
+  if (Idx.Type != ElementType::Int64 && Idx.Type != ElementType::Int32)
+    return C.unsupported("indices must be int32 or int64");
+  return launched(
+      C,
+      gather(Data.Data, Idx.Data, Idx.Type == ElementType::Int64, Out.Data,
+             cpu::productOf(Data.Dims, 0, size_t(Axis)), Data.Dims[Axis],
+             cpu::productOf(Data.Dims, size_t(Axis) + 1, Data.Dims.size()),
+             int64_t(Idx.numElements()), elemBytesOf(Data), context().BadIndex,
+             context().Compute),
+      "Gather kernel");
+}
+
+// Pad, constant mode: the output filled with the value, then the input's
+// kept part copied to its place (negative pads crop).
+llvm::Error runPad(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  if (C.N.getString("mode", "constant") != "constant")
+    return C.unsupported("mode '" + C.N.getString("mode", "constant") +
+                         "' (the CUDA kernel has constant only)");
+  size_t R = In.Dims.size();
+  if (R > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  llvm::SmallVector<int64_t, 16> Pads, Axes;
+  double Value = C.N.getFloat("value", 0);
+  if (C.Inputs.size() > 1) {
+    if (llvm::Error E = hostInts(C, 1, Pads))
+      return E;
+    if (C.Inputs.size() > 2 && C.Inputs[2].present()) {
+      auto V = hostScalar(C, 2);
+      if (!V)
+        return V.takeError();
+      Value = *V;
+    }
+    if (llvm::Error E = hostInts(C, 3, Axes))
+      return E;
+  } else if (auto P = C.N.getInts("pads")) {
+    Pads.assign(P->begin(), P->end());
+  }
+  if (Axes.empty())
+    for (size_t I = 0; I < R; ++I)
+      Axes.push_back(int64_t(I));
+  if (Pads.size() != 2 * Axes.size())
+    return C.badInput("pads has " + llvm::Twine(Pads.size()) + " values for " +
+                      llvm::Twine(Axes.size()) + " axes");
+  llvm::SmallVector<int64_t, 8> Begin(R, 0), End(R, 0);
+  for (size_t K = 0; K < Axes.size(); ++K) {
+    int64_t A = Axes[K];
+    if (!cpu::normAxis(A, int64_t(R)))
+      return C.badInput("axis out of range");
+    Begin[A] = Pads[K];
+    End[A] = Pads[K + Axes.size()];
+  }
+  uint64_t Pattern = 0;
+  int EB = elemBytesOf(Out);
+  switch (Out.Type) {
+  case ElementType::Float: {
+    float F = float(Value);
+    std::memcpy(&Pattern, &F, 4);
+    break;
+  }
+  case ElementType::Double:
+    std::memcpy(&Pattern, &Value, 8);
+    break;
+  default:
+    Pattern = uint64_t(int64_t(Value));
+  }
+  if (EB == 0)
+    return C.unsupported("element type " + elementTypeName(Out.Type));
+  if (int E = fill(Out.Data, Out.bytes(), Pattern, EB, context().Compute))
+    return kernelFailure(C, E, "Pad fill");
+  cpu::DimVector InStride = cpu::stridesOf(In.Dims),
+                 OutStride = cpu::stridesOf(Out.Dims);
+  Strided S;
+  S.Rank = int(R);
+  int64_t InOff = 0, OutOff = 0;
+  for (size_t I = 0; I < R; ++I) {
+    int64_t Kept = In.Dims[I] + std::min<int64_t>(Begin[I], 0) +
+                   std::min<int64_t>(End[I], 0);
+    S.Dims[I] = std::max<int64_t>(Kept, 0);
+    S.Stride[0][I] = InStride[I];
+    S.Stride[1][I] = OutStride[I];
+    InOff += std::max<int64_t>(-Begin[I], 0) * InStride[I];
+    OutOff += std::max<int64_t>(Begin[I], 0) * OutStride[I];
+  }
+  return launched(
+      C,
+      stridedCopy2(In.Data, InOff, Out.Data, OutOff, EB, S, context().Compute),
+      "Pad kernel");
+}
+
+llvm::Error runShape(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  int64_t R = int64_t(In.Dims.size());
+  int64_t Start = C.N.getInt("start", 0), End = C.N.getInt("end", R);
+  if (Start < 0)
+    Start += R;
+  if (End < 0)
+    End += R;
+  Start = std::clamp<int64_t>(Start, 0, R);
+  End = std::clamp<int64_t>(End, Start, R);
+  if (End - Start > MaxRank)
+    return C.unsupported("more than " + llvm::Twine(MaxRank) + " dims");
+  SmallInts V;
+  for (int64_t I = Start; I < End; ++I)
+    V.V[V.N++] = In.Dims[I];
+  if (uint64_t(V.N) != Out.numElements())
+    return C.badInput("output has " + llvm::Twine(Out.numElements()) +
+                      " elements for " + llvm::Twine(V.N) + " dims");
+  return launched(C, writeInts(Out.data<int64_t>(), V, context().Compute),
+                  "Shape kernel");
+}
+
+llvm::Error runSize(const KernelContext &C) {
+  SmallInts V;
+  V.N = 1;
+  V.V[0] = int64_t(C.Inputs[0].numElements());
+  return launched(C,
+                  writeInts(C.Outputs[0].data<int64_t>(), V, context().Compute),
+                  "Size kernel");
+}
+
+llvm::Error runConstantOfShape(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  uint64_t Pattern = 0;
+  if (const Attribute *A = C.N.attr("value")) {
+    if (!A->T || A->T->numElements() != 1)
+      return C.badInput("attribute 'value' is not a one-element tensor");
+    double F = A->T->Floats.empty() ? 0 : A->T->Floats[0];
+    int64_t I = A->T->Ints.empty() ? 0 : A->T->Ints[0];
+    switch (Out.Type) {
+    case ElementType::Float: {
+      float G = float(F);
+      std::memcpy(&Pattern, &G, 4);
+      break;
+    }
+    case ElementType::Double:
+      std::memcpy(&Pattern, &F, 8);
+      break;
+    default:
+      Pattern = uint64_t(A->T->Ints.empty() ? int64_t(F) : I);
+    }
+  }
+  int EB = elemBytesOf(Out);
+  if (EB == 0)
+    return C.unsupported("element type " + elementTypeName(Out.Type));
+  return launched(C,
+                  fill(Out.Data, Out.bytes(), Pattern, EB, context().Compute),
+                  "ConstantOfShape kernel");
+}
+
+llvm::Error runRange(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  auto T = dtypeOf(Out.Type);
+  if (!T)
+    return C.unsupported("element type " + elementTypeName(Out.Type));
+  return launched(C,
+                  range(*T, C.Inputs[0].Data, C.Inputs[2].Data, Out.Data,
+                        int64_t(Out.numElements()), context().Compute),
+                  "Range kernel");
+}
+} // namespace
+
+void cuda::registerDataKernels(CUDAKernelTable &T) {
+  for (const char *Op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"})
+    addKernel(T, Op, {runView, nullptr, {}});
+  addKernel(T, "Transpose", {runTranspose, nullptr, {}});
+  addKernel(T, "Expand", {runExpand, nullptr, {}});
+  addKernel(T, "Concat", {runConcat, nullptr, {}});
+  addKernel(T, "Slice", {runSlice, nullptr, {}});
+  addKernel(T, "Gather", {runGather, nullptr, {}});
+  addKernel(T, "Pad", {runPad, nullptr, {}});
+  addKernel(T, "Shape", {runShape, nullptr, {}});
+  addKernel(T, "Size", {runSize, nullptr, {}});
+  addKernel(T, "ConstantOfShape", {runConstantOfShape, nullptr, {}});
+  addKernel(T, "Range", {runRange, nullptr, {}});
+}

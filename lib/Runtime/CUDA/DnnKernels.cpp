@@ -1,0 +1,274 @@
+//===- DnnKernels.cpp - Conv and the window pools on cuDNN ----------------===//
+//
+// The legacy cuDNN API with N-d descriptors (a 1-d window gets a unit
+// height). Conv's algorithm is cuDNN's heuristic choice
+// (cudnnGetConvolutionForwardAlgorithm_v7, which runs nothing) among those
+// whose workspace fits ConvWorkspaceLimit; the choice is cached by
+// geometry, so the planner's workspace query and the run pick the same
+// algorithm and the plan holds exactly its workspace. FMA math: no TF32, so
+// outputs match the CPU backend at rtol 1e-3.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/ConvGeometry.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+#include <map>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
+
+/// The most workspace a convolution may plan (larger-workspace algorithms
+/// are skipped): large enough for cuDNN's fast algorithms on ResNet-sized
+/// layers, small next to the activations of a batch.
+constexpr uint64_t ConvWorkspaceLimit = uint64_t(64) << 20;
+
+// Descriptors freed at scope exit.
+struct Descs {
+  cudnnTensorDescriptor_t X = nullptr, Y = nullptr;
+  cudnnFilterDescriptor_t W = nullptr;
+  cudnnConvolutionDescriptor_t Conv = nullptr;
+  cudnnPoolingDescriptor_t Pool = nullptr;
+  ~Descs() {
+    if (X)
+      cudnnDestroyTensorDescriptor(X);
+    if (Y)
+      cudnnDestroyTensorDescriptor(Y);
+    if (W)
+      cudnnDestroyFilterDescriptor(W);
+    if (Conv)
+      cudnnDestroyConvolutionDescriptor(Conv);
+    if (Pool)
+      cudnnDestroyPoolingDescriptor(Pool);
+  }
+};
+
+// Dims with a unit height inserted for a 1-d window (cuDNN needs >= 4 dims).
+llvm::SmallVector<int, 8> dnnDims(llvm::ArrayRef<int64_t> Dims) {
+  llvm::SmallVector<int, 8> D(Dims.begin(), Dims.end());
+  if (D.size() == 3)
+    D.insert(D.begin() + 2, 1);
+  return D;
+}
+
+cudnnStatus_t tensorDesc(cudnnTensorDescriptor_t &T,
+                         llvm::ArrayRef<int64_t> Dims) {
+  if (cudnnStatus_t S = cudnnCreateTensorDescriptor(&T))
+    return S;
+  llvm::SmallVector<int, 8> D = dnnDims(Dims), Str(D.size(), 1);
+  for (int I = int(D.size()) - 2; I >= 0; --I)
+    Str[I] = Str[I + 1] * D[I + 1];
+  return cudnnSetTensorNdDescriptor(T, CUDNN_DATA_FLOAT, int(D.size()),
+                                    D.data(), Str.data());
+}
+
+// The spatial geometry with a unit axis first for 1-d windows.
+struct Window {
+  llvm::SmallVector<int, 4> K, S, D, Pad;
+};
+std::string windowOf(const Node &N, llvm::ArrayRef<int64_t> X,
+                     llvm::ArrayRef<int64_t> Y, llvm::ArrayRef<int64_t> W,
+                     Window &Out) {
+  cpu::WindowGeometry G;
+  std::string Bad =
+      cpu::windowGeometry(N, X.drop_front(2), Y.drop_front(2),
+                          W.empty() ? W : W.drop_front(2), false, G);
+  if (!Bad.empty())
+    return Bad;
+  if (G.rank() < 1 || G.rank() > 3)
+    return "a window of rank " + std::to_string(G.rank());
+  if (G.rank() == 1) {
+    Out.K.push_back(1);
+    Out.S.push_back(1);
+    Out.D.push_back(1);
+    Out.Pad.push_back(0);
+  }
+  for (size_t I = 0; I < G.rank(); ++I) {
+    if (G.PadBegin[I] != G.PadEnd[I])
+      return "asymmetric padding (cuDNN pads both sides alike)";
+    Out.K.push_back(int(G.K[I]));
+    Out.S.push_back(int(G.S[I]));
+    Out.D.push_back(int(G.D[I]));
+    Out.Pad.push_back(int(G.PadBegin[I]));
+  }
+  return "";
+}
+
+struct ConvSetup {
+  Descs D;
+  cudnnConvolutionFwdAlgo_t Algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t WorkspaceBytes = 0;
+};
+
+// Descriptors and the algorithm for Conv node N at these dims. The choice
+// is cached by everything that determines it.
+cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
+                        llvm::ArrayRef<int64_t> W, llvm::ArrayRef<int64_t> Y,
+                        ConvSetup &S, std::string &Bad) {
+  Window Win;
+  Bad = windowOf(N, X, Y, W, Win);
+  if (!Bad.empty())
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  int Groups = int(N.getInt("group", 1));
+  if (cudnnStatus_t St = tensorDesc(S.D.X, X))
+    return St;
+  if (cudnnStatus_t St = tensorDesc(S.D.Y, Y))
+    return St;
+  if (cudnnStatus_t St = cudnnCreateFilterDescriptor(&S.D.W))
+    return St;
+  llvm::SmallVector<int, 8> WD = dnnDims(W);
+  if (cudnnStatus_t St =
+          cudnnSetFilterNdDescriptor(S.D.W, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW,
+                                     int(WD.size()), WD.data()))
+    return St;
+  if (cudnnStatus_t St = cudnnCreateConvolutionDescriptor(&S.D.Conv))
+    return St;
+  if (cudnnStatus_t St = cudnnSetConvolutionNdDescriptor(
+          S.D.Conv, int(Win.K.size()), Win.Pad.data(), Win.S.data(),
+          Win.D.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT))
+    return St;
+  cudnnSetConvolutionGroupCount(S.D.Conv, Groups);
+  cudnnSetConvolutionMathType(S.D.Conv, CUDNN_FMA_MATH);
+  std::string Key;
+  for (auto Dims : {X, W, Y})
+    for (int64_t V : Dims)
+      Key += std::to_string(V) + ",";
+  for (auto &V : {Win.K, Win.S, Win.D, Win.Pad})
+    for (int I : V)
+      Key += std::to_string(I) + ";";
+  Key += std::to_string(Groups);
+  static std::map<std::string, std::pair<cudnnConvolutionFwdAlgo_t, size_t>>
+      Cache;
+  Context &Cx = context();
+  std::lock_guard<std::mutex> Lock(Cx.Lock);
+  auto It = Cache.find(Key);
+  if (It != Cache.end()) {
+    S.Algo = It->second.first;
+    S.WorkspaceBytes = It->second.second;
+    return CUDNN_STATUS_SUCCESS;
+  }
+  cudnnConvolutionFwdAlgoPerf_t Perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int Got = 0;
+  if (cudnnStatus_t St = cudnnGetConvolutionForwardAlgorithm_v7(
+          Cx.Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,
+          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &Got, Perf))
+    return St;
+  bool Found = false;
+  for (int I = 0; I < Got && !Found; ++I) {
+    size_t Bytes = 0;
+    if (Perf[I].status != CUDNN_STATUS_SUCCESS ||
+        cudnnGetConvolutionForwardWorkspaceSize(Cx.Dnn, S.D.X, S.D.W, S.D.Conv,
+                                                S.D.Y, Perf[I].algo, &Bytes) !=
+            CUDNN_STATUS_SUCCESS ||
+        Bytes > ConvWorkspaceLimit)
+      continue;
+    S.Algo = Perf[I].algo;
+    S.WorkspaceBytes = Bytes;
+    Found = true;
+  }
+  if (!Found) {
+    Bad = "no cuDNN algorithm fits the workspace limit";
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  }
+  Cache[Key] = {S.Algo, S.WorkspaceBytes};
+  return CUDNN_STATUS_SUCCESS;
+}
+
+uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
+                       llvm::ArrayRef<TensorRef> Out) {
+  if (!haveContext() || In.size() < 2 || Out.empty() || In[0].Dims.size() < 3)
+    return 0;
+  ConvSetup S;
+  std::string Bad;
+  if (setupConv(N, In[0].Dims, In[1].Dims, Out[0].Dims, S, Bad))
+    return 0; // the run reports what is wrong
+  return S.WorkspaceBytes;
+}
+
+llvm::Error runConv(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  if (X.Dims.size() < 3)
+    return C.badInput("input rank below 3");
+  if (Y.numElements() == 0)
+    return llvm::Error::success();
+  ConvSetup S;
+  std::string Bad;
+  if (cudnnStatus_t St = setupConv(C.N, X.Dims, W.Dims, Y.Dims, S, Bad))
+    return Bad.empty() ? dnnFailure(C, St, "setting up the convolution")
+                       : C.unsupported(Bad);
+  if (S.WorkspaceBytes > C.WorkspaceBytes)
+    return C.unsupported(
+        "cuDNN's algorithm needs " + llvm::Twine(S.WorkspaceBytes) +
+        " bytes of workspace; the plan has " + llvm::Twine(C.WorkspaceBytes));
+  float One = 1, Zero = 0;
+  if (cudnnStatus_t St = cudnnConvolutionForward(
+          context().Dnn, &One, S.D.X, X.Data, S.D.W, W.Data, S.D.Conv, S.Algo,
+          C.Workspace, S.WorkspaceBytes, &Zero, S.D.Y, Y.Data))
+    return dnnFailure(C, St, "cudnnConvolutionForward");
+  if (C.Inputs.size() > 2 && C.Inputs[2].present())
+    return launched(C,
+                    addChannelBias(Y.data<float>(), C.Inputs[2].data<float>(),
+                                   Y.Dims[0], Y.Dims[1],
+                                   cpu::productOf(Y.Dims, 2, Y.Dims.size()),
+                                   context().Compute),
+                    "Conv bias kernel");
+  return llvm::Error::success();
+}
+
+template <bool Max> llvm::Error runPool(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (X.Dims.size() < 3)
+    return C.badInput("input rank below 3");
+  if (C.Outputs.size() > 1 && C.Outputs[1].present())
+    return C.unsupported("MaxPool's Indices output");
+  Window Win;
+  std::string Bad = windowOf(C.N, X.Dims, Y.Dims, {}, Win);
+  if (!Bad.empty())
+    return C.unsupported(Bad);
+  for (size_t I = 0; I < Win.D.size(); ++I)
+    if (Win.D[I] != 1)
+      return C.unsupported("dilations (cuDNN pools have none)");
+  // cuDNN sizes the output by floor division: ceil_mode is supported only
+  // where it gives the same dims.
+  size_t Off = Win.K.size() + 2 - X.Dims.size(); // the unit axis of 1-d
+  for (size_t I = Off; I < Win.K.size(); ++I) {
+    int64_t In = X.Dims[2 + I - Off];
+    int64_t Floor = (In + 2 * Win.Pad[I] - Win.K[I]) / Win.S[I] + 1;
+    if (Floor != Y.Dims[2 + I - Off])
+      return C.unsupported("ceil_mode that changes the output size");
+  }
+  if (Y.numElements() == 0)
+    return llvm::Error::success();
+  Descs D;
+  cudnnPoolingMode_t Mode =
+      Max ? CUDNN_POOLING_MAX_DETERMINISTIC
+          : (C.N.getInt("count_include_pad", 0)
+                 ? CUDNN_POOLING_AVERAGE_COUNT_INCLUDE_PADDING
+                 : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING);
+  cudnnStatus_t St = tensorDesc(D.X, X.Dims);
+  if (!St)
+    St = tensorDesc(D.Y, Y.Dims);
+  if (!St)
+    St = cudnnCreatePoolingDescriptor(&D.Pool);
+  if (!St)
+    St = cudnnSetPoolingNdDescriptor(D.Pool, Mode, CUDNN_NOT_PROPAGATE_NAN,
+                                     int(Win.K.size()), Win.K.data(),
+                                     Win.Pad.data(), Win.S.data());
+  float One = 1, Zero = 0;
+  if (!St)
+    St = cudnnPoolingForward(context().Dnn, D.Pool, &One, D.X, X.Data, &Zero,
+                             D.Y, Y.Data);
+  if (St)
+    return dnnFailure(C, St, "cudnnPoolingForward");
+  return llvm::Error::success();
+}
+} // namespace
+
+void cuda::registerDnnKernels(CUDAKernelTable &T) {
+  addKernel(T, "Conv", {runConv, convWorkspace, F32});
+  addKernel(T, "MaxPool", {runPool<true>, nullptr, F32});
+  addKernel(T, "AveragePool", {runPool<false>, nullptr, F32});
+}

@@ -1,0 +1,156 @@
+//===- EltwiseKernels.cpp - unary, binary, Where, Cast, Clip on CUDA ------===//
+//
+// Each op is a template instance over the launcher's op code, so that the
+// table holds plain function pointers. Broadcasting goes through
+// setBroadcast's strides (0 on a broadcast axis); in-place outputs are
+// fine because every element is read before it is written by the same
+// thread.
+//
+//===----------------------------------------------------------------------===//
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> FloatTypes = {ElementType::Float,
+                                                      ElementType::Double};
+const llvm::SmallVector<ElementType, 4> NumberTypes = {
+    ElementType::Float, ElementType::Double, ElementType::Int32,
+    ElementType::Int64};
+
+template <UnaryOp Op> llvm::Error runUnary(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  double A = 0, B = 0;
+  if (Op == UnaryOp::LeakyRelu)
+    A = C.N.getFloat("alpha", 0.01);
+  if (Op == UnaryOp::HardSigmoid) {
+    A = C.N.getFloat("alpha", 0.2);
+    B = C.N.getFloat("beta", 0.5);
+  }
+  return launched(C,
+                  unary(Op, *dtypeOf(In.Type), In.Data, Out.Data,
+                        int64_t(Out.numElements()), A, B, context().Compute),
+                  "unary kernel");
+}
+
+// Clip: min and max are inputs (opset 11+) or attributes (opset 6).
+llvm::Error runClip(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  double Lo = C.N.getFloat("min", -3.4028234663852886e38);
+  double Hi = C.N.getFloat("max", 3.4028234663852886e38);
+  for (unsigned I = 1; I <= 2; ++I) {
+    if (I >= C.Inputs.size() || !C.Inputs[I].present())
+      continue;
+    auto V = hostScalar(C, I);
+    if (!V)
+      return V.takeError();
+    (I == 1 ? Lo : Hi) = *V;
+  }
+  return launched(C,
+                  unary(UnaryOp::Clip, *dtypeOf(In.Type), In.Data, Out.Data,
+                        int64_t(Out.numElements()), Lo, Hi, context().Compute),
+                  "Clip kernel");
+}
+
+template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Out = C.Outputs[0];
+  Strided S;
+  if (!setBroadcast(S, 0, A.Dims, Out.Dims) ||
+      !setBroadcast(S, 1, B.Dims, Out.Dims))
+    return C.unsupported("operands do not broadcast to the output within " +
+                         llvm::Twine(MaxRank) + " dims");
+  auto T = dtypeOf(A.Type);
+  if (!T || A.Type != B.Type)
+    return C.unsupported("operand types " + elementTypeName(A.Type) + ", " +
+                         elementTypeName(B.Type));
+  return launched(
+      C, binary(Op, *T, A.Data, B.Data, Out.Data, S, context().Compute),
+      "binary kernel");
+}
+
+llvm::Error runWhere(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  Strided S;
+  for (unsigned I = 0; I < 3; ++I)
+    if (!setBroadcast(S, I, C.Inputs[I].Dims, Out.Dims))
+      return C.unsupported("operands do not broadcast to the output");
+  return launched(C,
+                  where(C.Inputs[0].data<bool>(), C.Inputs[1].Data,
+                        C.Inputs[2].Data, Out.Data,
+                        int(elementBits(Out.Type) / 8), S, context().Compute),
+                  "Where kernel");
+}
+
+llvm::Error runCast(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  auto From = dtypeOf(In.Type), To = dtypeOf(Out.Type);
+  if (!From || !To || *From == DType::F16 || *To == DType::F16)
+    return C.unsupported("Cast from " + elementTypeName(In.Type) + " to " +
+                         elementTypeName(Out.Type));
+  if (*From == *To)
+    return copyUnlessAliased(C);
+  return launched(C,
+                  cast(*From, *To, In.Data, Out.Data,
+                       int64_t(Out.numElements()), context().Compute),
+                  "Cast kernel");
+}
+
+llvm::Error runIdentity(const KernelContext &C) {
+  // Dropout in inference: the data unchanged, and a mask of ones.
+  if (C.Outputs.size() > 1 && C.Outputs[1].present())
+    if (llvm::Error E = launched(C,
+                                 fill(C.Outputs[1].Data, C.Outputs[1].bytes(),
+                                      1, 1, context().Compute),
+                                 "Dropout mask"))
+      return E;
+  return copyUnlessAliased(C);
+}
+} // namespace
+
+void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
+  auto Un = [&](const char *Op, Kernel K) { addKernel(T, Op, std::move(K)); };
+  Un("Relu", {runUnary<UnaryOp::Relu>, nullptr, NumberTypes});
+  Un("Neg", {runUnary<UnaryOp::Neg>, nullptr, NumberTypes});
+  Un("Abs", {runUnary<UnaryOp::Abs>, nullptr, NumberTypes});
+  Un("Sign", {runUnary<UnaryOp::Sign>, nullptr, NumberTypes});
+  Un("Sigmoid", {runUnary<UnaryOp::Sigmoid>, nullptr, FloatTypes});
+  Un("Tanh", {runUnary<UnaryOp::Tanh>, nullptr, FloatTypes});
+  Un("Erf", {runUnary<UnaryOp::Erf>, nullptr, FloatTypes});
+  Un("Exp", {runUnary<UnaryOp::Exp>, nullptr, FloatTypes});
+  Un("Log", {runUnary<UnaryOp::Log>, nullptr, FloatTypes});
+  Un("Sqrt", {runUnary<UnaryOp::Sqrt>, nullptr, FloatTypes});
+  Un("Reciprocal", {runUnary<UnaryOp::Reciprocal>, nullptr, FloatTypes});
+  Un("Floor", {runUnary<UnaryOp::Floor>, nullptr, FloatTypes});
+  Un("Ceil", {runUnary<UnaryOp::Ceil>, nullptr, FloatTypes});
+  Un("Sin", {runUnary<UnaryOp::Sin>, nullptr, FloatTypes});
+  Un("Cos", {runUnary<UnaryOp::Cos>, nullptr, FloatTypes});
+  Un("LeakyRelu", {runUnary<UnaryOp::LeakyRelu>, nullptr, FloatTypes});
+  Un("HardSigmoid", {runUnary<UnaryOp::HardSigmoid>, nullptr, FloatTypes});
+  Un("Softplus", {runUnary<UnaryOp::Softplus>, nullptr, FloatTypes});
+  Un("Not", {runUnary<UnaryOp::Not>, nullptr, {ElementType::Bool}});
+  Un("Clip", {runClip, nullptr, FloatTypes});
+  Un("Add", {runBinary<BinaryOp::Add>, nullptr, NumberTypes});
+  Un("Sub", {runBinary<BinaryOp::Sub>, nullptr, NumberTypes});
+  Un("Mul", {runBinary<BinaryOp::Mul>, nullptr, NumberTypes});
+  Un("Div", {runBinary<BinaryOp::Div>, nullptr, NumberTypes});
+  Un("Pow", {runBinary<BinaryOp::Pow>, nullptr, FloatTypes});
+  Un("Max", {runBinary<BinaryOp::Max>, nullptr, NumberTypes});
+  Un("Min", {runBinary<BinaryOp::Min>, nullptr, NumberTypes});
+  Un("PRelu", {runBinary<BinaryOp::PRelu>, nullptr, FloatTypes});
+  Un("Equal", {runBinary<BinaryOp::Equal>, nullptr, {}});
+  Un("Greater", {runBinary<BinaryOp::Greater>, nullptr, NumberTypes});
+  Un("Less", {runBinary<BinaryOp::Less>, nullptr, NumberTypes});
+  Un("GreaterOrEqual",
+     {runBinary<BinaryOp::GreaterOrEqual>, nullptr, NumberTypes});
+  Un("LessOrEqual", {runBinary<BinaryOp::LessOrEqual>, nullptr, NumberTypes});
+  Un("And", {runBinary<BinaryOp::And>, nullptr, {ElementType::Bool}});
+  Un("Or", {runBinary<BinaryOp::Or>, nullptr, {ElementType::Bool}});
+  Un("Xor", {runBinary<BinaryOp::Xor>, nullptr, {ElementType::Bool}});
+  Un("Where", {runWhere, nullptr, {ElementType::Bool}});
+  Un("Cast", {runCast, nullptr, {}});
+  Un("Identity", {runIdentity, nullptr, {}});
+  Un("Dropout", {runIdentity, nullptr, {}});
+}

@@ -1,0 +1,528 @@
+//===- Elementwise.cu - elementwise, broadcast and copy kernels -----------===//
+//
+// One thread per output element in grid-stride loops. Broadcasting is a
+// stride of 0 (Launch.h's Strided), so one kernel serves every shape; the
+// index arithmetic is cheap next to the memory traffic of these ops.
+//
+//===----------------------------------------------------------------------===//
+#include "Launch.h"
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <math_constants.h>
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+namespace {
+constexpr int Block = 256;
+
+int blocksFor(int64_t N) {
+  int64_t B = (N + Block - 1) / Block;
+  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
+}
+
+// Element offsets of the operands at dense index I.
+__device__ inline void offsetsAt(const Strided &S, int64_t I, int Ops,
+                                 int64_t *Off) {
+  for (int O = 0; O < Ops; ++O)
+    Off[O] = 0;
+  for (int D = S.Rank - 1; D >= 0; --D) {
+    int64_t C = I % S.Dims[D];
+    I /= S.Dims[D];
+    for (int O = 0; O < Ops; ++O)
+      Off[O] += C * S.Stride[O][D];
+  }
+}
+
+int64_t countOf(const Strided &S) {
+  int64_t N = 1;
+  for (int D = 0; D < S.Rank; ++D)
+    N *= S.Dims[D];
+  return N;
+}
+
+template <typename T>
+__device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
+  switch (Op) {
+  case UnaryOp::Relu:
+    return X > T(0) ? X : T(0);
+  case UnaryOp::Sigmoid:
+    return T(1) / (T(1) + exp(-X));
+  case UnaryOp::Tanh:
+    return tanh(X);
+  case UnaryOp::Erf:
+    return erf(X);
+  case UnaryOp::Exp:
+    return exp(X);
+  case UnaryOp::Log:
+    return log(X);
+  case UnaryOp::Sqrt:
+    return sqrt(X);
+  case UnaryOp::Neg:
+    return -X;
+  case UnaryOp::Abs:
+    return X < T(0) ? -X : X;
+  case UnaryOp::Reciprocal:
+    return T(1) / X;
+  case UnaryOp::Floor:
+    return floor(X);
+  case UnaryOp::Ceil:
+    return ceil(X);
+  case UnaryOp::Sin:
+    return sin(X);
+  case UnaryOp::Cos:
+    return cos(X);
+  case UnaryOp::Clip:
+    return X < T(A) ? T(A) : (X > T(B) ? T(B) : X);
+  case UnaryOp::LeakyRelu:
+    return X >= T(0) ? X : T(A) * X;
+  case UnaryOp::HardSigmoid: {
+    T Y = T(A) * X + T(B);
+    return Y < T(0) ? T(0) : (Y > T(1) ? T(1) : Y);
+  }
+  case UnaryOp::Softplus:
+    return log1p(exp(X));
+  case UnaryOp::Gelu:
+    return T(0.5) * X * (T(1) + erf(X * T(0.70710678118654752440)));
+  case UnaryOp::Sign:
+    return X > T(0) ? T(1) : (X < T(0) ? T(-1) : T(0));
+  default:
+    return X;
+  }
+}
+
+template <typename T> __device__ T intUnaryOp(UnaryOp Op, T X) {
+  switch (Op) {
+  case UnaryOp::Relu:
+    return X > T(0) ? X : T(0);
+  case UnaryOp::Neg:
+    return -X;
+  case UnaryOp::Abs:
+    return X < T(0) ? -X : X;
+  case UnaryOp::Sign:
+    return X > T(0) ? T(1) : (X < T(0) ? T(-1) : T(0));
+  default:
+    return X;
+  }
+}
+
+template <typename T>
+__global__ void unaryKernel(UnaryOp Op, const T *In, T *Out, int64_t N,
+                            double A, double B) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = unaryOp<T>(Op, In[I], A, B);
+}
+
+template <typename T>
+__global__ void intUnaryKernel(UnaryOp Op, const T *In, T *Out, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = intUnaryOp<T>(Op, In[I]);
+}
+
+__global__ void notKernel(const bool *In, bool *Out, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = !In[I];
+}
+
+template <typename T> __device__ T arith(BinaryOp Op, T X, T Y) {
+  switch (Op) {
+  case BinaryOp::Add:
+    return X + Y;
+  case BinaryOp::Sub:
+    return X - Y;
+  case BinaryOp::Mul:
+    return X * Y;
+  case BinaryOp::Div:
+    return X / Y;
+  case BinaryOp::Max:
+    return X > Y ? X : Y;
+  case BinaryOp::Min:
+    return X < Y ? X : Y;
+  case BinaryOp::PRelu:
+    return X >= T(0) ? X : X * Y;
+  default:
+    return X;
+  }
+}
+__device__ inline float powOf(float X, float Y) { return powf(X, Y); }
+__device__ inline double powOf(double X, double Y) { return ::pow(X, Y); }
+__device__ inline float modOf(float X, float Y) { return fmodf(X, Y); }
+__device__ inline double modOf(double X, double Y) { return ::fmod(X, Y); }
+template <typename T> __device__ T floatOnly(BinaryOp Op, T X, T Y) {
+  if (Op == BinaryOp::Pow)
+    return powOf(X, Y);
+  if (Op == BinaryOp::Mod)
+    return modOf(X, Y);
+  return arith(Op, X, Y);
+}
+template <typename T> __device__ T intOnly(BinaryOp Op, T X, T Y) {
+  if (Op == BinaryOp::Mod) { // the divisor's sign (ONNX Mod, fmod=0)
+    if (Y == T(0))
+      return T(0);
+    T R = X % Y;
+    return (R != T(0) && ((R < T(0)) != (Y < T(0)))) ? R + Y : R;
+  }
+  if (Op == BinaryOp::Div && Y == T(0))
+    return T(0); // undefined in ONNX; not a trap on the device
+  if (Op == BinaryOp::Pow) {
+    T R = 1;
+    for (T E = 0; E < Y; ++E)
+      R *= X;
+    return R;
+  }
+  return arith(Op, X, Y);
+}
+template <typename T> __device__ bool compare(BinaryOp Op, T X, T Y) {
+  switch (Op) {
+  case BinaryOp::Equal:
+    return X == Y;
+  case BinaryOp::Greater:
+    return X > Y;
+  case BinaryOp::Less:
+    return X < Y;
+  case BinaryOp::GreaterOrEqual:
+    return X >= Y;
+  case BinaryOp::LessOrEqual:
+    return X <= Y;
+  case BinaryOp::And:
+    return bool(X) && bool(Y);
+  case BinaryOp::Or:
+    return bool(X) || bool(Y);
+  case BinaryOp::Xor:
+    return bool(X) != bool(Y);
+  default:
+    return false;
+  }
+}
+
+bool isCompare(BinaryOp Op) {
+  return Op >= BinaryOp::Equal && Op <= BinaryOp::Xor;
+}
+
+template <typename T, bool Float>
+__global__ void binaryKernel(BinaryOp Op, const T *A, const T *B, T *Out,
+                             Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[2];
+    offsetsAt(S, I, 2, Off);
+    if constexpr (Float)
+      Out[I] = floatOnly<T>(Op, A[Off[0]], B[Off[1]]);
+    else
+      Out[I] = intOnly<T>(Op, A[Off[0]], B[Off[1]]);
+  }
+}
+
+template <typename T>
+__global__ void compareKernel(BinaryOp Op, const T *A, const T *B, bool *Out,
+                              Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[2];
+    offsetsAt(S, I, 2, Off);
+    Out[I] = compare<T>(Op, A[Off[0]], B[Off[1]]);
+  }
+}
+
+template <typename T>
+__global__ void whereKernel(const bool *C, const T *X, const T *Y, T *Out,
+                            Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[3];
+    offsetsAt(S, I, 3, Off);
+    Out[I] = C[Off[0]] ? X[Off[1]] : Y[Off[2]];
+  }
+}
+
+template <typename T>
+__global__ void stridedKernel(const T *In, T *Out, Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[1];
+    offsetsAt(S, I, 1, Off);
+    Out[I] = In[Off[0]];
+  }
+}
+
+template <typename T>
+__global__ void strided2Kernel(const T *In, T *Out, Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[2];
+    offsetsAt(S, I, 2, Off);
+    Out[Off[1]] = In[Off[0]];
+  }
+}
+
+template <typename From, typename To>
+__global__ void castKernel(const From *In, To *Out, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = To(In[I]);
+}
+
+template <typename T> __global__ void fillKernel(T *Out, int64_t N, T Value) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = Value;
+}
+
+__global__ void intsKernel(int64_t *Out, SmallInts V) {
+  if (threadIdx.x < V.N)
+    Out[threadIdx.x] = V.V[threadIdx.x];
+}
+
+template <typename T>
+__global__ void rangeKernel(const T *Start, const T *Delta, T *Out, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Out[I] = T(Start[0] + T(I) * Delta[0]);
+}
+
+int lastError() { return int(cudaGetLastError()); }
+
+// Elements of 1, 2, 4 or 8 bytes as unsigned integers of that width.
+template <typename F> int byWidth(int ElemBytes, F &&Fn) {
+  switch (ElemBytes) {
+  case 1:
+    return Fn(uint8_t());
+  case 2:
+    return Fn(uint16_t());
+  case 4:
+    return Fn(uint32_t());
+  case 8:
+    return Fn(uint64_t());
+  }
+  return int(cudaErrorInvalidValue);
+}
+} // namespace
+
+int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
+          double B, cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  int G = blocksFor(N);
+  switch (T) {
+  case DType::F32:
+    unaryKernel<float><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const float *>(In), static_cast<float *>(Out), N, A, B);
+    break;
+  case DType::F64:
+    unaryKernel<double>
+        <<<G, Block, 0, Stream>>>(Op, static_cast<const double *>(In),
+                                  static_cast<double *>(Out), N, A, B);
+    break;
+  case DType::I32:
+    intUnaryKernel<int32_t><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const int32_t *>(In), static_cast<int32_t *>(Out), N);
+    break;
+  case DType::I64:
+    intUnaryKernel<int64_t><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const int64_t *>(In), static_cast<int64_t *>(Out), N);
+    break;
+  case DType::Bool:
+    notKernel<<<G, Block, 0, Stream>>>(static_cast<const bool *>(In),
+                                       static_cast<bool *>(Out), N);
+    break;
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+  return lastError();
+}
+
+int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
+           const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  int G = blocksFor(N);
+#define OOMPLAN_BINARY(CT, FLOAT)                                              \
+  if (isCompare(Op))                                                           \
+    compareKernel<CT><<<G, Block, 0, Stream>>>(                                \
+        Op, static_cast<const CT *>(A), static_cast<const CT *>(B),            \
+        static_cast<bool *>(Out), S, N);                                       \
+  else                                                                         \
+    binaryKernel<CT, FLOAT><<<G, Block, 0, Stream>>>(                          \
+        Op, static_cast<const CT *>(A), static_cast<const CT *>(B),            \
+        static_cast<CT *>(Out), S, N);
+  switch (T) {
+  case DType::F32:
+    OOMPLAN_BINARY(float, true)
+    break;
+  case DType::F64:
+    OOMPLAN_BINARY(double, true)
+    break;
+  case DType::I32:
+    OOMPLAN_BINARY(int32_t, false)
+    break;
+  case DType::I64:
+    OOMPLAN_BINARY(int64_t, false)
+    break;
+  case DType::Bool:
+    if (!isCompare(Op))
+      return int(cudaErrorInvalidValue);
+    compareKernel<bool><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const bool *>(A), static_cast<const bool *>(B),
+        static_cast<bool *>(Out), S, N);
+    break;
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+#undef OOMPLAN_BINARY
+  return lastError();
+}
+
+int where(const bool *Cond, const void *X, const void *Y, void *Out,
+          int ElemBytes, const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z);
+    whereKernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+        Cond, static_cast<const T *>(X), static_cast<const T *>(Y),
+        static_cast<T *>(Out), S, N);
+    return lastError();
+  });
+}
+
+int stridedCopy(const void *In, int64_t InOffset, void *Out, int ElemBytes,
+                const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z);
+    stridedKernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+        static_cast<const T *>(In) + InOffset, static_cast<T *>(Out), S, N);
+    return lastError();
+  });
+}
+
+int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
+                 int ElemBytes, const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z);
+    strided2Kernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+        static_cast<const T *>(In) + InOffset,
+        static_cast<T *>(Out) + OutOffset, S, N);
+    return lastError();
+  });
+}
+
+namespace {
+template <typename From>
+int castFrom(DType To, const From *In, void *Out, int64_t N, cudaStream_t St) {
+  int G = blocksFor(N);
+  switch (To) {
+  case DType::F32:
+    castKernel<From, float><<<G, Block, 0, St>>>(In, (float *)Out, N);
+    break;
+  case DType::F64:
+    castKernel<From, double><<<G, Block, 0, St>>>(In, (double *)Out, N);
+    break;
+  case DType::I32:
+    castKernel<From, int32_t><<<G, Block, 0, St>>>(In, (int32_t *)Out, N);
+    break;
+  case DType::I64:
+    castKernel<From, int64_t><<<G, Block, 0, St>>>(In, (int64_t *)Out, N);
+    break;
+  case DType::Bool:
+    castKernel<From, bool><<<G, Block, 0, St>>>(In, (bool *)Out, N);
+    break;
+  case DType::U8:
+    castKernel<From, uint8_t><<<G, Block, 0, St>>>(In, (uint8_t *)Out, N);
+    break;
+  case DType::I8:
+    castKernel<From, int8_t><<<G, Block, 0, St>>>(In, (int8_t *)Out, N);
+    break;
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+  return lastError();
+}
+} // namespace
+
+int cast(DType From, DType To, const void *In, void *Out, int64_t N,
+         cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  switch (From) {
+  case DType::F32:
+    return castFrom(To, (const float *)In, Out, N, Stream);
+  case DType::F64:
+    return castFrom(To, (const double *)In, Out, N, Stream);
+  case DType::I32:
+    return castFrom(To, (const int32_t *)In, Out, N, Stream);
+  case DType::I64:
+    return castFrom(To, (const int64_t *)In, Out, N, Stream);
+  case DType::Bool:
+    return castFrom(To, (const bool *)In, Out, N, Stream);
+  case DType::U8:
+    return castFrom(To, (const uint8_t *)In, Out, N, Stream);
+  case DType::I8:
+    return castFrom(To, (const int8_t *)In, Out, N, Stream);
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+}
+
+int fill(void *Out, uint64_t Bytes, uint64_t Pattern, int PatternBytes,
+         cudaStream_t Stream) {
+  int64_t N = int64_t(Bytes / uint64_t(PatternBytes));
+  if (N == 0)
+    return 0;
+  return byWidth(PatternBytes, [&](auto Z) {
+    using T = decltype(Z);
+    fillKernel<T><<<blocksFor(N), Block, 0, Stream>>>(static_cast<T *>(Out), N,
+                                                      T(Pattern));
+    return lastError();
+  });
+}
+
+int writeInts(int64_t *Out, const SmallInts &V, cudaStream_t Stream) {
+  if (V.N == 0)
+    return 0;
+  intsKernel<<<1, MaxRank, 0, Stream>>>(Out, V);
+  return lastError();
+}
+
+int range(DType T, const void *Start, const void *Delta, void *Out, int64_t N,
+          cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  int G = blocksFor(N);
+  switch (T) {
+  case DType::F32:
+    rangeKernel<float><<<G, Block, 0, Stream>>>(
+        (const float *)Start, (const float *)Delta, (float *)Out, N);
+    break;
+  case DType::F64:
+    rangeKernel<double><<<G, Block, 0, Stream>>>(
+        (const double *)Start, (const double *)Delta, (double *)Out, N);
+    break;
+  case DType::I32:
+    rangeKernel<int32_t><<<G, Block, 0, Stream>>>(
+        (const int32_t *)Start, (const int32_t *)Delta, (int32_t *)Out, N);
+    break;
+  case DType::I64:
+    rangeKernel<int64_t><<<G, Block, 0, Stream>>>(
+        (const int64_t *)Start, (const int64_t *)Delta, (int64_t *)Out, N);
+    break;
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+  return lastError();
+}
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan

@@ -1,0 +1,172 @@
+//===- Launch.h - the CUDA kernels' launchers, in plain types ---*- C++ -*-===//
+//
+// The .cu files define these; the kernel-table files (C++, compiled by the
+// host compiler) call them. Only plain types cross this line, so nvcc never
+// parses LLVM's headers (slower to compile, and not needed on the device).
+// Every launcher queues work on Stream and returns cudaGetLastError()'s
+// value (0 = success) as an int, so that this header needs no CUDA header.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
+#define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
+
+#include <cstdint>
+
+typedef struct CUstream_st *cudaStream_t;
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+constexpr int MaxRank = 8;
+
+/// Element types the kernels handle (ElementType's subset).
+enum class DType : int { F32, F64, I32, I64, Bool, U8, I8, F16 };
+
+/// An N-d index space and, per operand, its element strides into it (0 on a
+/// broadcast axis). Rank <= MaxRank; rank 0 is one element.
+struct Strided {
+  int Rank = 0;
+  int64_t Dims[MaxRank] = {};
+  int64_t Stride[3][MaxRank] = {};
+};
+
+enum class UnaryOp : int {
+  Relu,
+  Sigmoid,
+  Tanh,
+  Erf,
+  Exp,
+  Log,
+  Sqrt,
+  Neg,
+  Abs,
+  Reciprocal,
+  Floor,
+  Ceil,
+  Sin,
+  Cos,
+  Clip,
+  LeakyRelu,
+  HardSigmoid,
+  Softplus,
+  Gelu,
+  Sign,
+  Not
+};
+/// Out[i] = op(In[i]) for N elements (In may equal Out). A and B are the
+/// op's parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid: alpha,
+/// beta). F32 and F64 (Not: Bool; Neg, Abs, Sign, Relu: also I32, I64).
+int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
+          double B, cudaStream_t Stream);
+
+enum class BinaryOp : int {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Max,
+  Min,
+  Mod,
+  Equal,
+  Greater,
+  Less,
+  GreaterOrEqual,
+  LessOrEqual,
+  And,
+  Or,
+  Xor,
+  PRelu
+};
+/// Out = A op B over S (operand 0 is A, 1 is B, 2 is Out). Comparisons
+/// write Bool. T is the operands' type.
+int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
+           const Strided &S, cudaStream_t Stream);
+
+/// Out = Cond ? X : Y over S (operand 0 Cond, 1 X, 2 Y; Out is dense), for
+/// elements of ElemBytes (1, 2, 4 or 8).
+int where(const bool *Cond, const void *X, const void *Y, void *Out,
+          int ElemBytes, const Strided &S, cudaStream_t Stream);
+
+/// Out (dense over S) = In at operand 0's strides (plus InOffset elements):
+/// Expand, Transpose, Slice and any other strided view made dense.
+int stridedCopy(const void *In, int64_t InOffset, void *Out, int ElemBytes,
+                const Strided &S, cudaStream_t Stream);
+
+/// Out at operand 1's strides (plus OutOffset) = In at operand 0's strides
+/// (plus InOffset), over S's index space: copies into a strided part of
+/// Out (Pad's interior).
+int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
+                 int ElemBytes, const Strided &S, cudaStream_t Stream);
+
+/// Converts N elements.
+int cast(DType From, DType To, const void *In, void *Out, int64_t N,
+         cudaStream_t Stream);
+
+/// Fills Bytes with the PatternBytes-wide Pattern (1, 2, 4 or 8 bytes).
+int fill(void *Out, uint64_t Bytes, uint64_t Pattern, int PatternBytes,
+         cudaStream_t Stream);
+
+/// Writes N int64 values given by value (Shape: the dims, at most MaxRank).
+struct SmallInts {
+  int N = 0;
+  int64_t V[MaxRank] = {};
+};
+int writeInts(int64_t *Out, const SmallInts &V, cudaStream_t Stream);
+
+/// Range: Out[i] = Start[0] + i * Delta[0] for N elements (Start and Delta
+/// are device scalars of type T).
+int range(DType T, const void *Start, const void *Delta, void *Out, int64_t N,
+          cudaStream_t Stream);
+
+/// Gather along an axis: Data is [Outer, AxisDim, Inner] elements of
+/// ElemBytes, Index holds NIdx indices (int32 or int64; negative counts
+/// from the end); Out is [Outer, NIdx, Inner]. An index out of range
+/// writes zeros and sets *BadIndex (device flag) to 1.
+int gather(const void *Data, const void *Index, bool Index64, void *Out,
+           int64_t Outer, int64_t AxisDim, int64_t Inner, int64_t NIdx,
+           int ElemBytes, int *BadIndex, cudaStream_t Stream);
+
+/// Softmax (Log: LogSoftmax) over the middle axis of [Outer, Axis, Inner],
+/// F32.
+int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
+            int64_t Inner, bool Log, cudaStream_t Stream);
+
+/// LayerNormalization over the last Cols of Rows x Cols, F32: Y = (X -
+/// mean) / sqrt(var + Eps) * Scale + Bias (Bias may be null). Scale and
+/// Bias have Cols elements. Mean and InvStd (may be null) get Rows each.
+int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
+              float *Mean, float *InvStd, int64_t Rows, int64_t Cols, float Eps,
+              cudaStream_t Stream);
+
+enum class ReduceOp : int {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  SumSquare,
+  L1,
+  L2,
+  LogSumExp
+};
+/// Reduces the middle axis of [Outer, Axis, Inner], F32; Out is
+/// [Outer, Inner]. GlobalAveragePool is Mean with Inner = 1.
+int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
+           int64_t Axis, int64_t Inner, cudaStream_t Stream);
+
+/// BatchNormalization (inference) on [N, C, Spatial], F32.
+int batchNorm(const float *X, const float *Scale, const float *Bias,
+              const float *Mean, const float *Var, float *Y, int64_t N,
+              int64_t C, int64_t Spatial, float Eps, cudaStream_t Stream);
+
+/// Adds Bias[c] to [N, C, Spatial] in place (Conv's bias), F32.
+int addChannelBias(float *Y, const float *Bias, int64_t N, int64_t C,
+                   int64_t Spatial, cudaStream_t Stream);
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan
+
+#endif

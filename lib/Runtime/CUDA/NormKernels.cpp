@@ -1,0 +1,153 @@
+//===- NormKernels.cpp - softmax, normalizations, reductions on CUDA ------===//
+//
+// Every op here reduces over one block of contiguous axes, so it is the
+// launcher's [Outer, Axis, Inner] view of its input: Softmax over its axis,
+// LayerNormalization over the axes from its axis on, a Reduce over its
+// (contiguous) axes, a global pool over the spatial axes. Float only.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
+
+template <bool Log> llvm::Error runSoftmax(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  int64_t R = int64_t(In.Dims.size());
+  // Opset 13 normalizes along one axis (default -1); earlier opsets over
+  // every axis from `axis` (default 1) on, as a 2-d matrix.
+  int64_t Opset = C.G.defaultOpset();
+  int64_t Axis = C.N.getInt("axis", Opset >= 13 ? -1 : 1);
+  if (!cpu::normAxis(Axis, std::max<int64_t>(R, 1)))
+    return C.badInput("axis out of range");
+  if (R == 0)
+    return C.unsupported("a scalar input");
+  int64_t Outer = cpu::productOf(In.Dims, 0, size_t(Axis));
+  int64_t Mid = Opset >= 13 ? In.Dims[Axis]
+                            : cpu::productOf(In.Dims, size_t(Axis), size_t(R));
+  int64_t Inner =
+      Opset >= 13 ? cpu::productOf(In.Dims, size_t(Axis) + 1, size_t(R)) : 1;
+  return launched(C,
+                  softmax(In.data<float>(), Out.data<float>(), Outer, Mid,
+                          Inner, Log, context().Compute),
+                  "Softmax kernel");
+}
+
+llvm::Error runLayerNorm(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Scale = C.Inputs[1];
+  int64_t R = int64_t(X.Dims.size());
+  int64_t Axis = C.N.getInt("axis", -1);
+  if (!cpu::normAxis(Axis, R))
+    return C.badInput("axis out of range");
+  int64_t Rows = cpu::productOf(X.Dims, 0, size_t(Axis));
+  int64_t Cols = cpu::productOf(X.Dims, size_t(Axis), size_t(R));
+  bool HasBias = C.Inputs.size() > 2 && C.Inputs[2].present();
+  if (int64_t(Scale.numElements()) != Cols ||
+      (HasBias && int64_t(C.Inputs[2].numElements()) != Cols))
+    return C.unsupported("scale or bias broadcast over the normalized axes "
+                         "(the CUDA kernel takes one value per element)");
+  auto Opt = [&](unsigned I) {
+    return I < C.Outputs.size() && C.Outputs[I].present()
+               ? C.Outputs[I].data<float>()
+               : nullptr;
+  };
+  return launched(C,
+                  layerNorm(X.data<float>(), Scale.data<float>(),
+                            HasBias ? C.Inputs[2].data<float>() : nullptr,
+                            C.Outputs[0].data<float>(), Opt(1), Opt(2), Rows,
+                            Cols, float(C.N.getFloat("epsilon", 1e-5)),
+                            context().Compute),
+                  "LayerNormalization kernel");
+}
+
+llvm::Error runBatchNorm(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  if (C.N.getInt("training_mode", 0) ||
+      (C.Outputs.size() > 1 && C.Outputs[1].present()))
+    return C.unsupported("training mode (the CUDA kernel is inference only)");
+  if (X.Dims.size() < 2)
+    return C.badInput("input rank below 2");
+  int64_t N = X.Dims[0], Ch = X.Dims[1];
+  int64_t Spatial = cpu::productOf(X.Dims, 2, X.Dims.size());
+  return launched(
+      C,
+      batchNorm(X.data<float>(), C.Inputs[1].data<float>(),
+                C.Inputs[2].data<float>(), C.Inputs[3].data<float>(),
+                C.Inputs[4].data<float>(), C.Outputs[0].data<float>(), N, Ch,
+                Spatial, float(C.N.getFloat("epsilon", 1e-5)),
+                context().Compute),
+      "BatchNormalization kernel");
+}
+
+template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  if (X.Dims.size() < 2)
+    return C.badInput("input rank below 2");
+  return launched(C,
+                  reduce(Op, X.data<float>(), C.Outputs[0].data<float>(),
+                         X.Dims[0] * X.Dims[1],
+                         cpu::productOf(X.Dims, 2, X.Dims.size()), 1,
+                         context().Compute),
+                  "global pool kernel");
+}
+
+// Reduce*: axes from the attribute (opset < 18, ReduceSum < 13) or input 1.
+template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  int64_t R = int64_t(X.Dims.size());
+  llvm::SmallVector<int64_t, 8> Axes;
+  if (auto A = C.N.getInts("axes"))
+    Axes.assign(A->begin(), A->end());
+  else if (llvm::Error E = hostInts(C, 1, Axes))
+    return E;
+  if (Axes.empty()) {
+    if (C.N.getInt("noop_with_empty_axes", 0))
+      return copyUnlessAliased(C);
+    for (int64_t I = 0; I < R; ++I)
+      Axes.push_back(I);
+  }
+  for (int64_t &A : Axes)
+    if (!cpu::normAxis(A, R))
+      return C.badInput("axis out of range");
+  llvm::sort(Axes);
+  Axes.erase(std::unique(Axes.begin(), Axes.end()), Axes.end());
+  if (Axes.back() - Axes.front() + 1 != int64_t(Axes.size()))
+    return C.unsupported("reduced axes that are not contiguous");
+  return launched(
+      C,
+      reduce(
+          Op, X.data<float>(), C.Outputs[0].data<float>(),
+          cpu::productOf(X.Dims, 0, size_t(Axes.front())),
+          cpu::productOf(X.Dims, size_t(Axes.front()), size_t(Axes.back()) + 1),
+          cpu::productOf(X.Dims, size_t(Axes.back()) + 1, size_t(R)),
+          context().Compute),
+      "Reduce kernel");
+}
+} // namespace
+
+void cuda::registerNormKernels(CUDAKernelTable &T) {
+  addKernel(T, "Softmax", {runSoftmax<false>, nullptr, F32});
+  addKernel(T, "LogSoftmax", {runSoftmax<true>, nullptr, F32});
+  addKernel(T, "LayerNormalization", {runLayerNorm, nullptr, F32});
+  addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
+  addKernel(T, "GlobalAveragePool",
+            {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
+  addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});
+  addKernel(T, "ReduceSum", {runReduce<ReduceOp::Sum>, nullptr, F32});
+  addKernel(T, "ReduceMean", {runReduce<ReduceOp::Mean>, nullptr, F32});
+  addKernel(T, "ReduceMax", {runReduce<ReduceOp::Max>, nullptr, F32});
+  addKernel(T, "ReduceMin", {runReduce<ReduceOp::Min>, nullptr, F32});
+  addKernel(T, "ReduceProd", {runReduce<ReduceOp::Prod>, nullptr, F32});
+  addKernel(T, "ReduceSumSquare",
+            {runReduce<ReduceOp::SumSquare>, nullptr, F32});
+  addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, F32});
+  addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, F32});
+  addKernel(T, "ReduceLogSumExp",
+            {runReduce<ReduceOp::LogSumExp>, nullptr, F32});
+}
