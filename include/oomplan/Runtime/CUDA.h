@@ -21,6 +21,12 @@ namespace cuda {
 /// that fails to start.
 llvm::Expected<Backend> openCUDABackend();
 
+/// The CUDA kernel table alone, without opening a device: for checking
+/// that a plan's every step has a CUDA kernel (Executor::create with the
+/// host device validates kernels without running them). Its workspace
+/// queries give their no-device answers (cuDNN's: 0).
+const KernelTable &cudaKernelTable();
+
 } // namespace cuda
 } // namespace runtime
 } // namespace oomplan

@@ -273,6 +273,8 @@ llvm::Error openContext(Context &X) {
 }
 } // namespace
 
+const KernelTable &cuda::cudaKernelTable() { return cudaKernels(); }
+
 llvm::Expected<Backend> cuda::openCUDABackend() {
   static std::once_flag Once;
   static std::optional<std::string> Failure;

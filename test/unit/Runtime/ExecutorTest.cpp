@@ -8,102 +8,17 @@
 // (host region and prefetch).
 //
 //===----------------------------------------------------------------------===//
-#include "TestExpected.h"
-#include "oomplan/Driver/Executable.h"
+#include "RuntimeTestModel.h"
 #include "oomplan/Fit/InferenceRecompute.h"
-#include "oomplan/Frontend/ONNXImporter.h"
-#include "oomplan/Plan/Pipeline.h"
-#include "oomplan/Runtime/Backend.h"
-#include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/Error.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/raw_ostream.h"
-#include "gtest/gtest.h"
 #include <cmath>
 #include <cstring>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
+using namespace oomplan::runtime::unit;
 
 namespace {
-
-// A model written to a temporary file (the weight loader reads the file),
-// imported, with its shapes inferred; every dim is static.
-struct Model {
-  std::string Path;
-  std::unique_ptr<Graph> G;
-  ShapeInfo Shapes;
-  std::vector<std::optional<int64_t>> Bindings;
-
-  explicit Model(const char *Text) {
-    llvm::SmallString<128> P;
-    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("runtime", "onnxtxt", P));
-    Path = P.str().str();
-    {
-      std::error_code EC;
-      llvm::raw_fd_ostream OS(Path, EC);
-      OS << Text;
-    }
-    auto Imported = importModelFile(Path);
-    test::stopOnError(Imported, "import");
-    G = std::move(*Imported);
-    auto S = inferShapes(*G);
-    test::stopOnError(S, "shapes");
-    Shapes = std::move(*S);
-    Bindings.resize(Shapes.SymbolNames.size());
-  }
-  ~Model() { llvm::sys::fs::remove(Path); }
-
-  /// The default schedule, with workspaces from K, edited by Edit.
-  Schedule schedule(const KernelTable &K) const {
-    auto Bytes = evaluateValueBytes(*G, Shapes, Bindings);
-    test::stopOnError(Bytes, "bytes");
-    Schedule S = makeDefaultSchedule(*G, *Bytes);
-    EXPECT_FALSE(
-        llvm::errorToBool(driver::addWorkspaces(K, *G, Shapes, Bindings, S)));
-    return S;
-  }
-  Plan plan(Schedule S, bool InPlace = true) const {
-    EXPECT_FALSE(llvm::errorToBool(verifySchedule(S)));
-    LivenessOptions LO;
-    LO.InPlace = InPlace;
-    Lifetimes L = computeLifetimes(S, LO);
-    auto P = buildPlan(std::move(S), std::move(L), PlanOptions());
-    test::stopOnError(P, "plan");
-    return std::move(*P);
-  }
-  RunInfo info(const Plan &P) const {
-    auto I = driver::makeRunInfo(*G, Shapes, Bindings, P.Sched);
-    test::stopOnError(I, "run info");
-    return std::move(*I);
-  }
-};
-
-const KernelTable &cpu() {
-  auto K = backendKernels("cpu");
-  test::stopOnError(K, "backend");
-  return **K;
-}
-
-std::unique_ptr<Executor> makeExec(const Model &M, const Plan &P,
-                                   const RunInfo &I, const KernelTable &K,
-                                   ExecOptions O = ExecOptions()) {
-  auto E = Executor::create(*M.G, P, I, K, O);
-  test::stopOnError(E, "executor");
-  EXPECT_FALSE(llvm::errorToBool((*E)->loadWeights(M.Path)));
-  return std::move(*E);
-}
-
-void setFloats(const Executor &E, TensorId T, std::vector<float> V) {
-  TensorRef R = E.tensor(T);
-  ASSERT_EQ(R.numElements(), V.size());
-  std::memcpy(R.Data, V.data(), V.size() * 4);
-}
-
-std::vector<float> floats(const Executor &E, TensorId T) {
-  TensorRef R = E.tensor(T);
-  return std::vector<float>(R.data<float>(), R.data<float>() + R.numElements());
-}
 
 // a = Neg(x); b = Relu(a); c = Add(b, b); y = Sub(c, a). For x = [1, -2, 3,
 // -4]: a = [-1, 2, -3, 4], b = [0, 2, 0, 4], c = [0, 4, 0, 8], y = c - a =

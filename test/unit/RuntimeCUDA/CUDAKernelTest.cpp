@@ -1,0 +1,254 @@
+//===- CUDAKernelTest.cpp - the CUDA kernels against the CPU backend ------===//
+//
+// Each case is a small model in ONNX text whose nodes together use a family
+// of CUDA kernels (every op the CUDA table registers appears in some case).
+// It is planned twice, with each backend's workspaces, run on both backends
+// with the same seeded inputs, and every output must match the CPU's within
+// rtol 1e-3 (atol 1e-5); integer and bool outputs must be equal. The CPU
+// backend is the reference: its kernels are checked against ONNX's own
+// test data (the conformance suite). Without a GPU each test skips.
+//
+//===----------------------------------------------------------------------===//
+#include "RuntimeTestModel.h"
+#include "oomplan/Runtime/CUDA.h"
+#include <cmath>
+#include <random>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::unit;
+
+namespace {
+
+std::optional<Backend> gpu(std::string &Why) {
+  auto B = cuda::openCUDABackend();
+  if (!B) {
+    Why = llvm::toString(B.takeError());
+    return std::nullopt;
+  }
+  return *B;
+}
+
+struct Run {
+  Plan P;
+  RunInfo I;
+  std::unique_ptr<Executor> E;
+};
+
+// Plans M with B's workspaces and runs it on B with inputs from Seed.
+std::unique_ptr<Run> runOn(const Model &M, const Backend &B, uint64_t Seed) {
+  auto R = std::make_unique<Run>();
+  R->P = M.plan(M.schedule(*B.Kernels));
+  R->I = M.info(R->P);
+  ExecOptions O;
+  O.Dev = B.Dev;
+  R->E = makeExec(M, R->P, R->I, *B.Kernels, O);
+  std::mt19937_64 Rng(Seed);
+  std::uniform_real_distribution<float> U(-2.f, 2.f);
+  for (ValueId V : M.G->Inputs) {
+    TensorRef T = R->E->tensor(V);
+    EXPECT_EQ(T.Type, ElementType::Float) << "test inputs are float";
+    for (uint64_t K = 0; K < T.numElements(); ++K)
+      T.data<float>()[K] = U(Rng);
+  }
+  llvm::Error Err = R->E->run();
+  EXPECT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
+  return R;
+}
+
+// Runs Text on both backends and compares every output. Without a GPU it
+// still runs the CPU side and checks that every step of the plan made with
+// the CUDA table has a CUDA kernel for its types (Executor::create checks
+// kernels before anything runs), then skips.
+void compareBackends(const char *Text) {
+  Model M(Text);
+  auto CPU = runOn(M, *openBackend("cpu"), 7);
+  {
+    const KernelTable &K = cuda::cudaKernelTable();
+    Plan P = M.plan(M.schedule(K));
+    RunInfo I = M.info(P);
+    auto E = Executor::create(*M.G, P, I, K, ExecOptions());
+    ASSERT_TRUE(bool(E)) << llvm::toString(E.takeError());
+  }
+  std::string Why;
+  std::optional<Backend> G = gpu(Why);
+  if (!G)
+    GTEST_SKIP() << "no CUDA device: " << Why;
+  auto GPU = runOn(M, *G, 7);
+  for (ValueId V : M.G->Outputs) {
+    const std::string &Name = M.G->Values[V].Name;
+    TensorRef A = CPU->E->tensor(V), B = GPU->E->tensor(V);
+    ASSERT_EQ(A.Type, B.Type) << Name;
+    ASSERT_EQ(A.Dims, B.Dims) << Name;
+    for (uint64_t K = 0; K < A.numElements(); ++K) {
+      if (A.Type == ElementType::Float) {
+        float X = A.data<float>()[K], Y = B.data<float>()[K];
+        if (std::isnan(X) && std::isnan(Y))
+          continue;
+        ASSERT_LE(std::fabs(X - Y), 1e-5 + 1e-3 * std::fabs(X))
+            << Name << "[" << K << "]: CPU " << X << ", CUDA " << Y;
+      } else {
+        uint64_t EB = elementBits(A.Type) / 8;
+        ASSERT_EQ(
+            std::memcmp(A.data<char>() + K * EB, B.data<char>() + K * EB, EB),
+            0)
+            << Name << "[" << K << "]";
+      }
+    }
+  }
+  // The device allocations are the plan's device regions, to the byte.
+  DeviceUse U = GPU->E->deviceUse();
+  EXPECT_EQ(U.AllocatedBytes,
+            GPU->P.WeightBytes + GPU->P.IOBytes + GPU->P.ArenaBytes);
+}
+
+TEST(CUDAKernels, Unary) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,5,7] x) => (float[3,5,7] relu, float[3,5,7] sig, float[3,5,7] th,
+    float[3,5,7] erf, float[3,5,7] ex, float[3,5,7] lg, float[3,5,7] sq,
+    float[3,5,7] neg, float[3,5,7] rec, float[3,5,7] fl, float[3,5,7] ce,
+    float[3,5,7] sn, float[3,5,7] cs, float[3,5,7] lr, float[3,5,7] hs,
+    float[3,5,7] sp, float[3,5,7] sg, float[3,5,7] clip, float[3,5,7] id)
+    <float lo = {-0.5}, float hi = {0.75}> {
+  relu = Relu(x)
+  sig = Sigmoid(x)
+  th = Tanh(x)
+  erf = Erf(x)
+  ex = Exp(x)
+  ax = Abs(x)
+  one = Constant<value = float {1}>()
+  pos = Add(ax, one)
+  lg = Log(pos)
+  sq = Sqrt(pos)
+  neg = Neg(x)
+  rec = Reciprocal(pos)
+  fl = Floor(x)
+  ce = Ceil(x)
+  sn = Sin(x)
+  cs = Cos(x)
+  lr = LeakyRelu<alpha = 0.1>(x)
+  hs = HardSigmoid<alpha = 0.3, beta = 0.4>(x)
+  sp = Softplus(x)
+  sg = Sign(x)
+  clip = Clip(x, lo, hi)
+  id = Identity(x)
+})");
+}
+
+TEST(CUDAKernels, BinaryBroadcastWhereCast) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] a, float[3,1] b) => (float[2,3,4] add, float[2,3,4] sub,
+    float[2,3,4] mul, float[2,3,4] div, float[2,3,4] pw, float[2,3,4] mx,
+    float[2,3,4] mn, bool[2,3,4] eq, bool[2,3,4] gt, bool[2,3,4] le,
+    bool[2,3,4] both, float[2,3,4] sel, int64[2,3,4] ints,
+    float[2,3,4] back, float[2,3,4] pr) <float[4] slope = {0.1, 0.2, 0.3, 0.4}> {
+  add = Add(a, b)
+  sub = Sub(a, b)
+  mul = Mul(a, b)
+  bb = Abs(b)
+  one = Constant<value = float {1}>()
+  den = Add(bb, one)
+  div = Div(a, den)
+  aa = Abs(a)
+  base = Add(aa, one)
+  pw = Pow(base, b)
+  mx = Max(a, b)
+  mn = Min(a, b)
+  ra = Floor(a)
+  rb = Floor(b)
+  eq = Equal(ra, rb)
+  gt = Greater(a, b)
+  le = LessOrEqual(a, b)
+  nt = Not(gt)
+  both = And(nt, le)
+  sel = Where(gt, a, b)
+  ints = Cast<to = 7>(mul)
+  back = Cast<to = 1>(ints)
+  pr = PRelu(a, slope)
+})");
+}
+
+TEST(CUDAKernels, LayoutAndShapeOps) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x, float[2,1,4] y) => (float[4,2,3] tr, float[2,3,4] ex,
+    float[2,4,4] cat, float[2,2,2] sl, float[2,2,4] ga, float[2,5,6] pd,
+    int64[3] sh, int64 sz, float[2,3] cos, float[5] rg, float[6,4] rs,
+    float[2,12] fl, float[2,4] sq, float[2,1,3,4] us)
+    <int64[2] idx = {2, -3}, int64[3] st = {1, 3, 0}, int64[3] en = {2, -100, 4},
+     int64[3] ax = {0, 2, 1}, int64[3] sp = {1, -2, 2},
+     int64[6] pads = {0, 1, 0, 0, 1, 2}, int64[2] ts = {6, 4},
+     int64[1] one = {1}> {
+  tr = Transpose<perm = [2, 0, 1]>(x)
+  ex = Expand(y, sh)
+  cat = Concat<axis = 1>(x, y)
+  sl = Slice(x, st, en, ax, sp)
+  ga = Gather<axis = 1>(x, idx)
+  pd = Pad(x, pads)
+  sh = Shape(x)
+  sz = Size(x)
+  cshape = Shape<end = 2>(x)
+  cos = ConstantOfShape<value = float[1] {0.5}>(cshape)
+  start = Constant<value = float {1.5}>()
+  limit = Constant<value = float {4}>()
+  delta = Constant<value = float {0.5}>()
+  rg = Range(start, limit, delta)
+  rs = Reshape(x, ts)
+  fl = Flatten<axis = 1>(x)
+  sq = Squeeze(y, one)
+  us = Unsqueeze(x, one)
+})");
+}
+
+TEST(CUDAKernels, SoftmaxNormsReductions) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,8,8] x) => (float[2,3,8,8] sm, float[2,3,8,8] sm1,
+    float[2,3,8,8] lsm, float[2,3,8,8] ln, float[2,3,8,8] bn,
+    float[2,3,1,1] gap, float[2,3,1,1] gmp, float[2,1,1,8] rm, float[2,8] rs,
+    float[2,3,8] rx)
+    <float[8] s = {1, 2, 3, 4, 5, 6, 7, 8}, float[8] b = {0, 1, 0, 1, 0, 1, 0, 1},
+     float[3] g = {1, 0.5, 2}, float[3] c = {0, 1, -1},
+     float[3] mu = {0.1, 0.2, 0.3}, float[3] var = {1, 2, 0.5},
+     int64[2] axes = {1, 2}> {
+  sm = Softmax(x)
+  sm1 = Softmax<axis = 1>(x)
+  lsm = LogSoftmax<axis = 2>(x)
+  ln = LayerNormalization<axis = -1, epsilon = 1e-5>(x, s, b)
+  bn = BatchNormalization<epsilon = 1e-5>(x, g, c, mu, var)
+  gap = GlobalAveragePool(x)
+  gmp = GlobalMaxPool(x)
+  rm = ReduceMean<axes = [1, 2]>(x)
+  rs = ReduceSum<keepdims = 0>(x, axes)
+  rx = ReduceMax<axes = [3], keepdims = 0>(x)
+})");
+}
+
+TEST(CUDAKernels, MatMulAndGemm) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,7] a, float[7,3] b, float[2,5,7] a3, float[2,7,3] b3,
+   float[2,1,5,7] a4, float[1,3,7,4] b4, float[7,5] at, float[3,7] bt,
+   float[3] c) => (float[5,3] mm, float[2,5,3] bm, float[2,5,3] bs,
+   float[2,3,5,4] bc, float[5,3] ge, float[5,3] gt) {
+  mm = MatMul(a, b)
+  bm = MatMul(a3, b)
+  bs = MatMul(a3, b3)
+  bc = MatMul(a4, b4)
+  ge = Gemm<alpha = 0.5, beta = 2.0>(a, b, c)
+  gt = Gemm<transA = 1, transB = 1>(at, bt, c)
+})");
+}
+
+TEST(CUDAKernels, ConvAndPools) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4,9,9] x, float[8,4,3,3] w, float[8] wb, float[4,1,3,3] dw,
+   float[2,4,16] x1, float[6,4,5] w1) => (float[2,8,5,5] conv,
+   float[2,4,9,9] dconv, float[2,6,16] conv1, float[2,4,5,5] mp,
+   float[2,4,4,4] ap) {
+  conv = Conv<pads = [1, 1, 1, 1], strides = [2, 2]>(x, w, wb)
+  dconv = Conv<group = 4, pads = [2, 2, 2, 2], dilations = [2, 2]>(x, dw)
+  conv1 = Conv<pads = [2, 2]>(x1, w1)
+  mp = MaxPool<kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]>(x)
+  ap = AveragePool<kernel_shape = [3, 3], pads = [1, 1, 1, 1], strides = [2, 2]>(x)
+})");
+}
+
+} // namespace
