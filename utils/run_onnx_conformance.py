@@ -353,6 +353,9 @@ def main():
     ap.add_argument("--suites", default=",".join(SUITES),
                     help="comma-separated suites (default: all four)")
     ap.add_argument("--filter", default="", help="regex on suite/test names")
+    ap.add_argument("--backend", default="cpu",
+                    help="oomplan-run's --backend (cuda: on a GPU machine, "
+                         "utils/gpu-check.sh)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=60,
                     help="seconds per data set (default %(default)s)")
@@ -403,6 +406,8 @@ def main():
                 tests.append((name, d))
 
     extra = [] if args.no_poison else ["--poison"]
+    if args.backend != "cpu":
+        extra.append("--backend=" + args.backend)
     # Given input values planned as constants (oomplan-run --fold-inputs):
     # the model file is unchanged, and shapes that depend on input values
     # (Reshape targets, axes, pads, scales fed as inputs) can be planned.

@@ -17,6 +17,7 @@
 #include "oomplan/Runtime/Executor.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/LaunchPlan.h"
+#include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -106,7 +107,8 @@ struct Executor::Impl {
   /// Device memory asked for, and the drop in free device memory across
   /// those allocations when the device measures it.
   uint64_t DeviceBytes = 0;
-  std::optional<uint64_t> MeasuredBytes;
+  std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
+  bool Ran = false;
   LaunchPlan Launch;
   unsigned EventBase = 0;
   /// Devices the host cannot touch: host mirrors of the graph inputs and
@@ -185,6 +187,7 @@ struct Executor::Impl {
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
   llvm::Error runSteps();
+  llvm::Error runOnce();
   void touch(TensorId T);
   void touchHost(TensorId T);
   llvm::Error poison(BufferId B);
@@ -439,7 +442,8 @@ Executor::~Executor() = default;
 TensorRef Executor::tensor(TensorId T) const { return I->hostRef(T); }
 
 llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
-                                  std::optional<llvm::StringRef> Bytes) {
+                                  std::optional<llvm::StringRef> Bytes,
+                                  std::optional<uint64_t> RandomMissingSeed) {
   Impl &X = *I;
   // A device the host cannot touch: each tensor is read into host staging
   // and copied after the loader is done with it.
@@ -464,7 +468,17 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
         Staged.emplace_back(V, hostBuffer(Bytes));
         return static_cast<void *>(Staged.back().second.get());
       },
-      Bytes);
+      Bytes,
+      RandomMissingSeed
+          ? MissingTensorFill([&](ValueId V, ElementType Type,
+                                  llvm::ArrayRef<int64_t> Dims, void *Dst) {
+              TensorRef T;
+              T.Type = Type;
+              T.Dims.assign(Dims.begin(), Dims.end());
+              T.Data = Dst;
+              fillRandomWeight(T, *RandomMissingSeed, V);
+            })
+          : MissingTensorFill(nullptr));
   if (E)
     return E;
   for (auto &[T, Buf] : Staged)
@@ -604,6 +618,22 @@ llvm::Error Executor::Impl::takeActualDims(uint64_t S) {
 }
 
 llvm::Error Executor::run() {
+  std::optional<uint64_t> FreeBefore;
+  if (!I->Ran)
+    FreeBefore = I->Dev.freeBytes();
+  if (llvm::Error E = I->runOnce())
+    return E;
+  if (!I->Ran) {
+    std::optional<uint64_t> FreeAfter = I->Dev.freeBytes();
+    if (FreeBefore && FreeAfter)
+      I->FirstRunDrop = *FreeBefore > *FreeAfter ? *FreeBefore - *FreeAfter : 0;
+    I->Ran = true;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::Impl::runOnce() {
+  Impl *I = this;
   // The caller wrote the inputs before the run.
   for (ValueId V : I->G.Inputs)
     if (V < I->P.Sched.Tensors.size())
@@ -697,6 +727,7 @@ DeviceUse Executor::deviceUse() const {
   U.AllocatedBytes = I->DeviceBytes;
   U.MeasuredBytes = I->MeasuredBytes;
   U.HostBytes = I->P.HostBytes;
+  U.FirstRunDropBytes = I->FirstRunDrop;
   return U;
 }
 

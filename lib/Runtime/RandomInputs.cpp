@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Runtime/RandomInputs.h"
+#include <cmath>
 #include <cstring>
 
 using namespace oomplan;
@@ -138,4 +139,27 @@ void runtime::fillRandom(const TensorRef &T, uint64_t Seed, uint64_t Salt,
       return;
     }
   }
+}
+
+void runtime::fillRandomWeight(const TensorRef &T, uint64_t Seed,
+                               uint64_t Salt) {
+  if (!T.present())
+    return;
+  uint64_t N = T.numElements();
+  if (T.Type != ElementType::Float) {
+    std::memset(T.Data, 0, T.bytes());
+    return;
+  }
+  SplitMix64 R{Seed * 0x100000001B3ull + Salt + 0x5EED};
+  float *P = T.data<float>();
+  if (T.Dims.size() < 2) {
+    for (uint64_t I = 0; I < N; ++I)
+      P[I] = 1.0f + 0.5f * R.unit();
+    return;
+  }
+  uint64_t Rest = N / uint64_t(std::max<int64_t>(T.Dims[0], 1));
+  double F = double(std::max<uint64_t>(uint64_t(T.Dims[0]), Rest));
+  float Bound = float(std::sqrt(6.0 / std::max(F, 1.0)));
+  for (uint64_t I = 0; I < N; ++I)
+    P[I] = Bound * R.unit();
 }

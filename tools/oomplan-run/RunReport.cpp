@@ -93,6 +93,8 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
         J.attribute("equal", R.deviceMatches());
         if (D.MeasuredBytes)
           J.attribute("measured_bytes", int64_t(*D.MeasuredBytes));
+        if (D.FirstRunDropBytes)
+          J.attribute("first_run_drop_bytes", int64_t(*D.FirstRunDropBytes));
         if (D.Overhead.ContextBytes)
           J.attribute("context_bytes", int64_t(*D.Overhead.ContextBytes));
         if (D.Overhead.HandleBytes)
@@ -186,6 +188,10 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
     if (D.MeasuredBytes)
       OS << "; free memory dropped " << *D.MeasuredBytes << " bytes";
     OS << '\n';
+    if (D.FirstRunDropBytes)
+      OS << D.Device << ": free memory dropped " << *D.FirstRunDropBytes
+         << " bytes during the first run (the libraries' own, outside the "
+            "plan)\n";
     if (D.Overhead.ContextBytes || D.Overhead.HandleBytes) {
       OS << D.Device << " overhead:";
       if (D.Overhead.ContextBytes)

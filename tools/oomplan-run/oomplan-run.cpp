@@ -53,6 +53,12 @@ static cl::opt<std::string>
 static cl::opt<uint64_t>
     Seed("seed", cl::cat(RunCat), cl::init(0), cl::value_desc("N"),
          cl::desc("Seed of the random values of inputs not given"));
+static cl::opt<bool> RandomWeights(
+    "random-weights", cl::cat(RunCat),
+    cl::desc("Give each initializer whose external data file is missing (a "
+             "model shipped without its weights, as test/models) seeded "
+             "random values (--seed) instead of failing; weights that are "
+             "present load as usual"));
 static cl::opt<unsigned> Threads("threads", cl::cat(RunCat), cl::init(1),
                                  cl::value_desc("N"),
                                  cl::desc("Kernel threads (default 1)"));
@@ -90,6 +96,10 @@ static cl::opt<bool> Profile(
     "profile", cl::cat(RunCat),
     cl::desc("Time every step and print the time per op type, slowest "
              "first (over the warm runs with --repeat, else the first run)"));
+static cl::opt<bool> ListKernels(
+    "list-kernels", cl::cat(RunCat),
+    cl::desc("Print the op types the --backend has kernels for, one per line, "
+             "and exit (needs no model and, for cuda, no GPU)"));
 static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
                              cl::desc("Print one JSON object instead of the "
                                       "table"));
@@ -470,7 +480,10 @@ static Expected<int> runTool(api::Request R) {
   if (R.ModelBytes)
     Bytes = StringRef(*R.ModelBytes);
   T0 = std::chrono::steady_clock::now();
-  if (Error E = (*Ex)->loadWeights(R.ModelPath, Bytes))
+  std::optional<uint64_t> RandomSeed;
+  if (RandomWeights)
+    RandomSeed = Seed;
+  if (Error E = (*Ex)->loadWeights(R.ModelPath, Bytes, RandomSeed))
     return E;
   WholeIO IO;
   makeWholeIO(*X, **Ex, IO);
@@ -511,7 +524,7 @@ static Expected<int> runTool(api::Request R) {
     auto Ref = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, UO);
     if (!Ref)
       return Ref.takeError();
-    if (Error E = (*Ref)->loadWeights(R.ModelPath, Bytes))
+    if (Error E = (*Ref)->loadWeights(R.ModelPath, Bytes, RandomSeed))
       return E;
     WholeIO RefIO;
     makeWholeIO(*X, **Ref, RefIO, X->Passes > 1 ? &IO : nullptr);
@@ -532,11 +545,47 @@ static Expected<int> runTool(api::Request R) {
   return Rep.ok() ? 0 : 1;
 }
 
+// --list-kernels [--backend NAME]: the table alone, without a model and
+// without opening a device (read before the parser, which wants a model).
+static int listKernels(int argc, const char *const *argv) {
+  StringRef Backend = "cpu";
+  for (int I = 1; I < argc; ++I) {
+    StringRef A(argv[I]);
+    if (A.consume_front("--backend="))
+      Backend = A;
+    else if (A == "--backend" && I + 1 < argc)
+      Backend = argv[++I];
+  }
+  const runtime::KernelTable *Table = nullptr;
+#ifdef OOMPLAN_HAVE_CUDA
+  if (Backend == "cuda")
+    Table = &runtime::cuda::cudaKernelTable();
+#endif
+  if (!Table) {
+    auto B = runtime::openBackend(Backend);
+    if (!B)
+      return fail(toString(B.takeError()));
+    Table = B->Kernels;
+  }
+  std::vector<std::string> Names;
+  for (const ops::OpInfo &Op : ops::allOps())
+    if (Table->get(ops::opCode(Op)))
+      Names.push_back(Op.Name);
+  llvm::sort(Names);
+  for (const std::string &N : Names)
+    outs() << N << '\n';
+  return 0;
+}
+
 /// One command line, as main runs it (also in each --commands child).
 static int runMain(int argc, const char *const *argv) {
   std::string Bad = tool::checkArguments(argc, argv);
   if (!Bad.empty())
     return fail(Bad);
+  if (std::any_of(argv + 1, argv + argc, [](const char *A) {
+        return StringRef(A) == "--list-kernels";
+      }))
+    return listKernels(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, Overview);
   auto Req = tool::makeRequest();
   if (!Req)

@@ -34,9 +34,17 @@ using TensorDestination = llvm::function_ref<void *(ValueId V, uint64_t Bytes)>;
 /// without data in the file are an error, as are string and sparse tensors.
 /// Bytes, when given, is the model's contents (ModelPath then only names it
 /// and locates its external data).
+///
+/// Missing, when given, fills instead of failing an initializer whose
+/// external data file does not exist (a model shipped with its weights
+/// stripped, as test/models): it gets the tensor's type, dims and Dest's
+/// pointer. A location that escapes the model's folder is still an error.
+using MissingTensorFill = llvm::function_ref<void(
+    ValueId V, ElementType Type, llvm::ArrayRef<int64_t> Dims, void *Dst)>;
 llvm::Error loadTensorData(const Graph &G, llvm::StringRef ModelPath,
                            TensorDestination Dest,
-                           std::optional<llvm::StringRef> Bytes = {});
+                           std::optional<llvm::StringRef> Bytes = {},
+                           MissingTensorFill Missing = nullptr);
 
 /// The binary model at ModelPath, serialized again with the raw_data of
 /// every initializer of more than 8 KiB replaced by an external-data

@@ -73,6 +73,10 @@ struct DeviceUse {
   std::optional<uint64_t> MeasuredBytes;
   /// The host region (pinned on CUDA), not device memory.
   uint64_t HostBytes = 0;
+  /// The drop in free device memory across the first run(), where the
+  /// device measures it: what the kernel libraries took on their own
+  /// (lazily loaded kernels, internal buffers); the plan cannot count it.
+  std::optional<uint64_t> FirstRunDropBytes;
 };
 
 /// Time spent in one op type (ExecOptions::Profile).
@@ -113,8 +117,12 @@ public:
   /// Loads the initializers and Constant values of the model file G came
   /// from into their planned slots. Bytes, when given, is the model's
   /// contents (a model rewritten in memory, such as folded inputs).
+  /// RandomMissingSeed, when given: an initializer whose external data file
+  /// does not exist gets fillRandomWeight's values from this seed (a model
+  /// shipped without its weights) instead of failing the load.
   llvm::Error loadWeights(llvm::StringRef ModelPath,
-                          std::optional<llvm::StringRef> Bytes = {});
+                          std::optional<llvm::StringRef> Bytes = {},
+                          std::optional<uint64_t> RandomMissingSeed = {});
 
   /// Runs every step once, in order.
   llvm::Error run();

@@ -12,6 +12,7 @@
 
 #include "oomplan/Runtime/Kernel.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include <cstdint>
 
 namespace oomplan {
 namespace runtime {
@@ -26,6 +27,15 @@ int64_t integerInputBound(const Graph &G, ValueId V,
 /// differ). Bound is used for integer types.
 void fillRandom(const TensorRef &T, uint64_t Seed, uint64_t Salt,
                 int64_t Bound);
+
+/// Seeded values for a weight whose bytes are absent (oomplan-run
+/// --random-weights on a model shipped without its weights): floats of
+/// rank >= 2 uniform in +-sqrt(6 / F), F the larger of dims[0] and the
+/// product of the other dims (He's bound for either layout of a matrix, so
+/// that activations neither blow up nor vanish through deep stacks); floats
+/// of rank <= 1 (biases, norm scales, variances) uniform in [0.5, 1.5), so
+/// that a variance is positive; other types zero.
+void fillRandomWeight(const TensorRef &T, uint64_t Seed, uint64_t Salt);
 
 } // namespace runtime
 } // namespace oomplan

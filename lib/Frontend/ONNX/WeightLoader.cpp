@@ -239,11 +239,33 @@ static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
   return typedBytes(T, Type, N, Dst, What);
 }
 
-// Copies T to Dest(V, Bytes).
+// True when T's external data names a plain file inside ModelDir that does
+// not exist (stripped weights); any other location is left to
+// externalBytes, which checks it.
+static bool externalFileMissing(const onnx::TensorProto &T,
+                                llvm::StringRef ModelDir) {
+  if (T.data_location() != onnx::TensorProto::EXTERNAL || ModelDir.empty())
+    return false;
+  for (const onnx::StringStringEntryProto &KV : T.external_data())
+    if (KV.key() == "location") {
+      llvm::StringRef Loc = KV.value();
+      if (Loc.empty() || llvm::sys::path::is_absolute(Loc) ||
+          Loc.contains(".."))
+        return false;
+      llvm::SmallString<256> Path(ModelDir);
+      llvm::sys::path::append(Path, Loc);
+      return !llvm::sys::fs::exists(Path);
+    }
+  return false;
+}
+
+// Copies T to Dest(V, Bytes), or has Missing fill it when its external
+// file is absent.
 static llvm::Error loadOne(const onnx::TensorProto &T, ValueId V,
                            llvm::StringRef ModelDir, TensorDestination Dest,
                            const std::string &What,
-                           std::optional<llvm::StringRef> Raw = {}) {
+                           std::optional<llvm::StringRef> Raw = {},
+                           MissingTensorFill Missing = nullptr) {
   ElementType Type;
   std::vector<int64_t> Dims;
   uint64_t N, Bytes;
@@ -253,6 +275,10 @@ static llvm::Error loadOne(const onnx::TensorProto &T, ValueId V,
   if (!Dst)
     return makeInputError(What + ": " + llvm::Twine(Bytes) +
                           " bytes do not match the planned tensor");
+  if (Missing && externalFileMissing(T, ModelDir)) {
+    Missing(V, Type, Dims, Dst);
+    return llvm::Error::success();
+  }
   return tensorBytes(T, Type, N, Bytes, ModelDir, Dst, What, Raw);
 }
 
@@ -297,10 +323,13 @@ struct LoadState {
   llvm::StringRef Path;
   std::string ModelDir;
   TensorDestination Dest;
+  MissingTensorFill Missing;
   std::vector<bool> Done;
 
-  LoadState(const Graph &G, llvm::StringRef Path, TensorDestination Dest)
-      : G(G), Path(Path), Dest(Dest), Done(G.Values.size(), false) {
+  LoadState(const Graph &G, llvm::StringRef Path, TensorDestination Dest,
+            MissingTensorFill Missing = nullptr)
+      : G(G), Path(Path), Dest(Dest), Missing(Missing),
+        Done(G.Values.size(), false) {
     llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
     ModelDir = Dir.empty() ? "." : Dir.str();
   }
@@ -311,7 +340,7 @@ struct LoadState {
     if (V == NoId || G.Values[V].Kind != ValueKind::Weight)
       return llvm::Error::success(); // the importer decided: not ours
     std::string What = Path.str() + ": initializer '" + T.name() + "'";
-    if (llvm::Error E = loadOne(T, V, ModelDir, Dest, What, Raw))
+    if (llvm::Error E = loadOne(T, V, ModelDir, Dest, What, Raw, Missing))
       return E;
     Done[V] = true;
     return llvm::Error::success();
@@ -345,8 +374,9 @@ struct LoadState {
 } // namespace
 
 static llvm::Error loadFromModel(const onnx::ModelProto &M, const Graph &G,
-                                 llvm::StringRef Path, TensorDestination Dest) {
-  LoadState L(G, Path, Dest);
+                                 llvm::StringRef Path, TensorDestination Dest,
+                                 MissingTensorFill Missing) {
+  LoadState L(G, Path, Dest, Missing);
   for (const onnx::TensorProto &T : M.graph().initializer())
     if (llvm::Error E = L.initializer(T))
       return E;
@@ -648,14 +678,15 @@ oomplan::referenceWeightsInPlace(llvm::StringRef ModelPath) {
 
 llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
                                     TensorDestination Dest,
-                                    std::optional<llvm::StringRef> Bytes) {
+                                    std::optional<llvm::StringRef> Bytes,
+                                    MissingTensorFill Missing) {
   // Binary models stream: from the mapped file, or from the given bytes.
   if (Bytes && !isTextModel(ModelPath, *Bytes)) {
     if (Bytes->size() > size_t(INT_MAX))
       return makeUnsupportedError(ModelPath +
                                   ": larger than protobuf's 2 GiB limit");
     return guarded(ModelPath, [&]() -> llvm::Error {
-      LoadState L(G, ModelPath, Dest);
+      LoadState L(G, ModelPath, Dest, Missing);
       return streamModel(*Bytes, L, [](llvm::StringRef) {});
     });
   }
@@ -674,7 +705,7 @@ llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
     }
     if (!isTextModel(ModelPath, Head))
       return guarded(ModelPath, [&]() -> llvm::Error {
-        LoadState L(G, ModelPath, Dest);
+        LoadState L(G, ModelPath, Dest, Missing);
         return streamModelFile(ModelPath, L);
       });
   }
@@ -693,7 +724,7 @@ llvm::Error oomplan::loadTensorData(const Graph &G, llvm::StringRef ModelPath,
     onnx::ModelProto M;
     if (llvm::Error E = parseModel(ModelPath, *Bytes, M))
       return E;
-    return loadFromModel(M, G, ModelPath, Dest);
+    return loadFromModel(M, G, ModelPath, Dest, Missing);
   });
 }
 

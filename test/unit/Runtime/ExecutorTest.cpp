@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestModel.h"
 #include "oomplan/Fit/InferenceRecompute.h"
+#include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
 #include <cmath>
 #include <cstring>
@@ -365,4 +366,34 @@ g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
   setFloats(*E, M.G->findValue("x"), {2, 2, 2, 2});
   ASSERT_FALSE(llvm::errorToBool(E->run()));
   EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{2, 4, 6, 8}));
+}
+
+// fillRandomWeight's ranges: a [4, 6] matrix within +-sqrt(6 / max(4, 6))
+// = +-1, a vector in [0.5, 1.5); the same seed gives the same values, and
+// another seed others.
+TEST(RandomWeights, BoundsAndSeeds) {
+  std::vector<float> M(24), V(5), M2(24), M3(24);
+  auto Fill = [](std::vector<float> &D, llvm::ArrayRef<int64_t> Dims,
+                 uint64_t Seed) {
+    TensorRef T;
+    T.Type = ElementType::Float;
+    T.Dims.assign(Dims.begin(), Dims.end());
+    T.Data = D.data();
+    fillRandomWeight(T, Seed, 1);
+  };
+  Fill(M, {4, 6}, 9);
+  Fill(V, {5}, 9);
+  Fill(M2, {4, 6}, 9);
+  Fill(M3, {4, 6}, 10);
+  float Max = 0;
+  for (float X : M)
+    Max = std::max(Max, std::fabs(X));
+  EXPECT_LE(Max, 1.0f);
+  EXPECT_GT(Max, 0.5f); // 24 draws: the largest is near the bound
+  for (float X : V) {
+    EXPECT_GE(X, 0.5f);
+    EXPECT_LT(X, 1.5f);
+  }
+  EXPECT_EQ(M, M2);
+  EXPECT_NE(M, M3);
 }

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Compares two folders of ONNX TensorProto outputs (output_<i>.pb), as
+oomplan-run --output-dir writes them: the CUDA run against the CPU run.
+
+Usage: compare_outputs.py REF_DIR GOT_DIR [--rtol 1e-3] [--atol 1e-5]
+
+Prints one JSON object: per output, the element count, how many elements
+differ by more than atol + rtol * |ref|, the largest absolute difference,
+the largest |ref|, and the norm-relative error ||got - ref|| / ||ref||.
+Integer and bool outputs must be equal. Exit 0 when every element is
+within the bound, 1 otherwise (2 on missing or unreadable files).
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, numpy_helper
+
+
+def load(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ref")
+    ap.add_argument("got")
+    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("--atol", type=float, default=1e-5)
+    a = ap.parse_args()
+    refs = sorted(glob.glob(os.path.join(a.ref, "output_*.pb")))
+    if not refs:
+        print(json.dumps({"error": "no output_*.pb in " + a.ref}))
+        return 2
+    out, ok = [], True
+    for r in refs:
+        g = os.path.join(a.got, os.path.basename(r))
+        if not os.path.exists(g):
+            print(json.dumps({"error": "missing " + g}))
+            return 2
+        x, y = load(r), load(g)
+        rec = {"output": os.path.basename(r), "elements": int(x.size)}
+        if x.shape != y.shape or x.dtype != y.dtype:
+            rec["mismatch"] = f"{x.dtype}{list(x.shape)} vs {y.dtype}{list(y.shape)}"
+            ok = False
+        elif x.dtype.kind == "f":
+            x64, y64 = x.astype(np.float64), y.astype(np.float64)
+            d = np.abs(y64 - x64)
+            bad = d > a.atol + a.rtol * np.abs(x64)
+            rec.update(beyond=int(bad.sum()), max_abs_diff=float(d.max(initial=0)),
+                       max_abs_ref=float(np.abs(x64).max(initial=0)),
+                       norm_rel=float(np.linalg.norm(y64 - x64) /
+                                      max(np.linalg.norm(x64), 1e-30)),
+                       nan=int(np.isnan(y64).sum()))
+            ok = ok and rec["beyond"] == 0 and rec["nan"] == 0
+        else:
+            rec["beyond"] = int((x != y).sum())
+            ok = ok and rec["beyond"] == 0
+        out.append(rec)
+    print(json.dumps({"ok": ok, "outputs": out}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
