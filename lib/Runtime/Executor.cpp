@@ -190,7 +190,7 @@ struct Executor::Impl {
   llvm::Error runOnce();
   void touch(TensorId T);
   void touchHost(TensorId T);
-  llvm::Error poison(BufferId B);
+  llvm::Error poison(BufferId B, Queue Q);
   llvm::Error runStep(uint64_t S);
 };
 
@@ -507,21 +507,21 @@ void Executor::Impl::touchHost(TensorId T) {
 
 // NaN in floating types turns any read of a dead buffer into NaN outputs;
 // 0xA5 in integer types into wild indices or values.
-llvm::Error Executor::Impl::poison(BufferId B) {
+llvm::Error Executor::Impl::poison(BufferId B, Queue Q) {
   const LiveBuffer &LB = P.Life.Buffers[B];
   char *Base = Addr[LB.Root];
   uint64_t Bytes = LB.SizeBytes;
   switch (Info.Types[LB.Root]) {
   case ElementType::Float:
-    return Dev.fill(Base, Bytes, 0x7FC00000u, 4); // quiet NaN
+    return Dev.fill(Base, Bytes, 0x7FC00000u, 4, Q); // quiet NaN
   case ElementType::Double:
-    return Dev.fill(Base, Bytes, 0x7FF8000000000000ull, 8);
+    return Dev.fill(Base, Bytes, 0x7FF8000000000000ull, 8, Q);
   case ElementType::Float16:
-    return Dev.fill(Base, Bytes, 0x7E00, 2);
+    return Dev.fill(Base, Bytes, 0x7E00, 2, Q);
   case ElementType::BFloat16:
-    return Dev.fill(Base, Bytes, 0x7FC0, 2);
+    return Dev.fill(Base, Bytes, 0x7FC0, 2, Q);
   default:
-    return Dev.fill(Base, Bytes, 0xA5, 1);
+    return Dev.fill(Base, Bytes, 0xA5, 1, Q);
   }
 }
 
@@ -581,7 +581,7 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   }
   if (Opts.Poison)
     for (BufferId B : C.Dying)
-      if (llvm::Error E = poison(B))
+      if (llvm::Error E = poison(B, L.Q))
         return E;
   if (L.Record >= 0)
     if (llvm::Error E = Dev.record(EventBase + unsigned(L.Record), L.Q))

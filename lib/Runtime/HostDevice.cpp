@@ -40,7 +40,7 @@ public:
     return llvm::Error::success();
   }
   llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
-                   unsigned PatternBytes) override {
+                   unsigned PatternBytes, Queue) override {
     char *P = static_cast<char *>(Dst);
     if (PatternBytes == 1) {
       std::memset(P, int(Pattern & 0xFF), Bytes);

@@ -60,10 +60,11 @@ public:
   /// Copies Bytes on queue Q; it may complete later (synchronize()).
   virtual llvm::Error copy(void *Dst, const void *Src, uint64_t Bytes,
                            CopyKind K, Queue Q) = 0;
-  /// Fills Bytes with the PatternBytes-wide (1, 2, 4 or 8) Pattern, on the
-  /// compute queue (--poison).
+  /// Fills Bytes with the PatternBytes-wide (1, 2, 4 or 8) Pattern, on
+  /// queue Q (--poison: the queue of the step after which the buffer dies,
+  /// so that an offload still reading it finishes first).
   virtual llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
-                           unsigned PatternBytes) = 0;
+                           unsigned PatternBytes, Queue Q) = 0;
 
   /// Events: createEvents(N) makes N events and returns the id of the
   /// first (the others follow it; they live as long as the device);

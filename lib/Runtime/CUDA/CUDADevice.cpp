@@ -160,9 +160,8 @@ public:
     return llvm::Error::success();
   }
   llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
-                   unsigned PatternBytes) override {
-    if (int E = cuda::fill(Dst, Bytes, Pattern, int(PatternBytes),
-                           context().Compute))
+                   unsigned PatternBytes, Queue Q) override {
+    if (int E = cuda::fill(Dst, Bytes, Pattern, int(PatternBytes), stream(Q)))
       return cudaFailure(E, "filling " + llvm::Twine(Bytes) + " bytes");
     return llvm::Error::success();
   }

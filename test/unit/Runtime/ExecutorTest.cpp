@@ -269,8 +269,9 @@ public:
                   (Q == Queue::Copy ? "@copy" : "@compute"));
     return hostDevice().copy(Dst, Src, Bytes, K, Q);
   }
-  llvm::Error fill(void *D, uint64_t B, uint64_t P, unsigned W) override {
-    return hostDevice().fill(D, B, P, W);
+  llvm::Error fill(void *D, uint64_t B, uint64_t P, unsigned W,
+                   Queue Q) override {
+    return hostDevice().fill(D, B, P, W, Q);
   }
   llvm::Expected<unsigned> createEvents(unsigned N) override {
     unsigned Base = Events;

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# The GPU checks of issue 13 in one run, on a machine with an NVIDIA GPU
+# (the lent H200). Prepared in advance: run utils/gpu-bundle.sh here first,
+# then on the GPU machine, from the repository root:
+#
+#   bash utils/gpu-check.sh            # run(carry=[".gpu.tgz"]); $OUT gets the results
+#
+# It writes gpu-results.md (for docs/gpu-results.md) and gpu-results.jsonl
+# (every raw record) to $OUT (or ./gpu-out), and checks, recording numbers:
+#   0. that the carried binaries start and see the GPU (a tiny model);
+#   1. every CUDA kernel against the CPU backend (RuntimeCUDATests);
+#   2. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
+#   3. the four test models at two sizes: outputs against the CPU executor
+#      (rtol 1e-3), device allocations against the plan, the context and
+#      handle overhead, warm latency, and the predicted step time (oomplan's
+#      H200 profile) against the measured one;
+#   4. a fitted plan (budget 60% of the unfitted need) under its budget as
+#      measured, and its time overhead against the prediction;
+#   5. latency against PyTorch eager at batch 8 (resnet50, bert_like).
+# Each step is bounded by a timeout; a failed step is recorded, the rest go on.
+# A dry run of the script's plumbing without a GPU (here):
+#   GPU_CHECK_BACKEND=cpu PYTHON=/usr/bin/$PY bash utils/gpu-check.sh
+set -uo pipefail
+BACKEND=${GPU_CHECK_BACKEND:-cuda}
+PY=${PYTHON:-python3}
+cd "$(dirname "$0")/.."
+root=$(pwd)
+out=${OUT:-$root/gpu-out}
+mkdir -p "$out"
+res=$out/gpu-results.md
+raw=$out/gpu-results.jsonl
+: >"$res"
+: >"$raw"
+work=$(mktemp -d /tmp/oomplan-gpu.XXXXXX)
+say() { echo "$*" | tee -a "$res"; }
+status=0
+fail() { say "**FAILED**: $*"; status=1; }
+
+say "# oomplan GPU check, $(date -u +%Y-%m-%dT%H:%MZ)"
+say ""
+say '```'
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1 | tee -a "$res"
+say '```'
+
+if [ ! -f .gpu.tgz ]; then
+  fail "no .gpu.tgz: run utils/gpu-bundle.sh on the build machine and carry it"
+  exit 1
+fi
+tar -xzf .gpu.tgz -C "$work"
+B=$work/.gpu
+
+# The CUDA libraries: the toolkit's, else those of PyTorch's nvidia-*
+# packages. Only our binaries get them (and our carried libraries) on their
+# library path: $PY keeps its own.
+cudalibs=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+  [ -e "$d/libcublas.so.13" ] && cudalibs="$cudalibs:$d"
+done
+site=$($PY -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null)
+for s in $site; do
+  for d in "$s"/nvidia/*/lib "$s"/nvidia/cu13/lib; do
+    [ -d "$d" ] && cudalibs="$cudalibs:$d"
+  done
+done
+# Each of cudart, cuBLAS and cuDNN: wherever ldconfig knows it.
+for l in libcudart.so.13 libcublas.so.13 libcudnn.so.9; do
+  p=$(ldconfig -p 2>/dev/null | awk -v l="$l" '$1 == l {print $NF; exit}')
+  [ -n "$p" ] && cudalibs="$cudalibs:$(dirname "$p")"
+done
+export OOMPLAN_LIBS="$B/lib$cudalibs"
+for t in oomplan oomplan-run RuntimeCUDATests; do
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/bin/%s" "$@"\n' \
+    "$OOMPLAN_LIBS" "$B" "$t" >"$work/$t"
+  chmod +x "$work/$t"
+done
+RUN=$work/oomplan-run
+PLAN=$work/oomplan
+
+say ""
+say "## 0. The binaries start on this machine"
+if ! timeout 120 "$RUN" test/lit/run/Inputs/add.onnxtxt --batch 2 --backend=$BACKEND >"$work/tiny.txt" 2>&1; then
+  cat "$work/tiny.txt" | tee -a "$res"
+  LD_LIBRARY_PATH="$OOMPLAN_LIBS" ldd "$B/bin/oomplan-run" 2>&1 | tee -a "$res"
+  fail "oomplan-run --backend=$BACKEND does not start; nothing else can run"
+  exit 1
+fi
+say '```'
+cat "$work/tiny.txt" | tee -a "$res"
+say '```'
+
+say ""
+say "## 1. CUDA kernels against the CPU backend"
+timeout 300 "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/kernels.txt" 2>&1 || fail "RuntimeCUDATests"
+say '```'
+tail -n 15 "$work/kernels.txt" | tee -a "$res"
+say '```'
+
+say ""
+say "## 2. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
+timeout 600 $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
+  --suites node --backend $BACKEND --jobs 8 --timeout 120 \
+  --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
+say '```'
+tail -n 12 "$work/conf.txt" | tee -a "$res"
+say '```'
+
+# One model at one size: CPU and CUDA runs on the same seeded weights and
+# inputs, compared; the CUDA run's JSON and oomplan's predicted step time.
+model_case() { # name args...
+  local name=$1
+  shift
+  local tag
+  tag="$name$(echo "$*" | tr -d ' -')"
+  local cpu=$work/$tag-cpu cu=$work/$tag-cuda
+  timeout 600 "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+    --threads "$(nproc)" --output-dir "$cpu" --json >"$cpu.json" 2>"$cpu.err" ||
+    { fail "$tag: CPU run: $(tail -n 2 "$cpu.err")"; return; }
+  timeout 600 "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+    --backend=$BACKEND --repeat 10 --output-dir "$cu" --json >"$cu.json" 2>"$cu.err" ||
+    { fail "$tag: CUDA run: $(tail -n 2 "$cu.err")"; return; }
+  local cmp
+  cmp=$($PY utils/compare_outputs.py "$cpu" "$cu")
+  timeout 300 "$PLAN" "test/models/$name.onnx" "$@" --device H200 --fuse=none \
+    --emit=json -o "$work/$tag-plan.json" 2>/dev/null
+  $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" <<'PY' | tee -a "$res"
+import json, sys
+tag, cu, cpu, plan, cmp = sys.argv[1:]
+c = json.load(open(cu)); p = json.load(open(cpu)); m = json.loads(cmp)
+try:
+    pred = sum(s.get("seconds", 0) for s in json.load(open(plan))["schedule"])
+except Exception:
+    pred = None
+d = c.get("device", {})
+warm = c["seconds"].get("run_warm_median", c["seconds"]["run"])
+worst = max((o.get("beyond", 0) for o in m["outputs"]), default=0)
+nr = max((o.get("norm_rel", 0) for o in m["outputs"]), default=0)
+rec = {"case": tag, "outputs_ok": m["ok"], "beyond_rtol": worst, "norm_rel": nr,
+       "allocated": d.get("allocated_bytes"), "plan_device": d.get("plan_device_bytes"),
+       "alloc_equal": d.get("equal"), "measured": d.get("measured_bytes"),
+       "first_run_drop": d.get("first_run_drop_bytes"),
+       "context": d.get("context_bytes"), "handles": d.get("handle_bytes"),
+       "warm_s": warm, "cpu_run_s": p["seconds"]["run"], "predicted_s": pred,
+       "ok": c.get("ok")}
+open(sys.argv[2] + ".rec", "w").write(json.dumps(rec))
+ratio = (warm / pred) if pred else float("nan")
+print(f"| {tag} | {'yes' if m['ok'] else 'NO'} ({worst} beyond, norm-rel {nr:.1e}) | "
+      f"{rec['allocated']} / {rec['plan_device']} {'equal' if rec['alloc_equal'] else 'DIFFERENT'} | "
+      f"{rec['measured']} | {rec['first_run_drop']} | {rec['context']} + {rec['handles']} | "
+      f"{warm*1e3:.2f} ms | {pred*1e3 if pred else float('nan'):.2f} ms ({ratio:.2f}x) |")
+PY
+  cat "$cu.json.rec" >>"$raw" 2>/dev/null && echo >>"$raw"
+}
+
+say ""
+say "## 3. Four models at two sizes: CUDA against the CPU executor"
+say ""
+say "| case | outputs within rtol 1e-3 | device allocations / plan | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm (median of 10) | predicted (H200 profile, unfused) |"
+say "|---|---|---|---|---|---|---|---|"
+model_case resnet50 --batch 8
+model_case resnet50 --batch 32
+model_case mobilenet_v2 --batch 8
+model_case mobilenet_v2 --batch 32
+model_case bert_like --batch 8 --seq 128
+model_case bert_like --batch 32 --seq 128
+model_case gpt_like --batch 8 --seq 128
+model_case gpt_like --batch 2 --seq 512
+
+say ""
+say "## 4. A fitted plan: gpt_like b8 s512, budget 60% of the unfitted need"
+need=$(timeout 300 "$RUN" test/models/gpt_like.onnx --batch 8 --seq 512 --random-weights \
+  --backend=$BACKEND --device H200 --repeat 5 --json 2>/dev/null | tee "$work/unfitted.json" |
+  $PY -c 'import json,sys; print(json.load(sys.stdin)["plan_total_bytes"])')
+if [ -n "$need" ]; then
+  budget=$((need * 6 / 10))
+  timeout 300 "$RUN" test/models/gpt_like.onnx --batch 8 --seq 512 --random-weights \
+    --backend=$BACKEND --device H200 --budget "$budget" --repeat 5 --json >"$work/fitted.json" 2>"$work/fitted.err"
+  timeout 300 "$PLAN" test/models/gpt_like.onnx --batch 8 --seq 512 --device H200 --fuse=none \
+    --budget "$budget" --emit=json -o "$work/fitted-plan.json" 2>/dev/null
+  $PY - "$work/unfitted.json" "$work/fitted.json" "$work/fitted-plan.json" "$budget" <<'PY' | tee -a "$res"
+import json, sys
+u = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+budget = int(sys.argv[4])
+try:
+    fit = json.load(open(sys.argv[3]))["fit"]
+    pred = fit["predicted_seconds"] / fit["base_seconds"]
+    strategy = fit["strategy"]
+except Exception:
+    pred, strategy = float("nan"), "?"
+d = f.get("device", {})
+uw = u["seconds"].get("run_warm_median", u["seconds"]["run"])
+fw = f["seconds"].get("run_warm_median", f["seconds"]["run"])
+under = d.get("allocated_bytes", 1 << 62) <= budget and d.get("measured_bytes", 0) <= budget
+print(f"- unfitted need {u['plan_total_bytes']} bytes; budget {budget}; fitted: {f.get('fitted')} ({strategy}), plan {f['plan_total_bytes']} bytes")
+print(f"- device allocations {d.get('allocated_bytes')} bytes, free-memory drop {d.get('measured_bytes')}: "
+      f"{'under the budget' if under else 'OVER THE BUDGET'}")
+print(f"- time: unfitted {uw*1e3:.2f} ms, fitted {fw*1e3:.2f} ms: measured {fw/uw:.3f}x, predicted {pred:.3f}x")
+PY
+else
+  fail "the unfitted gpt_like b8 s512 run"
+fi
+
+say ""
+say "## 5. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs through host memory)"
+say ""
+say "| case | oomplan CUDA warm | PyTorch eager | ratio (bar 1.5x) |"
+say "|---|---|---|---|"
+for c in "resnet50 --batch 8" "bert_like --batch 8 --seq 128" "mobilenet_v2 --batch 8" "gpt_like --batch 8 --seq 128"; do
+  set -- $c
+  name=$1
+  shift
+  t=$(timeout 300 $PY utils/torch_eager_latency.py "$name" "$@" 2>"$work/torch.err")
+  tag="$name$(echo "$*" | tr -d ' -')"
+  echo "$t" >>"$raw"
+  $PY - "$work/$tag-cuda.json" "$t" "$tag" <<'PY' | tee -a "$res"
+import json, sys
+try:
+    c = json.load(open(sys.argv[1])); t = json.loads(sys.argv[2])
+    w = c["seconds"].get("run_warm_median", c["seconds"]["run"])
+    print(f"| {sys.argv[3]} | {w*1e3:.2f} ms | {t['median_s']*1e3:.2f} ms | {w/t['median_s']:.2f}x |")
+except Exception as e:
+    print(f"| {sys.argv[3]} | ? | ? | not measured ({e}) |")
+PY
+done
+
+say ""
+say "Profile of the slowest op types (resnet50 b8, bert_like b8 s128), for the cost model:"
+say '```'
+for c in "resnet50 --batch 8" "bert_like --batch 8 --seq 128"; do
+  set -- $c
+  timeout 120 "$RUN" "test/models/$1.onnx" "${@:2}" --random-weights --backend=$BACKEND \
+    --repeat 5 --profile 2>/dev/null | sed -n '/^op type/,/^$/p' | head -n 12 | tee -a "$res"
+done
+say '```'
+echo "gpu-check: results in $res (status $status)"
+exit $status
