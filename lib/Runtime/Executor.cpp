@@ -13,8 +13,16 @@
 // Steps run on the queue the launch plan gives them (LaunchPlan.h), with
 // its events; run() ends with the device synchronized.
 //
+// Shape values on such a device are computed on the host (HostShapes.cpp):
+// a step whose inputs are all known on the host (small weights and
+// constants, earlier host results, or only the dims of its input, as
+// Shape's) and whose outputs are small runs once, with the CPU kernel, on
+// the host; the run then skips it, copying its result to the device only
+// where a device kernel reads those bytes.
+//
 //===----------------------------------------------------------------------===//
 #include "oomplan/Runtime/Executor.h"
+#include "ExecutorImpl.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/LaunchPlan.h"
 #include "oomplan/Runtime/RandomInputs.h"
@@ -28,171 +36,6 @@
 
 using namespace oomplan;
 using namespace oomplan::runtime;
-
-namespace {
-
-// One allocation of the device, released when dropped.
-class Allocation {
-public:
-  Allocation() = default;
-  Allocation(Device *D, Region R, char *P) : D(D), R(R), P(P) {}
-  Allocation(Allocation &&O) { *this = std::move(O); }
-  Allocation &operator=(Allocation &&O) {
-    reset();
-    D = O.D;
-    R = O.R;
-    P = O.P;
-    O.P = nullptr;
-    return *this;
-  }
-  ~Allocation() { reset(); }
-  char *get() const { return P; }
-  explicit operator bool() const { return P != nullptr; }
-  void reset() {
-    if (P)
-      D->release(R, P);
-    P = nullptr;
-  }
-
-private:
-  Device *D = nullptr;
-  Region R = Region::Arena;
-  char *P = nullptr;
-};
-
-// Host memory of the caller's (staging and mirrors), 64-byte aligned.
-struct FreeDeleter {
-  void operator()(void *P) const { std::free(P); }
-};
-using HostBuffer = std::unique_ptr<char, FreeDeleter>;
-HostBuffer hostBuffer(uint64_t Bytes) {
-  uint64_t Size = std::max<uint64_t>(64, (Bytes + 63) / 64 * 64);
-  return HostBuffer(static_cast<char *>(std::aligned_alloc(64, Size)));
-}
-
-enum class CallKind : uint8_t {
-  Kernel,   ///< Call K.
-  Nothing,  ///< A Constant: its value was loaded with the weights.
-  Prefetch, ///< Copy each write's host home to its device bytes.
-  Offload,  ///< Copy each read's device bytes to its host home.
-  Copy,     ///< Recompute of a Constant: copy the loaded value.
-};
-
-// One step, ready to run: the kernel and its argument lists.
-struct StepCall {
-  CallKind Kind = CallKind::Nothing;
-  const Kernel *K = nullptr;
-  llvm::SmallVector<TensorRef, 4> In, Out;
-  void *Workspace = nullptr;
-  uint64_t WorkspaceBytes = 0;
-  /// Buffers whose lifetime ends after this step (poisoned).
-  llvm::SmallVector<BufferId, 4> Dying;
-  /// Data-dependent outputs: the dims the kernel reports (KernelContext::
-  /// ActualDims), one per output; empty when every output is exact.
-  llvm::SmallVector<llvm::SmallVector<int64_t, 6>, 2> Actual;
-};
-
-} // namespace
-
-struct Executor::Impl {
-  const Graph &G;
-  const Plan &P;
-  const RunInfo &Info;
-  const KernelTable &Kernels;
-  ExecOptions Opts;
-  Device &Dev;
-  ThreadPool Pool;
-  Allocation Regions[NumRegions];
-  std::vector<Allocation> PerTensor; ///< Unplanned mode.
-  /// Device memory asked for, and the drop in free device memory across
-  /// those allocations when the device measures it.
-  uint64_t DeviceBytes = 0;
-  std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
-  bool Ran = false;
-  LaunchPlan Launch;
-  unsigned EventBase = 0;
-  /// Devices the host cannot touch: host mirrors of the graph inputs and
-  /// outputs (tensor() returns them), by tensor.
-  llvm::DenseMap<TensorId, HostBuffer> Mirror;
-  std::vector<TensorId> MirrorIn, MirrorOut;
-  std::vector<char *> Addr;     ///< Per schedule tensor.
-  std::vector<char *> HostAddr; ///< Per tensor: its host home, or null.
-  /// Per tensor: the dims kernels see, Info's, or for a data-dependent
-  /// output the dims its kernel reported.
-  std::vector<llvm::SmallVector<int64_t, 6>> Dims;
-  std::vector<StepCall> Calls;
-  uint64_t HighWater[NumRegions] = {0, 0, 0, 0};
-  /// Per step (ExecOptions::Profile): seconds and calls since the last
-  /// resetProfile().
-  std::vector<double> StepSeconds;
-  std::vector<uint64_t> StepCalls;
-
-  Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
-       const ExecOptions &O)
-      : G(G), P(P), Info(Info), Kernels(K), Opts(O),
-        Dev(O.Dev ? *O.Dev : hostDevice()), Pool(std::max(1u, O.Threads)) {}
-
-  llvm::Error allocate(Region R, uint64_t Bytes, Allocation &Out) {
-    auto A = Dev.allocate(R, Bytes);
-    if (!A)
-      return A.takeError();
-    Out = Allocation(&Dev, R, static_cast<char *>(*A));
-    if (R != Region::Host)
-      DeviceBytes += Bytes;
-    return llvm::Error::success();
-  }
-
-  uint64_t regionBytes(Region R) const {
-    switch (R) {
-    case Region::Weights:
-      return P.WeightBytes;
-    case Region::IO:
-      return P.IOBytes;
-    case Region::Host:
-      return P.HostBytes;
-    default:
-      return P.ArenaBytes;
-    }
-  }
-  uint64_t tensorBytes(TensorId T) const {
-    TensorRef R;
-    R.Type = Info.Types[T];
-    R.Dims = Info.Dims[T];
-    return R.bytes();
-  }
-  TensorRef ref(TensorId T) const {
-    TensorRef R;
-    if (T == NoId || !Info.Present[T])
-      return R;
-    R.Type = Info.Types[T];
-    R.Dims = Dims.empty() ? Info.Dims[T] : Dims[T];
-    R.Data = Addr[T];
-    return R;
-  }
-  /// ref(T), with the host mirror's address when T has one.
-  TensorRef hostRef(TensorId T) const {
-    TensorRef R = ref(T);
-    auto It = Mirror.find(T);
-    if (R.Data && It != Mirror.end())
-      R.Data = It->second.get();
-    return R;
-  }
-
-  bool upperBound(TensorId T) const {
-    return T != NoId && T < Info.UpperBound.size() && Info.UpperBound[T];
-  }
-  llvm::Error checkInfo() const;
-  llvm::Error takeActualDims(uint64_t S);
-  llvm::Error bindTensors();
-  llvm::Error makeMirrors();
-  llvm::Error prepareStep(uint64_t S);
-  llvm::Error runSteps();
-  llvm::Error runOnce();
-  void touch(TensorId T);
-  void touchHost(TensorId T);
-  llvm::Error poison(BufferId B, Queue Q);
-  llvm::Error runStep(uint64_t S);
-};
 
 llvm::Error Executor::Impl::checkInfo() const {
   size_t NT = P.Sched.Tensors.size();
@@ -489,7 +332,14 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
     if (llvm::Error E = X.Dev.copy(X.Addr[T], Buf.get(), X.tensorBytes(T),
                                    CopyKind::HostToDevice, Queue::Compute))
       return E;
-  return X.Dev.synchronize();
+  if (llvm::Error E = X.Dev.synchronize())
+    return E;
+  // Small values stay known on the host (shape arithmetic reads them).
+  for (auto &[T, Buf] : Staged)
+    if (X.tensorBytes(T) <= MaxHostValueBytes)
+      X.HostVal[T] = std::move(Buf);
+  X.HostShapesDone = false;
+  return llvm::Error::success();
 }
 
 void Executor::Impl::touch(TensorId T) {
@@ -536,10 +386,16 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   for (unsigned E : L.Waits)
     if (llvm::Error Err = Dev.wait(EventBase + E, L.Q))
       return Err;
-  switch (C.Kind) {
+  if (C.OnHost)
+    for (TensorId T : C.Upload)
+      if (llvm::Error E =
+              Dev.writeSmall(Addr[T], HostVal[T].get(), tensorBytes(T), L.Q))
+        return E;
+  switch (C.OnHost ? CallKind::Nothing : C.Kind) {
   case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
+    Ctx.HostInputs = C.HostIn;
     for (size_t I = 0; I < C.Actual.size(); ++I)
       C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
     if (!C.Actual.empty())
@@ -634,6 +490,8 @@ llvm::Error Executor::run() {
 
 llvm::Error Executor::Impl::runOnce() {
   Impl *I = this;
+  if (!Dev.hostVisible() && !HostShapesDone)
+    planHostShapes();
   // The caller wrote the inputs before the run.
   for (ValueId V : I->G.Inputs)
     if (V < I->P.Sched.Tensors.size())

@@ -60,6 +60,14 @@ public:
   /// Copies Bytes on queue Q; it may complete later (synchronize()).
   virtual llvm::Error copy(void *Dst, const void *Src, uint64_t Bytes,
                            CopyKind K, Queue Q) = 0;
+  /// Copies a few host bytes (a shape value computed on the host) to the
+  /// device on queue Q, without waiting for the queue: Src may change once
+  /// this returns. The default is copy(); CUDA passes up to 512 bytes as a
+  /// kernel argument, since a copy from pageable memory would wait.
+  virtual llvm::Error writeSmall(void *Dst, const void *Src, uint64_t Bytes,
+                                 Queue Q) {
+    return copy(Dst, Src, Bytes, CopyKind::HostToDevice, Q);
+  }
   /// Fills Bytes with the PatternBytes-wide (1, 2, 4 or 8) Pattern, on
   /// queue Q (--poison: the queue of the step after which the buffer dies,
   /// so that an offload still reading it finishes first).

@@ -88,6 +88,12 @@ struct KernelContext {
   /// output's dims are exact. (Added after the first version: initializers
   /// that stop at Pool still compile.)
   llvm::SmallVector<int64_t, 6> *ActualDims = nullptr;
+  /// Per input, or empty: on a device the host cannot touch, the input's
+  /// value in host memory when the runtime knows it (a small weight or
+  /// constant, or a shape value it computed on the host; Data null
+  /// otherwise). Kernels that steer by an input's values (Slice's starts)
+  /// read it here rather than from the device.
+  llvm::ArrayRef<TensorRef> HostInputs = llvm::ArrayRef<TensorRef>();
 
   /// An unsupported-category error that names the node and op:
   /// "node 'conv1' (Conv): <Msg>".
@@ -111,6 +117,11 @@ struct Kernel {
   WorkspaceFn Workspace = nullptr; ///< Null: no scratch.
   /// Element types of input 0 the kernel handles; empty: any.
   llvm::SmallVector<ElementType, 4> Types;
+  /// Bit I set: the kernel never reads input I's bytes on the device (it
+  /// uses only its dims, or its values through HostInputs). On a device the
+  /// host cannot touch, a shape value computed on the host that only such
+  /// inputs read is then never copied to the device.
+  uint32_t DeviceUnread = 0;
 };
 
 } // namespace runtime

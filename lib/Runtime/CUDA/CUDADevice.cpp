@@ -12,6 +12,7 @@
 #include "Kernels/Launch.h"
 #include "oomplan/Runtime/CUDA.h"
 #include "oomplan/Support/Error.h"
+#include <cstring>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -55,6 +56,17 @@ llvm::Error cuda::hostInts(const KernelContext &C, unsigned I,
   if (I >= C.Inputs.size() || !C.Inputs[I].present())
     return llvm::Error::success();
   const TensorRef &T = C.Inputs[I];
+  if (I < C.HostInputs.size() && C.HostInputs[I].present()) {
+    const TensorRef &H = C.HostInputs[I];
+    for (uint64_t K = 0; K < H.numElements(); ++K)
+      Out.push_back(H.Type == ElementType::Int64 ? H.data<int64_t>()[K]
+                    : H.Type == ElementType::Int32
+                        ? int64_t(H.data<int32_t>()[K])
+                        : 0);
+    if (H.Type == ElementType::Int64 || H.Type == ElementType::Int32)
+      return llvm::Error::success();
+    Out.clear();
+  }
   ValueId V = I < C.N.Inputs.size() ? C.N.Inputs[I] : NoId;
   if (V != NoId && C.G.Values[V].Data &&
       C.G.Values[V].Data->numElements() == T.numElements() &&
@@ -85,6 +97,21 @@ llvm::Error cuda::hostInts(const KernelContext &C, unsigned I,
 
 llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
   const TensorRef &T = C.Inputs[I];
+  if (I < C.HostInputs.size() && C.HostInputs[I].present()) {
+    const TensorRef &H = C.HostInputs[I];
+    switch (H.Type) {
+    case ElementType::Float:
+      return double(H.data<float>()[0]);
+    case ElementType::Double:
+      return H.data<double>()[0];
+    case ElementType::Int32:
+      return double(H.data<int32_t>()[0]);
+    case ElementType::Int64:
+      return double(H.data<int64_t>()[0]);
+    default:
+      break;
+    }
+  }
   ValueId V = I < C.N.Inputs.size() ? C.N.Inputs[I] : NoId;
   if (V != NoId && C.G.Values[V].Data) {
     const TensorData &D = *C.G.Values[V].Data;
@@ -157,6 +184,17 @@ public:
                               : cudaMemcpyDeviceToDevice;
     if (int E = cudaMemcpyAsync(Dst, Src, Bytes, Kind, stream(Q)))
       return cudaFailure(E, "copying " + llvm::Twine(Bytes) + " bytes");
+    return llvm::Error::success();
+  }
+  llvm::Error writeSmall(void *Dst, const void *Src, uint64_t Bytes,
+                         Queue Q) override {
+    SmallBytes V;
+    if (Bytes > sizeof(V.B))
+      return copy(Dst, Src, Bytes, CopyKind::HostToDevice, Q);
+    V.N = uint32_t(Bytes);
+    std::memcpy(V.B, Src, Bytes);
+    if (int E = writeBytes(Dst, V, stream(Q)))
+      return cudaFailure(E, "writing " + llvm::Twine(Bytes) + " bytes");
     return llvm::Error::success();
   }
   llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,

@@ -312,16 +312,18 @@ llvm::Error runRange(const KernelContext &C) {
 } // namespace
 
 void cuda::registerDataKernels(CUDAKernelTable &T) {
+  // DeviceUnread: inputs used only by their dims, or read on the host
+  // (hostInts); a shape value computed on the host for them stays there.
   for (const char *Op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"})
-    addKernel(T, Op, {runView, nullptr, {}});
+    addKernel(T, Op, {runView, nullptr, {}, 0b10});
   addKernel(T, "Transpose", {runTranspose, nullptr, {}});
-  addKernel(T, "Expand", {runExpand, nullptr, {}});
+  addKernel(T, "Expand", {runExpand, nullptr, {}, 0b10});
   addKernel(T, "Concat", {runConcat, nullptr, {}});
-  addKernel(T, "Slice", {runSlice, nullptr, {}});
+  addKernel(T, "Slice", {runSlice, nullptr, {}, 0b11110});
   addKernel(T, "Gather", {runGather, nullptr, {}});
-  addKernel(T, "Pad", {runPad, nullptr, {}});
-  addKernel(T, "Shape", {runShape, nullptr, {}});
-  addKernel(T, "Size", {runSize, nullptr, {}});
-  addKernel(T, "ConstantOfShape", {runConstantOfShape, nullptr, {}});
+  addKernel(T, "Pad", {runPad, nullptr, {}, 0b1110});
+  addKernel(T, "Shape", {runShape, nullptr, {}, 0b1});
+  addKernel(T, "Size", {runSize, nullptr, {}, 0b1});
+  addKernel(T, "ConstantOfShape", {runConstantOfShape, nullptr, {}, 0b1});
   addKernel(T, "Range", {runRange, nullptr, {}});
 }

@@ -131,7 +131,7 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("HardSigmoid", {runUnary<UnaryOp::HardSigmoid>, nullptr, FloatTypes});
   Un("Softplus", {runUnary<UnaryOp::Softplus>, nullptr, FloatTypes});
   Un("Not", {runUnary<UnaryOp::Not>, nullptr, {ElementType::Bool}});
-  Un("Clip", {runClip, nullptr, FloatTypes});
+  Un("Clip", {runClip, nullptr, FloatTypes, 0b110});
   Un("Add", {runBinary<BinaryOp::Add>, nullptr, NumberTypes});
   Un("Sub", {runBinary<BinaryOp::Sub>, nullptr, NumberTypes});
   Un("Mul", {runBinary<BinaryOp::Mul>, nullptr, NumberTypes});

@@ -139,15 +139,15 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "GlobalAveragePool",
             {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
   addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});
-  addKernel(T, "ReduceSum", {runReduce<ReduceOp::Sum>, nullptr, F32});
-  addKernel(T, "ReduceMean", {runReduce<ReduceOp::Mean>, nullptr, F32});
-  addKernel(T, "ReduceMax", {runReduce<ReduceOp::Max>, nullptr, F32});
-  addKernel(T, "ReduceMin", {runReduce<ReduceOp::Min>, nullptr, F32});
-  addKernel(T, "ReduceProd", {runReduce<ReduceOp::Prod>, nullptr, F32});
+  addKernel(T, "ReduceSum", {runReduce<ReduceOp::Sum>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceMean", {runReduce<ReduceOp::Mean>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceMax", {runReduce<ReduceOp::Max>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceMin", {runReduce<ReduceOp::Min>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceProd", {runReduce<ReduceOp::Prod>, nullptr, F32, 0b10});
   addKernel(T, "ReduceSumSquare",
-            {runReduce<ReduceOp::SumSquare>, nullptr, F32});
-  addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, F32});
-  addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, F32});
+            {runReduce<ReduceOp::SumSquare>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, F32, 0b10});
   addKernel(T, "ReduceLogSumExp",
-            {runReduce<ReduceOp::LogSumExp>, nullptr, F32});
+            {runReduce<ReduceOp::LogSumExp>, nullptr, F32, 0b10});
 }

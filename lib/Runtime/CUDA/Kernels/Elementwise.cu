@@ -272,6 +272,11 @@ template <typename T> __global__ void fillKernel(T *Out, int64_t N, T Value) {
     Out[I] = Value;
 }
 
+__global__ void bytesKernel(unsigned char *Out, SmallBytes V) {
+  for (uint32_t I = threadIdx.x; I < V.N; I += blockDim.x)
+    Out[I] = V.B[I];
+}
+
 __global__ void intsKernel(int64_t *Out, SmallInts V) {
   if (threadIdx.x < V.N)
     Out[threadIdx.x] = V.V[threadIdx.x];
@@ -492,6 +497,13 @@ int writeInts(int64_t *Out, const SmallInts &V, cudaStream_t Stream) {
   if (V.N == 0)
     return 0;
   intsKernel<<<1, MaxRank, 0, Stream>>>(Out, V);
+  return lastError();
+}
+
+int writeBytes(void *Out, const SmallBytes &V, cudaStream_t Stream) {
+  if (V.N == 0)
+    return 0;
+  bytesKernel<<<1, 128, 0, Stream>>>(static_cast<unsigned char *>(Out), V);
   return lastError();
 }
 

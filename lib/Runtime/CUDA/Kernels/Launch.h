@@ -115,6 +115,13 @@ struct SmallInts {
 };
 int writeInts(int64_t *Out, const SmallInts &V, cudaStream_t Stream);
 
+/// Writes N bytes given by value (a shape value computed on the host).
+struct SmallBytes {
+  uint32_t N = 0;
+  unsigned char B[512] = {};
+};
+int writeBytes(void *Out, const SmallBytes &V, cudaStream_t Stream);
+
 /// Range: Out[i] = Start[0] + i * Delta[0] for N elements (Start and Delta
 /// are device scalars of type T).
 int range(DType T, const void *Start, const void *Delta, void *Out, int64_t N,

@@ -1,0 +1,202 @@
+//===- ExecutorImpl.h - the executor's state, shared by its files -*- C++
+//-*-===//
+//
+// Executor.cpp (regions, binding, steps, checks) and HostShapes.cpp (shape
+// values computed on the host for devices the host cannot touch) both work
+// on Executor::Impl; this private header defines it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_EXECUTORIMPL_H
+#define OOMPLAN_LIB_RUNTIME_EXECUTORIMPL_H
+
+#include "oomplan/Runtime/Executor.h"
+#include "oomplan/Runtime/LaunchPlan.h"
+#include "llvm/ADT/DenseMap.h"
+#include <cstdlib>
+
+namespace oomplan {
+namespace runtime {
+namespace detail {
+
+// One allocation of the device, released when dropped.
+class Allocation {
+public:
+  Allocation() = default;
+  Allocation(Device *D, Region R, char *P) : D(D), R(R), P(P) {}
+  Allocation(Allocation &&O) { *this = std::move(O); }
+  Allocation &operator=(Allocation &&O) {
+    reset();
+    D = O.D;
+    R = O.R;
+    P = O.P;
+    O.P = nullptr;
+    return *this;
+  }
+  ~Allocation() { reset(); }
+  char *get() const { return P; }
+  explicit operator bool() const { return P != nullptr; }
+  void reset() {
+    if (P)
+      D->release(R, P);
+    P = nullptr;
+  }
+
+private:
+  Device *D = nullptr;
+  Region R = Region::Arena;
+  char *P = nullptr;
+};
+
+// Host memory of the caller's (staging and mirrors), 64-byte aligned.
+struct FreeDeleter {
+  void operator()(void *P) const { std::free(P); }
+};
+using HostBuffer = std::unique_ptr<char, FreeDeleter>;
+/// The largest value kept on the host (a shape tensor is a few int64s).
+constexpr uint64_t MaxHostValueBytes = 512;
+inline HostBuffer hostBuffer(uint64_t Bytes) {
+  uint64_t Size = std::max<uint64_t>(64, (Bytes + 63) / 64 * 64);
+  return HostBuffer(static_cast<char *>(std::aligned_alloc(64, Size)));
+}
+
+enum class CallKind : uint8_t {
+  Kernel,   ///< Call K.
+  Nothing,  ///< A Constant: its value was loaded with the weights.
+  Prefetch, ///< Copy each write's host home to its device bytes.
+  Offload,  ///< Copy each read's device bytes to its host home.
+  Copy,     ///< Recompute of a Constant: copy the loaded value.
+};
+
+// One step, ready to run: the kernel and its argument lists.
+struct StepCall {
+  CallKind Kind = CallKind::Nothing;
+  const Kernel *K = nullptr;
+  llvm::SmallVector<TensorRef, 4> In, Out;
+  void *Workspace = nullptr;
+  uint64_t WorkspaceBytes = 0;
+  /// Buffers whose lifetime ends after this step (poisoned).
+  llvm::SmallVector<BufferId, 4> Dying;
+  /// Per node input: its host value when known (KernelContext::HostInputs).
+  llvm::SmallVector<TensorRef, 4> HostIn;
+  /// Evaluated on the host (HostShapes.cpp): the run copies the outputs
+  /// listed in Upload to the device instead of calling the kernel.
+  bool OnHost = false;
+  llvm::SmallVector<TensorId, 2> Upload;
+  /// Data-dependent outputs: the dims the kernel reports (KernelContext::
+  /// ActualDims), one per output; empty when every output is exact.
+  llvm::SmallVector<llvm::SmallVector<int64_t, 6>, 2> Actual;
+};
+
+} // namespace detail
+
+using namespace detail;
+
+struct Executor::Impl {
+  const Graph &G;
+  const Plan &P;
+  const RunInfo &Info;
+  const KernelTable &Kernels;
+  ExecOptions Opts;
+  Device &Dev;
+  ThreadPool Pool;
+  Allocation Regions[NumRegions];
+  std::vector<Allocation> PerTensor; ///< Unplanned mode.
+  /// Device memory asked for, and the drop in free device memory across
+  /// those allocations when the device measures it.
+  uint64_t DeviceBytes = 0;
+  std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
+  bool Ran = false;
+  LaunchPlan Launch;
+  unsigned EventBase = 0;
+  /// Devices the host cannot touch: host mirrors of the graph inputs and
+  /// outputs (tensor() returns them), by tensor.
+  llvm::DenseMap<TensorId, HostBuffer> Mirror;
+  std::vector<TensorId> MirrorIn, MirrorOut;
+  /// Small values known on the host, by tensor (HostShapes.cpp).
+  llvm::DenseMap<TensorId, HostBuffer> HostVal;
+  bool HostShapesDone = false;
+  std::vector<char *> Addr;     ///< Per schedule tensor.
+  std::vector<char *> HostAddr; ///< Per tensor: its host home, or null.
+  /// Per tensor: the dims kernels see, Info's, or for a data-dependent
+  /// output the dims its kernel reported.
+  std::vector<llvm::SmallVector<int64_t, 6>> Dims;
+  std::vector<StepCall> Calls;
+  uint64_t HighWater[NumRegions] = {0, 0, 0, 0};
+  /// Per step (ExecOptions::Profile): seconds and calls since the last
+  /// resetProfile().
+  std::vector<double> StepSeconds;
+  std::vector<uint64_t> StepCalls;
+
+  Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
+       const ExecOptions &O)
+      : G(G), P(P), Info(Info), Kernels(K), Opts(O),
+        Dev(O.Dev ? *O.Dev : hostDevice()), Pool(std::max(1u, O.Threads)) {}
+
+  llvm::Error allocate(Region R, uint64_t Bytes, Allocation &Out) {
+    auto A = Dev.allocate(R, Bytes);
+    if (!A)
+      return A.takeError();
+    Out = Allocation(&Dev, R, static_cast<char *>(*A));
+    if (R != Region::Host)
+      DeviceBytes += Bytes;
+    return llvm::Error::success();
+  }
+
+  uint64_t regionBytes(Region R) const {
+    switch (R) {
+    case Region::Weights:
+      return P.WeightBytes;
+    case Region::IO:
+      return P.IOBytes;
+    case Region::Host:
+      return P.HostBytes;
+    default:
+      return P.ArenaBytes;
+    }
+  }
+  uint64_t tensorBytes(TensorId T) const {
+    TensorRef R;
+    R.Type = Info.Types[T];
+    R.Dims = Info.Dims[T];
+    return R.bytes();
+  }
+  TensorRef ref(TensorId T) const {
+    TensorRef R;
+    if (T == NoId || !Info.Present[T])
+      return R;
+    R.Type = Info.Types[T];
+    R.Dims = Dims.empty() ? Info.Dims[T] : Dims[T];
+    R.Data = Addr[T];
+    return R;
+  }
+  /// ref(T), with the host mirror's address when T has one.
+  TensorRef hostRef(TensorId T) const {
+    TensorRef R = ref(T);
+    auto It = Mirror.find(T);
+    if (R.Data && It != Mirror.end())
+      R.Data = It->second.get();
+    return R;
+  }
+
+  bool upperBound(TensorId T) const {
+    return T != NoId && T < Info.UpperBound.size() && Info.UpperBound[T];
+  }
+  llvm::Error checkInfo() const;
+  llvm::Error takeActualDims(uint64_t S);
+  llvm::Error bindTensors();
+  llvm::Error makeMirrors();
+  llvm::Error prepareStep(uint64_t S);
+  llvm::Error runSteps();
+  llvm::Error runOnce();
+  void planHostShapes();
+  bool evaluateOnHost(uint64_t S);
+  void touch(TensorId T);
+  void touchHost(TensorId T);
+  llvm::Error poison(BufferId B, Queue Q);
+  llvm::Error runStep(uint64_t S);
+};
+
+} // namespace runtime
+} // namespace oomplan
+
+#endif
