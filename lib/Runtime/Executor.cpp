@@ -256,12 +256,13 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   I->Launch = planLaunches(P, Opts.Unplanned);
   if (llvm::Error E = verifyLaunchPlan(Accesses, I->Launch))
     return E;
-  if (I->Launch.NumEvents) {
-    auto Base = I->Dev.createEvents(I->Launch.NumEvents);
-    if (!Base)
-      return Base.takeError();
-    I->EventBase = *Base;
-  }
+  // The launch plan's events, and two more: the copy queue waits for the
+  // inputs' copies (JoinIn), the copies out wait for the copy queue
+  // (JoinOut); the launch plan orders steps only among themselves.
+  auto Base = I->Dev.createEvents(I->Launch.NumEvents + 2);
+  if (!Base)
+    return Base.takeError();
+  I->EventBase = *Base;
   // Again, now with addresses (cheap; keeps prepareStep one pass).
   I->Calls.assign(P.Sched.Steps.size(), StepCall());
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
@@ -473,6 +474,13 @@ llvm::Error Executor::Impl::takeActualDims(uint64_t S) {
   return llvm::Error::success();
 }
 
+// Later work on To waits for the work queued so far on From.
+static llvm::Error joinQueues(Device &D, unsigned Event, Queue From, Queue To) {
+  if (llvm::Error E = D.record(Event, From))
+    return E;
+  return D.wait(Event, To);
+}
+
 llvm::Error Executor::run() {
   std::optional<uint64_t> FreeBefore;
   if (!I->Ran)
@@ -501,10 +509,17 @@ llvm::Error Executor::Impl::runOnce() {
             I->Dev.copy(I->Addr[T], I->Mirror[T].get(), I->tensorBytes(T),
                         CopyKind::HostToDevice, Queue::Compute))
       return E;
+  unsigned JoinIn = I->EventBase + I->Launch.NumEvents, JoinOut = JoinIn + 1;
+  if (!I->MirrorIn.empty())
+    if (llvm::Error E = joinQueues(I->Dev, JoinIn, Queue::Compute, Queue::Copy))
+      return E;
   if (llvm::Error E = I->runSteps())
     return E;
-  // The compute queue has run every step that writes an output (the copy
-  // queue writes only host homes), so the copies out go after it.
+  // Copies out on the compute queue, after both queues' steps.
+  if (!I->MirrorOut.empty())
+    if (llvm::Error E =
+            joinQueues(I->Dev, JoinOut, Queue::Copy, Queue::Compute))
+      return E;
   for (TensorId T : I->MirrorOut) {
     TensorRef R = I->ref(T);
     if (llvm::Error E = I->Dev.copy(I->Mirror[T].get(), I->Addr[T], R.bytes(),

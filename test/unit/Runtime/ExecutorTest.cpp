@@ -305,10 +305,11 @@ public:
 // The streamed-weight model of the test above on a device the host cannot
 // touch. Schedule: 0 Neg, 1 Prefetch w, 2 Add. Expected: the weight w is
 // staged (one h2d at load, then sync), its host home is plain host memory;
-// x is copied in before the steps; the prefetch runs on the copy queue and
-// records event 0, which the Add waits for on the compute queue (it reads
-// w); y is copied out; the run ends with sync. tensor() gives host mirrors,
-// never device addresses. y = -x + w = [0, 1, 2, 3] as above.
+// x is copied in before the steps, and the copy queue waits for that
+// (event 1); the prefetch runs on the copy queue and records event 0, which
+// the Add waits for on the compute queue (it reads w); the copy out of y
+// waits for the copy queue (event 2); the run ends with sync. tensor() gives
+// host mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
 TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
@@ -339,9 +340,11 @@ g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
   EXPECT_FALSE(D.inRegion(E->tensor(Y).Data));
   setFloats(*E, X, {1, 1, 1, 1});
   ASSERT_FALSE(llvm::errorToBool(E->run()));
-  EXPECT_EQ(D.Log,
-            (std::vector<std::string>{"h2d@compute", "h2d@copy", "record0@copy",
-                                      "wait0@compute", "d2h@compute", "sync"}));
+  EXPECT_EQ(D.Log, (std::vector<std::string>{
+                       "h2d@compute", "record1@compute", "wait1@copy", // x in
+                       "h2d@copy", "record0@copy", "wait0@compute", // prefetch
+                       "record2@copy", "wait2@compute", "d2h@compute", // y out
+                       "sync"}));
   EXPECT_EQ(floats(*E, Y), (std::vector<float>{0, 1, 2, 3}));
   DeviceUse U = E->deviceUse();
   EXPECT_EQ(U.Device, "logging");
