@@ -339,7 +339,11 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
   for (auto &[T, Buf] : Staged)
     if (X.tensorBytes(T) <= MaxHostValueBytes)
       X.HostVal[T] = std::move(Buf);
+  // New weights may change the shape values computed on the host, and a
+  // recording holds them: both are made again at the next run.
   X.HostShapesDone = false;
+  X.Recording.reset();
+  X.RecordFailed = false;
   return llvm::Error::success();
 }
 
@@ -513,7 +517,7 @@ llvm::Error Executor::Impl::runOnce() {
   if (!I->MirrorIn.empty())
     if (llvm::Error E = joinQueues(I->Dev, JoinIn, Queue::Compute, Queue::Copy))
       return E;
-  if (llvm::Error E = I->runSteps())
+  if (llvm::Error E = I->runStepsOrReplay())
     return E;
   // Copies out on the compute queue, after both queues' steps.
   if (!I->MirrorOut.empty())
@@ -527,6 +531,37 @@ llvm::Error Executor::Impl::runOnce() {
       return E;
   }
   return I->Dev.synchronize();
+}
+
+// The first run goes step by step (libraries load their kernels lazily);
+// the second records its steps where the device can (ExecOptions::Record)
+// and then replays the recording, as does every later run. A recording
+// that fails (some kernel waits for the device: a value read back) is
+// dropped, and that run and all later ones go step by step.
+llvm::Error Executor::Impl::runStepsOrReplay() {
+  if (Recording)
+    return Dev.replay(*Recording);
+  bool Upper =
+      llvm::any_of(Calls, [](const StepCall &C) { return !C.Actual.empty(); });
+  if (!Ran || !Opts.Record || Opts.Profile || RecordFailed || Upper ||
+      !Dev.canRecord())
+    return runSteps();
+  if (llvm::Error E = Dev.beginRecording()) {
+    llvm::consumeError(std::move(E));
+    RecordFailed = true;
+    return runSteps();
+  }
+  llvm::Error StepError = runSteps();
+  auto Id = Dev.endRecording();
+  if (StepError || !Id) {
+    llvm::consumeError(std::move(StepError));
+    if (!Id)
+      llvm::consumeError(Id.takeError());
+    RecordFailed = true;
+    return runSteps(); // nothing ran while recording
+  }
+  Recording = *Id;
+  return Dev.replay(*Id);
 }
 
 llvm::Error Executor::Impl::runSteps() {

@@ -115,6 +115,11 @@ struct Executor::Impl {
   /// Small values known on the host, by tensor (HostShapes.cpp).
   llvm::DenseMap<TensorId, HostBuffer> HostVal;
   bool HostShapesDone = false;
+  /// The device's recording of the steps (Device::beginRecording), once
+  /// made; RecordFailed: the device could not record them (a kernel waits
+  /// for the device), so every run goes step by step.
+  std::optional<unsigned> Recording;
+  bool RecordFailed = false;
   std::vector<char *> Addr;     ///< Per schedule tensor.
   std::vector<char *> HostAddr; ///< Per tensor: its host home, or null.
   /// Per tensor: the dims kernels see, Info's, or for a data-dependent
@@ -187,6 +192,7 @@ struct Executor::Impl {
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
   llvm::Error runSteps();
+  llvm::Error runStepsOrReplay();
   llvm::Error runOnce();
   void planHostShapes();
   bool evaluateOnHost(uint64_t S);

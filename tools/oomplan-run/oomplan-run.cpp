@@ -96,6 +96,10 @@ static cl::opt<bool> Profile(
     "profile", cl::cat(RunCat),
     cl::desc("Time every step and print the time per op type, slowest "
              "first (over the warm runs with --repeat, else the first run)"));
+static cl::opt<bool> NoGraph(
+    "no-graph", cl::cat(RunCat),
+    cl::desc("cuda: run every step on its own in every run, instead of "
+             "replaying a CUDA graph of the steps after the first run"));
 static cl::opt<bool> ListKernels(
     "list-kernels", cl::cat(RunCat),
     cl::desc("Print the op types the --backend has kernels for, one per line, "
@@ -119,8 +123,9 @@ static cl::opt<unsigned> LineTimeout(
              "says signal 14)"));
 
 static const char *Overview =
-    "oomplan-run: plans a model as oomplan does, then runs the plan on the "
-    "CPU in the\nplanned regions and reports the measured memory.\n\n"
+    "oomplan-run: plans a model as oomplan does, then runs the plan in the "
+    "planned regions\n(on the CPU, or --backend=cuda on GPU 0) and reports the "
+    "measured memory.\n\n"
     "  oomplan-run model.onnx --batch 1 --output-dir out\n"
     "  oomplan-run test_relu/model.onnx --inputs-dir test_relu/"
     "test_data_set_0 --output-dir out\n\n"
@@ -467,6 +472,7 @@ static Expected<int> runTool(api::Request R) {
   EO.Poison = Poison;
   EO.Profile = Profile;
   EO.Dev = Back->Dev;
+  EO.Record = !NoGraph;
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, EO);
   if (!Ex)
     return Ex.takeError();

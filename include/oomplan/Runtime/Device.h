@@ -85,6 +85,29 @@ public:
   /// failure that happened asynchronously.
   virtual llvm::Error synchronize() = 0;
 
+  /// Recording a run's steps once and replaying them (CUDA graphs): the
+  /// same kernels and copies at the same addresses, one launch instead of
+  /// one per step. Between beginRecording() and endRecording() work queued
+  /// on either queue is recorded, not run (the copy queue is forked from
+  /// and joined back to the compute queue); replay(Id) queues it all on
+  /// the compute queue. A device that cannot record says so.
+  virtual bool canRecord() const { return false; }
+  virtual llvm::Error beginRecording() {
+    return llvm::make_error<llvm::StringError>("recording is not supported",
+                                               llvm::inconvertibleErrorCode());
+  }
+  /// Ends the recording; an error when something in it could not be
+  /// recorded (a kernel that waited for the device), and then nothing
+  /// was recorded or run.
+  virtual llvm::Expected<unsigned> endRecording() {
+    return llvm::make_error<llvm::StringError>("recording is not supported",
+                                               llvm::inconvertibleErrorCode());
+  }
+  virtual llvm::Error replay(unsigned) {
+    return llvm::make_error<llvm::StringError>("recording is not supported",
+                                               llvm::inconvertibleErrorCode());
+  }
+
   virtual DeviceOverhead overhead() const = 0;
   /// Free device memory now (CUDA: cudaMemGetInfo), or none (CPU).
   virtual std::optional<uint64_t> freeBytes() = 0;

@@ -59,6 +59,10 @@ struct ExecOptions {
   /// Where the regions live and the steps run (Backend.h gives a backend's
   /// device); null: host memory, the CPU backend's.
   Device *Dev = nullptr;
+  /// On a device that can record (CUDA graphs): the second run records its
+  /// steps and every later run replays them. Not with Profile (per-step
+  /// times need per-step waits). The first run always goes step by step.
+  bool Record = true;
 };
 
 /// The device memory a run took, against the plan (issue 13, item 4).

@@ -34,7 +34,10 @@ struct Context {
   int ComputeMajor = 0; ///< Compute capability (9 on H100/H200).
   DeviceOverhead Overhead;
   std::vector<cudaEvent_t> Events;
-  std::mutex Lock; ///< Events and the algorithm cache.
+  /// Fork and join of the copy stream into a graph capture.
+  cudaEvent_t Fork = nullptr, Join = nullptr;
+  std::vector<cudaGraphExec_t> Graphs; ///< Device::replay's recordings.
+  std::mutex Lock;                     ///< Events and the algorithm cache.
 };
 
 /// The context; only valid after openCUDABackend() succeeded.

@@ -241,6 +241,62 @@ public:
     }
     return llvm::Error::success();
   }
+  // CUDA graphs: stream capture of the compute stream, with the copy
+  // stream forked into it and joined back, so that offloads and prefetches
+  // are nodes of the graph with their events as edges.
+  bool canRecord() const override { return true; }
+  llvm::Error beginRecording() override {
+    Context &X = context();
+    if (int E =
+            cudaStreamBeginCapture(X.Compute, cudaStreamCaptureModeThreadLocal))
+      return cudaFailure(E, "beginning a CUDA graph capture");
+    int E = cudaEventRecord(X.Fork, X.Compute);
+    if (!E)
+      E = cudaStreamWaitEvent(X.Copy, X.Fork, 0);
+    if (E) {
+      cudaGraph_t G = nullptr;
+      cudaStreamEndCapture(X.Compute, &G);
+      if (G)
+        cudaGraphDestroy(G);
+      cudaGetLastError();
+      return cudaFailure(E, "forking the copy stream into the capture");
+    }
+    return llvm::Error::success();
+  }
+  llvm::Expected<unsigned> endRecording() override {
+    Context &X = context();
+    int Join = cudaEventRecord(X.Join, X.Copy);
+    if (!Join)
+      Join = cudaStreamWaitEvent(X.Compute, X.Join, 0);
+    cudaGraph_t G = nullptr;
+    int E = cudaStreamEndCapture(X.Compute, &G);
+    if (E || Join || !G) {
+      if (G)
+        cudaGraphDestroy(G);
+      cudaGetLastError(); // capture errors are not sticky: clear them
+      return cudaFailure(E      ? E
+                         : Join ? Join
+                                : int(cudaErrorUnknown),
+                         "capturing the run as a CUDA graph");
+    }
+    cudaGraphExec_t Exec = nullptr;
+    E = cudaGraphInstantiate(&Exec, G, 0);
+    cudaGraphDestroy(G);
+    if (E) {
+      cudaGetLastError();
+      return cudaFailure(E, "instantiating the CUDA graph");
+    }
+    std::lock_guard<std::mutex> Lock(X.Lock);
+    X.Graphs.push_back(Exec);
+    return unsigned(X.Graphs.size() - 1);
+  }
+  llvm::Error replay(unsigned Id) override {
+    Context &X = context();
+    if (int E = cudaGraphLaunch(X.Graphs[Id], X.Compute))
+      return cudaFailure(E, "launching the CUDA graph");
+    return llvm::Error::success();
+  }
+
   DeviceOverhead overhead() const override { return context().Overhead; }
   std::optional<uint64_t> freeBytes() override {
     size_t Free = 0, Total = 0;
@@ -294,6 +350,9 @@ llvm::Error openContext(Context &X) {
     return makeIOError(llvm::Twine("cuDNN: creating a handle: ") +
                        cudnnGetErrorString(S));
   cudnnSetStream(X.Dnn, X.Compute);
+  for (cudaEvent_t *Ev : {&X.Fork, &X.Join})
+    if (int E = cudaEventCreateWithFlags(Ev, cudaEventDisableTiming))
+      return cudaFailure(E, "creating an event");
   if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
     return cudaFailure(E, "allocating the index-error flag");
   if (int E = cudaMemset(X.BadIndex, 0, sizeof(int)))

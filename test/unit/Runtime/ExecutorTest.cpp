@@ -455,3 +455,86 @@ TEST(Executor, ShapeArithmeticRunsOnTheHost) {
   EXPECT_GT(Shapes, 300u);
   EXPECT_LT(H2D, Shapes / 2);
 }
+
+// A device that records (as CUDA graphs): the first run goes step by step,
+// the second records its steps and replays the recording, later runs only
+// replay. Here recording runs the steps (host memory: nothing to defer),
+// so the test sees the executor's calls: x = [1, 2, 3, 4] through Chain
+// gives y = [1, 2, 3, 4] every time.
+class RecordingDevice final : public Device {
+public:
+  LoggingDevice Inner;
+  bool FailRecording = false;
+  llvm::StringRef name() const override { return "recording"; }
+  bool hostVisible() const override { return false; }
+  llvm::Expected<void *> allocate(Region R, uint64_t B) override {
+    return Inner.allocate(R, B);
+  }
+  void release(Region R, void *P) override { Inner.release(R, P); }
+  llvm::Error copy(void *D, const void *S, uint64_t B, CopyKind K,
+                   Queue Q) override {
+    return Inner.copy(D, S, B, K, Q);
+  }
+  llvm::Error fill(void *D, uint64_t B, uint64_t P, unsigned W,
+                   Queue Q) override {
+    return Inner.fill(D, B, P, W, Q);
+  }
+  llvm::Expected<unsigned> createEvents(unsigned N) override {
+    return Inner.createEvents(N);
+  }
+  llvm::Error record(unsigned E, Queue Q) override {
+    return Inner.record(E, Q);
+  }
+  llvm::Error wait(unsigned E, Queue Q) override { return Inner.wait(E, Q); }
+  llvm::Error synchronize() override { return Inner.synchronize(); }
+  DeviceOverhead overhead() const override { return {}; }
+  std::optional<uint64_t> freeBytes() override { return std::nullopt; }
+  bool canRecord() const override { return true; }
+  llvm::Error beginRecording() override {
+    Inner.Log.push_back("begin");
+    return llvm::Error::success();
+  }
+  llvm::Expected<unsigned> endRecording() override {
+    Inner.Log.push_back("end");
+    if (FailRecording)
+      return llvm::make_error<llvm::StringError>(
+          "a kernel waited", llvm::inconvertibleErrorCode());
+    return 7u;
+  }
+  llvm::Error replay(unsigned Id) override {
+    Inner.Log.push_back("replay" + std::to_string(Id));
+    return llvm::Error::success();
+  }
+};
+
+TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
+  for (bool Fail : {false, true}) {
+    Model M(Chain);
+    Plan P = M.plan(M.schedule(cpu()));
+    RunInfo I = M.info(P);
+    RecordingDevice D;
+    D.FailRecording = Fail;
+    ExecOptions O;
+    O.Dev = &D;
+    auto E = makeExec(M, P, I, cpu(), O);
+    TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+    std::vector<std::vector<std::string>> Logs;
+    for (int Run = 0; Run < 3; ++Run) {
+      D.Inner.Log.clear();
+      setFloats(*E, X, {1, -2, 3, -4});
+      ASSERT_FALSE(llvm::errorToBool(E->run()));
+      EXPECT_EQ(floats(*E, Y), (std::vector<float>{1, 2, 3, 4}));
+      Logs.push_back(D.Inner.Log);
+    }
+    auto Has = [](const std::vector<std::string> &L, const char *W) {
+      return llvm::is_contained(L, W);
+    };
+    EXPECT_FALSE(Has(Logs[0], "begin"));
+    EXPECT_TRUE(Has(Logs[1], "begin"));
+    EXPECT_TRUE(Has(Logs[1], "end"));
+    EXPECT_EQ(Has(Logs[1], "replay7"), !Fail);
+    // Failed: no more attempts, every run step by step.
+    EXPECT_FALSE(Has(Logs[2], "begin"));
+    EXPECT_EQ(Has(Logs[2], "replay7"), !Fail);
+  }
+}
