@@ -21,10 +21,14 @@ using namespace oomplan::runtime::cuda;
 namespace {
 const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
 
-uint64_t blasWorkspace(const Node &, llvm::ArrayRef<TensorRef>,
-                       llvm::ArrayRef<TensorRef>) {
+} // namespace
+
+uint64_t cuda::blasWorkspace(const Node &, llvm::ArrayRef<TensorRef>,
+                             llvm::ArrayRef<TensorRef>) {
   return blasWorkspaceBytes();
 }
+
+namespace {
 
 llvm::Error useWorkspace(const KernelContext &C) {
   if (cublasStatus_t S =
@@ -51,7 +55,9 @@ llvm::Error gemm(const KernelContext &C, bool TA, bool TB, int64_t M, int64_t N,
   return llvm::Error::success();
 }
 
-llvm::Error runMatMul(const KernelContext &C) {
+} // namespace
+
+llvm::Error cuda::runMatMul(const KernelContext &C) {
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
   if (A.Dims.empty() || B.Dims.empty())
     return C.badInput("MatMul of a scalar");
@@ -113,7 +119,7 @@ llvm::Error runMatMul(const KernelContext &C) {
 }
 
 // Y = alpha op(A) op(B) + beta C, C broadcast to Y first.
-llvm::Error runGemm(const KernelContext &C) {
+llvm::Error cuda::runGemm(const KernelContext &C) {
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
   if (A.Dims.size() != 2 || B.Dims.size() != 2 || Y.Dims.size() != 2)
     return C.badInput("Gemm operands must be matrices");
@@ -142,7 +148,6 @@ llvm::Error runGemm(const KernelContext &C) {
   return gemm(C, TA, TB, M, N, K, Alpha, A.data<float>(), 0, B.data<float>(), 0,
               HasC ? Beta : 0, Y.data<float>(), 1);
 }
-} // namespace
 
 void cuda::registerBlasKernels(CUDAKernelTable &T) {
   addKernel(T, "MatMul", {runMatMul, blasWorkspace, F32});

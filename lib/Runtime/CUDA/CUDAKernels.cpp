@@ -28,6 +28,7 @@ const CUDAKernelTable &cudaKernels() {
     registerNormKernels(T);
     registerBlasKernels(T);
     registerDnnKernels(T);
+    registerFusedKernels(T);
     return T;
   }();
   return Table;

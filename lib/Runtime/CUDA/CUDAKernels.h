@@ -38,7 +38,20 @@ void registerBlasKernels(CUDAKernelTable &T);
 // DnnKernels.cpp: Conv, MaxPool, AveragePool (cuDNN).
 void registerDnnKernels(CUDAKernelTable &T);
 
+// FusedKernels.cpp: OomplanConv, OomplanMatMul, OomplanAttention.
+void registerFusedKernels(CUDAKernelTable &T);
+
 const CUDAKernelTable &cudaKernels();
+
+// Shared by the fused kernels: the product and its workspace, and the
+// convolution without its bias (Accumulate: Y += Conv(X, W)).
+llvm::Error runMatMul(const KernelContext &C);
+llvm::Error runGemm(const KernelContext &C);
+uint64_t blasWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
+                       llvm::ArrayRef<TensorRef> Out);
+llvm::Error convForward(const KernelContext &C, bool Accumulate);
+uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
+                       llvm::ArrayRef<TensorRef> Out);
 
 /// The launcher type of an element type, or none.
 std::optional<DType> dtypeOf(ElementType T);

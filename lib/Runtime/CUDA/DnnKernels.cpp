@@ -177,8 +177,10 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
   return CUDNN_STATUS_SUCCESS;
 }
 
-uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
-                       llvm::ArrayRef<TensorRef> Out) {
+} // namespace
+
+uint64_t cuda::convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
+                             llvm::ArrayRef<TensorRef> Out) {
   if (!haveContext() || In.size() < 2 || Out.empty() || In[0].Dims.size() < 3)
     return 0;
   ConvSetup S;
@@ -188,7 +190,7 @@ uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
   return S.WorkspaceBytes;
 }
 
-llvm::Error runConv(const KernelContext &C) {
+llvm::Error cuda::convForward(const KernelContext &C, bool Accumulate) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   if (X.Dims.size() < 3)
     return C.badInput("input rank below 3");
@@ -203,12 +205,20 @@ llvm::Error runConv(const KernelContext &C) {
     return C.unsupported(
         "cuDNN's algorithm needs " + llvm::Twine(S.WorkspaceBytes) +
         " bytes of workspace; the plan has " + llvm::Twine(C.WorkspaceBytes));
-  float One = 1, Zero = 0;
+  float One = 1, Beta = Accumulate ? 1 : 0;
   if (cudnnStatus_t St = cudnnConvolutionForward(
           context().Dnn, &One, S.D.X, X.Data, S.D.W, W.Data, S.D.Conv, S.Algo,
-          C.Workspace, S.WorkspaceBytes, &Zero, S.D.Y, Y.Data))
+          C.Workspace, S.WorkspaceBytes, &Beta, S.D.Y, Y.Data))
     return dnnFailure(C, St, "cudnnConvolutionForward");
-  if (C.Inputs.size() > 2 && C.Inputs[2].present())
+  return llvm::Error::success();
+}
+
+namespace {
+llvm::Error runConv(const KernelContext &C) {
+  const TensorRef &Y = C.Outputs[0];
+  if (llvm::Error E = convForward(C, false))
+    return E;
+  if (Y.numElements() && C.Inputs.size() > 2 && C.Inputs[2].present())
     return launched(C,
                     addChannelBias(Y.data<float>(), C.Inputs[2].data<float>(),
                                    Y.Dims[0], Y.Dims[1],

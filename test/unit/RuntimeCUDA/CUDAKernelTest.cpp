@@ -252,3 +252,97 @@ g (float[2,4,9,9] x, float[8,4,3,3] w, float[8] wb, float[4,1,3,3] dw,
 }
 
 } // namespace
+
+namespace {
+// A test model (weights stripped: seeded ones) planned through the driver,
+// which fuses what the kernel table has, then run.
+struct Planned {
+  driver::Executable X;
+  std::unique_ptr<Executor> E;
+};
+std::unique_ptr<Planned> planAndRun(const api::Request &R, const Backend &B) {
+  auto X = driver::planExecutable(R, *B.Kernels);
+  oomplan::test::stopOnError(X, "plan");
+  auto P = std::make_unique<Planned>();
+  P->X = std::move(*X);
+  ExecOptions O;
+  O.Dev = B.Dev;
+  auto E = Executor::create(*P->X.G, P->X.P, P->X.Info, *B.Kernels, O);
+  oomplan::test::stopOnError(E, "executor");
+  P->E = std::move(*E);
+  EXPECT_FALSE(llvm::errorToBool(P->E->loadWeights(R.ModelPath, {}, 11)));
+  for (size_t I = 0; I < P->X.G->Inputs.size(); ++I) {
+    TensorRef T = P->E->tensor(P->X.G->Inputs[I]);
+    for (uint64_t K = 0; K < T.numElements(); ++K) {
+      if (T.Type == ElementType::Float)
+        T.data<float>()[K] = float(K % 13) / 13.f - 0.5f;
+      else if (T.Type == ElementType::Int64)
+        T.data<int64_t>()[K] = int64_t(K % 7 + 1);
+    }
+  }
+  llvm::Error Err = P->E->run();
+  EXPECT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
+  return P;
+}
+
+size_t countOp(const Planned &P, llvm::StringRef Op) {
+  size_t N = 0;
+  for (const Step &St : P.X.P.Sched.Steps)
+    if (St.Node != NoId && P.X.G->Nodes[St.Node].OpType == Op)
+      ++N;
+  return N;
+}
+} // namespace
+
+// The fused ops on the test models: resnet50 (b1) fuses its convolutions
+// with bias, residual and Relu into OomplanConv; gpt_like (b1, s16) its
+// attention into OomplanAttention and its MLP and projections into
+// OomplanMatMul. The CUDA table has all three, so the CUDA plan fuses as
+// the CPU's does (same op counts); on a GPU the outputs must match the
+// CPU's within rtol 1e-3.
+TEST(CUDAKernels, FusedOpsOnTestModels) {
+  struct Case {
+    const char *Model;
+    std::optional<int64_t> Seq;
+    const char *Fused;
+  } Cases[] = {{"resnet50", std::nullopt, "OomplanConv"},
+               {"gpt_like", 16, "OomplanAttention"},
+               {"gpt_like", 16, "OomplanMatMul"}};
+  std::string Why;
+  std::optional<Backend> G = gpu(Why);
+  for (const Case &C : Cases) {
+    api::Request R;
+    R.ModelPath = std::string(OOMPLAN_TEST_MODELS_DIR "/") + C.Model + ".onnx";
+    R.Batch = 1;
+    R.Seq = C.Seq;
+    auto CPU = planAndRun(R, *openBackend("cpu"));
+    // The CUDA plan's fusion, without a device: the table decides.
+    auto X = driver::planExecutable(R, cuda::cudaKernelTable());
+    oomplan::test::stopOnError(X, "plan");
+    size_t Fused = 0;
+    for (const Step &St : X->P.Sched.Steps)
+      if (St.Node != NoId && X->G->Nodes[St.Node].OpType == C.Fused)
+        ++Fused;
+    EXPECT_GT(Fused, 0u) << C.Model << " " << C.Fused;
+    EXPECT_EQ(Fused, countOp(*CPU, C.Fused)) << C.Model << " " << C.Fused;
+    auto Check = Executor::create(*X->G, X->P, X->Info, cuda::cudaKernelTable(),
+                                  ExecOptions());
+    ASSERT_TRUE(bool(Check)) << llvm::toString(Check.takeError());
+    if (!G)
+      continue;
+    auto GPU = planAndRun(R, *G);
+    for (ValueId V : CPU->X.G->Outputs) {
+      TensorRef A = CPU->E->tensor(V), B = GPU->E->tensor(V);
+      ASSERT_EQ(A.Dims, B.Dims);
+      for (uint64_t K = 0; K < A.numElements(); ++K) {
+        float P = A.data<float>()[K], Q = B.data<float>()[K];
+        ASSERT_LE(std::fabs(P - Q), 1e-4 + 1e-3 * std::fabs(P))
+            << C.Model << " output [" << K << "]: CPU " << P << ", CUDA " << Q;
+      }
+    }
+  }
+  if (!G)
+    GTEST_SKIP() << "fusion and kernel coverage checked; no CUDA device to "
+                    "compare outputs: "
+                 << Why;
+}

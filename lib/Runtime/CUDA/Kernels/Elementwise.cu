@@ -291,6 +291,51 @@ __global__ void rangeKernel(const T *Start, const T *Delta, T *Out, int64_t N) {
 
 int lastError() { return int(cudaGetLastError()); }
 
+__device__ inline float sigmoidOf(float X) {
+  if (X >= 0)
+    return 1.f / (1.f + expf(-X));
+  float E = expf(X);
+  return E / (1.f + E);
+}
+
+__device__ float activate(Act A, float X, float Min, float Max, float Alpha) {
+  switch (A) {
+  case Act::Relu:
+    return X < 0 ? 0.f : X;
+  case Act::Clip:
+    return fminf(fmaxf(X, Min), Max);
+  case Act::LeakyRelu:
+    return X < 0 ? Alpha * X : X;
+  case Act::Gelu:
+    return 0.5f * X * (1.f + erff(X * 0.7071067811865476f));
+  case Act::GeluTanh:
+    return 0.5f * X *
+           (1.f + tanhf(0.7978845608028654f * (X + 0.044715f * X * X * X)));
+  case Act::Sigmoid:
+    return sigmoidOf(X);
+  case Act::SiLU:
+    return X * sigmoidOf(X);
+  case Act::Tanh:
+    return tanhf(X);
+  default:
+    return X;
+  }
+}
+
+__global__ void epilogueKernel(Act A, float *Y, const float *Bias, Strided S,
+                               int64_t N, float Min, float Max, float Alpha) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    float V = Y[I];
+    if (Bias) {
+      int64_t Off[1];
+      offsetsAt(S, I, 1, Off);
+      V += Bias[Off[0]];
+    }
+    Y[I] = activate(A, V, Min, Max, Alpha);
+  }
+}
+
 // Elements of 1, 2, 4 or 8 bytes as unsigned integers of that width.
 template <typename F> int byWidth(int ElemBytes, F &&Fn) {
   switch (ElemBytes) {
@@ -504,6 +549,16 @@ int writeBytes(void *Out, const SmallBytes &V, cudaStream_t Stream) {
   if (V.N == 0)
     return 0;
   bytesKernel<<<1, 128, 0, Stream>>>(static_cast<unsigned char *>(Out), V);
+  return lastError();
+}
+
+int epilogue(Act A, float *Y, const float *Bias, const Strided &S, float Min,
+             float Max, float Alpha, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0 || (A == Act::None && !Bias))
+    return 0;
+  epilogueKernel<<<blocksFor(N), Block, 0, Stream>>>(A, Y, Bias, S, N, Min, Max,
+                                                     Alpha);
   return lastError();
 }
 

@@ -172,6 +172,43 @@ int batchNorm(const float *X, const float *Scale, const float *Bias,
 int addChannelBias(float *Y, const float *Bias, int64_t N, int64_t C,
                    int64_t Spatial, cudaStream_t Stream);
 
+/// The fused ops' activations (the CPU's FusedKernels.h, same formulas).
+enum class Act : int {
+  None,
+  Relu,
+  Clip,
+  LeakyRelu,
+  Gelu,
+  GeluTanh,
+  Sigmoid,
+  SiLU,
+  Tanh
+};
+/// Y = act(Y + Bias) over S's index space (Y dense; operand 0 is the bias's
+/// strides, 0 on broadcast axes), F32. Bias may be null.
+int epilogue(Act A, float *Y, const float *Bias, const Strided &S, float Min,
+             float Max, float Alpha, cudaStream_t Stream);
+
+/// OomplanAttention: Y = softmax(scale * Q K^T + Bias, masked) V per batch
+/// index, with the operands broadcast over the batch dims (numpy rules).
+/// Operand o of Q, K, V, Bias, Mask (0..4) is at Data[o] + its batch offset
+/// (the sum over batch axes a of index_a * BatchStride[o][a]) + row * Row[o]
+/// + col * Col[o]; K's rows are keys unless KTransposed. Y is dense
+/// [Batch, Sq, Dv]. A masked score ((mask != 0) == FillWhere) becomes
+/// Fill; a row with no finite score gets NaN, as the unfused Softmax.
+struct AttentionArgs {
+  int64_t Sq = 0, Sk = 0, D = 0, Dv = 0;
+  int NB = 0; ///< Batch axes.
+  int64_t BatchDims[MaxRank] = {};
+  int64_t BatchStride[5][MaxRank] = {};
+  int64_t Row[5] = {}, Col[5] = {};
+  const void *Data[5] = {};
+  bool KTransposed = false, FillWhere = true;
+  float Scale = 1, Fill = 0;
+  float *Y = nullptr;
+};
+int attention(const AttentionArgs &A, int64_t Batch, cudaStream_t Stream);
+
 } // namespace cuda
 } // namespace runtime
 } // namespace oomplan

@@ -6,6 +6,7 @@
 // With Inner > 1 each thread walks its own strided row.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockReduce.cuh"
 #include "Launch.h"
 #include <cfloat>
 #include <cuda_runtime.h>
@@ -21,31 +22,6 @@ int lastError() { return int(cudaGetLastError()); }
 int gridFor(int64_t N) {
   int64_t B = (N + Block - 1) / Block;
   return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
-// Block-wide sum or max of V (every thread gets the result).
-template <bool Max> __device__ float blockReduce(float V, float *Shared) {
-  for (int O = 16; O > 0; O /= 2) {
-    float W = __shfl_xor_sync(0xffffffffu, V, O);
-    V = Max ? fmaxf(V, W) : V + W;
-  }
-  int Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;
-  if (Lane == 0)
-    Shared[Warp] = V;
-  __syncthreads();
-  int Warps = (blockDim.x + 31) / 32;
-  V = threadIdx.x < Warps ? Shared[threadIdx.x] : (Max ? -FLT_MAX : 0.f);
-  if (Warp == 0)
-    for (int O = 16; O > 0; O /= 2) {
-      float W = __shfl_xor_sync(0xffffffffu, V, O);
-      V = Max ? fmaxf(V, W) : V + W;
-    }
-  if (threadIdx.x == 0)
-    Shared[0] = V;
-  __syncthreads();
-  V = Shared[0];
-  __syncthreads(); // Shared is reused by the next reduction
-  return V;
 }
 
 __global__ void softmaxRows(const float *In, float *Out, int64_t Cols,

@@ -1,0 +1,234 @@
+//===- FusedKernels.cpp - OomplanConv, OomplanMatMul, OomplanAttention ----===//
+//
+// The fused ops of --fuse=auto (docs/fusion.md), with the CPU kernels'
+// semantics (lib/Runtime/CPU/Kernels/Fused*.cpp), so that a CUDA run plans
+// the same fused graph as `oomplan` and the CPU backend:
+// - OomplanConv: act(Conv(X, W, B) + Residual): the residual is put in the
+//   output (unless the planner already made them one buffer), cuDNN adds
+//   the convolution into it (beta 1), and one epilogue kernel adds the bias
+//   per channel and applies the activation.
+// - OomplanMatMul: the table's own MatMul or Gemm on this node (attribute
+//   `gemm`; Gemm takes the bias as its C), then the epilogue: the bias
+//   broadcast (MatMul) and the activation, in one pass.
+// - OomplanAttention: Attention.cu's online softmax. Its workspace is the
+//   CPU kernel's formula (fused::attentionWorkspaceBytes) although the
+//   CUDA kernel keeps its tiles in shared memory: the planner-only path of
+//   `oomplan` counts that formula, and a CUDA plan must hold what the
+//   report says (the bytes are unused scratch, at most a few MiB).
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/FusedKernels.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+#include "oomplan/IR/FusedOps.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
+
+// The node's activation as the launcher's.
+bool epilogueOf(const Node &N, Act &A, cpu::Epilogue &E) {
+  if (!cpu::readEpilogue(N, E))
+    return false;
+  switch (E.Act) {
+  case cpu::Activation::None:
+    A = Act::None;
+    break;
+  case cpu::Activation::Relu:
+    A = Act::Relu;
+    break;
+  case cpu::Activation::Clip:
+    A = Act::Clip;
+    break;
+  case cpu::Activation::LeakyRelu:
+    A = Act::LeakyRelu;
+    break;
+  case cpu::Activation::Gelu:
+    A = Act::Gelu;
+    break;
+  case cpu::Activation::GeluTanh:
+    A = Act::GeluTanh;
+    break;
+  case cpu::Activation::Sigmoid:
+    A = Act::Sigmoid;
+    break;
+  case cpu::Activation::SiLU:
+    A = Act::SiLU;
+    break;
+  case cpu::Activation::Tanh:
+    A = Act::Tanh;
+    break;
+  }
+  return true;
+}
+
+llvm::Error runEpilogue(const KernelContext &C, Act A, const cpu::Epilogue &E,
+                        const TensorRef *Bias,
+                        llvm::ArrayRef<int64_t> BiasDims) {
+  const TensorRef &Y = C.Outputs[0];
+  Strided S;
+  if (!setBroadcast(S, 0, Bias ? BiasDims : llvm::ArrayRef<int64_t>(), Y.Dims))
+    return C.badInput("the bias does not broadcast to the output");
+  return launched(
+      C,
+      epilogue(A, Y.data<float>(), Bias ? Bias->data<float>() : nullptr, S,
+               float(E.Min), float(E.Max), float(E.Alpha), context().Compute),
+      "epilogue kernel");
+}
+
+llvm::Error runFusedConv(const KernelContext &C) {
+  Act A;
+  cpu::Epilogue E;
+  if (!epilogueOf(C.N, A, E))
+    return C.unsupported("activation '" + C.N.getString("activation", "") +
+                         "'");
+  const TensorRef &Y = C.Outputs[0];
+  const bool Residual = C.Inputs.size() > 3 && C.Inputs[3].present();
+  if (Residual) {
+    const TensorRef &R = C.Inputs[3];
+    if (R.Type != Y.Type || R.Dims != Y.Dims)
+      return C.badInput("the residual's type or dims differ from the output's");
+    if (R.Data != Y.Data && Y.bytes())
+      if (int Err =
+              cudaMemcpyAsync(Y.Data, R.Data, Y.bytes(),
+                              cudaMemcpyDeviceToDevice, context().Compute))
+        return kernelFailure(C, Err, "residual copy");
+  }
+  if (llvm::Error Err = convForward(C, Residual))
+    return Err;
+  const bool HasBias = C.Inputs.size() > 2 && C.Inputs[2].present();
+  // The bias is per channel: dims [C, 1, ..., 1] against [N, C, spatial].
+  llvm::SmallVector<int64_t, 6> BiasDims;
+  if (HasBias) {
+    BiasDims.push_back(int64_t(C.Inputs[2].numElements()));
+    BiasDims.append(Y.Dims.size() - 2, 1);
+  }
+  return runEpilogue(C, A, E, HasBias ? &C.Inputs[2] : nullptr, BiasDims);
+}
+
+llvm::Error runFusedMatMul(const KernelContext &C) {
+  Act A;
+  cpu::Epilogue E;
+  if (!epilogueOf(C.N, A, E))
+    return C.unsupported("activation '" + C.N.getString("activation", "") +
+                         "'");
+  const bool Gemm = C.N.getInt("gemm", 0) != 0;
+  KernelContext Product{
+      C.G,       C.N,         Gemm ? C.Inputs : C.Inputs.take_front(2),
+      C.Outputs, C.Workspace, C.WorkspaceBytes,
+      C.Pool,    C.ActualDims};
+  if (llvm::Error Err = Gemm ? runGemm(Product) : runMatMul(Product))
+    return Err;
+  const TensorRef *Bias = !Gemm && C.Inputs.size() > 2 && C.Inputs[2].present()
+                              ? &C.Inputs[2]
+                              : nullptr;
+  if (Bias && Bias->Type != ElementType::Float)
+    return C.badInput("the bias is not float32");
+  return runEpilogue(C, A, E, Bias,
+                     Bias ? llvm::ArrayRef<int64_t>(Bias->Dims)
+                          : llvm::ArrayRef<int64_t>());
+}
+
+// Operand O of the attention, right-aligned to Target (batch dims then
+// Rows x Cols), into A's strides. False when a dim is neither 1 nor
+// Target's (the CPU kernel's bindOperand rule).
+bool bindOperand(const TensorRef &T, llvm::ArrayRef<int64_t> Target, int O,
+                 AttentionArgs &A) {
+  const size_t R = Target.size();
+  if (T.Dims.size() > R || R - 2 > size_t(MaxRank))
+    return false;
+  cpu::DimVector Own = cpu::stridesOf(T.Dims), S(R, 0);
+  for (size_t I = 0; I < T.Dims.size(); ++I) {
+    const size_t Ax = R - T.Dims.size() + I;
+    if (T.Dims[I] != 1 && T.Dims[I] != Target[Ax])
+      return false;
+    S[Ax] = T.Dims[I] == 1 ? 0 : Own[I];
+  }
+  A.Data[O] = T.Data;
+  A.Row[O] = S[R - 2];
+  A.Col[O] = S[R - 1];
+  for (size_t Ax = 0; Ax + 2 < R; ++Ax)
+    A.BatchStride[O][Ax] = S[Ax];
+  return true;
+}
+
+uint64_t attentionWorkspace(const Node &, llvm::ArrayRef<TensorRef> Inputs,
+                            llvm::ArrayRef<TensorRef> Outputs) {
+  if (Inputs.size() < 3 || Outputs.empty() || Outputs[0].Dims.size() < 2 ||
+      Inputs[2].Dims.size() < 2)
+    return 0;
+  const auto &YD = Outputs[0].Dims, &VD = Inputs[2].Dims;
+  const size_t R = YD.size();
+  return fused::attentionWorkspaceBytes(
+      uint64_t(cpu::productOf(YD, 0, R - 2)), uint64_t(YD[R - 2]),
+      uint64_t(VD[VD.size() - 2]), uint64_t(YD[R - 1]));
+}
+
+llvm::Error runAttention(const KernelContext &C) {
+  if (C.Inputs.size() < 3)
+    return C.badInput("Q, K and V are required");
+  const TensorRef &Q = C.Inputs[0], &K = C.Inputs[1], &V = C.Inputs[2];
+  const TensorRef &Y = C.Outputs[0];
+  for (const TensorRef *T : {&Q, &K, &V, &Y})
+    if (T->Type != ElementType::Float)
+      return C.unsupported("Q, K, V and the output must be float32");
+  if (Q.Dims.size() < 2 || K.Dims.size() < 2 || V.Dims.size() < 2 ||
+      Y.Dims.size() < 2)
+    return C.badInput("Q, K, V and the output need rank 2 or more");
+  const size_t R = Y.Dims.size(), NB = R - 2;
+  if (NB > size_t(MaxRank))
+    return C.unsupported("more than " + llvm::Twine(MaxRank) + " batch dims");
+  AttentionArgs A;
+  A.KTransposed = C.N.getInt("k_transposed", 0) != 0;
+  A.Sq = Y.Dims[R - 2];
+  A.Dv = Y.Dims[R - 1];
+  A.D = Q.Dims.back();
+  A.Sk = V.Dims[V.Dims.size() - 2];
+  A.NB = int(NB);
+  for (size_t I = 0; I < NB; ++I)
+    A.BatchDims[I] = Y.Dims[I];
+  const int64_t Batch = cpu::productOf(Y.Dims, 0, NB);
+  cpu::DimVector Target(Y.Dims.begin(), Y.Dims.end() - 2);
+  auto Bind = [&](const TensorRef &T, int64_t Rows, int64_t Cols, int O) {
+    cpu::DimVector Full = Target;
+    Full.append({Rows, Cols});
+    return T.Dims[T.Dims.size() - 2] == Rows && T.Dims.back() == Cols &&
+           bindOperand(T, Full, O, A);
+  };
+  if (!Bind(Q, A.Sq, A.D, 0) ||
+      !Bind(K, A.KTransposed ? A.D : A.Sk, A.KTransposed ? A.Sk : A.D, 1) ||
+      !Bind(V, A.Sk, A.Dv, 2))
+    return C.badInput("Q, K and V do not match each other and the output");
+  cpu::DimVector Scores = Target;
+  Scores.append({A.Sq, A.Sk});
+  if (C.Inputs.size() > 3 && C.Inputs[3].present() &&
+      (C.Inputs[3].Type != ElementType::Float ||
+       !bindOperand(C.Inputs[3], Scores, 3, A)))
+    return C.badInput("the bias is not float32 broadcastable to the scores");
+  if (C.Inputs.size() > 4 && C.Inputs[4].present() &&
+      (C.Inputs[4].Type != ElementType::Bool ||
+       !bindOperand(C.Inputs[4], Scores, 4, A)))
+    return C.badInput("the mask is not bool broadcastable to the scores");
+  A.Scale = float(C.N.getFloat("scale", 1.0));
+  A.Fill = float(
+      C.N.getFloat("mask_fill", -std::numeric_limits<double>::infinity()));
+  A.FillWhere = C.N.getInt("mask_fill_where", 1) != 0;
+  A.Y = Y.data<float>();
+  if (Batch == 0 || A.Sq == 0 || A.Dv == 0)
+    return llvm::Error::success();
+  if (A.Sk == 0) // softmax over nothing, times an empty V: zeros
+    return launched(C, fill(Y.Data, Y.bytes(), 0, 4, context().Compute),
+                    "attention zero fill");
+  return launched(C, attention(A, Batch, context().Compute),
+                  "attention kernel");
+}
+} // namespace
+
+void cuda::registerFusedKernels(CUDAKernelTable &T) {
+  addKernel(T, fused::ConvOp, {runFusedConv, convWorkspace, F32});
+  addKernel(T, fused::MatMulOp, {runFusedMatMul, blasWorkspace, F32});
+  addKernel(T, fused::AttentionOp, {runAttention, attentionWorkspace, F32});
+}
