@@ -120,7 +120,7 @@ model_case() { # name args...
     { fail "$tag: CUDA run: $(tail -n 2 "$cu.err")"; return; }
   local cmp
   cmp=$($PY utils/compare_outputs.py "$cpu" "$cu")
-  timeout 300 "$PLAN" "test/models/$name.onnx" "$@" --device H200 --fuse=none \
+  timeout 300 "$PLAN" "test/models/$name.onnx" "$@" --device H200 \
     --emit=json -o "$work/$tag-plan.json" 2>/dev/null
   $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" <<'PY' | tee -a "$res"
 import json, sys
@@ -154,7 +154,7 @@ PY
 say ""
 say "## 3. Four models at two sizes: CUDA against the CPU executor"
 say ""
-say "| case | outputs within rtol 1e-3 | device allocations / plan | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm (median of 10) | predicted (H200 profile, unfused) |"
+say "| case | outputs within rtol 1e-3 | device allocations / plan | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm (median of 10) | predicted (H200 profile) |"
 say "|---|---|---|---|---|---|---|---|"
 model_case resnet50 --batch 8
 model_case resnet50 --batch 32
@@ -174,7 +174,7 @@ if [ -n "$need" ]; then
   budget=$((need * 6 / 10))
   timeout 300 "$RUN" test/models/gpt_like.onnx --batch 8 --seq 512 --random-weights \
     --backend=$BACKEND --device H200 --budget "$budget" --repeat 5 --json >"$work/fitted.json" 2>"$work/fitted.err"
-  timeout 300 "$PLAN" test/models/gpt_like.onnx --batch 8 --seq 512 --device H200 --fuse=none \
+  timeout 300 "$PLAN" test/models/gpt_like.onnx --batch 8 --seq 512 --device H200 \
     --budget "$budget" --emit=json -o "$work/fitted-plan.json" 2>/dev/null
   $PY - "$work/unfitted.json" "$work/fitted.json" "$work/fitted-plan.json" "$budget" <<'PY' | tee -a "$res"
 import json, sys
