@@ -223,13 +223,32 @@ PY
 done
 
 say ""
-say "Profile of the slowest op types (resnet50 b8, bert_like b8 s128), for the cost model:"
-say '```'
+say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
+say ""
+say "| case | op type | measured (--profile, mean of 5 warm runs) | predicted | ratio |"
+say "|---|---|---|---|---|"
 for c in "resnet50 --batch 8" "bert_like --batch 8 --seq 128"; do
   set -- $c
-  timeout 120 "$RUN" "test/models/$1.onnx" "${@:2}" --random-weights --backend=$BACKEND \
-    --repeat 5 --profile 2>/dev/null | sed -n '/^op type/,/^$/p' | head -n 12 | tee -a "$res"
+  name=$1
+  shift
+  tag="$name$(echo "$*" | tr -d ' -')"
+  timeout 300 "$RUN" "test/models/$name.onnx" "$@" --random-weights --backend=$BACKEND \
+    --repeat 5 --profile --json >"$work/$tag-prof.json" 2>/dev/null
+  $PY - "$tag" "$work/$tag-prof.json" "$work/$tag-plan.json" <<'PY' | tee -a "$res"
+import collections, json, sys
+tag = sys.argv[1]
+try:
+    got = json.load(open(sys.argv[2]))["op_seconds"]
+    pred = collections.defaultdict(float)
+    for st in json.load(open(sys.argv[3]))["schedule"]:
+        pred[st.get("op")] += st.get("seconds", 0)
+    for op, sec in sorted(got.items(), key=lambda t: -t[1])[:8]:
+        p = pred.get(op, 0)
+        print(f"| {tag} | {op} | {sec*1e3:.3f} ms | {p*1e3:.3f} ms | "
+              f"{(sec / p) if p else float('nan'):.2f}x |")
+except Exception as e:
+    print(f"| {tag} | ? | not measured ({e}) | | |")
+PY
 done
-say '```'
 echo "gpu-check: results in $res (status $status)"
 exit $status
