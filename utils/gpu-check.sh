@@ -23,6 +23,13 @@
 set -uo pipefail
 BACKEND=${GPU_CHECK_BACKEND:-cuda}
 PY=${PYTHON:-python3}
+# The sizes (GPU_CHECK_QUICK=1: tiny ones, for a dry run on a CPU).
+R8="--batch 8" R32="--batch 32" B8="--batch 8 --seq 128" B32="--batch 32 --seq 128"
+G8="--batch 8 --seq 128" G2="--batch 2 --seq 512" FIT="--batch 8 --seq 512"
+if [ "${GPU_CHECK_QUICK:-0}" = 1 ]; then
+  R8="--batch 1" R32="--batch 2" B8="--batch 1 --seq 16" B32="--batch 2 --seq 16"
+  G8="--batch 1 --seq 16" G2="--batch 1 --seq 32" FIT="--batch 1 --seq 64"
+fi
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
@@ -156,25 +163,25 @@ say "## 3. Four models at two sizes: CUDA against the CPU executor"
 say ""
 say "| case | outputs within rtol 1e-3 | device allocations / plan | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm (median of 10) | predicted (H200 profile) |"
 say "|---|---|---|---|---|---|---|---|"
-model_case resnet50 --batch 8
-model_case resnet50 --batch 32
-model_case mobilenet_v2 --batch 8
-model_case mobilenet_v2 --batch 32
-model_case bert_like --batch 8 --seq 128
-model_case bert_like --batch 32 --seq 128
-model_case gpt_like --batch 8 --seq 128
-model_case gpt_like --batch 2 --seq 512
+model_case resnet50 $R8
+model_case resnet50 $R32
+model_case mobilenet_v2 $R8
+model_case mobilenet_v2 $R32
+model_case bert_like $B8
+model_case bert_like $B32
+model_case gpt_like $G8
+model_case gpt_like $G2
 
 say ""
-say "## 4. A fitted plan: gpt_like b8 s512, budget 60% of the unfitted need"
-need=$(timeout 300 "$RUN" test/models/gpt_like.onnx --batch 8 --seq 512 --random-weights \
+say "## 4. A fitted plan: gpt_like $FIT, budget 60% of the unfitted need"
+need=$(timeout 300 "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
   --backend=$BACKEND --device H200 --repeat 5 --json 2>/dev/null | tee "$work/unfitted.json" |
   $PY -c 'import json,sys; print(json.load(sys.stdin)["plan_total_bytes"])')
 if [ -n "$need" ]; then
   budget=$((need * 6 / 10))
-  timeout 300 "$RUN" test/models/gpt_like.onnx --batch 8 --seq 512 --random-weights \
+  timeout 300 "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
     --backend=$BACKEND --device H200 --budget "$budget" --repeat 5 --json >"$work/fitted.json" 2>"$work/fitted.err"
-  timeout 300 "$PLAN" test/models/gpt_like.onnx --batch 8 --seq 512 --device H200 \
+  timeout 300 "$PLAN" test/models/gpt_like.onnx $FIT --device H200 \
     --budget "$budget" --emit=json -o "$work/fitted-plan.json" 2>/dev/null
   $PY - "$work/unfitted.json" "$work/fitted.json" "$work/fitted-plan.json" "$budget" <<'PY' | tee -a "$res"
 import json, sys
@@ -196,7 +203,7 @@ print(f"- device allocations {d.get('allocated_bytes')} bytes, free-memory drop 
 print(f"- time: unfitted {uw*1e3:.2f} ms, fitted {fw*1e3:.2f} ms: measured {fw/uw:.3f}x, predicted {pred:.3f}x")
 PY
 else
-  fail "the unfitted gpt_like b8 s512 run"
+  fail "the unfitted gpt_like $FIT run"
 fi
 
 say ""
@@ -204,7 +211,7 @@ say "## 5. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs thr
 say ""
 say "| case | oomplan CUDA warm | PyTorch eager | ratio (bar 1.5x) |"
 say "|---|---|---|---|"
-for c in "resnet50 --batch 8" "bert_like --batch 8 --seq 128" "mobilenet_v2 --batch 8" "gpt_like --batch 8 --seq 128"; do
+for c in "resnet50 $R8" "bert_like $B8" "mobilenet_v2 $R8" "gpt_like $G8"; do
   set -- $c
   name=$1
   shift
@@ -227,7 +234,7 @@ say "Kernel times against the cost model's H200 profile, per op type (seconds pe
 say ""
 say "| case | op type | measured (--profile, mean of 5 warm runs) | predicted | ratio |"
 say "|---|---|---|---|---|"
-for c in "resnet50 --batch 8" "bert_like --batch 8 --seq 128"; do
+for c in "resnet50 $R8" "bert_like $B8"; do
   set -- $c
   name=$1
   shift
