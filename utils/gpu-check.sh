@@ -196,10 +196,12 @@ except Exception:
 d = f.get("device", {})
 uw = u["seconds"].get("run_warm_median", u["seconds"]["run"])
 fw = f["seconds"].get("run_warm_median", f["seconds"]["run"])
-under = d.get("allocated_bytes", 1 << 62) <= budget and d.get("measured_bytes", 0) <= budget
+under = None
+if "allocated_bytes" in d:
+    under = d["allocated_bytes"] <= budget and d.get("measured_bytes", 0) <= budget
 print(f"- unfitted need {u['plan_total_bytes']} bytes; budget {budget}; fitted: {f.get('fitted')} ({strategy}), plan {f['plan_total_bytes']} bytes")
 print(f"- device allocations {d.get('allocated_bytes')} bytes, free-memory drop {d.get('measured_bytes')}: "
-      f"{'under the budget' if under else 'OVER THE BUDGET'}")
+      f"{'not measured (no device)' if under is None else 'under the budget' if under else 'OVER THE BUDGET'}")
 print(f"- time: unfitted {uw*1e3:.2f} ms, fitted {fw*1e3:.2f} ms: measured {fw/uw:.3f}x, predicted {pred:.3f}x")
 PY
 else
