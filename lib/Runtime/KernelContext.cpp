@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Runtime/Kernel.h"
 #include "oomplan/Support/Error.h"
+#include "llvm/Support/ErrorHandling.h"
 
 namespace oomplan {
 namespace runtime {
@@ -20,6 +21,15 @@ llvm::Error KernelContext::unsupported(const llvm::Twine &Msg) const {
 
 llvm::Error KernelContext::badInput(const llvm::Twine &Msg) const {
   return makeInputError(G.describeNode(nodeIdOf(G, N)) + ": " + Msg);
+}
+
+void setKernel(ops::KernelTable<Kernel> &T, llvm::StringRef OpType, Kernel K,
+               llvm::StringRef Backend) {
+  const ops::OpInfo *Info = ops::lookupOp(OpType);
+  if (!Info)
+    llvm::report_fatal_error(Backend + " kernel for '" + OpType +
+                             "', which has no operator-table record");
+  T.set(ops::opCode(*Info), std::move(K));
 }
 
 } // namespace runtime

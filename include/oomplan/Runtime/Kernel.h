@@ -20,6 +20,7 @@
 
 #include "oomplan/IR/ElementType.h"
 #include "oomplan/IR/Graph.h"
+#include "oomplan/IR/OpTable.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -123,6 +124,14 @@ struct Kernel {
   /// inputs read is then never copied to the device.
   uint32_t DeviceUnread = 0;
 };
+
+/// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An
+/// op type without an operator-table record is a bug in the backend (the
+/// planner must know every op's shape rule and aliasing), so it aborts
+/// naming the backend and the op rather than returning an error no user
+/// could act on.
+void setKernel(ops::KernelTable<Kernel> &T, llvm::StringRef OpType, Kernel K,
+               llvm::StringRef Backend);
 
 } // namespace runtime
 } // namespace oomplan

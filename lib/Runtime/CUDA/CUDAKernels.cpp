@@ -13,11 +13,7 @@ namespace runtime {
 namespace cuda {
 
 void addKernel(CUDAKernelTable &T, llvm::StringRef OpType, Kernel K) {
-  const ops::OpInfo *Info = ops::lookupOp(OpType);
-  if (!Info)
-    llvm::report_fatal_error("CUDA kernel for '" + OpType +
-                             "', which has no operator-table record");
-  T.set(ops::opCode(*Info), std::move(K));
+  setKernel(T, OpType, std::move(K), "CUDA");
 }
 
 const CUDAKernelTable &cudaKernels() {

@@ -241,14 +241,7 @@ llvm::Error runPad(const KernelContext &C) {
 
 llvm::Error runShape(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  int64_t R = int64_t(In.Dims.size());
-  int64_t Start = C.N.getInt("start", 0), End = C.N.getInt("end", R);
-  if (Start < 0)
-    Start += R;
-  if (End < 0)
-    End += R;
-  Start = std::clamp<int64_t>(Start, 0, R);
-  End = std::clamp<int64_t>(End, Start, R);
+  auto [Start, End] = cpu::shapeRange(C.N, int64_t(In.Dims.size()));
   if (End - Start > MaxRank)
     return C.unsupported("more than " + llvm::Twine(MaxRank) + " dims");
   SmallInts V;

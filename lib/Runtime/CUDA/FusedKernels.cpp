@@ -132,29 +132,6 @@ llvm::Error runFusedMatMul(const KernelContext &C) {
                           : llvm::ArrayRef<int64_t>());
 }
 
-// Operand O of the attention, right-aligned to Target (batch dims then
-// Rows x Cols), into A's strides. False when a dim is neither 1 nor
-// Target's (the CPU kernel's bindOperand rule).
-bool bindOperand(const TensorRef &T, llvm::ArrayRef<int64_t> Target, int O,
-                 AttentionArgs &A) {
-  const size_t R = Target.size();
-  if (T.Dims.size() > R || R - 2 > size_t(MaxRank))
-    return false;
-  cpu::DimVector Own = cpu::stridesOf(T.Dims), S(R, 0);
-  for (size_t I = 0; I < T.Dims.size(); ++I) {
-    const size_t Ax = R - T.Dims.size() + I;
-    if (T.Dims[I] != 1 && T.Dims[I] != Target[Ax])
-      return false;
-    S[Ax] = T.Dims[I] == 1 ? 0 : Own[I];
-  }
-  A.Data[O] = T.Data;
-  A.Row[O] = S[R - 2];
-  A.Col[O] = S[R - 1];
-  for (size_t Ax = 0; Ax + 2 < R; ++Ax)
-    A.BatchStride[O][Ax] = S[Ax];
-  return true;
-}
-
 uint64_t attentionWorkspace(const Node &, llvm::ArrayRef<TensorRef> Inputs,
                             llvm::ArrayRef<TensorRef> Outputs) {
   if (Inputs.size() < 3 || Outputs.empty() || Outputs[0].Dims.size() < 2 ||
@@ -168,61 +145,41 @@ uint64_t attentionWorkspace(const Node &, llvm::ArrayRef<TensorRef> Inputs,
 }
 
 llvm::Error runAttention(const KernelContext &C) {
-  if (C.Inputs.size() < 3)
-    return C.badInput("Q, K and V are required");
-  const TensorRef &Q = C.Inputs[0], &K = C.Inputs[1], &V = C.Inputs[2];
-  const TensorRef &Y = C.Outputs[0];
-  for (const TensorRef *T : {&Q, &K, &V, &Y})
-    if (T->Type != ElementType::Float)
-      return C.unsupported("Q, K, V and the output must be float32");
-  if (Q.Dims.size() < 2 || K.Dims.size() < 2 || V.Dims.size() < 2 ||
-      Y.Dims.size() < 2)
-    return C.badInput("Q, K, V and the output need rank 2 or more");
-  const size_t R = Y.Dims.size(), NB = R - 2;
-  if (NB > size_t(MaxRank))
+  cpu::AttentionShape Sh;
+  if (llvm::Error E = cpu::attentionShape(C, Sh))
+    return E;
+  if (Sh.BatchDims.size() > size_t(MaxRank))
     return C.unsupported("more than " + llvm::Twine(MaxRank) + " batch dims");
   AttentionArgs A;
-  A.KTransposed = C.N.getInt("k_transposed", 0) != 0;
-  A.Sq = Y.Dims[R - 2];
-  A.Dv = Y.Dims[R - 1];
-  A.D = Q.Dims.back();
-  A.Sk = V.Dims[V.Dims.size() - 2];
-  A.NB = int(NB);
-  for (size_t I = 0; I < NB; ++I)
-    A.BatchDims[I] = Y.Dims[I];
-  const int64_t Batch = cpu::productOf(Y.Dims, 0, NB);
-  cpu::DimVector Target(Y.Dims.begin(), Y.Dims.end() - 2);
-  auto Bind = [&](const TensorRef &T, int64_t Rows, int64_t Cols, int O) {
-    cpu::DimVector Full = Target;
-    Full.append({Rows, Cols});
-    return T.Dims[T.Dims.size() - 2] == Rows && T.Dims.back() == Cols &&
-           bindOperand(T, Full, O, A);
-  };
-  if (!Bind(Q, A.Sq, A.D, 0) ||
-      !Bind(K, A.KTransposed ? A.D : A.Sk, A.KTransposed ? A.Sk : A.D, 1) ||
-      !Bind(V, A.Sk, A.Dv, 2))
-    return C.badInput("Q, K and V do not match each other and the output");
-  cpu::DimVector Scores = Target;
-  Scores.append({A.Sq, A.Sk});
-  if (C.Inputs.size() > 3 && C.Inputs[3].present() &&
-      (C.Inputs[3].Type != ElementType::Float ||
-       !bindOperand(C.Inputs[3], Scores, 3, A)))
-    return C.badInput("the bias is not float32 broadcastable to the scores");
-  if (C.Inputs.size() > 4 && C.Inputs[4].present() &&
-      (C.Inputs[4].Type != ElementType::Bool ||
-       !bindOperand(C.Inputs[4], Scores, 4, A)))
-    return C.badInput("the mask is not bool broadcastable to the scores");
-  A.Scale = float(C.N.getFloat("scale", 1.0));
-  A.Fill = float(
-      C.N.getFloat("mask_fill", -std::numeric_limits<double>::infinity()));
-  A.FillWhere = C.N.getInt("mask_fill_where", 1) != 0;
+  A.Sq = Sh.Sq;
+  A.Sk = Sh.Sk;
+  A.D = Sh.D;
+  A.Dv = Sh.Dv;
+  A.KTransposed = Sh.KTransposed;
+  A.FillWhere = Sh.FillWhere;
+  A.Scale = Sh.Scale;
+  A.Fill = Sh.Fill;
+  A.NB = int(Sh.BatchDims.size());
+  for (size_t I = 0; I < Sh.BatchDims.size(); ++I)
+    A.BatchDims[I] = Sh.BatchDims[I];
+  for (int O = 0; O < 5; ++O) {
+    const cpu::DimVector &S = Sh.Strides[O];
+    if (S.empty())
+      continue;
+    A.Data[O] = C.Inputs[O].Data;
+    A.Row[O] = S[S.size() - 2];
+    A.Col[O] = S[S.size() - 1];
+    for (size_t Ax = 0; Ax + 2 < S.size(); ++Ax)
+      A.BatchStride[O][Ax] = S[Ax];
+  }
+  const TensorRef &Y = C.Outputs[0];
   A.Y = Y.data<float>();
-  if (Batch == 0 || A.Sq == 0 || A.Dv == 0)
+  if (Sh.Batch == 0 || A.Sq == 0 || A.Dv == 0)
     return llvm::Error::success();
   if (A.Sk == 0) // softmax over nothing, times an empty V: zeros
     return launched(C, fill(Y.Data, Y.bytes(), 0, 4, context().Compute),
                     "attention zero fill");
-  return launched(C, attention(A, Batch, context().Compute),
+  return launched(C, attention(A, Sh.Batch, context().Compute),
                   "attention kernel");
 }
 } // namespace

@@ -159,15 +159,14 @@ TEST(Executor, RecomputeRewritesTheValueItReplaces) {
   EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
 }
 
-// y = Neg(x) + w with w = [1, 2, 3, 4]: for x = [1, 1, 1, 1], y = [0, 1, 2,
-// 3]. w is streamed: its home is the host region, and a Prefetch before the
-// Add copies it into the arena.
-TEST(Executor, StreamedWeightIsPrefetchedFromItsHostHome) {
-  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+// y = Neg(x) + w with the weight w streamed: its home in the host region,
+// prefetched to the device by a step inserted after Neg.
+const char *Streamed = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
   a = Neg(x)
   y = Add(a, w)
-})");
+})";
+Plan streamedPlan(const Model &M) {
   Schedule S = M.schedule(cpu());
   TensorId W = M.G->findValue("w");
   S.Tensors[W].HostHome = true;
@@ -177,7 +176,16 @@ g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
   Pre.Op = "Prefetch";
   Pre.Writes = {W};
   S.Steps.insert(S.Steps.begin() + 1, Pre);
-  Plan P = M.plan(std::move(S));
+  return M.plan(std::move(S));
+}
+
+// y = Neg(x) + w with w = [1, 2, 3, 4]: for x = [1, 1, 1, 1], y = [0, 1, 2,
+// 3]. w is streamed: its home is the host region, and a Prefetch before the
+// Add copies it into the arena.
+TEST(Executor, StreamedWeightIsPrefetchedFromItsHostHome) {
+  Model M(Streamed);
+  Plan P = streamedPlan(M);
+  TensorId W = M.G->findValue("w");
   EXPECT_EQ(P.HostBytes, 256u); // 16 bytes, one aligned home
   EXPECT_EQ(P.WeightBytes, 0u);
   EXPECT_EQ(P.RegionOf[P.Life.BufferOf[W]], Region::Arena);
@@ -311,21 +319,8 @@ public:
 // waits for the copy queue (event 2); the run ends with sync. tensor() gives
 // host mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
 TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
-  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] x) => (float[4] y) <float[4] w = {1, 2, 3, 4}> {
-  a = Neg(x)
-  y = Add(a, w)
-})");
-  Schedule S = M.schedule(cpu());
-  TensorId W = M.G->findValue("w");
-  S.Tensors[W].HostHome = true;
-  S.Tensors[W].Kind = TensorKind::Activation;
-  Step Pre;
-  Pre.Kind = StepKind::Prefetch;
-  Pre.Op = "Prefetch";
-  Pre.Writes = {W};
-  S.Steps.insert(S.Steps.begin() + 1, Pre);
-  Plan P = M.plan(std::move(S));
+  Model M(Streamed);
+  Plan P = streamedPlan(M);
   RunInfo I = M.info(P);
   LoggingDevice D;
   ExecOptions O;

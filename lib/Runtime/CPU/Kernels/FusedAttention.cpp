@@ -45,80 +45,64 @@ struct Attention {
   float *Y = nullptr;
 };
 
-/// Binds T (dims right-aligned to Target, numpy broadcasting) into Op:
-/// offsets of each index of Target's first NB axes, and the strides of the
-/// last two axes. False when a dim is neither 1 nor Target's.
-bool bindOperand(const TensorRef &T, llvm::ArrayRef<int64_t> Target, size_t NB,
-                 Operand &Op) {
+/// The element strides of T right-aligned to Target (numpy broadcasting:
+/// 0 on an axis T lacks or has as 1). False when a dim is neither 1 nor
+/// Target's.
+bool broadcastStrides(const TensorRef &T, llvm::ArrayRef<int64_t> Target,
+                      DimVector &S) {
   const size_t R = Target.size();
   if (T.Dims.size() > R)
     return false;
-  DimVector Own = stridesOf(T.Dims), S(R, 0);
+  DimVector Own = stridesOf(T.Dims);
+  S.assign(R, 0);
   for (size_t I = 0; I < T.Dims.size(); ++I) {
     const size_t A = R - T.Dims.size() + I;
     if (T.Dims[I] != 1 && T.Dims[I] != Target[A])
       return false;
     S[A] = T.Dims[I] == 1 ? 0 : Own[I];
   }
+  return true;
+}
+
+/// Operand O of Sh as the tile loops read it: the offset of its matrix for
+/// each batch index, and its row and column strides.
+void bindOperand(const AttentionShape &Sh, const TensorRef &T, int O,
+                 Operand &Op) {
+  const DimVector &S = Sh.Strides[O];
+  const size_t R = S.size(), NB = Sh.BatchDims.size();
   Op.Data = T.Data;
   Op.RowStride = S[R - 2];
   Op.ColStride = S[R - 1];
-  const int64_t N = productOf(Target, 0, NB);
-  Op.BatchOff.assign(size_t(N), 0);
-  for (int64_t B = 0; B < N; ++B) {
+  Op.BatchOff.assign(size_t(Sh.Batch), 0);
+  for (int64_t B = 0; B < Sh.Batch; ++B) {
     int64_t Rem = B, Off = 0;
     for (int64_t A = int64_t(NB) - 1; A >= 0; --A) {
-      Off += (Rem % Target[A]) * S[A];
-      Rem /= Target[A];
+      Off += (Rem % Sh.BatchDims[A]) * S[A];
+      Rem /= Sh.BatchDims[A];
     }
     Op.BatchOff[size_t(B)] = Off;
   }
-  return true;
 }
 
 /// Checks the node's refs against the contract and fills A.
 llvm::Error prepare(const KernelContext &C, Attention &A) {
-  if (llvm::Error E = requireInputs(C, 3))
+  AttentionShape Sh;
+  if (llvm::Error E = attentionShape(C, Sh))
     return E;
-  const TensorRef &Q = C.Inputs[0], &K = C.Inputs[1], &V = C.Inputs[2];
-  const TensorRef &Y = C.Outputs[0];
-  for (const TensorRef *T : {&Q, &K, &V, &Y})
-    if (T->Type != ElementType::Float)
-      return C.unsupported("Q, K, V and the output must be float32");
-  if (Q.Dims.size() < 2 || K.Dims.size() < 2 || V.Dims.size() < 2 ||
-      Y.Dims.size() < 2)
-    return C.badInput("Q, K, V and the output need rank 2 or more");
-  const size_t R = Y.Dims.size(), NB = R - 2;
-  A.KTransposed = C.N.getInt("k_transposed", 0) != 0;
-  A.Sq = Y.Dims[R - 2];
-  A.Dv = Y.Dims[R - 1];
-  A.D = Q.Dims.back();
-  A.Sk = V.Dims[V.Dims.size() - 2];
-  A.Batch = productOf(Y.Dims, 0, NB);
-  DimVector Target(Y.Dims.begin(), Y.Dims.end() - 2);
-  auto Bind = [&](const TensorRef &T, int64_t Rows, int64_t Cols, Operand &Op) {
-    DimVector Full = Target;
-    Full.append({Rows, Cols});
-    return T.Dims[T.Dims.size() - 2] == Rows && T.Dims.back() == Cols &&
-           bindOperand(T, Full, NB, Op);
-  };
-  if (!Bind(Q, A.Sq, A.D, A.Q) ||
-      !Bind(K, A.KTransposed ? A.D : A.Sk, A.KTransposed ? A.Sk : A.D, A.K) ||
-      !Bind(V, A.Sk, A.Dv, A.V))
-    return C.badInput("Q, K and V do not match each other and the output");
-  DimVector Scores = Target;
-  Scores.append({A.Sq, A.Sk});
-  if (hasInput(C, 3) && (C.Inputs[3].Type != ElementType::Float ||
-                         !bindOperand(C.Inputs[3], Scores, NB, A.Bias)))
-    return C.badInput("the bias is not float32 broadcastable to the scores");
-  if (hasInput(C, 4) && (C.Inputs[4].Type != ElementType::Bool ||
-                         !bindOperand(C.Inputs[4], Scores, NB, A.Mask)))
-    return C.badInput("the mask is not bool broadcastable to the scores");
-  A.Scale = float(C.N.getFloat("scale", 1.0));
-  A.Fill = float(
-      C.N.getFloat("mask_fill", -std::numeric_limits<double>::infinity()));
-  A.FillWhere = C.N.getInt("mask_fill_where", 1) != 0;
-  A.Y = Y.data<float>();
+  A.Batch = Sh.Batch;
+  A.Sq = Sh.Sq;
+  A.Sk = Sh.Sk;
+  A.D = Sh.D;
+  A.Dv = Sh.Dv;
+  A.KTransposed = Sh.KTransposed;
+  A.FillWhere = Sh.FillWhere;
+  A.Scale = Sh.Scale;
+  A.Fill = Sh.Fill;
+  Operand *Ops[5] = {&A.Q, &A.K, &A.V, &A.Bias, &A.Mask};
+  for (int O = 0; O < 5; ++O)
+    if (!Sh.Strides[O].empty())
+      bindOperand(Sh, C.Inputs[O], O, *Ops[O]);
+  A.Y = C.Outputs[0].data<float>();
   return llvm::Error::success();
 }
 
@@ -263,6 +247,50 @@ llvm::Error runAttention(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error attentionShape(const KernelContext &C, AttentionShape &A) {
+  if (llvm::Error E = requireInputs(C, 3))
+    return E;
+  const TensorRef &Q = C.Inputs[0], &K = C.Inputs[1], &V = C.Inputs[2];
+  const TensorRef &Y = C.Outputs[0];
+  for (const TensorRef *T : {&Q, &K, &V, &Y})
+    if (T->Type != ElementType::Float)
+      return C.unsupported("Q, K, V and the output must be float32");
+  if (Q.Dims.size() < 2 || K.Dims.size() < 2 || V.Dims.size() < 2 ||
+      Y.Dims.size() < 2)
+    return C.badInput("Q, K, V and the output need rank 2 or more");
+  const size_t R = Y.Dims.size(), NB = R - 2;
+  A.KTransposed = C.N.getInt("k_transposed", 0) != 0;
+  A.Sq = Y.Dims[R - 2];
+  A.Dv = Y.Dims[R - 1];
+  A.D = Q.Dims.back();
+  A.Sk = V.Dims[V.Dims.size() - 2];
+  A.Batch = productOf(Y.Dims, 0, NB);
+  A.BatchDims.assign(Y.Dims.begin(), Y.Dims.end() - 2);
+  auto Bind = [&](const TensorRef &T, int64_t Rows, int64_t Cols, int O) {
+    DimVector Full = A.BatchDims;
+    Full.append({Rows, Cols});
+    return T.Dims[T.Dims.size() - 2] == Rows && T.Dims.back() == Cols &&
+           broadcastStrides(T, Full, A.Strides[O]);
+  };
+  if (!Bind(Q, A.Sq, A.D, 0) ||
+      !Bind(K, A.KTransposed ? A.D : A.Sk, A.KTransposed ? A.Sk : A.D, 1) ||
+      !Bind(V, A.Sk, A.Dv, 2))
+    return C.badInput("Q, K and V do not match each other and the output");
+  DimVector Scores = A.BatchDims;
+  Scores.append({A.Sq, A.Sk});
+  if (hasInput(C, 3) && (C.Inputs[3].Type != ElementType::Float ||
+                         !broadcastStrides(C.Inputs[3], Scores, A.Strides[3])))
+    return C.badInput("the bias is not float32 broadcastable to the scores");
+  if (hasInput(C, 4) && (C.Inputs[4].Type != ElementType::Bool ||
+                         !broadcastStrides(C.Inputs[4], Scores, A.Strides[4])))
+    return C.badInput("the mask is not bool broadcastable to the scores");
+  A.Scale = float(C.N.getFloat("scale", 1.0));
+  A.Fill = float(
+      C.N.getFloat("mask_fill", -std::numeric_limits<double>::infinity()));
+  A.FillWhere = C.N.getInt("mask_fill_where", 1) != 0;
+  return llvm::Error::success();
+}
 
 void registerFusedKernels(CPUKernelTable &T) {
   addKernel(T, fused::AttentionOp,

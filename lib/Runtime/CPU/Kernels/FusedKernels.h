@@ -133,6 +133,20 @@ void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
 void registerFusedConvKernel(ops::KernelTable<Kernel> &T);   // FusedConv.cpp
 void registerFusedMatMulKernel(ops::KernelTable<Kernel> &T); // FusedMatMul.cpp
 
+/// OomplanAttention's geometry, checked against its contract: the dims,
+/// the attributes, and each operand's element strides right-aligned to its
+/// full shape (the output's batch dims, then its two matrix dims; 0 on a
+/// broadcast axis). Shared by the CPU and CUDA kernels (FusedAttention.cpp).
+struct AttentionShape {
+  int64_t Batch = 1, Sq = 0, Sk = 0, D = 0, Dv = 0;
+  bool KTransposed = false, FillWhere = true;
+  float Scale = 1, Fill = -std::numeric_limits<float>::infinity();
+  DimVector BatchDims;
+  /// Q, K, V, Bias, Mask (inputs 0 to 4); empty for an absent Bias or Mask.
+  DimVector Strides[5];
+};
+llvm::Error attentionShape(const KernelContext &C, AttentionShape &A);
+
 } // namespace cpu
 } // namespace runtime
 } // namespace oomplan

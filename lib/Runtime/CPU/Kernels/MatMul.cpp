@@ -23,25 +23,13 @@ namespace {
 
 template <typename T> bool matMulTyped(const KernelContext &C) {
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Y = C.Outputs[0];
-  DimVector AD(A.Dims.begin(), A.Dims.end()), BD(B.Dims.begin(), B.Dims.end());
-  if (AD.size() == 1)
-    AD.insert(AD.begin(), 1);
-  if (BD.size() == 1)
-    BD.push_back(1);
-  const int64_t M = AD[AD.size() - 2], K = AD.back(), N = BD.back();
-  // Batch dims broadcast to the longer of the two.
-  const size_t BR = std::max(AD.size(), BD.size()) - 2;
-  DimVector ABatch(BR, 1), BBatch(BR, 1), YBatch(BR, 1);
-  for (size_t I = 0; I + 2 < AD.size(); ++I)
-    ABatch[BR - (AD.size() - 2) + I] = AD[I];
-  for (size_t I = 0; I + 2 < BD.size(); ++I)
-    BBatch[BR - (BD.size() - 2) + I] = BD[I];
-  for (size_t I = 0; I < BR; ++I) {
-    if (ABatch[I] != BBatch[I] && ABatch[I] != 1 && BBatch[I] != 1)
-      return false;
-    YBatch[I] = std::max(ABatch[I], BBatch[I]);
-  }
-  const int64_t Batches = productOf(YBatch, 0, BR);
+  MatMulShape Sh;
+  if (!matMulShape(A.Dims, B.Dims, Sh))
+    return false;
+  const int64_t M = Sh.M, K = Sh.K, N = Sh.N;
+  const DimVector &ABatch = Sh.ABatch, &BBatch = Sh.BBatch, &YBatch = Sh.YBatch;
+  const size_t BR = YBatch.size();
+  const int64_t Batches = Sh.batches();
   if (int64_t(Y.numElements()) != Batches * M * N)
     return false;
   const T *AP = A.data<const T>(), *BP = B.data<const T>();

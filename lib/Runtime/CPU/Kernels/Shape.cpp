@@ -103,14 +103,7 @@ llvm::Error runShape(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 1))
     return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  int64_t R = int64_t(In.Dims.size());
-  int64_t Start = C.N.getInt("start", 0), End = C.N.getInt("end", R);
-  if (Start < 0)
-    Start += R;
-  if (End < 0)
-    End += R;
-  Start = std::max<int64_t>(0, std::min(Start, R));
-  End = std::max<int64_t>(Start, std::min(End, R));
+  auto [Start, End] = shapeRange(C.N, int64_t(In.Dims.size()));
   if (Out.Type != ElementType::Int64 ||
       int64_t(Out.numElements()) != End - Start)
     return C.badInput("output is not int64[" + llvm::Twine(End - Start) + "]");

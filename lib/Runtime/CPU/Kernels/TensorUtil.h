@@ -202,6 +202,58 @@ inline llvm::SmallVector<ElementType, 4> floatTypes() {
 }
 
 /// Copies N elements of EB bytes each; a typed loop is much faster than
+/// MatMul's numpy geometry (1-d operands promoted, batch dims broadcast to
+/// the longer of the two), shared by the CPU and CUDA kernels.
+struct MatMulShape {
+  int64_t M = 0, K = 0, N = 0;
+  /// Per batch axis, right-aligned: each operand's dim (1 when it has
+  /// none) and the product's.
+  DimVector ABatch, BBatch, YBatch;
+  int64_t batches() const { return productOf(YBatch, 0, YBatch.size()); }
+};
+/// False when the inner dims differ or the batch dims do not broadcast.
+inline bool matMulShape(llvm::ArrayRef<int64_t> ADims,
+                        llvm::ArrayRef<int64_t> BDims, MatMulShape &S) {
+  DimVector AD(ADims.begin(), ADims.end()), BD(BDims.begin(), BDims.end());
+  if (AD.empty() || BD.empty())
+    return false;
+  if (AD.size() == 1)
+    AD.insert(AD.begin(), 1);
+  if (BD.size() == 1)
+    BD.push_back(1);
+  S.M = AD[AD.size() - 2];
+  S.K = AD.back();
+  S.N = BD.back();
+  if (BD[BD.size() - 2] != S.K)
+    return false;
+  const size_t BR = std::max(AD.size(), BD.size()) - 2;
+  S.ABatch.assign(BR, 1);
+  S.BBatch.assign(BR, 1);
+  S.YBatch.assign(BR, 1);
+  for (size_t I = 0; I + 2 < AD.size(); ++I)
+    S.ABatch[BR - (AD.size() - 2) + I] = AD[I];
+  for (size_t I = 0; I + 2 < BD.size(); ++I)
+    S.BBatch[BR - (BD.size() - 2) + I] = BD[I];
+  for (size_t I = 0; I < BR; ++I) {
+    if (S.ABatch[I] != S.BBatch[I] && S.ABatch[I] != 1 && S.BBatch[I] != 1)
+      return false;
+    S.YBatch[I] = std::max(S.ABatch[I], S.BBatch[I]);
+  }
+  return true;
+}
+
+/// Shape's [start, end) of a rank-R input (opset 15's attributes, clamped).
+inline std::pair<int64_t, int64_t> shapeRange(const Node &N, int64_t R) {
+  int64_t Start = N.getInt("start", 0), End = N.getInt("end", R);
+  if (Start < 0)
+    Start += R;
+  if (End < 0)
+    End += R;
+  Start = std::clamp<int64_t>(Start, 0, R);
+  End = std::clamp<int64_t>(End, Start, R);
+  return {Start, End};
+}
+
 /// memcpy per element for the small sizes the gathers move.
 inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
   std::memcpy(Dst, Src, N * EB);
