@@ -29,39 +29,26 @@ using namespace oomplan::runtime::cuda;
 namespace {
 const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
 
-// The node's activation as the launcher's.
+// The launcher's Act lists the CPU's activations in the same order (nvcc
+// never sees the CPU header), so one is the other's number.
+#define OOMPLAN_SAME(Name)                                                     \
+  static_assert(int(Act::Name) == int(cpu::Activation::Name),                  \
+                "Launch.h's Act and FusedKernels.h's Activation differ");
+OOMPLAN_SAME(None)
+OOMPLAN_SAME(Relu)
+OOMPLAN_SAME(Clip)
+OOMPLAN_SAME(LeakyRelu)
+OOMPLAN_SAME(Gelu)
+OOMPLAN_SAME(GeluTanh)
+OOMPLAN_SAME(Sigmoid)
+OOMPLAN_SAME(SiLU)
+OOMPLAN_SAME(Tanh)
+#undef OOMPLAN_SAME
+
 bool epilogueOf(const Node &N, Act &A, cpu::Epilogue &E) {
   if (!cpu::readEpilogue(N, E))
     return false;
-  switch (E.Act) {
-  case cpu::Activation::None:
-    A = Act::None;
-    break;
-  case cpu::Activation::Relu:
-    A = Act::Relu;
-    break;
-  case cpu::Activation::Clip:
-    A = Act::Clip;
-    break;
-  case cpu::Activation::LeakyRelu:
-    A = Act::LeakyRelu;
-    break;
-  case cpu::Activation::Gelu:
-    A = Act::Gelu;
-    break;
-  case cpu::Activation::GeluTanh:
-    A = Act::GeluTanh;
-    break;
-  case cpu::Activation::Sigmoid:
-    A = Act::Sigmoid;
-    break;
-  case cpu::Activation::SiLU:
-    A = Act::SiLU;
-    break;
-  case cpu::Activation::Tanh:
-    A = Act::Tanh;
-    break;
-  }
+  A = Act(int(E.Act));
   return true;
 }
 
