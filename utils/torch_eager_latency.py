@@ -2,7 +2,7 @@
 """PyTorch eager latency of the four test models on a GPU, as oomplan-run's
 warm run measures its own: inputs from host memory, outputs back to host
 memory, the median of timed runs after warm-ups. FP32 with TF32 off (the
-CUDA backend runs full FP32: cuBLAS pedantic math, cuDNN FMA math), eval
+CUDA backend runs full FP32: cuBLAS default math with FP32 compute, cuDNN FMA math), eval
 mode, no autograd. The architectures are the ones test/models was exported
 from (utils/definitions.py; torchvision for the CNNs), with random weights.
 

@@ -31,8 +31,15 @@ uint64_t cuda::blasWorkspace(const Node &, llvm::ArrayRef<TensorRef>,
 namespace {
 
 llvm::Error useWorkspace(const KernelContext &C) {
-  if (cublasStatus_t S =
-          cublasSetWorkspace(context().Blas, C.Workspace, C.WorkspaceBytes))
+  // cublasSetWorkspace rejects a pointer that is not 256-byte aligned
+  // (CUBLAS_STATUS_INVALID_VALUE), and a plan made with --align below 256
+  // may place the workspace so: give cuBLAS the aligned part.
+  uintptr_t P = reinterpret_cast<uintptr_t>(C.Workspace),
+            A = (P + 255) & ~uintptr_t(255);
+  size_t Bytes =
+      C.Workspace && C.WorkspaceBytes > A - P ? C.WorkspaceBytes - (A - P) : 0;
+  if (cublasStatus_t S = cublasSetWorkspace(
+          context().Blas, Bytes ? reinterpret_cast<void *>(A) : nullptr, Bytes))
     return blasFailure(C, S, "setting the workspace");
   return llvm::Error::success();
 }
@@ -44,7 +51,9 @@ llvm::Error gemm(const KernelContext &C, bool TA, bool TB, int64_t M, int64_t N,
                  int64_t Batches) {
   if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || Batches > INT32_MAX)
     return C.unsupported("a product dimension above 2^31");
-  int LdA = int(TA ? M : K), LdB = int(TB ? K : N);
+  // cuBLAS requires every leading dimension >= 1 (a K of 0 would give 0).
+  int LdA = int(std::max<int64_t>(1, TA ? M : K)),
+      LdB = int(std::max<int64_t>(1, TB ? K : N));
   cublasOperation_t OpA = TA ? CUBLAS_OP_T : CUBLAS_OP_N,
                     OpB = TB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasStatus_t S = cublasSgemmStridedBatched(
@@ -132,6 +141,19 @@ llvm::Error cuda::runGemm(const KernelContext &C) {
     return llvm::Error::success();
   if (llvm::Error E = useWorkspace(C))
     return E;
+  if (K == 0) { // Y = beta C: no product to add (and none for cuBLAS to run)
+    if (!HasC)
+      return launched(C, fill(Y.Data, Y.bytes(), 0, 4, context().Compute),
+                      "Gemm zero fill");
+    if (Beta == 1)
+      return llvm::Error::success();
+    if (Y.numElements() > uint64_t(INT32_MAX))
+      return C.unsupported("a Gemm output above 2^31 elements");
+    if (cublasStatus_t S = cublasSscal(context().Blas, int(Y.numElements()),
+                                       &Beta, Y.data<float>(), 1))
+      return blasFailure(C, S, "cublasSscal");
+    return llvm::Error::success();
+  }
   return gemm(C, TA, TB, M, N, K, Alpha, A.data<float>(), 0, B.data<float>(), 0,
               HasC ? Beta : 0, Y.data<float>(), 1);
 }

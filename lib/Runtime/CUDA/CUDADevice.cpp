@@ -161,9 +161,13 @@ public:
     void *P = nullptr;
     int E = R == Region::Host ? cudaHostAlloc(&P, Bytes, cudaHostAllocDefault)
                               : cudaMalloc(&P, Bytes);
-    if (E)
+    if (E) {
+      // Clear it: the launchers return cudaGetLastError(), so the next
+      // kernel would otherwise report this out-of-memory as its own.
+      cudaGetLastError();
       return cudaFailure(E, "allocating the " + regionName(R) + " region (" +
                                 llvm::Twine(Bytes) + " bytes)");
+    }
     return P;
   }
   void release(Region R, void *P) override {
@@ -235,7 +239,11 @@ public:
             cudaMemcpy(&Bad, X.BadIndex, sizeof(int), cudaMemcpyDeviceToHost))
       return cudaFailure(E, "reading the index-error flag");
     if (Bad) {
-      cudaMemset(X.BadIndex, 0, sizeof(int));
+      // On the compute stream: a cudaMemset goes on the legacy stream,
+      // which the non-blocking compute stream does not wait for, so a
+      // later run's Gather could raise the flag before it is cleared.
+      if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))
+        return cudaFailure(E, "clearing the index-error flag");
       return makeInputError("a Gather index was out of range (its output "
                             "holds zeros there)");
     }
@@ -247,9 +255,11 @@ public:
   bool canRecord() const override { return true; }
   llvm::Error beginRecording() override {
     Context &X = context();
-    if (int E =
-            cudaStreamBeginCapture(X.Compute, cudaStreamCaptureModeThreadLocal))
+    if (int E = cudaStreamBeginCapture(X.Compute,
+                                       cudaStreamCaptureModeThreadLocal)) {
+      cudaGetLastError(); // the step-by-step fallback's first kernel reads it
       return cudaFailure(E, "beginning a CUDA graph capture");
+    }
     int E = cudaEventRecord(X.Fork, X.Compute);
     if (!E)
       E = cudaStreamWaitEvent(X.Copy, X.Fork, 0);
@@ -300,8 +310,10 @@ public:
   DeviceOverhead overhead() const override { return context().Overhead; }
   std::optional<uint64_t> freeBytes() override {
     size_t Free = 0, Total = 0;
-    if (cudaMemGetInfo(&Free, &Total))
+    if (cudaMemGetInfo(&Free, &Total)) {
+      cudaGetLastError();
       return std::nullopt;
+    }
     return Free;
   }
 
@@ -343,19 +355,36 @@ llvm::Error openContext(Context &X) {
   if (cublasStatus_t S = cublasCreate(&X.Blas))
     return makeIOError(llvm::Twine("cuBLAS: creating a handle: ") +
                        cublasGetStatusString(S));
-  cublasSetStream(X.Blas, X.Compute);
+  // Before any cublasSetWorkspace: cublasSetStream resets the workspace to
+  // cuBLAS's own pool.
+  if (cublasStatus_t S = cublasSetStream(X.Blas, X.Compute))
+    return makeIOError(llvm::Twine("cuBLAS: setting the stream: ") +
+                       cublasGetStatusString(S));
   // Full FP32: no TF32 (outputs are compared with the CPU at rtol 1e-3).
-  cublasSetMathMode(X.Blas, CUBLAS_PEDANTIC_MATH);
+  // The default math mode computes FP32 GEMMs as CUBLAS_COMPUTE_32F, which
+  // never rounds to TF32 (that takes CUBLAS_TF32_TENSOR_OP_MATH); it is
+  // what PyTorch sets with allow_tf32 off. Pedantic math would also forbid
+  // cuBLAS's faster FP32 kernels, which NVIDIA documents as possibly slower,
+  // and the latency bar is against that PyTorch.
+  if (cublasStatus_t S = cublasSetMathMode(X.Blas, CUBLAS_DEFAULT_MATH))
+    return makeIOError(llvm::Twine("cuBLAS: setting the math mode: ") +
+                       cublasGetStatusString(S));
   if (cudnnStatus_t S = cudnnCreate(&X.Dnn))
     return makeIOError(llvm::Twine("cuDNN: creating a handle: ") +
                        cudnnGetErrorString(S));
-  cudnnSetStream(X.Dnn, X.Compute);
+  if (cudnnStatus_t S = cudnnSetStream(X.Dnn, X.Compute))
+    return makeIOError(llvm::Twine("cuDNN: setting the stream: ") +
+                       cudnnGetErrorString(S));
   for (cudaEvent_t *Ev : {&X.Fork, &X.Join})
     if (int E = cudaEventCreateWithFlags(Ev, cudaEventDisableTiming))
       return cudaFailure(E, "creating an event");
   if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
     return cudaFailure(E, "allocating the index-error flag");
-  if (int E = cudaMemset(X.BadIndex, 0, sizeof(int)))
+  // Done before any kernel: the legacy stream's cudaMemset would not be
+  // ordered with the non-blocking compute stream.
+  if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))
+    return cudaFailure(E, "clearing the index-error flag");
+  if (int E = cudaStreamSynchronize(X.Compute))
     return cudaFailure(E, "clearing the index-error flag");
   if (int E =
           cudaHostAlloc(&X.HostScratch, Context::ScratchInts * sizeof(int64_t),

@@ -58,6 +58,13 @@ cudnnStatus_t tensorDesc(cudnnTensorDescriptor_t &T,
                          llvm::ArrayRef<int64_t> Dims) {
   if (cudnnStatus_t S = cudnnCreateTensorDescriptor(&T))
     return S;
+  // cuDNN's dims and strides are int: a tensor past 2^31 elements would
+  // wrap them (wrong addresses, not an error).
+  int64_t Elems = 1;
+  for (int64_t V : Dims)
+    Elems *= V;
+  if (Elems > INT32_MAX)
+    return CUDNN_STATUS_NOT_SUPPORTED;
   llvm::SmallVector<int, 8> D = dnnDims(Dims), Str(D.size(), 1);
   for (int I = int(D.size()) - 2; I >= 0; --I)
     Str[I] = Str[I + 1] * D[I + 1];
@@ -130,8 +137,11 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
           S.D.Conv, int(Win.K.size()), Win.Pad.data(), Win.S.data(),
           Win.D.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT))
     return St;
-  cudnnSetConvolutionGroupCount(S.D.Conv, Groups);
-  cudnnSetConvolutionMathType(S.D.Conv, CUDNN_FMA_MATH);
+  if (cudnnStatus_t St = cudnnSetConvolutionGroupCount(S.D.Conv, Groups))
+    return St;
+  // A math type cuDNN refused would leave the default, which allows TF32.
+  if (cudnnStatus_t St = cudnnSetConvolutionMathType(S.D.Conv, CUDNN_FMA_MATH))
+    return St;
   std::string Key;
   for (auto Dims : {X, W, Y})
     for (int64_t V : Dims)
@@ -159,7 +169,11 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
   bool Found = false;
   for (int I = 0; I < Got && !Found; ++I) {
     size_t Bytes = 0;
+    // The heuristic may also list tensor-core versions of an algorithm;
+    // the descriptor's FMA math runs none of them (no TF32).
     if (Perf[I].status != CUDNN_STATUS_SUCCESS ||
+        Perf[I].mathType == CUDNN_TENSOR_OP_MATH ||
+        Perf[I].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION ||
         cudnnGetConvolutionForwardWorkspaceSize(Cx.Dnn, S.D.X, S.D.W, S.D.Conv,
                                                 S.D.Y, Perf[I].algo, &Bytes) !=
             CUDNN_STATUS_SUCCESS ||
@@ -167,6 +181,18 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
       continue;
     S.Algo = Perf[I].algo;
     S.WorkspaceBytes = Bytes;
+    Found = true;
+  }
+  // Implicit GEMM runs every geometry with FMA math and no workspace: the
+  // fallback when the filter above left nothing, rather than no convolution.
+  size_t Implicit = 0;
+  if (!Found && cudnnGetConvolutionForwardWorkspaceSize(
+                    Cx.Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,
+                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+                    &Implicit) == CUDNN_STATUS_SUCCESS &&
+      Implicit <= ConvWorkspaceLimit) {
+    S.Algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    S.WorkspaceBytes = Implicit;
     Found = true;
   }
   if (!Found) {
