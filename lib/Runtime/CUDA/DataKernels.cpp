@@ -8,6 +8,7 @@
 // that no host buffer must outlive the call.
 //
 //===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/Elementwise.h"
 #include "../CPU/Kernels/TensorUtil.h"
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
@@ -19,6 +20,34 @@ using namespace oomplan::runtime::cuda;
 
 namespace {
 int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
+
+/// The bytes of one element of type T holding the value (IsInt: I, else F),
+/// converted as the CPU kernels store it: bool is 0 or 1, float16 and
+/// bfloat16 are rounded from the double (a plain integer cast would give
+/// the wrong bits), complex64 is the real part.
+uint64_t patternOf(ElementType T, double F, int64_t I, bool IsInt) {
+  const double D = IsInt ? double(I) : F;
+  uint64_t P = 0;
+  switch (T) {
+  case ElementType::Float:
+  case ElementType::Complex64: {
+    float G = float(D);
+    std::memcpy(&P, &G, 4);
+    return P;
+  }
+  case ElementType::Double:
+    std::memcpy(&P, &D, 8);
+    return P;
+  case ElementType::Float16:
+    return cpu::toHalf(D).Bits;
+  case ElementType::BFloat16:
+    return cpu::toBFloat16(D).Bits;
+  case ElementType::Bool:
+    return IsInt ? I != 0 : F != 0;
+  default:
+    return uint64_t(IsInt ? I : int64_t(F));
+  }
+}
 
 llvm::Error runView(const KernelContext &C) {
   if (C.Inputs[0].numElements() != C.Outputs[0].numElements())
@@ -39,14 +68,19 @@ llvm::Error runTranspose(const KernelContext &C) {
   else
     for (size_t I = 0; I < R; ++I)
       Perm.push_back(int64_t(R - 1 - I));
-  if (Perm.size() != R)
+  if (Perm.size() != R || Out.Dims.size() != R)
     return C.badInput("perm does not match the rank");
   cpu::DimVector InStride = cpu::stridesOf(In.Dims);
   Strided S;
   S.Rank = int(R);
+  // As the CPU kernel: a negative entry counts from the end, and perm must
+  // be a permutation matching the output (else the copy reads garbage).
+  llvm::SmallVector<bool, MaxRank> Seen(R, false);
   for (size_t I = 0; I < R; ++I) {
-    if (Perm[I] < 0 || Perm[I] >= int64_t(R))
-      return C.badInput("perm entry out of range");
+    if (!cpu::normAxis(Perm[I], int64_t(R)) || Seen[Perm[I]] ||
+        Out.Dims[I] != In.Dims[Perm[I]])
+      return C.badInput("perm is not a permutation matching the output");
+    Seen[Perm[I]] = true;
     S.Dims[I] = Out.Dims[I];
     S.Stride[0][I] = InStride[Perm[I]];
   }
@@ -80,11 +114,32 @@ llvm::Error runConcat(const KernelContext &C) {
     if (!In.present())
       continue;
     uint64_t Row = uint64_t(In.Dims[Axis] * Inner) * EB;
-    if (Row && Outer)
-      if (int E = cudaMemcpy2DAsync(
-              Out.data<char>() + At, OutRow, In.Data, Row, Row, size_t(Outer),
-              cudaMemcpyDeviceToDevice, context().Compute))
+    if (Row && Outer) {
+      int E = 0;
+      if (Outer == 1) // one block: a plain copy (no pitch limit)
+        E = cudaMemcpyAsync(Out.data<char>() + At, In.Data, Row,
+                            cudaMemcpyDeviceToDevice, context().Compute);
+      else if (OutRow <= uint64_t(INT32_MAX))
+        E = cudaMemcpy2DAsync(Out.data<char>() + At, OutRow, In.Data, Row, Row,
+                              size_t(Outer), cudaMemcpyDeviceToDevice,
+                              context().Compute);
+      else {
+        // cudaMemcpy2D rejects pitches above the device's memPitch (2^31 - 1
+        // bytes): a strided copy kernel of Outer rows instead.
+        Strided S;
+        S.Rank = 2;
+        S.Dims[0] = Outer;
+        S.Dims[1] = int64_t(Row / EB);
+        S.Stride[0][0] = int64_t(Row / EB);
+        S.Stride[0][1] = 1;
+        S.Stride[1][0] = int64_t(OutRow / EB);
+        S.Stride[1][1] = 1;
+        E = stridedCopy2(In.Data, 0, Out.Data, int64_t(At / EB), int(EB), S,
+                         context().Compute);
+      }
+      if (E)
         return kernelFailure(C, E, "Concat copy");
+    }
     At += Row;
   }
   return llvm::Error::success();
@@ -117,6 +172,8 @@ llvm::Error runSlice(const KernelContext &C) {
     Steps.assign(Starts.size(), 1);
   if (Axes.size() != Starts.size() || Steps.size() != Starts.size())
     return C.badInput("starts, axes and steps differ in length");
+  if (Out.numElements() == 0) // also keeps std::clamp's bounds ordered below
+    return llvm::Error::success();
   cpu::DimVector InStride = cpu::stridesOf(In.Dims);
   Strided S;
   S.Rank = int(R);
@@ -201,20 +258,8 @@ llvm::Error runPad(const KernelContext &C) {
     Begin[A] = Pads[K];
     End[A] = Pads[K + Axes.size()];
   }
-  uint64_t Pattern = 0;
+  uint64_t Pattern = patternOf(Out.Type, Value, 0, false);
   int EB = elemBytesOf(Out);
-  switch (Out.Type) {
-  case ElementType::Float: {
-    float F = float(Value);
-    std::memcpy(&Pattern, &F, 4);
-    break;
-  }
-  case ElementType::Double:
-    std::memcpy(&Pattern, &Value, 8);
-    break;
-  default:
-    Pattern = uint64_t(int64_t(Value));
-  }
   if (EB == 0)
     return C.unsupported("element type " + elementTypeName(Out.Type));
   if (int E = fill(Out.Data, Out.bytes(), Pattern, EB, context().Compute))
@@ -271,18 +316,7 @@ llvm::Error runConstantOfShape(const KernelContext &C) {
       return C.badInput("attribute 'value' is not a one-element tensor");
     double F = A->T->Floats.empty() ? 0 : A->T->Floats[0];
     int64_t I = A->T->Ints.empty() ? 0 : A->T->Ints[0];
-    switch (Out.Type) {
-    case ElementType::Float: {
-      float G = float(F);
-      std::memcpy(&Pattern, &G, 4);
-      break;
-    }
-    case ElementType::Double:
-      std::memcpy(&Pattern, &F, 8);
-      break;
-    default:
-      Pattern = uint64_t(A->T->Ints.empty() ? int64_t(F) : I);
-    }
+    Pattern = patternOf(Out.Type, F, I, !A->T->Ints.empty());
   }
   int EB = elemBytesOf(Out);
   if (EB == 0)

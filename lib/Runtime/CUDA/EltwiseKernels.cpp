@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
+#include <cmath>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -37,10 +38,11 @@ template <UnaryOp Op> llvm::Error runUnary(const KernelContext &C) {
 }
 
 // Clip: min and max are inputs (opset 11+) or attributes (opset 6).
+// Unbounded by default (not +-FLT_MAX, which would clip a double).
 llvm::Error runClip(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  double Lo = C.N.getFloat("min", -3.4028234663852886e38);
-  double Hi = C.N.getFloat("max", 3.4028234663852886e38);
+  double Lo = C.N.getFloat("min", -HUGE_VAL);
+  double Hi = C.N.getFloat("max", HUGE_VAL);
   for (unsigned I = 1; I <= 2; ++I) {
     if (I >= C.Inputs.size() || !C.Inputs[I].present())
       continue;
@@ -55,8 +57,56 @@ llvm::Error runClip(const KernelContext &C) {
                   "Clip kernel");
 }
 
+// Max and Min are variadic: one input is a copy; more than two fold into
+// the output. The output may be any input of its size (Alias::InPlace), so
+// the inputs it shares bytes with go into the first step, which reads each
+// element before writing it; later steps read only the output and inputs
+// it does not overwrite.
+template <BinaryOp Op> llvm::Error runFold(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  for (const TensorRef &In : C.Inputs)
+    if (!In.present() || In.Type != C.Inputs[0].Type)
+      return C.unsupported("mixed or missing inputs");
+  if (C.Inputs.size() == 1)
+    return copyUnlessAliased(C);
+  auto T = dtypeOf(Out.Type);
+  if (!T)
+    return C.unsupported("element type " + elementTypeName(Out.Type));
+  llvm::SmallVector<const TensorRef *, 8> Order;
+  for (const TensorRef &In : C.Inputs)
+    if (In.Data == Out.Data)
+      Order.push_back(&In);
+  for (const TensorRef &In : C.Inputs)
+    if (In.Data != Out.Data)
+      Order.push_back(&In);
+  for (size_t I = 1; I < Order.size(); ++I) {
+    const TensorRef &A = I == 1 ? *Order[0] : Out, &B = *Order[I];
+    Strided S;
+    if (!setBroadcast(S, 0, A.Dims, Out.Dims) ||
+        !setBroadcast(S, 1, B.Dims, Out.Dims))
+      return C.unsupported("operands do not broadcast to the output within " +
+                           llvm::Twine(MaxRank) + " dims");
+    if (llvm::Error E = launched(C,
+                                 binary(Op, *T, A.Data, B.Data, Out.Data, S,
+                                        context().Compute),
+                                 "binary kernel"))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
 template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C) {
-  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Out = C.Outputs[0];
+  if constexpr (Op == BinaryOp::Max || Op == BinaryOp::Min)
+    if (C.Inputs.size() != 2)
+      return runFold<Op>(C);
+  const TensorRef &A = C.Inputs[0], &Out = C.Outputs[0];
+  TensorRef B = C.Inputs[1];
+  // Before opset 7 a 1-D slope of X's channel count applies per channel
+  // (axis 1), not along the last axis as numpy broadcasting would (the
+  // CPU kernel's rule).
+  if (Op == BinaryOp::PRelu && C.G.defaultOpset() < 7 && B.Dims.size() == 1 &&
+      A.Dims.size() >= 2 && B.Dims[0] == A.Dims[1] && B.Dims[0] != 1)
+    B.Dims.append(A.Dims.size() - 2, 1);
   Strided S;
   if (!setBroadcast(S, 0, A.Dims, Out.Dims) ||
       !setBroadcast(S, 1, B.Dims, Out.Dims))
@@ -87,7 +137,7 @@ llvm::Error runWhere(const KernelContext &C) {
 llvm::Error runCast(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   auto From = dtypeOf(In.Type), To = dtypeOf(Out.Type);
-  if (!From || !To || *From == DType::F16 || *To == DType::F16)
+  if (!From || !To)
     return C.unsupported("Cast from " + elementTypeName(In.Type) + " to " +
                          elementTypeName(Out.Type));
   if (*From == *To)

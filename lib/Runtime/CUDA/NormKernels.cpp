@@ -112,13 +112,24 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
     for (int64_t I = 0; I < R; ++I)
       Axes.push_back(I);
   }
+  if (R == 0) // a scalar: one element reduced (Axes.back() needs an axis)
+    return launched(C,
+                    reduce(Op, X.data<float>(), C.Outputs[0].data<float>(), 1,
+                           1, 1, context().Compute),
+                    "Reduce kernel");
   for (int64_t &A : Axes)
     if (!cpu::normAxis(A, R))
       return C.badInput("axis out of range");
   llvm::sort(Axes);
   Axes.erase(std::unique(Axes.begin(), Axes.end()), Axes.end());
-  if (Axes.back() - Axes.front() + 1 != int64_t(Axes.size()))
-    return C.unsupported("reduced axes that are not contiguous");
+  // A kept axis of size 1 between reduced ones changes nothing: reducing it
+  // too gives the same values in the same order.
+  for (int64_t A = Axes.front(), K = 0; A <= Axes.back(); ++A) {
+    if (Axes[size_t(K)] == A)
+      ++K;
+    else if (X.Dims[size_t(A)] != 1)
+      return C.unsupported("reduced axes that are not contiguous");
+  }
   return launched(
       C,
       reduce(

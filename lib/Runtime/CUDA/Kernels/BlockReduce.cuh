@@ -24,7 +24,10 @@ template <bool Max> __device__ float blockReduce(float V, float *Shared) {
     Shared[Warp] = V;
   __syncthreads();
   int Warps = (blockDim.x + 31) / 32;
-  V = threadIdx.x < Warps ? Shared[threadIdx.x] : (Max ? -FLT_MAX : 0.f);
+  // The max's identity is -inf, not -FLT_MAX: attention tests the max of a
+  // fully masked chunk (every score -inf) against -inf.
+  V = threadIdx.x < Warps ? Shared[threadIdx.x]
+                          : (Max ? -__int_as_float(0x7f800000) : 0.f);
   if (Warp == 0)
     for (int O = 16; O > 0; O /= 2) {
       float W = __shfl_xor_sync(0xffffffffu, V, O);

@@ -9,6 +9,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math_constants.h>
+#include <cstdint>
+#include <type_traits>
 
 namespace oomplan {
 namespace runtime {
@@ -47,8 +49,14 @@ __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
   switch (Op) {
   case UnaryOp::Relu:
     return X > T(0) ? X : T(0);
-  case UnaryOp::Sigmoid:
-    return T(1) / (T(1) + exp(-X));
+  case UnaryOp::Sigmoid: {
+    // Split by sign as the CPU kernel: 1 / (1 + exp(-x)) underflows to 0
+    // for x < -88 (float) where the CPU gives the tiny exact value.
+    if (X >= T(0))
+      return T(1) / (T(1) + exp(-X));
+    T E = exp(X);
+    return E / (T(1) + E);
+  }
   case UnaryOp::Tanh:
     return tanh(X);
   case UnaryOp::Erf:
@@ -73,16 +81,19 @@ __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
     return sin(X);
   case UnaryOp::Cos:
     return cos(X);
-  case UnaryOp::Clip:
-    return X < T(A) ? T(A) : (X > T(B) ? T(B) : X);
+  case UnaryOp::Clip: {
+    // In this order, as the CPU kernel (numpy.clip): min > max gives max.
+    T Y = X < T(A) ? T(A) : X;
+    return Y > T(B) ? T(B) : Y;
+  }
   case UnaryOp::LeakyRelu:
     return X >= T(0) ? X : T(A) * X;
   case UnaryOp::HardSigmoid: {
     T Y = T(A) * X + T(B);
     return Y < T(0) ? T(0) : (Y > T(1) ? T(1) : Y);
   }
-  case UnaryOp::Softplus:
-    return log1p(exp(X));
+  case UnaryOp::Softplus: // log(1 + exp(x)) without overflow for large x
+    return X > T(0) ? X + log1p(exp(-X)) : log1p(exp(X));
   case UnaryOp::Gelu:
     return T(0.5) * X * (T(1) + erf(X * T(0.70710678118654752440)));
   case UnaryOp::Sign:
@@ -139,9 +150,15 @@ template <typename T> __device__ T arith(BinaryOp Op, T X, T Y) {
   case BinaryOp::Div:
     return X / Y;
   case BinaryOp::Max:
-    return X > Y ? X : Y;
+    if constexpr (std::is_floating_point<T>::value)
+      if (X != X || Y != Y) // NaN propagates (numpy.maximum, the CPU's)
+        return X != X ? X : Y;
+    return X < Y ? Y : X;
   case BinaryOp::Min:
-    return X < Y ? X : Y;
+    if constexpr (std::is_floating_point<T>::value)
+      if (X != X || Y != Y)
+        return X != X ? X : Y;
+    return Y < X ? Y : X;
   case BinaryOp::PRelu:
     return X >= T(0) ? X : X * Y;
   default:
@@ -168,6 +185,8 @@ template <typename T> __device__ T intOnly(BinaryOp Op, T X, T Y) {
   }
   if (Op == BinaryOp::Div && Y == T(0))
     return T(0); // undefined in ONNX; not a trap on the device
+  if (Op == BinaryOp::Div && Y == T(-1)) // INT_MIN / -1 wraps, as the CPU's
+    return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(X));
   if (Op == BinaryOp::Pow) {
     T R = 1;
     for (T E = 0; E < Y; ++E)
@@ -259,11 +278,51 @@ __global__ void strided2Kernel(const T *In, T *Out, Strided S, int64_t N) {
   }
 }
 
+// The CPU kernel's conversions (Cast.cpp): to bool, x != 0; a float to an
+// integer truncates, saturates and takes NaN to 0 (C++ leaves out-of-range
+// values undefined, so a plain To(x) on the device gives whatever the
+// conversion instruction does, e.g. -1.0f to uint8); float16 via double,
+// one rounding from the source value.
+template <typename T> struct IntRange; // numeric_limits is host-only
+template <> struct IntRange<int8_t> {
+  static constexpr int8_t Lo = INT8_MIN, Hi = INT8_MAX;
+};
+template <> struct IntRange<uint8_t> {
+  static constexpr uint8_t Lo = 0, Hi = UINT8_MAX;
+};
+template <> struct IntRange<int32_t> {
+  static constexpr int32_t Lo = INT32_MIN, Hi = INT32_MAX;
+};
+template <> struct IntRange<int64_t> {
+  static constexpr int64_t Lo = INT64_MIN, Hi = INT64_MAX;
+};
+template <typename T> __device__ inline auto loadOf(T V) { return V; }
+__device__ inline float loadOf(__half V) { return __half2float(V); }
+template <typename To, typename V> __device__ inline To convertTo(V X) {
+  if constexpr (std::is_same<To, bool>::value) {
+    return X != V(0);
+  } else if constexpr (std::is_same<To, __half>::value) {
+    return __double2half(double(X));
+  } else if constexpr (std::is_integral<To>::value &&
+                       std::is_floating_point<V>::value) {
+    const double D = double(X);
+    if (D != D)
+      return To(0);
+    if (D <= double(IntRange<To>::Lo))
+      return IntRange<To>::Lo;
+    if (D >= double(IntRange<To>::Hi))
+      return IntRange<To>::Hi;
+    return To(D);
+  } else {
+    return To(X);
+  }
+}
+
 template <typename From, typename To>
 __global__ void castKernel(const From *In, To *Out, int64_t N) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x)
-    Out[I] = To(In[I]);
+    Out[I] = convertTo<To>(loadOf(In[I]));
 }
 
 template <typename T> __global__ void fillKernel(T *Out, int64_t N, T Value) {
@@ -302,8 +361,10 @@ __device__ float activate(Act A, float X, float Min, float Max, float Alpha) {
   switch (A) {
   case Act::Relu:
     return X < 0 ? 0.f : X;
-  case Act::Clip:
-    return fminf(fmaxf(X, Min), Max);
+  case Act::Clip: { // std::min(std::max(x, lo), hi) as the CPU: NaN stays NaN
+    float V = X < Min ? Min : X;
+    return Max < V ? Max : V;
+  }
   case Act::LeakyRelu:
     return X < 0 ? Alpha * X : X;
   case Act::Gelu:
@@ -420,6 +481,20 @@ int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
         Op, static_cast<const bool *>(A), static_cast<const bool *>(B),
         static_cast<bool *>(Out), S, N);
     break;
+  case DType::U8: // Equal takes every type (the CPU kernel's AllTypes)
+    if (!isCompare(Op))
+      return int(cudaErrorInvalidValue);
+    compareKernel<uint8_t><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const uint8_t *>(A), static_cast<const uint8_t *>(B),
+        static_cast<bool *>(Out), S, N);
+    break;
+  case DType::I8:
+    if (!isCompare(Op))
+      return int(cudaErrorInvalidValue);
+    compareKernel<int8_t><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const int8_t *>(A), static_cast<const int8_t *>(B),
+        static_cast<bool *>(Out), S, N);
+    break;
   default:
     return int(cudaErrorInvalidValue);
   }
@@ -494,6 +569,9 @@ int castFrom(DType To, const From *In, void *Out, int64_t N, cudaStream_t St) {
   case DType::I8:
     castKernel<From, int8_t><<<G, Block, 0, St>>>(In, (int8_t *)Out, N);
     break;
+  case DType::F16:
+    castKernel<From, __half><<<G, Block, 0, St>>>(In, (__half *)Out, N);
+    break;
   default:
     return int(cudaErrorInvalidValue);
   }
@@ -520,6 +598,8 @@ int cast(DType From, DType To, const void *In, void *Out, int64_t N,
     return castFrom(To, (const uint8_t *)In, Out, N, Stream);
   case DType::I8:
     return castFrom(To, (const int8_t *)In, Out, N, Stream);
+  case DType::F16:
+    return castFrom(To, (const __half *)In, Out, N, Stream);
   default:
     return int(cudaErrorInvalidValue);
   }

@@ -100,7 +100,8 @@ int stridedCopy(const void *In, int64_t InOffset, void *Out, int ElemBytes,
 int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
                  int ElemBytes, const Strided &S, cudaStream_t Stream);
 
-/// Converts N elements.
+/// Converts N elements, as the CPU's Cast: to bool x != 0; float to integer
+/// truncating, saturating, NaN to 0; float16 rounded once from the source.
 int cast(DType From, DType To, const void *In, void *Out, int64_t N,
          cudaStream_t Stream);
 

@@ -10,6 +10,7 @@
 #include "Launch.h"
 #include <cfloat>
 #include <cuda_runtime.h>
+#include <math_constants.h>
 
 namespace oomplan {
 namespace runtime {
@@ -86,16 +87,18 @@ __global__ void layerNormRows(const float *X, const float *Scale,
   }
 }
 
-__device__ float reduceInit(ReduceOp Op) {
+// -inf and +inf as the CPU kernel: an all -inf row (or an empty axis) is
+// -inf, not -FLT_MAX.
+__device__ double reduceInit(ReduceOp Op) {
   switch (Op) {
   case ReduceOp::Max:
-    return -FLT_MAX;
+    return -CUDART_INF;
   case ReduceOp::Min:
-    return FLT_MAX;
+    return CUDART_INF;
   case ReduceOp::Prod:
-    return 1.f;
+    return 1.0;
   default:
-    return 0.f;
+    return 0.0;
   }
 }
 
@@ -108,15 +111,17 @@ __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
     if (Op == ReduceOp::LogSumExp)
       for (int64_t A = 0; A < Axis; ++A)
         M = fmaxf(M, X[A * Inner]);
-    float Acc = reduceInit(Op);
+    // A serial walk per thread: accumulated in double, as the CPU kernel,
+    // so that a long axis loses nothing.
+    double Acc = reduceInit(Op);
     for (int64_t A = 0; A < Axis; ++A) {
-      float V = X[A * Inner];
+      double V = X[A * Inner];
       switch (Op) {
-      case ReduceOp::Max:
-        Acc = fmaxf(Acc, V);
+      case ReduceOp::Max: // NaN propagates (the CPU's; fmax would drop it)
+        Acc = (V != V || V > Acc) ? V : Acc;
         break;
       case ReduceOp::Min:
-        Acc = fminf(Acc, V);
+        Acc = (V != V || V < Acc) ? V : Acc;
         break;
       case ReduceOp::Prod:
         Acc *= V;
@@ -126,22 +131,22 @@ __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
         Acc += V * V;
         break;
       case ReduceOp::L1:
-        Acc += fabsf(V);
+        Acc += fabs(V);
         break;
       case ReduceOp::LogSumExp:
-        Acc += expf(V - M);
+        Acc += expf(float(V) - M);
         break;
       default:
         Acc += V;
       }
     }
     if (Op == ReduceOp::Mean)
-      Acc /= float(Axis);
+      Acc /= double(Axis);
     else if (Op == ReduceOp::L2)
-      Acc = sqrtf(Acc);
+      Acc = sqrt(Acc);
     else if (Op == ReduceOp::LogSumExp)
-      Acc = M + logf(Acc);
-    Out[I] = Acc;
+      Acc = double(M) + log(Acc);
+    Out[I] = float(Acc);
   }
 }
 
