@@ -9,15 +9,17 @@
 # (every raw record) to $OUT (or ./gpu-out), and checks, recording numbers:
 #   0. that the carried binaries start and see the GPU (a tiny model);
 #   1. every CUDA kernel against the CPU backend (RuntimeCUDATests);
-#   2. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   3. the four test models at two sizes: outputs against the CPU executor
 #      (rtol 1e-3), device allocations against the plan, the context and
 #      handle overhead, warm latency, and the predicted step time (oomplan's
 #      H200 profile) against the measured one;
 #   4. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
-#   5. latency against PyTorch eager at batch 8 (resnet50, bert_like).
-# Each step is bounded by a timeout; a failed step is recorded, the rest go on.
+#   5. latency against PyTorch eager at batch 8 (resnet50, bert_like);
+#   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs),
+#      last: the only check no bar names.
+# Each step is bounded by a timeout and the whole by GPU_CHECK_SECONDS (480);
+# a failed step is recorded, the rest go on.
 # A dry run of the script's plumbing without a GPU (here):
 #   GPU_CHECK_BACKEND=cpu PYTHON=/usr/bin/$PY bash utils/gpu-check.sh
 set -uo pipefail
@@ -40,6 +42,24 @@ raw=$out/gpu-results.jsonl
 : >"$raw"
 work=$(mktemp -d /tmp/oomplan-gpu.XXXXXX)
 say() { echo "$*" | tee -a "$res"; }
+# One deadline for the whole script (the device tool stops a command at 600 s
+# and a lease has 15 minutes): each step's timeout is cut to what is left, a
+# step that would start with under 20 s left is skipped and says so.
+start=$SECONDS
+DEADLINE=${GPU_CHECK_SECONDS:-480}
+left() { # cap: prints min(cap, seconds left - 5), at least 1
+  local l=$((DEADLINE - (SECONDS - start) - 5))
+  [ "$l" -gt "$1" ] && l=$1
+  [ "$l" -lt 1 ] && l=1
+  echo "$l"
+}
+have_time() { # step name
+  if [ $((DEADLINE - (SECONDS - start))) -lt 20 ]; then
+    say "**SKIPPED** (out of time, $((SECONDS - start)) s of $DEADLINE): $1"
+    return 1
+  fi
+}
+elapsed() { say "(at $((SECONDS - start)) s)"; }
 status=0
 fail() { say "**FAILED**: $*"; status=1; }
 
@@ -75,6 +95,8 @@ for l in libcudart.so.13 libcublas.so.13 libcudnn.so.9; do
   [ -n "$p" ] && cudalibs="$cudalibs:$(dirname "$p")"
 done
 export OOMPLAN_LIBS="$B/lib$cudalibs"
+say ""
+say "Library path of our binaries: \`$OOMPLAN_LIBS\`"
 for t in oomplan oomplan-run RuntimeCUDATests; do
   printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s/bin/%s" "$@"\n' \
     "$OOMPLAN_LIBS" "$B" "$t" >"$work/$t"
@@ -85,9 +107,11 @@ PLAN=$work/oomplan
 
 say ""
 say "## 0. The binaries start on this machine"
-if ! timeout 120 "$RUN" test/lit/run/Inputs/add.onnxtxt --batch 2 --backend=$BACKEND >"$work/tiny.txt" 2>&1; then
+if ! timeout 60 "$RUN" test/lit/run/Inputs/add.onnxtxt --batch 2 --backend=$BACKEND >"$work/tiny.txt" 2>&1; then
   cat "$work/tiny.txt" | tee -a "$res"
   LD_LIBRARY_PATH="$OOMPLAN_LIBS" ldd "$B/bin/oomplan-run" 2>&1 | tee -a "$res"
+  timeout 30 find / -xdev \( -name 'libcudnn.so*' -o -name 'libcublas.so*' -o -name 'libcudart.so*' \) \
+    2>/dev/null | head -n 20 | tee -a "$res"
   fail "oomplan-run --backend=$BACKEND does not start; nothing else can run"
   exit 1
 fi
@@ -95,39 +119,32 @@ say '```'
 cat "$work/tiny.txt" | tee -a "$res"
 say '```'
 
+elapsed
 say ""
 say "## 1. CUDA kernels against the CPU backend"
-timeout 300 "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/kernels.txt" 2>&1 || fail "RuntimeCUDATests"
+timeout "$(left 120)" "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/kernels.txt" 2>&1 || fail "RuntimeCUDATests"
 say '```'
 tail -n 15 "$work/kernels.txt" | tee -a "$res"
-say '```'
-
-say ""
-say "## 2. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
-timeout 600 $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
-  --suites node --backend $BACKEND --jobs 8 --timeout 120 \
-  --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
-say '```'
-tail -n 12 "$work/conf.txt" | tee -a "$res"
 say '```'
 
 # One model at one size: CPU and CUDA runs on the same seeded weights and
 # inputs, compared; the CUDA run's JSON and oomplan's predicted step time.
 model_case() { # name args...
+  have_time "$*" || return
   local name=$1
   shift
   local tag
   tag="$name$(echo "$*" | tr -d ' -')"
   local cpu=$work/$tag-cpu cu=$work/$tag-cuda
-  timeout 600 "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+  timeout "$(left 120)" "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
     --threads "$(nproc)" --output-dir "$cpu" --json >"$cpu.json" 2>"$cpu.err" ||
     { fail "$tag: CPU run: $(tail -n 2 "$cpu.err")"; return; }
-  timeout 600 "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+  timeout "$(left 120)" "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
     --backend=$BACKEND --repeat 10 --output-dir "$cu" --json >"$cu.json" 2>"$cu.err" ||
     { fail "$tag: CUDA run: $(tail -n 2 "$cu.err")"; return; }
   local cmp
   cmp=$($PY utils/compare_outputs.py "$cpu" "$cu")
-  timeout 300 "$PLAN" "test/models/$name.onnx" "$@" --device H200 \
+  timeout "$(left 60)" "$PLAN" "test/models/$name.onnx" "$@" --device H200 \
     --emit=json -o "$work/$tag-plan.json" 2>/dev/null
   $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" <<'PY' | tee -a "$res"
 import json, sys
@@ -158,6 +175,7 @@ PY
   cat "$cu.json.rec" >>"$raw" 2>/dev/null && echo >>"$raw"
 }
 
+elapsed
 say ""
 say "## 3. Four models at two sizes: CUDA against the CPU executor"
 say ""
@@ -172,16 +190,17 @@ model_case bert_like $B32
 model_case gpt_like $G8
 model_case gpt_like $G2
 
+elapsed
 say ""
 say "## 4. A fitted plan: gpt_like $FIT, budget 60% of the unfitted need"
-need=$(timeout 300 "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
+need=$(timeout "$(left 120)" "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
   --backend=$BACKEND --device H200 --repeat 5 --json 2>/dev/null | tee "$work/unfitted.json" |
   $PY -c 'import json,sys; print(json.load(sys.stdin)["plan_total_bytes"])')
 if [ -n "$need" ]; then
   budget=$((need * 6 / 10))
-  timeout 300 "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
+  timeout "$(left 120)" "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
     --backend=$BACKEND --device H200 --budget "$budget" --repeat 5 --json >"$work/fitted.json" 2>"$work/fitted.err"
-  timeout 300 "$PLAN" test/models/gpt_like.onnx $FIT --device H200 \
+  timeout "$(left 60)" "$PLAN" test/models/gpt_like.onnx $FIT --device H200 \
     --budget "$budget" --emit=json -o "$work/fitted-plan.json" 2>/dev/null
   $PY - "$work/unfitted.json" "$work/fitted.json" "$work/fitted-plan.json" "$budget" <<'PY' | tee -a "$res"
 import json, sys
@@ -208,6 +227,7 @@ else
   fail "the unfitted gpt_like $FIT run"
 fi
 
+elapsed
 say ""
 say "## 5. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs through host memory)"
 say ""
@@ -217,7 +237,7 @@ for c in "resnet50 $R8" "bert_like $B8" "mobilenet_v2 $R8" "gpt_like $G8"; do
   set -- $c
   name=$1
   shift
-  t=$(timeout 300 $PY utils/torch_eager_latency.py "$name" "$@" 2>"$work/torch.err")
+  t=$(timeout "$(left 90)" $PY utils/torch_eager_latency.py "$name" "$@" 2>"$work/torch.err")
   tag="$name$(echo "$*" | tr -d ' -')"
   echo "$t" >>"$raw"
   $PY - "$work/$tag-cuda.json" "$t" "$tag" <<'PY' | tee -a "$res"
@@ -241,7 +261,7 @@ for c in "resnet50 $R8" "bert_like $B8"; do
   name=$1
   shift
   tag="$name$(echo "$*" | tr -d ' -')"
-  timeout 300 "$RUN" "test/models/$name.onnx" "$@" --random-weights --backend=$BACKEND \
+  timeout "$(left 120)" "$RUN" "test/models/$name.onnx" "$@" --random-weights --backend=$BACKEND \
     --repeat 5 --profile --json >"$work/$tag-prof.json" 2>/dev/null
   $PY - "$tag" "$work/$tag-prof.json" "$work/$tag-plan.json" <<'PY' | tee -a "$res"
 import collections, json, sys
@@ -259,5 +279,19 @@ except Exception as e:
     print(f"| {tag} | ? | not measured ({e}) | | |")
 PY
 done
+if have_time "the ONNX node tests"; then
+say ""
+say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
+timeout "$(left 150)" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
+  --suites node --backend $BACKEND --jobs 8 --timeout 120 \
+  --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
+say '```'
+tail -n 12 "$work/conf.txt" | tee -a "$res"
+say '```'
+fi
+elapsed
+# Every log and JSON record (not the output tensors) for a look afterwards.
+cp "$work/kernels.txt" "$out/" 2>/dev/null
+(cd "$work" && tar -czf "$out/gpu-logs.tgz" --exclude='*.pb' -- *.err *.json *.txt *.rec 2>/dev/null)
 echo "gpu-check: results in $res (status $status)"
 exit $status
