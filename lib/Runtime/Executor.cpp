@@ -517,12 +517,28 @@ llvm::Error Executor::Impl::runOnce() {
   if (!I->MirrorIn.empty())
     if (llvm::Error E = joinQueues(I->Dev, JoinIn, Queue::Compute, Queue::Copy))
       return E;
+  // The steps' own time: the device's marks where it runs asynchronously,
+  // else this clock (the steps are done when runStepsOrReplay returns).
+  bool Async = !I->Dev.hostVisible();
+  auto Begin = std::chrono::steady_clock::now();
+  if (Async)
+    if (llvm::Error E = I->Dev.markSteps(false))
+      return E;
   if (llvm::Error E = I->runStepsOrReplay())
     return E;
+  I->StepsSeconds.reset();
+  if (!Async)
+    I->StepsSeconds = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - Begin)
+                          .count();
   // Copies out on the compute queue, after both queues' steps.
   if (!I->MirrorOut.empty())
     if (llvm::Error E =
             joinQueues(I->Dev, JoinOut, Queue::Copy, Queue::Compute))
+      return E;
+  // After the copy queue's steps are joined in (offloads count as steps).
+  if (Async && !I->MirrorOut.empty())
+    if (llvm::Error E = I->Dev.markSteps(true))
       return E;
   for (TensorId T : I->MirrorOut) {
     TensorRef R = I->ref(T);
@@ -530,7 +546,21 @@ llvm::Error Executor::Impl::runOnce() {
                                     CopyKind::DeviceToHost, Queue::Compute))
       return E;
   }
-  return I->Dev.synchronize();
+  if (Async && I->MirrorOut.empty()) {
+    if (llvm::Error E = joinQueues(I->Dev, JoinOut, Queue::Copy, Queue::Compute))
+      return E;
+    if (llvm::Error E = I->Dev.markSteps(true))
+      return E;
+  }
+  if (llvm::Error E = I->Dev.synchronize())
+    return E;
+  if (Async)
+    I->StepsSeconds = I->Dev.stepsSeconds();
+  return llvm::Error::success();
+}
+
+std::optional<double> Executor::lastStepsSeconds() const {
+  return I->StepsSeconds;
 }
 
 // The first run goes step by step (libraries load their kernels lazily);

@@ -106,6 +106,7 @@ struct Executor::Impl {
   uint64_t DeviceBytes = 0;
   std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
   bool Ran = false;
+  std::optional<double> StepsSeconds; ///< Executor::lastStepsSeconds().
   LaunchPlan Launch;
   unsigned EventBase = 0;
   /// Devices the host cannot touch: host mirrors of the graph inputs and

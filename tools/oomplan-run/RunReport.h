@@ -19,6 +19,11 @@ struct RunReport {
   double PlanSeconds = 0, LoadSeconds = 0, RunSeconds = 0;
   /// --repeat: the time of each warm run after the first.
   std::vector<double> RepeatSeconds;
+  /// The steps alone (Executor::lastStepsSeconds, summed over the passes):
+  /// the first run's, and each warm run's; absent where the device could
+  /// not time them.
+  std::optional<double> StepsSeconds;
+  std::vector<double> RepeatStepsSeconds;
   /// --profile: per op type over ProfiledRuns runs.
   std::vector<runtime::OpTime> Ops;
   unsigned ProfiledRuns = 1;
@@ -50,6 +55,8 @@ struct RunReport {
   uint64_t rssBeyondPlan(llvm::ArrayRef<runtime::TensorRef> Outputs) const;
   /// Median of RepeatSeconds (RunSeconds without repeats).
   double warmSeconds() const;
+  /// Median of RepeatStepsSeconds (StepsSeconds without repeats).
+  std::optional<double> warmStepsSeconds() const;
   bool deviceMatches() const {
     return !Device || Device->AllocatedBytes == PlanDeviceBytes;
   }

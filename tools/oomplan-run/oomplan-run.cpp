@@ -188,10 +188,13 @@ static void makeWholeIO(const driver::Executable &X,
 }
 
 // One run of the plan per pass, each on its slice of the batch.
+// Steps: the passes' steps alone (Executor::lastStepsSeconds), summed;
+// none when any pass could not time them.
 static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
-                       WholeIO &IO) {
+                       WholeIO &IO, std::optional<double> &Steps) {
   const Graph &G = *X.G;
   bool Own = X.Passes == 1;
+  Steps = 0.0;
   for (unsigned P = 0; P < X.Passes; ++P) {
     for (size_t I = 0; I < G.Inputs.size(); ++I) {
       runtime::TensorRef Slot = Ex.tensor(G.Inputs[I]);
@@ -200,6 +203,8 @@ static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
     }
     if (Error E = Ex.run())
       return E;
+    std::optional<double> S = Ex.lastStepsSeconds();
+    Steps = S && Steps ? std::optional<double>(*Steps + *S) : std::nullopt;
     for (size_t I = 0; I < G.Outputs.size(); ++I) {
       if (Own) // the run may have fixed a data-dependent output's dims
         IO.Out[I] = Ex.tensor(G.Outputs[I]);
@@ -499,7 +504,7 @@ static Expected<int> runTool(api::Request R) {
   auto Before = runtime::readProcessMemory();
   Error Reset = runtime::resetPeakRSS();
   T0 = std::chrono::steady_clock::now();
-  if (Error E = runPasses(*X, **Ex, IO))
+  if (Error E = runPasses(*X, **Ex, IO, Rep.StepsSeconds))
     return E;
   Rep.RunSeconds = secondsSince(T0);
   auto AfterFirst = runtime::readProcessMemory();
@@ -507,9 +512,12 @@ static Expected<int> runTool(api::Request R) {
     (*Ex)->resetProfile(); // profile the warm runs
   for (unsigned I = 0; I < Repeat; ++I) {
     T0 = std::chrono::steady_clock::now();
-    if (Error E = runPasses(*X, **Ex, IO))
+    std::optional<double> Steps;
+    if (Error E = runPasses(*X, **Ex, IO, Steps))
       return E;
     Rep.RepeatSeconds.push_back(secondsSince(T0));
+    if (Steps)
+      Rep.RepeatStepsSeconds.push_back(*Steps);
   }
   Rep.ProfiledRuns = Repeat ? Repeat : 1;
   Rep.Ops = (*Ex)->opProfile();
@@ -536,7 +544,8 @@ static Expected<int> runTool(api::Request R) {
     makeWholeIO(*X, **Ref, RefIO, X->Passes > 1 ? &IO : nullptr);
     if (X->Passes == 1)
       copyInputs(*X->G, **Ex, **Ref);
-    if (Error E = runPasses(*X, **Ref, RefIO))
+    std::optional<double> RefSteps;
+    if (Error E = runPasses(*X, **Ref, RefIO, RefSteps))
       return E;
     Rep.CheckRan = true;
     Rep.CheckDifference = firstDifference(*X->G, IO, RefIO);

@@ -108,6 +108,16 @@ public:
                                                llvm::inconvertibleErrorCode());
   }
 
+  /// Timing a run's steps on the device itself, without the copies of
+  /// inputs and outputs through host memory: the step time the cost model
+  /// predicts. markSteps(false) before the first step, markSteps(true)
+  /// after the last, both on the compute queue; after synchronize(),
+  /// stepsSeconds() is the time between the two marks. A device whose
+  /// queues are synchronous (CPU) is timed by the executor's clock
+  /// instead, and these are no-ops.
+  virtual llvm::Error markSteps(bool /*End*/) { return llvm::Error::success(); }
+  virtual std::optional<double> stepsSeconds() { return std::nullopt; }
+
   virtual DeviceOverhead overhead() const = 0;
   /// Free device memory now (CUDA: cudaMemGetInfo), or none (CPU).
   virtual std::optional<uint64_t> freeBytes() = 0;

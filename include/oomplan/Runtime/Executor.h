@@ -131,6 +131,12 @@ public:
   /// Runs every step once, in order.
   llvm::Error run();
 
+  /// The last run()'s steps alone, in seconds: from before the first step
+  /// to after the last, without copying inputs in and outputs out through
+  /// host memory (a device the host cannot touch times them with its own
+  /// events). None when the device could not tell.
+  std::optional<double> lastStepsSeconds() const;
+
   /// Per op type, the time of the steps run since creation or the last
   /// resetProfile(), slowest first (ties by name, so the order is
   /// deterministic for equal times). Empty unless ExecOptions::Profile.

@@ -307,6 +307,21 @@ public:
     return llvm::Error::success();
   }
 
+  llvm::Error markSteps(bool End) override {
+    Context &X = context();
+    if (int E = cudaEventRecord(End ? X.StepsEnd : X.StepsBegin, X.Compute))
+      return cudaFailure(E, "recording a timing event");
+    return llvm::Error::success();
+  }
+  std::optional<double> stepsSeconds() override {
+    Context &X = context();
+    float Ms = 0;
+    if (cudaEventElapsedTime(&Ms, X.StepsBegin, X.StepsEnd)) {
+      cudaGetLastError(); // not recorded yet: no time, and no sticky error
+      return std::nullopt;
+    }
+    return double(Ms) / 1e3;
+  }
   DeviceOverhead overhead() const override { return context().Overhead; }
   std::optional<uint64_t> freeBytes() override {
     size_t Free = 0, Total = 0;
@@ -378,6 +393,9 @@ llvm::Error openContext(Context &X) {
   for (cudaEvent_t *Ev : {&X.Fork, &X.Join})
     if (int E = cudaEventCreateWithFlags(Ev, cudaEventDisableTiming))
       return cudaFailure(E, "creating an event");
+  for (cudaEvent_t *Ev : {&X.StepsBegin, &X.StepsEnd})
+    if (int E = cudaEventCreate(Ev)) // with timing
+      return cudaFailure(E, "creating a timing event");
   if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
     return cudaFailure(E, "allocating the index-error flag");
   // Done before any kernel: the legacy stream's cudaMemset would not be

@@ -43,6 +43,9 @@ TEST(Executor, RunsAChainToHandValues) {
   // Every region's touched bytes, rounded to the alignment, are its size.
   for (const RegionUse &U : E->regionUse())
     EXPECT_EQ(U.HighWaterAligned, U.PlannedBytes) << regionName(U.R).str();
+  // On the CPU the executor's clock times the steps.
+  ASSERT_TRUE(E->lastStepsSeconds().has_value());
+  EXPECT_GE(*E->lastStepsSeconds(), 0.0);
 }
 
 TEST(Executor, MissingKernelNamesNodeAndOp) {
@@ -300,6 +303,11 @@ public:
     Log.push_back("sync");
     return llvm::Error::success();
   }
+  llvm::Error markSteps(bool End) override {
+    Log.push_back(End ? "steps-end@compute" : "steps@compute");
+    return llvm::Error::success();
+  }
+  std::optional<double> stepsSeconds() override { return 0.25; }
   DeviceOverhead overhead() const override { return {}; }
   std::optional<uint64_t> freeBytes() override { return std::nullopt; }
   bool inRegion(const void *P) const {
@@ -316,8 +324,10 @@ public:
 // x is copied in before the steps, and the copy queue waits for that
 // (event 1); the prefetch runs on the copy queue and records event 0, which
 // the Add waits for on the compute queue (it reads w); the copy out of y
-// waits for the copy queue (event 2); the run ends with sync. tensor() gives
-// host mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
+// waits for the copy queue (event 2); the run ends with sync. The steps'
+// timing marks go after x's copy in and before y's copy out, so the steps'
+// time is the device's (0.25 here), not the copies'. tensor() gives host
+// mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
 TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   Model M(Streamed);
   Plan P = streamedPlan(M);
@@ -337,10 +347,13 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   ASSERT_FALSE(llvm::errorToBool(E->run()));
   EXPECT_EQ(D.Log, (std::vector<std::string>{
                        "h2d@compute", "record1@compute", "wait1@copy", // x in
+                       "steps@compute",                             // timing
                        "h2d@copy", "record0@copy", "wait0@compute", // prefetch
-                       "record2@copy", "wait2@compute", "d2h@compute", // y out
+                       "record2@copy", "wait2@compute",             // join
+                       "steps-end@compute", "d2h@compute",          // y out
                        "sync"}));
   EXPECT_EQ(floats(*E, Y), (std::vector<float>{0, 1, 2, 3}));
+  EXPECT_EQ(E->lastStepsSeconds(), std::optional<double>(0.25));
   DeviceUse U = E->deviceUse();
   EXPECT_EQ(U.Device, "logging");
   EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
