@@ -16,8 +16,9 @@
 #   4. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
 #   5. latency against PyTorch eager at batch 8 (resnet50, bert_like);
-#   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs),
-#      last: the only check no bar names.
+#   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
+#   7. with the time left, the kernel tests under compute-sanitizer.
+# 6 and 7 come last: no bar names them.
 # Each step is bounded by a timeout and the whole by GPU_CHECK_SECONDS (480);
 # a failed step is recorded, the rest go on.
 # A dry run of the script's plumbing without a GPU (here):
@@ -296,6 +297,25 @@ timeout "$(left 150)" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B
 say '```'
 tail -n 12 "$work/conf.txt" | tee -a "$res"
 say '```'
+fi
+# With what time is left: the kernel tests under compute-sanitizer (out of
+# bounds and misaligned accesses, then shared-memory races), which name the
+# kernel and the thread where a bug is. Slow, so last.
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+if [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
+  for tool in memcheck racecheck; do
+    have_time "compute-sanitizer --tool $tool" || break
+    say ""
+    say "## 7. compute-sanitizer --tool $tool on the kernel tests"
+    timeout "$(left 200)" "$san" --tool $tool --error-exitcode 9 --print-limit 20 \
+      "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/sanitizer-$tool.txt" 2>&1
+    rc=$?
+    [ $rc = 9 ] && fail "compute-sanitizer --tool $tool found errors"
+    [ $rc = 124 ] && say "(stopped at its timeout: what it found so far is below)"
+    say '```'
+    grep -E "^=========|PASSED|FAILED" "$work/sanitizer-$tool.txt" | head -n 40 | tee -a "$res"
+    say '```'
+  done
 fi
 elapsed
 # Every log and JSON record (not the output tensors) for a look afterwards.
