@@ -9,20 +9,20 @@
 # (every raw record) to $OUT (or ./gpu-out), and checks, recording numbers:
 #   0. that the carried binaries start and see the GPU (a tiny model);
 #   1. every CUDA kernel against the CPU backend (RuntimeCUDATests);
-#   3. the four test models at two sizes: outputs against the CPU executor
+#   2. the four test models at two sizes: outputs against the CPU executor
 #      (rtol 1e-3), device allocations against the plan, the context and
 #      handle overhead, warm latency, and the predicted step time (oomplan's
-#      H200 profile) against the measured one;
-#   4. a fitted plan (budget 60% of the unfitted need) under its budget as
+#      H200 profile) against the steps' time on the device;
+#   3. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
-#   5. latency against PyTorch eager at batch 8 (resnet50, bert_like);
-#   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
-#   7. with the time left, the kernel tests under compute-sanitizer.
-# 6 and 7 come last: no bar names them.
+#   4. latency against PyTorch eager at batch 8 (resnet50, bert_like);
+#   5. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
+#   6. with the time left, the kernel tests under compute-sanitizer.
+# 5 and 6 come last: no bar names them.
 # Each step is bounded by a timeout and the whole by GPU_CHECK_SECONDS (480);
 # a failed step is recorded, the rest go on.
 # A dry run of the script's plumbing without a GPU (here):
-#   GPU_CHECK_BACKEND=cpu PYTHON=/usr/bin/$PY bash utils/gpu-check.sh
+#   GPU_CHECK_BACKEND=cpu GPU_CHECK_QUICK=1 PYTHON=/usr/bin/python3 bash utils/gpu-check.sh
 set -uo pipefail
 BACKEND=${GPU_CHECK_BACKEND:-cuda}
 PY=${PYTHON:-python3}
@@ -186,7 +186,7 @@ PY
 
 elapsed
 say ""
-say "## 3. Four models at two sizes: CUDA against the CPU executor"
+say "## 2. Four models at two sizes: CUDA against the CPU executor"
 say ""
 say "| case | outputs within rtol 1e-3 | device allocations / plan | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted, bar 2x) |"
 say "|---|---|---|---|---|---|---|---|---|"
@@ -201,7 +201,7 @@ model_case gpt_like $G2
 
 elapsed
 say ""
-say "## 4. A fitted plan: gpt_like $FIT, budget 60% of the unfitted need"
+say "## 3. A fitted plan: gpt_like $FIT, budget 60% of the unfitted need"
 need=$(timeout "$(left 120)" "$RUN" test/models/gpt_like.onnx $FIT --random-weights \
   --backend=$BACKEND --device H200 --repeat 5 --json 2>/dev/null | tee "$work/unfitted.json" |
   $PY -c 'import json,sys; print(json.load(sys.stdin)["plan_total_bytes"])')
@@ -238,7 +238,7 @@ fi
 
 elapsed
 say ""
-say "## 5. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs through host memory)"
+say "## 4. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs through host memory)"
 say ""
 say "| case | oomplan CUDA warm | PyTorch eager | ratio (bar 1.5x) |"
 say "|---|---|---|---|"
@@ -290,7 +290,7 @@ PY
 done
 if have_time "the ONNX node tests"; then
 say ""
-say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
+say "## 5. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
 timeout "$(left 150)" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
   --suites node --backend $BACKEND --jobs 8 --timeout 120 \
   --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
@@ -306,7 +306,7 @@ if [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
   for tool in memcheck racecheck; do
     have_time "compute-sanitizer --tool $tool" || break
     say ""
-    say "## 7. compute-sanitizer --tool $tool on the kernel tests"
+    say "## 6. compute-sanitizer --tool $tool on the kernel tests"
     timeout "$(left 200)" "$san" --tool $tool --error-exitcode 9 --print-limit 20 \
       "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/sanitizer-$tool.txt" 2>&1
     rc=$?
