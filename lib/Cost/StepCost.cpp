@@ -9,6 +9,10 @@
 // 16-bit tensor-core product), else its node's output type. Products in
 // fp32 run at the TF32 peak when CostOptions::TF32 is set; an optimizer step
 // (no node) stays fp32, as its update runs on the fp32 master weights.
+// The peaks are scaled by the device's measured efficiencies, and a kernel
+// step takes at least the device's kernel floor (DeviceProfile.h); shape
+// arithmetic that a GPU runtime computes on the host (HostShapeSteps.cpp)
+// takes no time.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
@@ -23,6 +27,7 @@ CostModel::CostModel(const Graph &G, ConcreteDims D, DeviceProfile Dev,
   FlopsOf.resize(G.Nodes.size());
   for (NodeId N = 0; N < G.Nodes.size(); ++N)
     FlopsOf[N] = nodeFlops(G, Dims, N);
+  HostShape = hostShapeNodes(G, this->Dims);
 }
 
 // The node's first output type, Float when there is none.
@@ -92,6 +97,10 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
     if (const ops::OpInfo *Op = ops::lookupOp(G.Nodes[St.Node].OpType))
       if (Op->Cost.Bytes == ops::BytesClass::None)
         return 0;
+  // Shape arithmetic runs on the host, once (HostShapeSteps.cpp).
+  if (St.Node != NoId && St.Node < HostShape.size() && HostShape[St.Node] &&
+      St.Kind != StepKind::Backward)
+    return 0;
   double Flops = 0;
   if (St.Node != NoId && St.Node < FlopsOf.size()) {
     Flops = FlopsOf[St.Node];
@@ -104,10 +113,14 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   }
   double Peak =
       St.Node != NoId ? peakAt(St.Node, stepType(S, St)) : Device.PeakFP32;
+  Peak *= Device.ComputeEfficiency;
+  double Bandwidth = Device.MemBandwidth * Device.MemoryEfficiency;
   double Compute = Peak > 0 ? Flops / Peak : 0;
-  double Memory =
-      Device.MemBandwidth > 0 ? bytesMoved(S, St) / Device.MemBandwidth : 0;
-  return std::max(Compute, Memory);
+  double Memory = Bandwidth > 0 ? bytesMoved(S, St) / Bandwidth : 0;
+  // The floor is per kernel; an optimizer's per-weight updates are not one
+  // kernel each (PyTorch's foreach and fused optimizers batch them).
+  double Floor = St.Node != NoId ? Device.KernelSeconds : 0;
+  return std::max({Compute, Memory, Floor});
 }
 
 std::vector<double> CostModel::stepTimes(const Schedule &S) const {

@@ -1,7 +1,9 @@
 //===- CostModel.h - predicted time of every schedule step ------*- C++ -*-===//
 //
 // A roofline model: a step takes max(FLOPs / peak FLOP/s, bytes moved /
-// memory bandwidth). FLOPs come from the node's shapes at the bound symbols
+// memory bandwidth), the peaks scaled by what the device's kernels reach
+// (DeviceProfile's efficiencies), and at least the device's kernel floor;
+// shape arithmetic computed on the host takes none. FLOPs come from the node's shapes at the bound symbols
 // (2*M*N*K for a matmul, 2*Cout*Hout*Wout*Cin/group*kh*kw per image for a
 // convolution, a few per element for normalisations, one per element for
 // elementwise ops); bytes are what the step reads and writes. Backward steps
@@ -32,6 +34,12 @@ ConcreteDims evaluateDims(const Graph &G, const ShapeInfo &Shapes,
 
 /// Floating-point operations of one forward run of node N.
 double nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId N);
+
+/// Per node: shape arithmetic a GPU runtime computes on the host, not on
+/// the device (every input a small constant or weight, the dims of a
+/// tensor, or another such value; every output at most 512 bytes).
+/// lib/Cost/HostShapeSteps.cpp.
+std::vector<bool> hostShapeNodes(const Graph &G, const ConcreteDims &Dims);
 
 /// True for ops whose cost is dominated by FLOPs (MatMul, Gemm, Conv,
 /// ConvTranspose, Einsum): the ones the chooser avoids recomputing.
@@ -75,6 +83,7 @@ private:
   DeviceProfile Device;
   CostOptions Opts;
   std::vector<double> FlopsOf; ///< Per node, forward.
+  std::vector<bool> HostShape; ///< Per node: hostShapeNodes().
 };
 
 } // namespace oomplan

@@ -37,6 +37,15 @@ struct DeviceProfile {
   /// runs at (JSON "host_mem_bandwidth_gbps"; the default is a typical
   /// server socket's, since datasheets of GPUs do not say).
   double HostMemBandwidth = 100e9;
+  /// What kernels reach on this device, measured rather than datasheet:
+  /// the fraction of the peak FLOP/s a product runs at, of the memory
+  /// bandwidth a memory-bound kernel moves, and the shortest time a kernel
+  /// step takes (launch gap and ramp-up: a step on a few bytes still costs
+  /// this). 1, 1 and 0 (the pure roofline) unless a profile measured them
+  /// (JSON "compute_efficiency", "memory_efficiency", "kernel_us").
+  double ComputeEfficiency = 1;
+  double MemoryEfficiency = 1;
+  double KernelSeconds = 0;
 };
 
 /// The built-in profiles, in a fixed order.

@@ -103,6 +103,90 @@ m (float[N,8] x) => (float[N,16] y) <)" +
   EXPECT_EQ(Dev->MemoryBytes, 1073741824u); // "memory_gb": 1 is 1 GiB
 }
 
+// The same MatMul on a device whose kernels reach half the peaks and take
+// at least 2 us: 8.96e-7 s at the full 1 GB/s is 1.792e-6 s at 0.5 GB/s,
+// under the floor, so 2e-6 s. A Relu on the 4x16 output (256 + 256 bytes,
+// 5.12e-7 s at 0.5 GB/s) also takes the floor. Transfers are unchanged.
+TEST(CostModel, EfficiencyAndKernelFloor) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[N,8] x) => (float[N,16] z) <)" +
+                 values("float[8,16] W", 128) + R"(> {
+  y = MatMul(x, W)
+  z = Relu(y)
+}
+)");
+  auto Dev = parseDeviceJSON(R"({"name": "toy", "peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 0.5, "memory_gib": 1,
+      "compute_efficiency": 0.5, "memory_efficiency": 0.5, "kernel_us": 2})",
+                             "toy.json");
+  ASSERT_TRUE(!!Dev) << llvm::toString(Dev.takeError());
+  EXPECT_DOUBLE_EQ(Dev->ComputeEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(Dev->KernelSeconds, 2e-6);
+  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
+  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
+  ASSERT_TRUE(!!Bytes);
+  Schedule S = makeDefaultSchedule(*M.G, *Bytes);
+  CostModel C(*M.G, M.Dims, *Dev);
+  EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 2e-6, 1e-15);
+  EXPECT_NEAR(C.stepSeconds(S, S.Steps[1]), 2e-6, 1e-15);
+  EXPECT_NEAR(C.transferSeconds(1000), 2e-6, 1e-15);
+  // Half the bandwidth without a floor: 896 bytes / 0.5 GB/s = 1.792e-6 s.
+  Dev->KernelSeconds = 0;
+  CostModel NoFloor(*M.G, M.Dims, *Dev);
+  EXPECT_NEAR(NoFloor.stepSeconds(S, S.Steps[0]), 1.792e-6, 1e-15);
+  // An efficiency is a fraction: above 1 is refused.
+  auto Over = parseDeviceJSON(R"({"peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gib": 1,
+      "memory_efficiency": 1.5})",
+                              "over.json");
+  ASSERT_FALSE(!!Over);
+  EXPECT_NE(llvm::toString(Over.takeError()).find("at most 1"),
+            std::string::npos);
+}
+
+// Shape arithmetic: Shape(x) -> Gather(s, 0) -> Unsqueeze -> Concat with a
+// constant [-1] is the reshape target of x, fixed once N is bound, so a GPU
+// runtime computes it on the host: those four nodes (and the Constants) are
+// host steps and cost nothing. The Reshape reads x (a graph input) and the
+// Mul reads x and a small constant: both are device kernels, at the floor.
+TEST(CostModel, ShapeArithmeticIsOnTheHost) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[N,8] x) => (float[N,8] y) <float[1] two = {2.0}> {
+  s = Shape(x)
+  i0 = Constant<value_int = 0>()
+  axes = Constant<value = int64[1] {0}>()
+  d = Gather<axis=0>(s, i0)
+  du = Unsqueeze(d, axes)
+  rest = Constant<value = int64[1] {-1}>()
+  target = Concat<axis=0>(du, rest)
+  r = Reshape(x, target)
+  y = Mul(r, two)
+}
+)");
+  std::vector<bool> Host = hostShapeNodes(*M.G, M.Dims);
+  for (NodeId N = 0; N < M.G->Nodes.size(); ++N) {
+    llvm::StringRef Op = M.G->Nodes[N].OpType;
+    EXPECT_EQ(Host[N], Op != "Reshape" && Op != "Mul") << Op.str();
+  }
+  auto Dev = parseDeviceJSON(R"({"peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gib": 1,
+      "kernel_us": 5})",
+                             "toy.json");
+  ASSERT_TRUE(!!Dev);
+  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
+  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
+  ASSERT_TRUE(!!Bytes);
+  Schedule S = makeDefaultSchedule(*M.G, *Bytes);
+  CostModel C(*M.G, M.Dims, *Dev);
+  for (const Step &St : S.Steps) {
+    llvm::StringRef Op = M.G->Nodes[St.Node].OpType;
+    // Mul: 128 + 4 + 128 bytes at 1 GB/s is 2.6e-7 s, under the 5 us floor;
+    // the Reshape is a view of x (no time).
+    double Want = Op == "Mul" ? 5e-6 : 0;
+    EXPECT_NEAR(C.stepSeconds(S, St), Want, 1e-15) << Op.str();
+  }
+}
+
 TEST(CostModel, DeviceErrors) {
   auto Bad = findDevice("tpu-v9");
   ASSERT_FALSE(!!Bad);
