@@ -39,6 +39,14 @@ Model load(const std::string &Text) {
   return M;
 }
 
+// M's default schedule with every symbol bound to 4 (as load()'s dims).
+Schedule schedule(const Model &M) {
+  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
+  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
+  test::stopOnError(Bytes, "Bytes");
+  return makeDefaultSchedule(*M.G, *Bytes);
+}
+
 NodeId nodeWithOp(const Graph &G, llvm::StringRef Op) {
   for (NodeId N = 0; N < G.Nodes.size(); ++N)
     if (G.Nodes[N].OpType == Op)
@@ -93,10 +101,7 @@ m (float[N,8] x) => (float[N,16] y) <)" +
       "mem_bandwidth_gbps": 1, "host_link_gbps": 0.5, "memory_gb": 1})",
                              "toy.json");
   ASSERT_TRUE(!!Dev) << llvm::toString(Dev.takeError());
-  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
-  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
-  ASSERT_TRUE(!!Bytes);
-  Schedule S = makeDefaultSchedule(*M.G, *Bytes);
+  Schedule S = schedule(M);
   CostModel C(*M.G, M.Dims, *Dev);
   EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 8.96e-7, 1e-15);
   EXPECT_NEAR(C.transferSeconds(1000), 2e-6, 1e-15);
@@ -122,10 +127,7 @@ m (float[N,8] x) => (float[N,16] z) <)" +
   ASSERT_TRUE(!!Dev) << llvm::toString(Dev.takeError());
   EXPECT_DOUBLE_EQ(Dev->ComputeEfficiency, 0.5);
   EXPECT_DOUBLE_EQ(Dev->KernelSeconds, 2e-6);
-  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
-  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
-  ASSERT_TRUE(!!Bytes);
-  Schedule S = makeDefaultSchedule(*M.G, *Bytes);
+  Schedule S = schedule(M);
   CostModel C(*M.G, M.Dims, *Dev);
   EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 2e-6, 1e-15);
   EXPECT_NEAR(C.stepSeconds(S, S.Steps[1]), 2e-6, 1e-15);
@@ -173,10 +175,7 @@ m (float[N,8] x) => (float[N,8] y) <float[1] two = {2.0}> {
       "kernel_us": 5})",
                              "toy.json");
   ASSERT_TRUE(!!Dev);
-  std::vector<std::optional<int64_t>> Bind(M.Shapes.SymbolNames.size(), 4);
-  auto Bytes = evaluateValueBytes(*M.G, M.Shapes, Bind);
-  ASSERT_TRUE(!!Bytes);
-  Schedule S = makeDefaultSchedule(*M.G, *Bytes);
+  Schedule S = schedule(M);
   CostModel C(*M.G, M.Dims, *Dev);
   for (const Step &St : S.Steps) {
     llvm::StringRef Op = M.G->Nodes[St.Node].OpType;
