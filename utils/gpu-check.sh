@@ -266,7 +266,7 @@ done
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
 say ""
-say "| case | op type | measured (--profile, mean of 5 warm runs) | predicted | ratio |"
+say "| case | op type | measured (--profile: timing events between steps, mean of 5 warm runs) | predicted | ratio |"
 say "|---|---|---|---|---|"
 for c in "resnet50 $R8" "bert_like $B8"; do
   have_time "the profile of $c" || break

@@ -263,6 +263,15 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   if (!Base)
     return Base.takeError();
   I->EventBase = *Base;
+  // Timers (asynchronous devices): the steps' begin and end, and with
+  // --profile one after each step.
+  if (!I->Dev.hostVisible()) {
+    auto Timers = I->Dev.createTimers(
+        2 + (Opts.Profile ? unsigned(P.Sched.Steps.size()) : 0));
+    if (!Timers)
+      return Timers.takeError();
+    I->TimerBase = *Timers;
+  }
   // Again, now with addresses (cheap; keeps prepareStep one pass).
   I->Calls.assign(P.Sched.Steps.size(), StepCall());
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
@@ -517,12 +526,14 @@ llvm::Error Executor::Impl::runOnce() {
   if (!I->MirrorIn.empty())
     if (llvm::Error E = joinQueues(I->Dev, JoinIn, Queue::Compute, Queue::Copy))
       return E;
-  // The steps' own time: the device's marks where it runs asynchronously,
-  // else this clock (the steps are done when runStepsOrReplay returns).
+  // The steps' own time: the device's timers where it runs asynchronously
+  // (from after the inputs' copies to after both queues' steps, before the
+  // outputs' copies), else this clock (the steps are done when
+  // runStepsOrReplay returns).
   bool Async = !I->Dev.hostVisible();
   auto Begin = std::chrono::steady_clock::now();
   if (Async)
-    if (llvm::Error E = I->Dev.markSteps(false))
+    if (llvm::Error E = I->Dev.mark(I->TimerBase, Queue::Compute))
       return E;
   if (llvm::Error E = I->runStepsOrReplay())
     return E;
@@ -531,14 +542,14 @@ llvm::Error Executor::Impl::runOnce() {
     I->StepsSeconds = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - Begin)
                           .count();
-  // Copies out on the compute queue, after both queues' steps.
-  if (!I->MirrorOut.empty())
+  // Copies out on the compute queue, after both queues' steps; so is the
+  // steps' end mark (offloads count as steps).
+  if (!I->MirrorOut.empty() || Async)
     if (llvm::Error E =
             joinQueues(I->Dev, JoinOut, Queue::Copy, Queue::Compute))
       return E;
-  // After the copy queue's steps are joined in (offloads count as steps).
-  if (Async && !I->MirrorOut.empty())
-    if (llvm::Error E = I->Dev.markSteps(true))
+  if (Async)
+    if (llvm::Error E = I->Dev.mark(I->TimerBase + 1, Queue::Compute))
       return E;
   for (TensorId T : I->MirrorOut) {
     TensorRef R = I->ref(T);
@@ -546,17 +557,31 @@ llvm::Error Executor::Impl::runOnce() {
                                     CopyKind::DeviceToHost, Queue::Compute))
       return E;
   }
-  if (Async && I->MirrorOut.empty()) {
-    if (llvm::Error E = joinQueues(I->Dev, JoinOut, Queue::Copy, Queue::Compute))
-      return E;
-    if (llvm::Error E = I->Dev.markSteps(true))
-      return E;
-  }
   if (llvm::Error E = I->Dev.synchronize())
     return E;
-  if (Async)
-    I->StepsSeconds = I->Dev.stepsSeconds();
+  if (Async) {
+    I->StepsSeconds = I->Dev.secondsBetween(I->TimerBase, I->TimerBase + 1);
+    I->collectStepTimes();
+  }
   return llvm::Error::success();
+}
+
+// --profile on an asynchronous device: runSteps marked a timer after each
+// step on its queue; a step's time is from the previous mark on the same
+// queue (the steps' begin mark for the first) to its own, so every step is
+// timed on the device without a wait after each.
+void Executor::Impl::collectStepTimes() {
+  if (!TimedSteps)
+    return;
+  TimedSteps = false;
+  unsigned Prev[NumQueues] = {TimerBase, TimerBase};
+  for (uint64_t S = 0; S < Calls.size(); ++S) {
+    unsigned Q = unsigned(Launch.Steps[S].Q), Mine = TimerBase + 2 + unsigned(S);
+    if (std::optional<double> T = Dev.secondsBetween(Prev[Q], Mine))
+      StepSeconds[S] += std::max(0.0, *T); // copy-queue marks may lead
+    ++StepCalls[S];
+    Prev[Q] = Mine;
+  }
 }
 
 std::optional<double> Executor::lastStepsSeconds() const {
@@ -605,15 +630,24 @@ llvm::Error Executor::Impl::runSteps() {
   // such vectors at all.
   StepSeconds.resize(Calls.size(), 0);
   StepCalls.resize(Calls.size(), 0);
+  // An asynchronous device: a timer after each step, read once the run is
+  // done (collectStepTimes).
+  if (!Dev.hostVisible()) {
+    for (uint64_t S = 0; S < Calls.size(); ++S) {
+      if (llvm::Error E = runStep(S))
+        return E;
+      if (llvm::Error E =
+              Dev.mark(TimerBase + 2 + unsigned(S), Launch.Steps[S].Q))
+        return E;
+    }
+    TimedSteps = true;
+    return llvm::Error::success();
+  }
   using Clock = std::chrono::steady_clock;
   for (uint64_t S = 0; S < Calls.size(); ++S) {
     Clock::time_point T0 = Clock::now();
     if (llvm::Error E = runStep(S))
       return E;
-    // An asynchronous device: the step's time is its completion's.
-    if (!Dev.hostVisible())
-      if (llvm::Error E = Dev.synchronize())
-        return E;
     StepSeconds[S] += std::chrono::duration<double>(Clock::now() - T0).count();
     ++StepCalls[S];
   }

@@ -107,6 +107,11 @@ struct Executor::Impl {
   std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
   bool Ran = false;
   std::optional<double> StepsSeconds; ///< Executor::lastStepsSeconds().
+  /// Device::createTimers's first: the steps' begin (+0) and end (+1), and
+  /// with --profile after each step S (+2+S). TimedSteps: runSteps marked
+  /// them, collectStepTimes has not read them yet.
+  unsigned TimerBase = 0;
+  bool TimedSteps = false;
   LaunchPlan Launch;
   unsigned EventBase = 0;
   /// Devices the host cannot touch: host mirrors of the graph inputs and
@@ -193,6 +198,7 @@ struct Executor::Impl {
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
   llvm::Error runSteps();
+  void collectStepTimes();
   llvm::Error runStepsOrReplay();
   llvm::Error runOnce();
   void planHostShapes();

@@ -108,15 +108,23 @@ public:
                                                llvm::inconvertibleErrorCode());
   }
 
-  /// Timing a run's steps on the device itself, without the copies of
-  /// inputs and outputs through host memory: the step time the cost model
-  /// predicts. markSteps(false) before the first step, markSteps(true)
-  /// after the last, both on the compute queue; after synchronize(),
-  /// stepsSeconds() is the time between the two marks. A device whose
-  /// queues are synchronous (CPU) is timed by the executor's clock
-  /// instead, and these are no-ops.
-  virtual llvm::Error markSteps(bool /*End*/) { return llvm::Error::success(); }
-  virtual std::optional<double> stepsSeconds() { return std::nullopt; }
+  /// Timers: device time between two points of the queues, for a device
+  /// whose queues run asynchronously (CUDA: timing events), so that a run's
+  /// steps, and with --profile each step, are timed on the device without
+  /// waiting for it after every step. createTimers(N) makes N and returns
+  /// the first's id (the others follow it); mark(T, Q) records T after the
+  /// work queued so far on Q; after synchronize(), secondsBetween(A, B) is
+  /// the time from mark A to mark B, or none where it cannot tell. A device
+  /// whose queues are synchronous (CPU) is timed by the executor's clock
+  /// instead; the defaults are for it.
+  virtual llvm::Expected<unsigned> createTimers(unsigned) { return 0u; }
+  virtual llvm::Error mark(unsigned /*Timer*/, Queue) {
+    return llvm::Error::success();
+  }
+  virtual std::optional<double> secondsBetween(unsigned /*From*/,
+                                               unsigned /*To*/) {
+    return std::nullopt;
+  }
 
   virtual DeviceOverhead overhead() const = 0;
   /// Free device memory now (CUDA: cudaMemGetInfo), or none (CPU).

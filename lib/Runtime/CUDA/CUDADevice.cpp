@@ -307,17 +307,33 @@ public:
     return llvm::Error::success();
   }
 
-  llvm::Error markSteps(bool End) override {
+  llvm::Expected<unsigned> createTimers(unsigned N) override {
     Context &X = context();
-    if (int E = cudaEventRecord(End ? X.StepsEnd : X.StepsBegin, X.Compute))
+    std::lock_guard<std::mutex> Lock(X.Lock);
+    unsigned Base = unsigned(X.Timers.size());
+    for (unsigned I = 0; I < N; ++I) {
+      cudaEvent_t Ev;
+      if (int E = cudaEventCreate(&Ev)) // with timing, unlike createEvents
+        return cudaFailure(E, "creating a timing event");
+      X.Timers.push_back(Ev);
+    }
+    return Base;
+  }
+  llvm::Error mark(unsigned Timer, Queue Q) override {
+    Context &X = context();
+    if (Timer >= X.Timers.size())
+      return makeInternalError("timer " + llvm::Twine(Timer) + " not created");
+    if (int E = cudaEventRecord(X.Timers[Timer], stream(Q)))
       return cudaFailure(E, "recording a timing event");
     return llvm::Error::success();
   }
-  std::optional<double> stepsSeconds() override {
+  std::optional<double> secondsBetween(unsigned From, unsigned To) override {
     Context &X = context();
     float Ms = 0;
-    if (cudaEventElapsedTime(&Ms, X.StepsBegin, X.StepsEnd)) {
-      cudaGetLastError(); // not recorded yet: no time, and no sticky error
+    if (From >= X.Timers.size() || To >= X.Timers.size())
+      return std::nullopt;
+    if (cudaEventElapsedTime(&Ms, X.Timers[From], X.Timers[To])) {
+      cudaGetLastError(); // not recorded: no time, and no sticky error
       return std::nullopt;
     }
     return double(Ms) / 1e3;
@@ -393,9 +409,6 @@ llvm::Error openContext(Context &X) {
   for (cudaEvent_t *Ev : {&X.Fork, &X.Join})
     if (int E = cudaEventCreateWithFlags(Ev, cudaEventDisableTiming))
       return cudaFailure(E, "creating an event");
-  for (cudaEvent_t *Ev : {&X.StepsBegin, &X.StepsEnd})
-    if (int E = cudaEventCreate(Ev)) // with timing
-      return cudaFailure(E, "creating a timing event");
   if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
     return cudaFailure(E, "allocating the index-error flag");
   // Done before any kernel: the legacy stream's cudaMemset would not be

@@ -303,11 +303,22 @@ public:
     Log.push_back("sync");
     return llvm::Error::success();
   }
-  llvm::Error markSteps(bool End) override {
-    Log.push_back(End ? "steps-end@compute" : "steps@compute");
+  unsigned Timers = 0;
+  llvm::Expected<unsigned> createTimers(unsigned N) override {
+    unsigned Base = Timers;
+    Timers += N;
+    return Base;
+  }
+  llvm::Error mark(unsigned T, Queue Q) override {
+    Log.push_back("timer" + std::to_string(T) +
+                  (Q == Queue::Copy ? "@copy" : "@compute"));
     return llvm::Error::success();
   }
-  std::optional<double> stepsSeconds() override { return 0.25; }
+  // A quarter of a second per timer id between the two: made-up times
+  // that say which marks a time was taken between.
+  std::optional<double> secondsBetween(unsigned From, unsigned To) override {
+    return 0.25 * (double(To) - double(From));
+  }
   DeviceOverhead overhead() const override { return {}; }
   std::optional<uint64_t> freeBytes() override { return std::nullopt; }
   bool inRegion(const void *P) const {
@@ -325,8 +336,8 @@ public:
 // (event 1); the prefetch runs on the copy queue and records event 0, which
 // the Add waits for on the compute queue (it reads w); the copy out of y
 // waits for the copy queue (event 2); the run ends with sync. The steps'
-// timing marks go after x's copy in and before y's copy out, so the steps'
-// time is the device's (0.25 here), not the copies'. tensor() gives host
+// timers (0 and 1) go after x's copy in and before y's copy out, so the
+// steps' time is the device's between them (0.25 here), not the copies'. tensor() gives host
 // mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
 TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   Model M(Streamed);
@@ -347,10 +358,10 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   ASSERT_FALSE(llvm::errorToBool(E->run()));
   EXPECT_EQ(D.Log, (std::vector<std::string>{
                        "h2d@compute", "record1@compute", "wait1@copy", // x in
-                       "steps@compute",                             // timing
+                       "timer0@compute",                            // timing
                        "h2d@copy", "record0@copy", "wait0@compute", // prefetch
                        "record2@copy", "wait2@compute",             // join
-                       "steps-end@compute", "d2h@compute",          // y out
+                       "timer1@compute", "d2h@compute",             // y out
                        "sync"}));
   EXPECT_EQ(floats(*E, Y), (std::vector<float>{0, 1, 2, 3}));
   EXPECT_EQ(E->lastStepsSeconds(), std::optional<double>(0.25));
@@ -358,6 +369,44 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   EXPECT_EQ(U.Device, "logging");
   EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
   EXPECT_EQ(U.HostBytes, P.HostBytes);
+}
+
+// --profile on such a device: a timer after each step on its queue, no
+// wait for the device between steps, and a step's time from the previous
+// mark on its queue to its own. Timers: 0 and 1 the steps' begin and end,
+// 2 + S after step S. Neg (compute) 2 - 0, the prefetch (copy, its first
+// mark, so from the begin) 3 - 0, Add (compute) 4 - 2: at 0.25 s per id,
+// 0.5, 0.75 and 0.5 s.
+TEST(Executor, DeviceThatHostCannotTouchTimesEachStepWithTimers) {
+  Model M(Streamed);
+  Plan P = streamedPlan(M);
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  O.Profile = true;
+  auto E = makeExec(M, P, I, cpu(), O);
+  EXPECT_EQ(D.Timers, 5u);
+  D.Log.clear();
+  setFloats(*E, M.G->findValue("x"), {1, 1, 1, 1});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(D.Log, (std::vector<std::string>{
+                       "h2d@compute", "record1@compute", "wait1@copy",
+                       "timer0@compute", "timer2@compute", // Neg
+                       "h2d@copy", "record0@copy", "timer3@copy", // prefetch
+                       "wait0@compute", "timer4@compute",          // Add
+                       "record2@copy", "wait2@compute", "timer1@compute",
+                       "d2h@compute", "sync"}));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{0, 1, 2, 3}));
+  std::vector<OpTime> Ops = E->opProfile();
+  ASSERT_EQ(Ops.size(), 3u);
+  EXPECT_EQ(Ops[0].Op, "(prefetch)");
+  EXPECT_DOUBLE_EQ(Ops[0].Seconds, 0.75);
+  EXPECT_EQ(Ops[1].Op, "Add");
+  EXPECT_DOUBLE_EQ(Ops[1].Seconds, 0.5);
+  EXPECT_EQ(Ops[2].Op, "Neg");
+  EXPECT_DOUBLE_EQ(Ops[2].Seconds, 0.5);
+  EXPECT_EQ(Ops[2].Calls, 1u);
 }
 
 // A weight in the weights region on such a device: staged through host
