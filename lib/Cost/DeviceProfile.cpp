@@ -83,12 +83,13 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   // The first problem found, as text; empty when all is well.
   std::string Problem;
   auto Num = [&](llvm::StringRef Key, double Scale, double &Out,
-                 bool Required) {
+                 bool Required, bool ZeroOK = false) {
     if (!Problem.empty())
       return;
     if (llvm::Optional<double> D = O->getNumber(Key)) {
-      if (*D <= 0)
-        Problem = "'" + Key.str() + "' must be positive";
+      if (*D < 0 || (*D == 0 && !ZeroOK))
+        Problem = "'" + Key.str() + "' must be " +
+                  (ZeroOK ? "0 or more" : "positive");
       Out = *D * Scale;
     } else if (Required) {
       Problem = "missing number '" + Key.str() + "'";
@@ -109,7 +110,7 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("host_mem_bandwidth_gbps", G, P.HostMemBandwidth, false);
   Num("compute_efficiency", 1, P.ComputeEfficiency, false);
   Num("memory_efficiency", 1, P.MemoryEfficiency, false);
-  Num("kernel_us", 1e-6, P.KernelSeconds, false);
+  Num("kernel_us", 1e-6, P.KernelSeconds, false, /*ZeroOK=*/true); // no floor
   if (Problem.empty() && (P.ComputeEfficiency > 1 || P.MemoryEfficiency > 1))
     Problem = "an efficiency is a fraction of the peak, at most 1";
   if (!Problem.empty())

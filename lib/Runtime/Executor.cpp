@@ -264,10 +264,10 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
     return Base.takeError();
   I->EventBase = *Base;
   // Timers (asynchronous devices): the steps' begin and end, and with
-  // --profile one after each step.
+  // --profile two per step (after its waits, after its work).
   if (!I->Dev.hostVisible()) {
     auto Timers = I->Dev.createTimers(
-        2 + (Opts.Profile ? unsigned(P.Sched.Steps.size()) : 0));
+        2 + (Opts.Profile ? 2 * unsigned(P.Sched.Steps.size()) : 0));
     if (!Timers)
       return Timers.takeError();
     I->TimerBase = *Timers;
@@ -400,6 +400,12 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   for (unsigned E : L.Waits)
     if (llvm::Error Err = Dev.wait(EventBase + E, L.Q))
       return Err;
+  // --profile on an asynchronous device: the step's own work lies between
+  // these two marks (collectStepTimes).
+  unsigned Timer = TimerBase + 2 + 2 * unsigned(S);
+  if (TimedSteps)
+    if (llvm::Error E = Dev.mark(Timer, L.Q))
+      return E;
   if (C.OnHost)
     for (TensorId T : C.Upload)
       if (llvm::Error E =
@@ -449,6 +455,9 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   case CallKind::Nothing:
     break;
   }
+  if (TimedSteps)
+    if (llvm::Error E = Dev.mark(Timer + 1, L.Q))
+      return E;
   if (Opts.Poison)
     for (BufferId B : C.Dying)
       if (llvm::Error E = poison(B, L.Q))
@@ -566,21 +575,19 @@ llvm::Error Executor::Impl::runOnce() {
   return llvm::Error::success();
 }
 
-// --profile on an asynchronous device: runSteps marked a timer after each
-// step on its queue; a step's time is from the previous mark on the same
-// queue (the steps' begin mark for the first) to its own, so every step is
-// timed on the device without a wait after each.
+// --profile on an asynchronous device: runStep marked a timer on the
+// step's queue after its waits and another after its work, so a step's
+// time is its own work on the device: not the other queue's steps it waited
+// for, nor a wait for the device after every step.
 void Executor::Impl::collectStepTimes() {
   if (!TimedSteps)
     return;
   TimedSteps = false;
-  unsigned Prev[NumQueues] = {TimerBase, TimerBase};
   for (uint64_t S = 0; S < Calls.size(); ++S) {
-    unsigned Q = unsigned(Launch.Steps[S].Q), Mine = TimerBase + 2 + unsigned(S);
-    if (std::optional<double> T = Dev.secondsBetween(Prev[Q], Mine))
-      StepSeconds[S] += std::max(0.0, *T); // copy-queue marks may lead
+    unsigned Start = TimerBase + 2 + 2 * unsigned(S);
+    if (std::optional<double> T = Dev.secondsBetween(Start, Start + 1))
+      StepSeconds[S] += std::max(0.0, *T);
     ++StepCalls[S];
-    Prev[Q] = Mine;
   }
 }
 
@@ -608,6 +615,15 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
   }
   llvm::Error StepError = runSteps();
   auto Id = Dev.endRecording();
+  // The steps' begin mark again, outside the capture: the device was idle
+  // while the host recorded (and instantiated) the steps, and that time is
+  // not the steps'.
+  if (llvm::Error E = Dev.mark(TimerBase, Queue::Compute)) {
+    llvm::consumeError(std::move(StepError));
+    if (!Id)
+      llvm::consumeError(Id.takeError());
+    return E;
+  }
   if (StepError || !Id) {
     llvm::consumeError(std::move(StepError));
     if (!Id)
@@ -633,14 +649,10 @@ llvm::Error Executor::Impl::runSteps() {
   // An asynchronous device: a timer after each step, read once the run is
   // done (collectStepTimes).
   if (!Dev.hostVisible()) {
-    for (uint64_t S = 0; S < Calls.size(); ++S) {
+    TimedSteps = true; // runStep marks the timers
+    for (uint64_t S = 0; S < Calls.size(); ++S)
       if (llvm::Error E = runStep(S))
         return E;
-      if (llvm::Error E =
-              Dev.mark(TimerBase + 2 + unsigned(S), Launch.Steps[S].Q))
-        return E;
-    }
-    TimedSteps = true;
     return llvm::Error::success();
   }
   using Clock = std::chrono::steady_clock;

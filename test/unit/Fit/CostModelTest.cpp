@@ -144,6 +144,20 @@ m (float[N,8] x) => (float[N,16] z) <)" +
   ASSERT_FALSE(!!Over);
   EXPECT_NE(llvm::toString(Over.takeError()).find("at most 1"),
             std::string::npos);
+  // A floor of 0 is the pure roofline, spelled out; a negative one is not.
+  auto Zero = parseDeviceJSON(R"({"peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gib": 1,
+      "kernel_us": 0})",
+                              "zero.json");
+  ASSERT_TRUE(!!Zero) << llvm::toString(Zero.takeError());
+  EXPECT_EQ(Zero->KernelSeconds, 0.0);
+  auto Negative = parseDeviceJSON(R"({"peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gib": 1,
+      "kernel_us": -1})",
+                                  "neg.json");
+  ASSERT_FALSE(!!Negative);
+  EXPECT_NE(llvm::toString(Negative.takeError()).find("0 or more"),
+            std::string::npos);
 }
 
 // Shape arithmetic: Shape(x) -> Gather(s, 0) -> Unsqueeze -> Concat with a

@@ -314,10 +314,10 @@ public:
                   (Q == Queue::Copy ? "@copy" : "@compute"));
     return llvm::Error::success();
   }
-  // A quarter of a second per timer id between the two: made-up times
-  // that say which marks a time was taken between.
+  // Made-up times that say which two marks a time was taken between:
+  // 0.25 To - 0.125 From seconds (0 to 1: 0.25; 2 to 3: 0.5; 4 to 5: 0.75).
   std::optional<double> secondsBetween(unsigned From, unsigned To) override {
-    return 0.25 * (double(To) - double(From));
+    return 0.25 * double(To) - 0.125 * double(From);
   }
   DeviceOverhead overhead() const override { return {}; }
   std::optional<uint64_t> freeBytes() override { return std::nullopt; }
@@ -371,12 +371,12 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   EXPECT_EQ(U.HostBytes, P.HostBytes);
 }
 
-// --profile on such a device: a timer after each step on its queue, no
-// wait for the device between steps, and a step's time from the previous
-// mark on its queue to its own. Timers: 0 and 1 the steps' begin and end,
-// 2 + S after step S. Neg (compute) 2 - 0, the prefetch (copy, its first
-// mark, so from the begin) 3 - 0, Add (compute) 4 - 2: at 0.25 s per id,
-// 0.5, 0.75 and 0.5 s.
+// --profile on such a device: two timers per step on its queue, after its
+// waits and after its work, and no wait for the device between steps; a
+// step's time is between its two marks, so the Add is not charged for the
+// prefetch it waits for. Timers: 0 and 1 the steps' begin and end, 2 + 2S
+// and 3 + 2S around step S: Neg 2-3, the prefetch 4-5, Add 6-7, which the
+// device's made-up clock makes 0.5, 0.75 and 1.0 s.
 TEST(Executor, DeviceThatHostCannotTouchTimesEachStepWithTimers) {
   Model M(Streamed);
   Plan P = streamedPlan(M);
@@ -386,24 +386,27 @@ TEST(Executor, DeviceThatHostCannotTouchTimesEachStepWithTimers) {
   O.Dev = &D;
   O.Profile = true;
   auto E = makeExec(M, P, I, cpu(), O);
-  EXPECT_EQ(D.Timers, 5u);
+  EXPECT_EQ(D.Timers, 8u);
   D.Log.clear();
   setFloats(*E, M.G->findValue("x"), {1, 1, 1, 1});
   ASSERT_FALSE(llvm::errorToBool(E->run()));
-  EXPECT_EQ(D.Log, (std::vector<std::string>{
-                       "h2d@compute", "record1@compute", "wait1@copy",
-                       "timer0@compute", "timer2@compute", // Neg
-                       "h2d@copy", "record0@copy", "timer3@copy", // prefetch
-                       "wait0@compute", "timer4@compute",          // Add
-                       "record2@copy", "wait2@compute", "timer1@compute",
-                       "d2h@compute", "sync"}));
+  EXPECT_EQ(D.Log,
+            (std::vector<std::string>{
+                "h2d@compute", "record1@compute", "wait1@copy", // x in
+                "timer0@compute",                               // begin
+                "timer2@compute", "timer3@compute",             // Neg
+                "timer4@copy", "h2d@copy", "timer5@copy", "record0@copy",
+                "wait0@compute", "timer6@compute", "timer7@compute", // Add
+                "record2@copy", "wait2@compute", "timer1@compute",   // end
+                "d2h@compute", "sync"}));
   EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{0, 1, 2, 3}));
+  EXPECT_EQ(E->lastStepsSeconds(), std::optional<double>(0.25));
   std::vector<OpTime> Ops = E->opProfile();
   ASSERT_EQ(Ops.size(), 3u);
-  EXPECT_EQ(Ops[0].Op, "(prefetch)");
-  EXPECT_DOUBLE_EQ(Ops[0].Seconds, 0.75);
-  EXPECT_EQ(Ops[1].Op, "Add");
-  EXPECT_DOUBLE_EQ(Ops[1].Seconds, 0.5);
+  EXPECT_EQ(Ops[0].Op, "Add");
+  EXPECT_DOUBLE_EQ(Ops[0].Seconds, 1.0);
+  EXPECT_EQ(Ops[1].Op, "(prefetch)");
+  EXPECT_DOUBLE_EQ(Ops[1].Seconds, 0.75);
   EXPECT_EQ(Ops[2].Op, "Neg");
   EXPECT_DOUBLE_EQ(Ops[2].Seconds, 0.5);
   EXPECT_EQ(Ops[2].Calls, 1u);
