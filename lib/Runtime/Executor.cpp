@@ -646,8 +646,8 @@ llvm::Error Executor::Impl::runSteps() {
   // such vectors at all.
   StepSeconds.resize(Calls.size(), 0);
   StepCalls.resize(Calls.size(), 0);
-  // An asynchronous device: a timer after each step, read once the run is
-  // done (collectStepTimes).
+  // An asynchronous device: runStep marks two timers around each step's
+  // work, read once the run is done (collectStepTimes).
   if (!Dev.hostVisible()) {
     TimedSteps = true; // runStep marks the timers
     for (uint64_t S = 0; S < Calls.size(); ++S)
