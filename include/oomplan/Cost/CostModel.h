@@ -3,10 +3,11 @@
 // A roofline model: a step takes max(FLOPs / peak FLOP/s, bytes moved /
 // memory bandwidth), the peaks scaled by what the device's kernels reach
 // (DeviceProfile's efficiencies), and at least the device's kernel floor;
-// shape arithmetic computed on the host takes none. FLOPs come from the node's shapes at the bound symbols
-// (2*M*N*K for a matmul, 2*Cout*Hout*Wout*Cin/group*kh*kw per image for a
-// convolution, a few per element for normalisations, one per element for
-// elementwise ops); bytes are what the step reads and writes. Backward steps
+// shape arithmetic computed on the host takes none. FLOPs come from the
+// node's shapes at the bound symbols (2*M*N*K for a matmul,
+// 2*Cout*Hout*Wout*Cin/group*kh*kw per image for a convolution, a few per
+// element for normalisations, one per element for elementwise ops); bytes
+// are what the step reads and writes. Backward steps
 // of matmuls and convolutions cost twice the forward FLOPs (two products:
 // the input's and the weight's gradient); recompute steps cost their forward
 // step. Transfers (offload, prefetch) take bytes / host-link bandwidth on
