@@ -82,8 +82,8 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   P.Name = O->getString("name").getValueOr("custom").str();
   // The first problem found, as text; empty when all is well.
   std::string Problem;
-  auto Num = [&](llvm::StringRef Key, double Scale, double &Out,
-                 bool Required, bool ZeroOK = false) {
+  auto Num = [&](llvm::StringRef Key, double Scale, double &Out, bool Required,
+                 bool ZeroOK = false) {
     if (!Problem.empty())
       return;
     if (llvm::Optional<double> D = O->getNumber(Key)) {

@@ -548,9 +548,9 @@ llvm::Error Executor::Impl::runOnce() {
     return E;
   I->StepsSeconds.reset();
   if (!Async)
-    I->StepsSeconds = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - Begin)
-                          .count();
+    I->StepsSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Begin)
+            .count();
   // Copies out on the compute queue, after both queues' steps; so is the
   // steps' end mark (offloads count as steps).
   if (!I->MirrorOut.empty() || Async)

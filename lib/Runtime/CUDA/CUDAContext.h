@@ -36,7 +36,7 @@ struct Context {
   std::vector<cudaEvent_t> Events;
   /// Fork and join of the copy stream into a graph capture.
   cudaEvent_t Fork = nullptr, Join = nullptr;
-  std::vector<cudaEvent_t> Timers; ///< Device::createTimers's (timing).
+  std::vector<cudaEvent_t> Timers;     ///< Device::createTimers's (timing).
   std::vector<cudaGraphExec_t> Graphs; ///< Device::replay's recordings.
   std::mutex Lock;                     ///< Events and the algorithm cache.
 };

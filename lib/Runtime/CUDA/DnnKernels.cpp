@@ -186,10 +186,11 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
   // Implicit GEMM runs every geometry with FMA math and no workspace: the
   // fallback when the filter above left nothing, rather than no convolution.
   size_t Implicit = 0;
-  if (!Found && cudnnGetConvolutionForwardWorkspaceSize(
-                    Cx.Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,
-                    CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
-                    &Implicit) == CUDNN_STATUS_SUCCESS &&
+  if (!Found &&
+      cudnnGetConvolutionForwardWorkspaceSize(
+          Cx.Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,
+          CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+          &Implicit) == CUDNN_STATUS_SUCCESS &&
       Implicit <= ConvWorkspaceLimit) {
     S.Algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
     S.WorkspaceBytes = Implicit;

@@ -86,10 +86,9 @@ template <BinaryOp Op> llvm::Error runFold(const KernelContext &C) {
         !setBroadcast(S, 1, B.Dims, Out.Dims))
       return C.unsupported("operands do not broadcast to the output within " +
                            llvm::Twine(MaxRank) + " dims");
-    if (llvm::Error E = launched(C,
-                                 binary(Op, *T, A.Data, B.Data, Out.Data, S,
-                                        context().Compute),
-                                 "binary kernel"))
+    if (llvm::Error E = launched(
+            C, binary(Op, *T, A.Data, B.Data, Out.Data, S, context().Compute),
+            "binary kernel"))
       return E;
   }
   return llvm::Error::success();

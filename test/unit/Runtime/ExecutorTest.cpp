@@ -337,8 +337,9 @@ public:
 // the Add waits for on the compute queue (it reads w); the copy out of y
 // waits for the copy queue (event 2); the run ends with sync. The steps'
 // timers (0 and 1) go after x's copy in and before y's copy out, so the
-// steps' time is the device's between them (0.25 here), not the copies'. tensor() gives host
-// mirrors, never device addresses. y = -x + w = [0, 1, 2, 3] as above.
+// steps' time is the device's between them (0.25 here), not the copies'.
+// tensor() gives host mirrors, never device addresses. y = -x + w = [0, 1, 2,
+// 3] as above.
 TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   Model M(Streamed);
   Plan P = streamedPlan(M);
@@ -358,7 +359,7 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   ASSERT_FALSE(llvm::errorToBool(E->run()));
   EXPECT_EQ(D.Log, (std::vector<std::string>{
                        "h2d@compute", "record1@compute", "wait1@copy", // x in
-                       "timer0@compute",                            // timing
+                       "timer0@compute",                               // timing
                        "h2d@copy", "record0@copy", "wait0@compute", // prefetch
                        "record2@copy", "wait2@compute",             // join
                        "timer1@compute", "d2h@compute",             // y out

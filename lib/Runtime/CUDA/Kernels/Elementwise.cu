@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Launch.h"
+#include <cstdint>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math_constants.h>
-#include <cstdint>
 #include <type_traits>
 
 namespace oomplan {
