@@ -207,17 +207,22 @@ public:
       return cudaFailure(E, "filling " + llvm::Twine(Bytes) + " bytes");
     return llvm::Error::success();
   }
-  llvm::Expected<unsigned> createEvents(unsigned N) override {
-    Context &X = context();
-    std::lock_guard<std::mutex> G(X.Lock);
-    unsigned Base = unsigned(X.Events.size());
+  // N more events in To, returning the first's index: ordering events
+  // (DisableTiming, cheaper to record and wait for) or timing ones.
+  static llvm::Expected<unsigned> appendEvents(std::vector<cudaEvent_t> &To,
+                                               unsigned N, unsigned Flags) {
+    std::lock_guard<std::mutex> G(context().Lock);
+    unsigned Base = unsigned(To.size());
     for (unsigned I = 0; I < N; ++I) {
       cudaEvent_t Ev;
-      if (int E = cudaEventCreateWithFlags(&Ev, cudaEventDisableTiming))
+      if (int E = cudaEventCreateWithFlags(&Ev, Flags))
         return cudaFailure(E, "creating an event");
-      X.Events.push_back(Ev);
+      To.push_back(Ev);
     }
     return Base;
+  }
+  llvm::Expected<unsigned> createEvents(unsigned N) override {
+    return appendEvents(context().Events, N, cudaEventDisableTiming);
   }
   llvm::Error record(unsigned Event, Queue Q) override {
     if (int E = cudaEventRecord(context().Events[Event], stream(Q)))
@@ -308,16 +313,7 @@ public:
   }
 
   llvm::Expected<unsigned> createTimers(unsigned N) override {
-    Context &X = context();
-    std::lock_guard<std::mutex> Lock(X.Lock);
-    unsigned Base = unsigned(X.Timers.size());
-    for (unsigned I = 0; I < N; ++I) {
-      cudaEvent_t Ev;
-      if (int E = cudaEventCreate(&Ev)) // with timing, unlike createEvents
-        return cudaFailure(E, "creating a timing event");
-      X.Timers.push_back(Ev);
-    }
-    return Base;
+    return appendEvents(context().Timers, N, cudaEventDefault); // timing
   }
   llvm::Error mark(unsigned Timer, Queue Q) override {
     Context &X = context();

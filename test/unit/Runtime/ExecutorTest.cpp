@@ -289,16 +289,16 @@ public:
     Events += N;
     return Base;
   }
+  // "record3@copy": an operation, its event or timer, its queue.
+  llvm::Error logOn(const char *What, unsigned Id, Queue Q) {
+    Log.push_back(What + std::to_string(Id) +
+                  (Q == Queue::Copy ? "@copy" : "@compute"));
+    return llvm::Error::success();
+  }
   llvm::Error record(unsigned E, Queue Q) override {
-    Log.push_back("record" + std::to_string(E) +
-                  (Q == Queue::Copy ? "@copy" : "@compute"));
-    return llvm::Error::success();
+    return logOn("record", E, Q);
   }
-  llvm::Error wait(unsigned E, Queue Q) override {
-    Log.push_back("wait" + std::to_string(E) +
-                  (Q == Queue::Copy ? "@copy" : "@compute"));
-    return llvm::Error::success();
-  }
+  llvm::Error wait(unsigned E, Queue Q) override { return logOn("wait", E, Q); }
   llvm::Error synchronize() override {
     Log.push_back("sync");
     return llvm::Error::success();
@@ -310,9 +310,7 @@ public:
     return Base;
   }
   llvm::Error mark(unsigned T, Queue Q) override {
-    Log.push_back("timer" + std::to_string(T) +
-                  (Q == Queue::Copy ? "@copy" : "@compute"));
-    return llvm::Error::success();
+    return logOn("timer", T, Q);
   }
   // Made-up times that say which two marks a time was taken between:
   // 0.25 To - 0.125 From seconds (0 to 1: 0.25; 2 to 3: 0.5; 4 to 5: 0.75).
