@@ -108,6 +108,8 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
       return double(H.data<int32_t>()[0]);
     case ElementType::Int64:
       return double(H.data<int64_t>()[0]);
+    case ElementType::Bool:
+      return H.data<bool>()[0] ? 1.0 : 0.0;
     default:
       break;
     }
@@ -140,9 +142,11 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
     return double(*static_cast<const int32_t *>(P));
   case ElementType::Int64:
     return double(*static_cast<const int64_t *>(P));
+  case ElementType::Bool:
+    return *static_cast<const unsigned char *>(P) ? 1.0 : 0.0;
   default:
     return C.unsupported("input " + llvm::Twine(I) +
-                         " must be float, double, int32 or int64");
+                         " must be float, double, int32, int64 or bool");
   }
 }
 

@@ -112,6 +112,19 @@ template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C) {
     return C.unsupported("operands do not broadcast to the output within " +
                          llvm::Twine(MaxRank) + " dims");
   auto T = dtypeOf(A.Type);
+  // Pow's exponent may be of another type (a float base with an int64
+  // exponent of 2 or 3 in exported models): one exponent value is read on
+  // the host and the power taken in double, as the CPU does.
+  if (Op == BinaryOp::Pow && T && A.Type != B.Type && B.numElements() == 1 &&
+      Out.Dims == A.Dims) {
+    auto E = hostScalar(C, 1);
+    if (!E)
+      return E.takeError();
+    return launched(C,
+                    unary(UnaryOp::PowScalar, *T, A.Data, Out.Data,
+                          int64_t(Out.numElements()), *E, 0, context().Compute),
+                    "Pow kernel");
+  }
   if (!T || A.Type != B.Type)
     return C.unsupported("operand types " + elementTypeName(A.Type) + ", " +
                          elementTypeName(B.Type));
@@ -157,6 +170,32 @@ llvm::Error runIdentity(const KernelContext &C) {
       return E;
   return copyUnlessAliased(C);
 }
+
+// Dropout is the identity in inference. Training mode with a nonzero
+// ratio draws random numbers no reference could match: refused, as on the
+// CPU, rather than silently the identity.
+llvm::Error runDropout(const KernelContext &C) {
+  bool Training = C.N.getInt("is_test", 1) == 0;
+  if (C.Inputs.size() > 2 && C.Inputs[2].present()) {
+    auto T = hostScalar(C, 2);
+    if (!T)
+      return T.takeError();
+    Training = *T != 0;
+  }
+  double Ratio = C.N.getFloat("ratio", 0.5);
+  if (Training && C.Inputs.size() > 1 && C.Inputs[1].present()) {
+    auto R = hostScalar(C, 1);
+    if (!R)
+      return R.takeError();
+    Ratio = *R;
+  }
+  if (Training && Ratio != 0)
+    return C.unsupported("training-mode Dropout with a nonzero ratio");
+  if (C.Outputs.size() > 1 && C.Outputs[1].present() &&
+      C.Outputs[1].Type != ElementType::Bool)
+    return C.unsupported("mask of type " + elementTypeName(C.Outputs[1].Type));
+  return runIdentity(C);
+}
 } // namespace
 
 void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
@@ -201,5 +240,5 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Where", {runWhere, nullptr, {ElementType::Bool}});
   Un("Cast", {runCast, nullptr, {}});
   Un("Identity", {runIdentity, nullptr, {}});
-  Un("Dropout", {runIdentity, nullptr, {}});
+  Un("Dropout", {runDropout, nullptr, {}});
 }

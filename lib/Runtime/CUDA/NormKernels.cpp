@@ -48,20 +48,31 @@ llvm::Error runLayerNorm(const KernelContext &C) {
   int64_t Rows = cpu::productOf(X.Dims, 0, size_t(Axis));
   int64_t Cols = cpu::productOf(X.Dims, size_t(Axis), size_t(R));
   bool HasBias = C.Inputs.size() > 2 && C.Inputs[2].present();
-  if (int64_t(Scale.numElements()) != Cols ||
-      (HasBias && int64_t(C.Inputs[2].numElements()) != Cols))
-    return C.unsupported("scale or bias broadcast over the normalized axes "
-                         "(the CUDA kernel takes one value per element)");
+  // The CPU kernel's two forms: one value per normalized element, or one
+  // value for all of them.
+  auto Form = [&](unsigned I) { return int64_t(C.Inputs[I].numElements()); };
+  if ((Form(1) != Cols && Form(1) != 1) ||
+      (HasBias && Form(2) != Cols && Form(2) != 1))
+    return C.unsupported("Scale and B must have the normalized shape or one "
+                         "element");
+  if (Scale.Type != ElementType::Float ||
+      (HasBias && C.Inputs[2].Type != ElementType::Float))
+    return C.unsupported("Scale and B must be float, as X");
   auto Opt = [&](unsigned I) {
     return I < C.Outputs.size() && C.Outputs[I].present()
                ? C.Outputs[I].data<float>()
                : nullptr;
   };
+  for (unsigned I = 1; I < 3; ++I)
+    if (Opt(I) && (C.Outputs[I].Type != ElementType::Float ||
+                   int64_t(C.Outputs[I].numElements()) != Rows))
+      return C.unsupported("Mean and InvStdDev must be one float per row");
   return launched(C,
                   layerNorm(X.data<float>(), Scale.data<float>(),
                             HasBias ? C.Inputs[2].data<float>() : nullptr,
                             C.Outputs[0].data<float>(), Opt(1), Opt(2), Rows,
                             Cols, float(C.N.getFloat("epsilon", 1e-5)),
+                            Form(1) == 1, HasBias && Form(2) == 1,
                             context().Compute),
                   "LayerNormalization kernel");
 }

@@ -222,6 +222,47 @@ g (float[2,3,8,8] x) => (float[2,3,8,8] sm, float[2,3,8,8] sm1,
 })");
 }
 
+// The forms the CPU kernels take that a first CUDA version refused: Pow
+// of a float base and an int64 exponent (exporters write x ** 2 so), a
+// LayerNormalization whose scale and bias are one value each, and Dropout
+// with a training_mode input that is false.
+TEST(CUDAKernels, MixedPowOneValueLayerNormDropout) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,8] x) => (float[2,3,8] sq, float[2,3,8] cu, float[2,3,8] ln,
+    float[2,3,8] dr, bool[2,3,8] mask)
+    <int64 two = {2}, int64 three = {3}, float[1] s = {1.5}, float[1] b = {-0.25},
+     float ratio = {0.3}, bool off = {0}> {
+  sq = Pow(x, two)
+  cu = Pow(x, three)
+  ln = LayerNormalization<axis = -1, epsilon = 1e-5>(x, s, b)
+  dr, mask = Dropout(x, ratio, off)
+})");
+}
+
+// Training-mode Dropout draws random numbers no reference could match:
+// both backends refuse it rather than run the identity.
+TEST(CUDAKernels, TrainingDropoutIsRefused) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) <float ratio = {0.5}, bool on = {1}> {
+  y = Dropout(x, ratio, on)
+})");
+  auto Refused = [&](const Backend &B) {
+    Plan P = M.plan(M.schedule(*B.Kernels));
+    RunInfo I = M.info(P);
+    ExecOptions O;
+    O.Dev = B.Dev;
+    auto E = makeExec(M, P, I, *B.Kernels, O);
+    std::string Msg = llvm::toString(E->run());
+    EXPECT_NE(Msg.find("training-mode Dropout"), std::string::npos) << Msg;
+  };
+  Refused(*openBackend("cpu"));
+  std::string Why;
+  std::optional<Backend> G = gpu(Why);
+  if (!G)
+    GTEST_SKIP() << "no CUDA device: " << Why;
+  Refused(*G);
+}
+
 TEST(CUDAKernels, MatMulAndGemm) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[5,7] a, float[7,3] b, float[2,5,7] a3, float[2,7,3] b3,

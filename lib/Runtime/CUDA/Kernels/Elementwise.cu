@@ -98,6 +98,8 @@ __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
     return T(0.5) * X * (T(1) + erf(X * T(0.70710678118654752440)));
   case UnaryOp::Sign:
     return X > T(0) ? T(1) : (X < T(0) ? T(-1) : T(0));
+  case UnaryOp::PowScalar: // in double, as the CPU's Pow of mixed types
+    return A == 2 ? X * X : T(::pow(double(X), A));
   default:
     return X;
   }

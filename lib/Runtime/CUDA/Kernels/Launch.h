@@ -52,11 +52,13 @@ enum class UnaryOp : int {
   Softplus,
   Gelu,
   Sign,
-  Not
+  Not,
+  PowScalar
 };
 /// Out[i] = op(In[i]) for N elements (In may equal Out). A and B are the
 /// op's parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid: alpha,
-/// beta). F32 and F64 (Not: Bool; Neg, Abs, Sign, Relu: also I32, I64).
+/// beta; PowScalar: the exponent). F32 and F64 (Not: Bool; Neg, Abs, Sign,
+/// Relu: also I32, I64).
 int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
           double B, cudaStream_t Stream);
 
@@ -143,10 +145,11 @@ int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
 
 /// LayerNormalization over the last Cols of Rows x Cols, F32: Y = (X -
 /// mean) / sqrt(var + Eps) * Scale + Bias (Bias may be null). Scale and
-/// Bias have Cols elements. Mean and InvStd (may be null) get Rows each.
+/// Bias have Cols elements, or one (ScaleOne, BiasOne). Mean and InvStd
+/// (may be null) get Rows each.
 int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
               float *Mean, float *InvStd, int64_t Rows, int64_t Cols, float Eps,
-              cudaStream_t Stream);
+              bool ScaleOne, bool BiasOne, cudaStream_t Stream);
 
 enum class ReduceOp : int {
   Sum,

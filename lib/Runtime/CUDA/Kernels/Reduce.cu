@@ -62,9 +62,12 @@ __global__ void softmaxStrided(const float *In, float *Out, int64_t Outer,
 
 // Two passes over the row (mean, then the centred variance): as exact as
 // the CPU kernel's, where one-pass E[x^2] - E[x]^2 cancels badly.
+// ScaleStep, BiasStep: 1 for one value per column, 0 for one value in all
+// (the CPU kernel's two forms of Scale and B).
 __global__ void layerNormRows(const float *X, const float *Scale,
                               const float *Bias, float *Y, float *Mean,
-                              float *InvStd, int64_t Cols, float Eps) {
+                              float *InvStd, int64_t Cols, float Eps,
+                              int ScaleStep, int BiasStep) {
   __shared__ float Shared[32];
   const float *R = X + blockIdx.x * Cols;
   float *W = Y + blockIdx.x * Cols;
@@ -78,7 +81,8 @@ __global__ void layerNormRows(const float *X, const float *Scale,
   float Var = blockReduce<false>(V, Shared) / float(Cols);
   float Inv = rsqrtf(Var + Eps);
   for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
-    W[C] = (R[C] - Mu) * Inv * Scale[C] + (Bias ? Bias[C] : 0.f);
+    W[C] = (R[C] - Mu) * Inv * Scale[C * ScaleStep] +
+           (Bias ? Bias[C * BiasStep] : 0.f);
   if (threadIdx.x == 0) {
     if (Mean)
       Mean[blockIdx.x] = Mu;
@@ -215,13 +219,14 @@ int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
 
 int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
               float *Mean, float *InvStd, int64_t Rows, int64_t Cols, float Eps,
-              cudaStream_t Stream) {
+              bool ScaleOne, bool BiasOne, cudaStream_t Stream) {
   if (Rows * Cols == 0)
     return 0;
   if (Rows >= (int64_t(1) << 31))
     return int(cudaErrorInvalidValue);
-  layerNormRows<<<unsigned(Rows), Block, 0, Stream>>>(X, Scale, Bias, Y, Mean,
-                                                      InvStd, Cols, Eps);
+  layerNormRows<<<unsigned(Rows), Block, 0, Stream>>>(
+      X, Scale, Bias, Y, Mean, InvStd, Cols, Eps, ScaleOne ? 0 : 1,
+      BiasOne ? 0 : 1);
   return lastError();
 }
 
