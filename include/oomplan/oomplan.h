@@ -145,6 +145,12 @@ struct Request {
   /// A device profile name or a JSON file: the cost model's device, and the
   /// budget when Budget is not set.
   std::optional<std::string> Device;
+  /// --backend=cuda: plan as `oomplan-run --backend=cuda` runs the model,
+  /// each cuDNN convolution's and cuBLAS product's workspace a buffer of
+  /// its step at the most that backend asks (CUDAWorkspaces.h), since the
+  /// planner asks no GPU. Unset: the graph's tensors only (library scratch
+  /// belongs in Overhead). Inference only.
+  std::optional<std::string> Backend;
 
   FitRequest Fit;
 

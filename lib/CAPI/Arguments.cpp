@@ -171,6 +171,7 @@ const OptionSpec Options[] = {
     {"budget", Arity::Value, "SIZE", STRING(Req.Budget)},
     {"overhead", Arity::Value, "SIZE", STRING(Req.Overhead)},
     {"device", Arity::Value, "NAME|FILE.json", STRING(Req.Device)},
+    {"backend", Arity::Value, "cuda", STRING(Req.Backend)},
     // Training.
     {"train", Arity::Flag, "", FLAG(Req.Train.Enabled)},
     {"optimizer", Arity::Value, "sgd|momentum|adam|adamw",

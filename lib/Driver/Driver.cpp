@@ -223,6 +223,8 @@ static Expected<int> runSession(Session &S) {
     return planner::runAlgorithm(S.Req.Algorithm, {}, {}).takeError();
   if (Error E = resolveOptions(S))
     return E;
+  if (Error E = installBackend(S))
+    return E;
   S.Res.BudgetBytes = S.Budget;
   S.Res.OverheadBytes = S.Overhead;
   if (StringRef(S.Req.ModelPath).endswith(".csv"))

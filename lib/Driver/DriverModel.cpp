@@ -223,6 +223,7 @@ static void emitCSV(raw_ostream &OS, const Plan &P, bool IOInArena) {
 void driver::printSettings(Session &S) {
   const api::Request &R = S.Req;
   printFusionSettings(S);
+  printBackendSettings(S);
   if (R.Device) {
     S.OS << "device: " << S.Device.Name << ", "
          << formatBytes(S.Device.MemoryBytes) << " (" << S.Device.MemoryBytes

@@ -53,6 +53,7 @@ SAME = [
     [BERT, "--batch=4", "--seq=128", "--emit", "plan", "--overhead=1G",
      "--budget=20G"],
     [RESNET, "-batch", "2", "--emit=shapes"],
+    [RESNET, "--batch=2", "--backend", "cuda", "--emit=json"],
     [RESNET, "--batch=0x2", "--emit=lifetimes", "--no-inplace",
      "--io-in-arena", "--align=512", "--algo=greedy-by-size",
      "--time-limit=0.5"],

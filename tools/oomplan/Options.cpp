@@ -62,6 +62,12 @@ static cl::opt<std::string> Device(
     cl::desc("Device profile: H100-SXM (default for costs), H100-PCIe, H200, "
              "A100-40GB, A100-80GB, L4, RTX-4090, or a JSON file. Without "
              "--budget its memory is the budget"));
+static cl::opt<std::string> BackendOpt(
+    "backend", cl::cat(BudgetCat), cl::value_desc("cuda"),
+    cl::desc("Plan as `oomplan-run --backend=cuda` runs the model: each cuDNN "
+             "convolution's and cuBLAS product's workspace is a buffer of the "
+             "plan, at the most the backend asks (64 MiB, 32 MiB) since no "
+             "GPU is asked here. Default: the graph's tensors only"));
 
 // Training.
 static cl::opt<bool>
@@ -308,6 +314,7 @@ Expected<api::Request> tool::makeRequest() {
   R.Budget = given(Budget);
   R.Overhead = given(Overhead);
   R.Device = given(Device);
+  R.Backend = given(BackendOpt);
   R.Parallel.Devices = given(Devices);
   R.Parallel.Spec = given(Parallel);
   R.Fit.Fit = Fit;

@@ -60,6 +60,14 @@ struct FusionRecord {
   std::string TrainingAdvice;
 };
 
+/// What --backend added to the main plan (DriverBackend.cpp), for the
+/// report's "backend:" line.
+struct BackendRecord {
+  bool Cuda = false;                ///< --backend=cuda.
+  bool Recorded = false;            ///< The counts below are the main plan's.
+  unsigned Convs = 0, Products = 0; ///< Steps given a cuDNN / cuBLAS bound.
+};
+
 struct Session {
   const api::Request &Req;
   api::Result &Res;
@@ -82,6 +90,7 @@ struct Session {
   std::function<bool(llvm::StringRef)> FusedSupported;
   bool KernelWorkspaces = false;
   std::shared_ptr<FusionRecord> Fusion = std::make_shared<FusionRecord>();
+  std::shared_ptr<BackendRecord> Backend = std::make_shared<BackendRecord>();
 
   Session(const api::Request &Req, api::Result &Res)
       : Req(Req), Res(Res), OS(Res.Output) {}
@@ -120,6 +129,12 @@ void printFusionSettings(Session &S);
 void fusedAttentionAdvice(Session &S, const Graph &G, const ShapeInfo &Shapes,
                           llvm::ArrayRef<std::optional<int64_t>> Bindings,
                           const PipelineOptions &PO, bool AsNote);
+
+/// --backend (DriverBackend.cpp): checks it and installs its workspaces in
+/// S.EditSchedule. Call after resolveOptions, before a model is planned.
+llvm::Error installBackend(Session &S);
+/// The report's "backend:" line, when --backend is given.
+void printBackendSettings(Session &S);
 
 /// Checks the request's options against each other (17.6) and resolves
 /// budget, overhead, device and training options into S.

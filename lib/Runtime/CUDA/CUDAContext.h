@@ -11,6 +11,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_CUDACONTEXT_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_CUDACONTEXT_H
 
+#include "oomplan/Runtime/CUDAWorkspaces.h"
 #include "oomplan/Runtime/Device.h"
 #include "oomplan/Runtime/Kernel.h"
 #include "llvm/ADT/SmallVector.h"
@@ -48,10 +49,8 @@ Context &context();
 /// a device in tests, and then return their no-device answers).
 bool haveContext();
 
-/// The cuBLAS workspace each MatMul and Gemm step gets in the plan: what
-/// NVIDIA recommends, 32 MiB on compute capability 9 (Hopper), 4 MiB
-/// before. cuBLAS is given exactly this buffer (cublasSetWorkspace) and
-/// allocates none of its own.
+/// The cuBLAS workspace each MatMul and Gemm step gets in the plan
+/// (blasWorkspaceFor the device; cublasSetWorkspace is given exactly it).
 uint64_t blasWorkspaceBytes();
 
 /// An error for a failed CUDA runtime call (Code is a cudaError_t).

@@ -23,7 +23,7 @@ static Context *TheContext = nullptr;
 Context &cuda::context() { return *TheContext; }
 bool cuda::haveContext() { return TheContext != nullptr; }
 uint64_t cuda::blasWorkspaceBytes() {
-  return (haveContext() && context().ComputeMajor >= 9 ? 32 : 4) << 20;
+  return blasWorkspaceFor(haveContext() ? context().ComputeMajor : 0);
 }
 
 llvm::Error cuda::cudaFailure(int Code, const llvm::Twine &What) {

@@ -21,11 +21,6 @@ using namespace oomplan::runtime::cuda;
 namespace {
 const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
 
-/// The most workspace a convolution may plan (larger-workspace algorithms
-/// are skipped): large enough for cuDNN's fast algorithms on ResNet-sized
-/// layers, small next to the activations of a batch.
-constexpr uint64_t ConvWorkspaceLimit = uint64_t(64) << 20;
-
 // Descriptors freed at scope exit.
 struct Descs {
   cudnnTensorDescriptor_t X = nullptr, Y = nullptr;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeTestModel.h"
 #include "oomplan/Runtime/CUDA.h"
+#include "oomplan/Runtime/CUDAWorkspaces.h"
 #include <cmath>
 #include <random>
 
@@ -386,4 +387,34 @@ TEST(CUDAKernels, FusedOpsOnTestModels) {
     GTEST_SKIP() << "fusion and kernel coverage checked; no CUDA device to "
                     "compare outputs: "
                  << Why;
+}
+
+// `oomplan --backend=cuda` plans each library workspace at its bound
+// (CUDAWorkspaces.h) without a GPU: every CUDA kernel that declares a
+// workspace must have one there, or the planner-only plan would be smaller
+// than the run's. OomplanAttention's scratch is the CPU formula, which the
+// planner counts itself. Runs without a GPU.
+TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
+  const KernelTable &K = cuda::cudaKernelTable();
+  unsigned WithWorkspace = 0;
+  for (const ops::OpInfo &Op : ops::allOps()) {
+    const auto &Kern = K.get(ops::opCode(Op));
+    std::string Name = Op.Name;
+    uint64_t Bound = cuda::workspaceBound(Name);
+    if (!Kern || !Kern->Workspace) {
+      EXPECT_EQ(Bound, 0u) << Name << " has a bound but no CUDA workspace";
+      continue;
+    }
+    ++WithWorkspace;
+    if (Name == fused::AttentionOp)
+      continue;
+    EXPECT_GT(Bound, 0u) << Name << " has a CUDA workspace and no bound";
+    // Without a device a workspace query answers 0 (nothing to ask): the
+    // bound is what the planner must use instead.
+    EXPECT_LE(Kern->Workspace(Node(), {}, {}), Bound) << Name;
+  }
+  // Conv, MatMul, Gemm and the three fused ops.
+  EXPECT_EQ(WithWorkspace, 6u);
+  EXPECT_EQ(cuda::workspaceBound("Conv"), uint64_t(64) << 20);
+  EXPECT_EQ(cuda::workspaceBound("MatMul"), uint64_t(32) << 20);
 }

@@ -1,0 +1,50 @@
+//===- CUDAWorkspaces.h - the CUDA backend's library workspaces -*- C++ -*-===//
+//
+// The CUDA backend plans each cuDNN convolution's and cuBLAS product's
+// scratch as a buffer of its step (Kernel::Workspace). With a GPU it asks
+// the libraries for the size; without one (`oomplan --backend=cuda`, the
+// planner on a machine with no GPU) the plan holds the most the backend
+// ever asks, so that it is never smaller than the run's. CUDA-free: the
+// planner and the backend read the same limits here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_RUNTIME_CUDAWORKSPACES_H
+#define OOMPLAN_RUNTIME_CUDAWORKSPACES_H
+
+#include "oomplan/IR/FusedOps.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+/// The most workspace a convolution may plan: cuDNN algorithms that need
+/// more are skipped. Large enough for cuDNN's fast algorithms on
+/// ResNet-sized layers, small next to the activations of a batch.
+constexpr uint64_t ConvWorkspaceLimit = uint64_t(64) << 20;
+
+/// The cuBLAS workspace of each MatMul and Gemm step on a device of compute
+/// capability Major: NVIDIA's recommendation, 32 MiB on Hopper (9) and
+/// later, 4 MiB before. cuBLAS gets exactly this buffer and allocates none.
+constexpr uint64_t blasWorkspaceFor(int Major) {
+  return (Major >= 9 ? uint64_t(32) : uint64_t(4)) << 20;
+}
+
+/// Without a device: the most scratch the CUDA kernel of OpType plans
+/// (0: none, or a formula of its shapes, as OomplanAttention's, which the
+/// planner counts itself). Every CUDA kernel with a workspace has a bound
+/// here (RuntimeCUDATests checks it against the kernel table).
+inline uint64_t workspaceBound(llvm::StringRef OpType) {
+  if (OpType == "Conv" || OpType == fused::ConvOp)
+    return ConvWorkspaceLimit;
+  if (OpType == "MatMul" || OpType == "Gemm" || OpType == fused::MatMulOp)
+    return blasWorkspaceFor(9);
+  return 0;
+}
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan
+
+#endif

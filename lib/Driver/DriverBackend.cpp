@@ -1,0 +1,83 @@
+//===- DriverBackend.cpp - --backend: a runtime's library workspaces ------===//
+//
+// `oomplan --backend=cuda` plans what `oomplan-run --backend=cuda` would
+// allocate, on a machine that has no GPU to ask. The runtime's plan adds
+// each kernel's workspace (DriverExecutable.cpp, from the kernels'
+// queries); here the CUDA kernels' workspaces come from their bounds
+// (Runtime/CUDAWorkspaces.h): a convolution gets cuDNN's limit and a
+// product cuBLAS's Hopper size, the most the backend ever plans for such a
+// step. Every step's workspace is then at least the run's, so the peak of
+// live bytes is too. OomplanAttention's scratch is already counted by the
+// planner-only path (DriverFusion.cpp), with the formula the CUDA kernel
+// declares.
+//
+//===----------------------------------------------------------------------===//
+#include "Workspace.h"
+#include "oomplan/Driver/Session.h"
+#include "oomplan/Runtime/CUDAWorkspaces.h"
+#include "oomplan/Support/ByteSize.h"
+#include "oomplan/Support/Error.h"
+
+using namespace llvm;
+using namespace oomplan;
+using namespace oomplan::driver;
+
+Error driver::installBackend(Session &S) {
+  if (!S.Req.Backend)
+    return Error::success();
+  if (*S.Req.Backend != "cuda")
+    return makeInputError("--backend=" + *S.Req.Backend +
+                          ": expected cuda (the CPU backend's plan is "
+                          "oomplan-run's own)");
+  if (S.training())
+    return makeInputError("--backend=cuda plans a run of oomplan-run, which "
+                          "runs inference plans; drop --train (with --train, "
+                          "--runtime says whose kernels to predict)");
+  if (StringRef(S.Req.ModelPath).endswith(".csv"))
+    return makeInputError("--backend applies to models, not to CSV "
+                          "instances of placement");
+  std::shared_ptr<BackendRecord> Rec = S.Backend;
+  Rec->Cuda = true;
+  auto Prev = S.EditSchedule;
+  S.EditSchedule = [=](const Graph &G, const ShapeInfo &Shapes,
+                       ArrayRef<std::optional<int64_t>> B,
+                       Schedule &Sched) -> Error {
+    if (Prev)
+      if (Error E = Prev(G, Shapes, B, Sched))
+        return E;
+    unsigned Convs = 0, Products = 0;
+    for (Step &St : Sched.Steps) {
+      if (St.Kind != StepKind::Compute || St.Node == NoId)
+        continue;
+      const Node &N = G.Nodes[St.Node];
+      uint64_t Bytes = runtime::cuda::workspaceBound(N.OpType);
+      if (Bytes == 0)
+        continue;
+      bool Conv = N.OpType == "Conv" || N.OpType == fused::ConvOp;
+      ++(Conv ? Convs : Products);
+      addWorkspaceWrite(Sched, St, N, Bytes);
+    }
+    // The first plan is the main one; later calls re-plan at other
+    // bindings or for a fit's candidates.
+    if (!Rec->Recorded) {
+      Rec->Recorded = true;
+      Rec->Convs = Convs;
+      Rec->Products = Products;
+    }
+    return Error::success();
+  };
+  return Error::success();
+}
+
+void driver::printBackendSettings(Session &S) {
+  const BackendRecord &R = *S.Backend;
+  if (!R.Cuda)
+    return;
+  S.OS << "backend: cuda, library workspaces at the most the backend asks "
+          "(no GPU asked): "
+       << R.Convs << " convolution" << (R.Convs == 1 ? "" : "s") << " x "
+       << formatBytes(runtime::cuda::ConvWorkspaceLimit) << " (cuDNN), "
+       << R.Products << " MatMul/Gemm x "
+       << formatBytes(runtime::cuda::blasWorkspaceFor(9))
+       << " (cuBLAS), each live during its step\n";
+}
