@@ -70,12 +70,6 @@ static cl::opt<std::string>
     Check("check", cl::cat(RunCat), cl::value_desc("unplanned"),
           cl::desc("unplanned: run again with every tensor in its own "
                    "allocation and require bit-identical outputs"));
-static cl::opt<std::string> BackendName("backend", cl::cat(RunCat),
-                                        cl::init("cpu"),
-                                        cl::value_desc("cpu|cuda"),
-                                        cl::desc("Where the plan runs: cpu "
-                                                 "(default), or cuda (GPU 0; "
-                                                 "builds with CUDA only)"));
 static cl::opt<bool> FoldInputs(
     "fold-inputs", cl::cat(RunCat),
     cl::desc("Always plan the given small inputs (integers of up to 1024 "
@@ -409,6 +403,10 @@ static Expected<int> runTool(api::Request R) {
   if (!Check.empty() && Check != "unplanned")
     return makeInputError("invalid value '" + Check +
                           "' for --check; valid values: unplanned");
+  // --backend is oomplan's option, which puts its workspace bounds in the
+  // request; here the backend's own kernels give the workspaces.
+  std::string BackendName = R.Backend.value_or("cpu");
+  R.Backend.reset();
   auto Back = runtime::openBackend(BackendName);
   if (!Back)
     return Back.takeError();
@@ -669,6 +667,11 @@ int main(int argc, char **argv) {
                                                tool::categories().end());
   Cats.push_back(&RunCat);
   cl::HideUnrelatedOptions(Cats);
+  // oomplan's --backend, with this tool's meaning.
+  cl::opt<std::string> &Backend = tool::backendOption();
+  Backend.setDescription("Where the plan runs: cpu (default), or cuda (GPU 0; "
+                         "builds with CUDA only)");
+  Backend.setValueStr("cpu|cuda");
   int RC = runCommands(argc, argv);
   if (RC >= 0)
     return RC;

@@ -62,6 +62,9 @@ static cl::opt<std::string> Device(
     cl::desc("Device profile: H100-SXM (default for costs), H100-PCIe, H200, "
              "A100-40GB, A100-80GB, L4, RTX-4090, or a JSON file. Without "
              "--budget its memory is the budget"));
+// Shared with oomplan-run, where it says where the plan runs (cpu|cuda);
+// here it says whose kernels' workspaces the plan holds, so that
+// `oomplan --backend=cuda` plans what `oomplan-run --backend=cuda` runs.
 static cl::opt<std::string> BackendOpt(
     "backend", cl::cat(BudgetCat), cl::value_desc("cuda"),
     cl::desc("Plan as `oomplan-run --backend=cuda` runs the model: each cuDNN "
@@ -259,6 +262,8 @@ static cl::opt<bool> IOInArena("io-in-arena", cl::cat(AlgoCat),
                                         "the arena"));
 static cl::opt<double> TimeLimit("time-limit", cl::cat(AlgoCat), cl::init(2.0),
                                  cl::desc("Seconds a search may run"));
+
+cl::opt<std::string> &tool::backendOption() { return BackendOpt; }
 
 ArrayRef<const cl::OptionCategory *> tool::categories() {
   static const cl::OptionCategory *Cats[] = {&ModelCat, &BudgetCat, &TrainCat,

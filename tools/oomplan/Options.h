@@ -24,6 +24,10 @@ llvm::Expected<api::Request> makeRequest();
 /// The "Output" category, for options a tool adds (--commands).
 llvm::cl::OptionCategory &outputCategory();
 
+/// --backend: oomplan's (the workspaces a CUDA run plans, in the request)
+/// and oomplan-run's (where the plan runs), one option for both tools.
+llvm::cl::opt<std::string> &backendOption();
+
 /// The output file (-o), and whether --list-algos was given.
 const std::string &outputPath();
 bool listAlgorithms();
