@@ -68,6 +68,7 @@ class Runner:
         self.local = threading.local()
         self.procs = []
         self.lock = threading.Lock()
+        self.stopped = False  # kill(): runs in flight end, none start
 
     def _coprocess(self):
         p = getattr(self.local, "proc", None)
@@ -99,6 +100,8 @@ class Runner:
                     raise subprocess.TimeoutExpired(args, self.timeout)
                 return (rec["exit"], rec["stdout"].encode(),
                         rec["stderr"].encode())
+            if self.stopped:
+                raise RuntimeError("stopped at the deadline")
             self.local.proc = None  # The coprocess itself died: run alone.
         p = subprocess.run([self.tool] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=self.timeout,
@@ -110,6 +113,14 @@ class Runner:
             if p.poll() is None:
                 p.stdin.close()
                 p.wait()
+
+    def kill(self):
+        """At the deadline: ends the coprocesses and their runs now."""
+        self.stopped = True
+        with self.lock:
+            for p in self.procs:
+                if p.poll() is None:
+                    p.kill()
 
 
 # Imported lazily (workers need them; --help should not).
@@ -359,6 +370,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=60,
                     help="seconds per data set (default %(default)s)")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="seconds after which the run stops: tests not "
+                         "finished are recorded as not run, and the results "
+                         "so far are still written (0: none)")
     ap.add_argument("--no-poison", action="store_true",
                     help="do not pass --poison (on by default: a buffer "
                          "overwritten when its lifetime ends turns any "
@@ -424,12 +439,22 @@ def main():
     start = time.time()
     results = {}
     runner = Runner(args.tool, "--commands" in help_text, args.timeout)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = {ex.submit(run_test, runner, d, extra, args.fold): name
-                for name, d in tests}
-        for f in concurrent.futures.as_completed(futs):
+    ex = concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs)
+    futs = {ex.submit(run_test, runner, d, extra, args.fold): name
+            for name, d in tests}
+    try:
+        for f in concurrent.futures.as_completed(
+                futs, timeout=args.deadline or None):
             results[futs[f]] = f.result()
-    runner.close()
+        ex.shutdown()
+        runner.close()
+    except concurrent.futures.TimeoutError:
+        # A caller's own timeout would lose every result: stop here instead
+        # and write what finished.
+        ex.shutdown(wait=False, cancel_futures=True)
+        runner.kill()
+        for name in futs.values():
+            results.setdefault(name, ("not run", "the --deadline passed"))
     elapsed = time.time() - start
 
     # Summary per suite.
@@ -457,6 +482,9 @@ def main():
                  "(%d)" % total["values"], "(%d)" % total["folded"],
                  *[total[k] for k in kinds[1:]]))
     print("(%.1f s, %d jobs)" % (elapsed, args.jobs))
+    not_run = sum(1 for s, _ in results.values() if s == "not run")
+    if not_run:
+        print("not run (the --deadline passed): %d" % not_run)
 
     # Which ops block the unsupported tests, from the node the error names.
     blockers = collections.Counter()
