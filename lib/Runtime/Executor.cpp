@@ -239,6 +239,11 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   auto I = std::make_unique<Impl>(G, P, Info, Kernels, Opts);
   if (llvm::Error E = I->checkInfo())
     return E;
+  if (uint64_t A = I->Dev.minAlignment(); P.AlignBytes < A)
+    return makeUnsupportedError(
+        "the plan aligns buffers to " + llvm::Twine(P.AlignBytes) +
+        " bytes; the " + I->Dev.name() + " device needs " + llvm::Twine(A) +
+        " (plan with --align " + llvm::Twine(A) + " or more)");
   // Kernels first: an unsupported op is reported before anything is
   // allocated.
   I->Calls.resize(P.Sched.Steps.size());

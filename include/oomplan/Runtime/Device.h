@@ -50,6 +50,11 @@ public:
   /// directly (CPU). Otherwise the executor stages weights, inputs and
   /// outputs through host buffers and copies.
   virtual bool hostVisible() const = 0;
+  /// The least buffer alignment the device's kernels accept (CUDA: 16, its
+  /// kernels read 8-byte elements and vectors; a misaligned access is a
+  /// sticky error that ends the context). The executor refuses plans with
+  /// less.
+  virtual uint64_t minAlignment() const { return 1; }
 
   /// One allocation of Bytes for region R (Region::Host: host memory the
   /// device can copy from asynchronously). A zero-byte request returns a

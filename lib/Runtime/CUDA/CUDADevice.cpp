@@ -159,6 +159,7 @@ class CUDADevice final : public Device {
 public:
   llvm::StringRef name() const override { return "cuda"; }
   bool hostVisible() const override { return false; }
+  uint64_t minAlignment() const override { return 16; }
   llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
     if (Bytes == 0)
       return static_cast<void *>(EmptyRegion);

@@ -86,6 +86,14 @@ llvm::Error runBatchNorm(const KernelContext &C) {
     return C.badInput("input rank below 2");
   int64_t N = X.Dims[0], Ch = X.Dims[1];
   int64_t Spatial = cpu::productOf(X.Dims, 2, X.Dims.size());
+  // One float per channel each, as the CPU kernel requires (opset 7's
+  // spatial=0 gives them X's per-sample shape).
+  for (unsigned I = 1; I < 5; ++I)
+    if (I >= C.Inputs.size() || !C.Inputs[I].present() ||
+        C.Inputs[I].Type != ElementType::Float ||
+        int64_t(C.Inputs[I].numElements()) != Ch)
+      return C.unsupported("scale, B, mean and var must be per channel, of "
+                           "X's type");
   return launched(
       C,
       batchNorm(X.data<float>(), C.Inputs[1].data<float>(),
@@ -100,6 +108,8 @@ template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
   if (X.Dims.size() < 2)
     return C.badInput("input rank below 2");
+  if (cpu::productOf(X.Dims, 2, X.Dims.size()) == 0)
+    return C.badInput("empty spatial dims"); // the CPU kernel's refusal
   return launched(C,
                   reduce(Op, X.data<float>(), C.Outputs[0].data<float>(),
                          X.Dims[0] * X.Dims[1],
@@ -118,8 +128,14 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   else if (llvm::Error E = hostInts(C, 1, Axes))
     return E;
   if (Axes.empty()) {
+    // Nothing reduced, but the op's per-element map still applies (x^2
+    // for ReduceSumSquare, |x| for ReduceL1 and ReduceL2), as on the CPU:
+    // each element is a row of one.
     if (C.N.getInt("noop_with_empty_axes", 0))
-      return copyUnlessAliased(C);
+      return launched(C,
+                      reduce(Op, X.data<float>(), C.Outputs[0].data<float>(),
+                             int64_t(X.numElements()), 1, 1, context().Compute),
+                      "Reduce kernel");
     for (int64_t I = 0; I < R; ++I)
       Axes.push_back(I);
   }

@@ -259,9 +259,11 @@ public:
   std::vector<std::string> Log;
   std::vector<std::pair<char *, uint64_t>> Regions;
   unsigned Events = 0;
+  uint64_t Alignment = 1;
 
   llvm::StringRef name() const override { return "logging"; }
   bool hostVisible() const override { return false; }
+  uint64_t minAlignment() const override { return Alignment; }
   llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
     auto P = hostDevice().allocate(R, Bytes);
     if (P) {
@@ -368,6 +370,32 @@ TEST(Executor, DeviceThatHostCannotTouchStagesAndOrdersQueues) {
   EXPECT_EQ(U.Device, "logging");
   EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
   EXPECT_EQ(U.HostBytes, P.HostBytes);
+}
+
+// A device whose kernels need aligned buffers (CUDA: 16 bytes) refuses a
+// plan aligned to less before it allocates anything, rather than fail on
+// the device with a sticky error; the same plan at that alignment runs.
+TEST(Executor, RefusesAPlanAlignedBelowTheDevice) {
+  Model M(Streamed);
+  Plan P = streamedPlan(M);
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  D.Alignment = P.AlignBytes * 2;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = Executor::create(*M.G, P, I, cpu(), O);
+  ASSERT_FALSE(bool(E));
+  std::string Msg = llvm::toString(E.takeError());
+  EXPECT_NE(Msg.find("the plan aligns buffers to " +
+                     std::to_string(P.AlignBytes) +
+                     " bytes; the logging device needs " +
+                     std::to_string(D.Alignment)),
+            std::string::npos)
+      << Msg;
+  EXPECT_TRUE(D.Regions.empty()); // nothing allocated
+  D.Alignment = P.AlignBytes;
+  auto Ok = Executor::create(*M.G, P, I, cpu(), O);
+  EXPECT_TRUE(bool(Ok)) << llvm::toString(Ok.takeError());
 }
 
 // --profile on such a device: two timers per step on its queue, after its

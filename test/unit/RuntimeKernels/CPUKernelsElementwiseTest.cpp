@@ -68,6 +68,11 @@ TEST(CPUKernelsElementwise, ActivationsWithAttributes) {
   ASSERT_OK(HS.run({ref(X, ET::Float, {2})}, {ref(Y, ET::Float, {2})}));
   EXPECT_FLOAT_EQ(Y[0], 0.1f);
   EXPECT_FLOAT_EQ(Y[1], 0.7f);
+  // NaN stays NaN, as numpy's clip (and the CUDA kernel); 10 saturates.
+  std::vector<float> XN = {NAN, 10};
+  ASSERT_OK(HS.run({ref(XN, ET::Float, {2})}, {ref(Y, ET::Float, {2})}));
+  EXPECT_TRUE(std::isnan(Y[0]));
+  EXPECT_EQ(Y[1], 1);
   KernelHarness HE("Elu"); // alpha (exp(x) - 1) for x < 0
   ASSERT_OK(HE.run({ref(X, ET::Float, {2})}, {ref(Y, ET::Float, {2})}));
   EXPECT_FLOAT_EQ(Y[0], std::exp(-2.0f) - 1);
@@ -246,6 +251,20 @@ TEST(CPUKernelsElementwise, ClipBoundsFromInputsOrAttributes) {
   ASSERT_OK(Old.run({ref(X, ET::Float, {4})}, {ref(Y, ET::Float, {4})}));
   EXPECT_EQ(Y[0], -5);
   EXPECT_EQ(Y[2], 0);
+  // An absent bound is no bound: -inf and +inf pass the missing side
+  // unchanged (numpy.clip with None), not clipped to -FLT_MAX / FLT_MAX.
+  std::vector<float> Inf = {-INFINITY, INFINITY}, YI(2);
+  KernelHarness OnlyMax("Clip", 13);
+  ASSERT_OK(OnlyMax.run(
+      {ref(Inf, ET::Float, {2}), TensorRef(), ref(Hi, ET::Float, {})},
+      {ref(YI, ET::Float, {2})}));
+  EXPECT_EQ(YI[0], -INFINITY);
+  EXPECT_EQ(YI[1], 1);
+  KernelHarness OnlyMin("Clip", 13);
+  ASSERT_OK(OnlyMin.run({ref(Inf, ET::Float, {2}), ref(Lo, ET::Float, {})},
+                        {ref(YI, ET::Float, {2})}));
+  EXPECT_EQ(YI[0], -1);
+  EXPECT_EQ(YI[1], INFINITY);
 }
 
 TEST(CPUKernelsElementwise, DropoutInferenceMaskAllTrue) {

@@ -130,6 +130,11 @@ TEST(PoolKernels, LpAndGlobalPools) {
   OpRunner Max("GlobalMaxPool");
   RUN_OK(Max, {f32(G, {1, 2, 2})}, {f32(GY, {1, 2, 1})});
   expectNear(GY, {3, 2});
+  // A NaN anywhere in a plane is its max, as ReduceMax's (not only a first
+  // NaN, as std::max's order would give).
+  std::vector<float> GN{1, NAN, 3, 2};
+  RUN_OK(Max, {f32(GN, {1, 1, 4})}, {f32(GY, {1, 1, 1})});
+  EXPECT_TRUE(std::isnan(GY[0]));
   OpRunner L2("GlobalLpPool");
   RUN_OK(L2, {f32(G, {1, 2, 2})}, {f32(GY, {1, 2, 1})});
   expectNear(GY, {std::sqrt(10.0f), std::sqrt(20.0f)});

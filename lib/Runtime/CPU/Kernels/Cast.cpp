@@ -110,8 +110,11 @@ llvm::Error runClip(const KernelContext &C) {
   bool Ok = dispatchType<NumericTypes>(In.Type, [&](auto Tag) {
     using T = typename decltype(Tag)::type;
     using Comp = ComputeT<T>;
-    Comp Lo = std::numeric_limits<Comp>::lowest();
-    Comp Hi = std::numeric_limits<Comp>::max();
+    // An absent bound is no bound: -inf and +inf stay (numpy.clip with
+    // None), where lowest() and max() would clip them to finite values.
+    using Lim = std::numeric_limits<Comp>;
+    Comp Lo = Lim::has_infinity ? -Lim::infinity() : Lim::lowest();
+    Comp Hi = Lim::has_infinity ? Lim::infinity() : Lim::max();
     if (Old) {
       if (C.N.attr("min"))
         Lo = Comp(C.N.getFloat("min", 0));

@@ -218,9 +218,12 @@ void globalPool(const KernelContext &C, PoolKind Kind, double P) {
       const T *Xp = X.data<const T>() + Plane * Size;
       double Acc = Kind == PoolKind::Max ? double(Xp[0]) : 0;
       for (int64_t I = 0; I < Size; ++I) {
-        if (Kind == PoolKind::Max)
-          Acc = std::max(Acc, double(Xp[I]));
-        else if (Kind == PoolKind::Average)
+        if (Kind == PoolKind::Max) {
+          // NaN propagates wherever it is, as in ReduceMax and numpy's max
+          // (std::max would keep it only as the first element).
+          double V = double(Xp[I]);
+          Acc = (V != V || V > Acc) ? V : Acc;
+        } else if (Kind == PoolKind::Average)
           Acc += double(Xp[I]);
         else
           Acc += std::pow(std::fabs(double(Xp[I])), P);

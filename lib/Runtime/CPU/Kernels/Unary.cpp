@@ -172,7 +172,9 @@ llvm::Error runHardSigmoid(const KernelContext &C) {
   double Alpha = C.N.getFloat("alpha", 0.2), Beta = C.N.getFloat("beta", 0.5);
   return mapUnary<Flt>(C, [Alpha, Beta](auto X) {
     using V = decltype(X);
-    return std::max(V(0), std::min(V(1), V(Alpha) * X + V(Beta)));
+    // NaN stays NaN (numpy's clip; std::min(1, NaN) would give 1).
+    V Y = V(Alpha) * X + V(Beta);
+    return Y < V(0) ? V(0) : (Y > V(1) ? V(1) : Y);
   });
 }
 

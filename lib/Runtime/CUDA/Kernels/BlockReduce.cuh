@@ -41,6 +41,29 @@ template <bool Max> __device__ float blockReduce(float V, float *Shared) {
   return V;
 }
 
+/// A block-wide sum in double (LayerNormalization's statistics and the row
+/// sums, accumulated in double as the CPU kernels do). Shared holds 32
+/// doubles and is reusable on return.
+__device__ inline double blockSumDouble(double V, double *Shared) {
+  for (int O = 16; O > 0; O /= 2)
+    V += __shfl_xor_sync(0xffffffffu, V, O);
+  int Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;
+  if (Lane == 0)
+    Shared[Warp] = V;
+  __syncthreads();
+  int Warps = (blockDim.x + 31) / 32;
+  V = threadIdx.x < Warps ? Shared[threadIdx.x] : 0.0;
+  if (Warp == 0)
+    for (int O = 16; O > 0; O /= 2)
+      V += __shfl_xor_sync(0xffffffffu, V, O);
+  if (threadIdx.x == 0)
+    Shared[0] = V;
+  __syncthreads();
+  V = Shared[0];
+  __syncthreads(); // Shared is reused by the next reduction
+  return V;
+}
+
 } // namespace cuda
 } // namespace runtime
 } // namespace oomplan

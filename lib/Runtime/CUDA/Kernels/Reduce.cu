@@ -60,34 +60,38 @@ __global__ void softmaxStrided(const float *In, float *Out, int64_t Outer,
   }
 }
 
-// Two passes over the row (mean, then the centred variance): as exact as
-// the CPU kernel's, where one-pass E[x^2] - E[x]^2 cancels badly.
+// Two passes over the row (mean, then the centred variance), in double as
+// the CPU kernel: one-pass E[x^2] - E[x]^2 cancels badly, and a float mean
+// is off by enough to show after the division by a small deviation.
 // ScaleStep, BiasStep: 1 for one value per column, 0 for one value in all
-// (the CPU kernel's two forms of Scale and B).
+// (the CPU kernel's two forms of Scale and B). An empty row (Cols 0) has
+// mean 0 and 1/sqrt(Eps), as on the CPU.
 __global__ void layerNormRows(const float *X, const float *Scale,
                               const float *Bias, float *Y, float *Mean,
                               float *InvStd, int64_t Cols, float Eps,
                               int ScaleStep, int BiasStep) {
-  __shared__ float Shared[32];
+  __shared__ double Shared[32];
   const float *R = X + blockIdx.x * Cols;
   float *W = Y + blockIdx.x * Cols;
-  float S = 0;
+  double S = 0;
   for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
     S += R[C];
-  float Mu = blockReduce<false>(S, Shared) / float(Cols);
-  float V = 0;
+  double Mu = Cols ? blockSumDouble(S, Shared) / double(Cols) : 0.0;
+  double V = 0;
+  for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x) {
+    double D = double(R[C]) - Mu;
+    V += D * D;
+  }
+  double Var = Cols ? blockSumDouble(V, Shared) / double(Cols) : 0.0;
+  double Inv = 1.0 / sqrt(Var + double(Eps));
   for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
-    V += (R[C] - Mu) * (R[C] - Mu);
-  float Var = blockReduce<false>(V, Shared) / float(Cols);
-  float Inv = rsqrtf(Var + Eps);
-  for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
-    W[C] = (R[C] - Mu) * Inv * Scale[C * ScaleStep] +
-           (Bias ? Bias[C * BiasStep] : 0.f);
+    W[C] = float((double(R[C]) - Mu) * Inv * double(Scale[C * ScaleStep]) +
+                 (Bias ? double(Bias[C * BiasStep]) : 0.0));
   if (threadIdx.x == 0) {
     if (Mean)
-      Mean[blockIdx.x] = Mu;
+      Mean[blockIdx.x] = float(Mu);
     if (InvStd)
-      InvStd[blockIdx.x] = Inv;
+      InvStd[blockIdx.x] = float(Inv);
   }
 }
 
@@ -111,10 +115,6 @@ __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
     const float *X = In + (I / Inner) * Axis * Inner + I % Inner;
-    float M = -FLT_MAX;
-    if (Op == ReduceOp::LogSumExp)
-      for (int64_t A = 0; A < Axis; ++A)
-        M = fmaxf(M, X[A * Inner]);
     // A serial walk per thread: accumulated in double, as the CPU kernel,
     // so that a long axis loses nothing.
     double Acc = reduceInit(Op);
@@ -137,8 +137,8 @@ __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
       case ReduceOp::L1:
         Acc += fabs(V);
         break;
-      case ReduceOp::LogSumExp:
-        Acc += expf(float(V) - M);
+      case ReduceOp::LogSumExp: // as the CPU: no shift by the max, in double
+        Acc += exp(V);
         break;
       default:
         Acc += V;
@@ -149,21 +149,22 @@ __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
     else if (Op == ReduceOp::L2)
       Acc = sqrt(Acc);
     else if (Op == ReduceOp::LogSumExp)
-      Acc = double(M) + log(Acc);
+      Acc = log(Acc);
     Out[I] = float(Acc);
   }
 }
 
 // Inner == 1 and a sum or mean: one block per row.
+// Accumulated in double, as the CPU kernel and reduceStrided.
 __global__ void sumRows(const float *In, float *Out, int64_t Cols, bool Mean) {
-  __shared__ float Shared[32];
+  __shared__ double Shared[32];
   const float *R = In + blockIdx.x * Cols;
-  float S = 0;
+  double S = 0;
   for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
     S += R[C];
-  S = blockReduce<false>(S, Shared);
+  S = blockSumDouble(S, Shared);
   if (threadIdx.x == 0)
-    Out[blockIdx.x] = Mean ? S / float(Cols) : S;
+    Out[blockIdx.x] = float(Mean ? S / double(Cols) : S);
 }
 
 __global__ void batchNormKernel(const float *X, const float *Scale,
@@ -220,7 +221,7 @@ int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
 int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
               float *Mean, float *InvStd, int64_t Rows, int64_t Cols, float Eps,
               bool ScaleOne, bool BiasOne, cudaStream_t Stream) {
-  if (Rows * Cols == 0)
+  if (Rows == 0) // Cols 0 still writes each row's Mean and InvStd
     return 0;
   if (Rows >= (int64_t(1) << 31))
     return int(cudaErrorInvalidValue);
