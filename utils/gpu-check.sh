@@ -197,6 +197,7 @@ rec = {"case": tag, "outputs_ok": m["ok"], "beyond_rtol": worst, "norm_rel": nr,
        "allocated": d.get("allocated_bytes"), "plan_device": d.get("plan_device_bytes"),
        "alloc_equal": d.get("equal"), "measured": d.get("measured_bytes"),
        "first_run_drop": d.get("first_run_drop_bytes"),
+       "later_runs_drop": d.get("later_runs_drop_bytes"),
        "context": d.get("context_bytes"), "handles": d.get("handle_bytes"),
        "planner_bound": bound,
        # None: no device allocations to compare (the CPU backend's dry run).
@@ -208,7 +209,7 @@ ratio = (steps / pred) if pred and steps else float("nan")
 print(f"| {tag} | {'yes' if m['ok'] else 'NO'} {m.get('error', '')}({worst} beyond, norm-rel {nr:.1e}, max diff / max ref {sr:.1e}) | "
       f"{rec['allocated']} / {rec['plan_device']} {'equal' if rec['alloc_equal'] else 'DIFFERENT'} | "
       f"{bound} {({True: 'holds', False: 'BELOW THE RUN'}).get(rec['under_bound'], 'not compared')} | "
-      f"{rec['measured']} | {rec['first_run_drop']} | {rec['context']} + {rec['handles']} | "
+      f"{rec['measured']} | {rec['first_run_drop']} + {rec['later_runs_drop']} | {rec['context']} + {rec['handles']} | "
       f"{warm*1e3:.2f} ms | {steps*1e3 if steps else float('nan'):.2f} ms | "
       f"{pred*1e3 if pred else float('nan'):.2f} ms ({ratio:.2f}x) |")
 PY
@@ -219,7 +220,7 @@ elapsed
 say ""
 say "## 2. Four models at two sizes: CUDA against the CPU executor"
 say ""
-say "| case | outputs within rtol 1e-3 | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted, bar 2x) |"
+say "| case | outputs within rtol 1e-3 | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted, bar 2x) |"
 say "|---|---|---|---|---|---|---|---|---|---|"
 model_case resnet50 $R8
 model_case resnet50 $R32

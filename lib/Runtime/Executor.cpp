@@ -295,7 +295,11 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
 }
 
 Executor::Executor(std::unique_ptr<Impl> P) : I(std::move(P)) {}
-Executor::~Executor() = default;
+// A recording refers to the regions: it goes first.
+Executor::~Executor() {
+  if (I)
+    I->dropRecording();
+}
 
 TensorRef Executor::tensor(TensorId T) const { return I->hostRef(T); }
 
@@ -356,7 +360,7 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
   // New weights may change the shape values computed on the host, and a
   // recording holds them: both are made again at the next run.
   X.HostShapesDone = false;
-  X.Recording.reset();
+  X.dropRecording();
   X.RecordFailed = false;
   return llvm::Error::success();
 }
@@ -514,11 +518,18 @@ llvm::Error Executor::run() {
     FreeBefore = I->Dev.freeBytes();
   if (llvm::Error E = I->runOnce())
     return E;
+  std::optional<uint64_t> FreeAfter = I->Dev.freeBytes();
   if (!I->Ran) {
-    std::optional<uint64_t> FreeAfter = I->Dev.freeBytes();
     if (FreeBefore && FreeAfter)
       I->FirstRunDrop = *FreeBefore > *FreeAfter ? *FreeBefore - *FreeAfter : 0;
+    I->FreeAfterFirst = FreeAfter;
     I->Ran = true;
+  } else if (I->FreeAfterFirst && FreeAfter) {
+    // Nothing but the libraries (and a recording) may take memory after
+    // the first run: the plan's regions are all there is.
+    uint64_t Drop =
+        *I->FreeAfterFirst > *FreeAfter ? *I->FreeAfterFirst - *FreeAfter : 0;
+    I->LaterRunsDrop = std::max(I->LaterRunsDrop.value_or(0), Drop);
   }
   return llvm::Error::success();
 }
@@ -627,12 +638,16 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
     llvm::consumeError(std::move(StepError));
     if (!Id)
       llvm::consumeError(Id.takeError());
+    else
+      Dev.dropRecording(*Id);
     return E;
   }
   if (StepError || !Id) {
     llvm::consumeError(std::move(StepError));
     if (!Id)
       llvm::consumeError(Id.takeError());
+    else
+      Dev.dropRecording(*Id); // recorded, but a step failed while it did
     RecordFailed = true;
     return runSteps(); // nothing ran while recording
   }
@@ -717,6 +732,7 @@ DeviceUse Executor::deviceUse() const {
   U.MeasuredBytes = I->MeasuredBytes;
   U.HostBytes = I->P.HostBytes;
   U.FirstRunDropBytes = I->FirstRunDrop;
+  U.LaterRunsDropBytes = I->LaterRunsDrop;
   return U;
 }
 

@@ -105,6 +105,9 @@ struct Executor::Impl {
   /// those allocations when the device measures it.
   uint64_t DeviceBytes = 0;
   std::optional<uint64_t> MeasuredBytes, FirstRunDrop;
+  /// Free device memory after the first run, and the largest drop from it
+  /// after any later run (a recording's graph included).
+  std::optional<uint64_t> FreeAfterFirst, LaterRunsDrop;
   bool Ran = false;
   std::optional<double> StepsSeconds; ///< Executor::lastStepsSeconds().
   /// Device::createTimers's first: the steps' begin (+0) and end (+1), and
@@ -126,6 +129,12 @@ struct Executor::Impl {
   /// for the device), so every run goes step by step.
   std::optional<unsigned> Recording;
   bool RecordFailed = false;
+  /// Frees the recording, if any (Device::dropRecording).
+  void dropRecording() {
+    if (Recording)
+      Dev.dropRecording(*Recording);
+    Recording.reset();
+  }
   std::vector<char *> Addr;     ///< Per schedule tensor.
   std::vector<char *> HostAddr; ///< Per tensor: its host home, or null.
   /// Per tensor: the dims kernels see, Info's, or for a data-dependent

@@ -106,6 +106,8 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
           J.attribute("measured_bytes", int64_t(*D.MeasuredBytes));
         if (D.FirstRunDropBytes)
           J.attribute("first_run_drop_bytes", int64_t(*D.FirstRunDropBytes));
+        if (D.LaterRunsDropBytes)
+          J.attribute("later_runs_drop_bytes", int64_t(*D.LaterRunsDropBytes));
         if (D.Overhead.ContextBytes)
           J.attribute("context_bytes", int64_t(*D.Overhead.ContextBytes));
         if (D.Overhead.HandleBytes)
@@ -209,6 +211,10 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
       OS << D.Device << ": free memory dropped " << *D.FirstRunDropBytes
          << " bytes during the first run (the libraries' own, outside the "
             "plan)\n";
+    if (D.LaterRunsDropBytes)
+      OS << D.Device << ": free memory dropped " << *D.LaterRunsDropBytes
+         << " bytes more over the later runs (a CUDA graph's own, outside "
+            "the plan)\n";
     if (D.Overhead.ContextBytes || D.Overhead.HandleBytes) {
       OS << D.Device << " overhead:";
       if (D.Overhead.ContextBytes)

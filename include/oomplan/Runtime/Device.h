@@ -108,6 +108,8 @@ public:
     return llvm::make_error<llvm::StringError>("recording is not supported",
                                                llvm::inconvertibleErrorCode());
   }
+  /// Frees recording Id (endRecording's); it is not replayed again.
+  virtual void dropRecording(unsigned) {}
   virtual llvm::Error replay(unsigned) {
     return llvm::make_error<llvm::StringError>("recording is not supported",
                                                llvm::inconvertibleErrorCode());

@@ -81,6 +81,11 @@ struct DeviceUse {
   /// device measures it: what the kernel libraries took on their own
   /// (lazily loaded kernels, internal buffers); the plan cannot count it.
   std::optional<uint64_t> FirstRunDropBytes;
+  /// The largest drop in free device memory from after the first run to
+  /// after any later one (a CUDA graph's memory, recorded in the second):
+  /// none with a single run. Anything here is memory the plan did not
+  /// allocate.
+  std::optional<uint64_t> LaterRunsDropBytes;
 };
 
 /// Time spent in one op type (ExecOptions::Profile).

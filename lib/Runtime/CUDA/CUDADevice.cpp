@@ -241,13 +241,20 @@ public:
   }
   llvm::Error synchronize() override {
     Context &X = context();
-    for (cudaStream_t S : {X.Compute, X.Copy})
-      if (int E = cudaStreamSynchronize(S))
-        return cudaFailure(E, "a kernel or copy failed");
-    int Bad = 0;
-    if (int E =
-            cudaMemcpy(&Bad, X.BadIndex, sizeof(int), cudaMemcpyDeviceToHost))
-      return cudaFailure(E, "reading the index-error flag");
+    if (int E = cudaStreamSynchronize(X.Copy))
+      return cudaFailure(E, "a kernel or copy failed");
+    // The Gather flag comes back on the compute stream into pinned
+    // scratch, so one wait covers the steps and the flag (a blocking copy
+    // to pageable memory would be a second round trip on every run).
+    int *Flag =
+        reinterpret_cast<int *>(X.HostScratch + Context::ScratchInts - 1);
+    int E = cudaMemcpyAsync(Flag, X.BadIndex, sizeof(int),
+                            cudaMemcpyDeviceToHost, X.Compute);
+    if (!E)
+      E = cudaStreamSynchronize(X.Compute);
+    if (E)
+      return cudaFailure(E, "a kernel or copy failed");
+    int Bad = *Flag;
     if (Bad) {
       // On the compute stream: a cudaMemset goes on the legacy stream,
       // which the non-blocking compute stream does not wait for, so a
@@ -302,13 +309,27 @@ public:
     cudaGraphExec_t Exec = nullptr;
     E = cudaGraphInstantiate(&Exec, G, 0);
     cudaGraphDestroy(G);
+    // Uploaded now, so that the device memory a graph takes is taken
+    // while recording (the executor's later-runs drop), not at some launch.
+    if (!E && (E = cudaGraphUpload(Exec, X.Compute)) == 0)
+      E = cudaStreamSynchronize(X.Compute);
     if (E) {
+      if (Exec)
+        cudaGraphExecDestroy(Exec);
       cudaGetLastError();
       return cudaFailure(E, "instantiating the CUDA graph");
     }
     std::lock_guard<std::mutex> Lock(X.Lock);
     X.Graphs.push_back(Exec);
     return unsigned(X.Graphs.size() - 1);
+  }
+  void dropRecording(unsigned Id) override {
+    Context &X = context();
+    std::lock_guard<std::mutex> Lock(X.Lock);
+    if (Id < X.Graphs.size() && X.Graphs[Id]) {
+      cudaGraphExecDestroy(X.Graphs[Id]);
+      X.Graphs[Id] = nullptr;
+    }
   }
   llvm::Error replay(unsigned Id) override {
     Context &X = context();

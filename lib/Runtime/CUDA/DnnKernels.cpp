@@ -103,7 +103,17 @@ struct ConvSetup {
   Descs D;
   cudnnConvolutionFwdAlgo_t Algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t WorkspaceBytes = 0;
+  std::string Key; ///< The geometry: the algorithm cache's key.
 };
+
+// The chosen algorithm and its workspace by geometry (under Context::Lock):
+// the planner's workspace query and every run of that geometry agree.
+std::map<std::string, std::pair<cudnnConvolutionFwdAlgo_t, size_t>> &
+algoCache() {
+  static std::map<std::string, std::pair<cudnnConvolutionFwdAlgo_t, size_t>>
+      Cache;
+  return Cache;
+}
 
 // Descriptors and the algorithm for Conv node N at these dims. The choice
 // is cached by everything that determines it.
@@ -137,7 +147,7 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
   // A math type cuDNN refused would leave the default, which allows TF32.
   if (cudnnStatus_t St = cudnnSetConvolutionMathType(S.D.Conv, CUDNN_FMA_MATH))
     return St;
-  std::string Key;
+  std::string &Key = S.Key;
   for (auto Dims : {X, W, Y})
     for (int64_t V : Dims)
       Key += std::to_string(V) + ",";
@@ -145,8 +155,7 @@ cudnnStatus_t setupConv(const Node &N, llvm::ArrayRef<int64_t> X,
     for (int I : V)
       Key += std::to_string(I) + ";";
   Key += std::to_string(Groups);
-  static std::map<std::string, std::pair<cudnnConvolutionFwdAlgo_t, size_t>>
-      Cache;
+  auto &Cache = algoCache();
   Context &Cx = context();
   std::lock_guard<std::mutex> Lock(Cx.Lock);
   auto It = Cache.find(Key);
@@ -228,9 +237,34 @@ llvm::Error cuda::convForward(const KernelContext &C, bool Accumulate) {
         "cuDNN's algorithm needs " + llvm::Twine(S.WorkspaceBytes) +
         " bytes of workspace; the plan has " + llvm::Twine(C.WorkspaceBytes));
   float One = 1, Beta = Accumulate ? 1 : 0;
-  if (cudnnStatus_t St = cudnnConvolutionForward(
-          context().Dnn, &One, S.D.X, X.Data, S.D.W, W.Data, S.D.Conv, S.Algo,
-          C.Workspace, S.WorkspaceBytes, &Beta, S.D.Y, Y.Data))
+  auto Forward = [&] {
+    return cudnnConvolutionForward(context().Dnn, &One, S.D.X, X.Data, S.D.W,
+                                   W.Data, S.D.Conv, S.Algo, C.Workspace,
+                                   S.WorkspaceBytes, &Beta, S.D.Y, Y.Data);
+  };
+  cudnnStatus_t St = Forward();
+  // The heuristic can list an algorithm that the call then refuses for
+  // some grouped or dilated geometries: implicit GEMM runs them all, in
+  // the planned workspace, and becomes the geometry's choice. Checked on
+  // the host before anything is queued, so a capture is not broken.
+  if (St == CUDNN_STATUS_NOT_SUPPORTED &&
+      S.Algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
+    size_t Implicit = 0;
+    if (cudnnGetConvolutionForwardWorkspaceSize(
+            context().Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,
+            CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM,
+            &Implicit) == CUDNN_STATUS_SUCCESS &&
+        Implicit <= C.WorkspaceBytes) {
+      S.Algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+      S.WorkspaceBytes = Implicit;
+      St = Forward();
+      if (St == CUDNN_STATUS_SUCCESS) {
+        std::lock_guard<std::mutex> Lock(context().Lock);
+        algoCache()[S.Key] = {S.Algo, S.WorkspaceBytes};
+      }
+    }
+  }
+  if (St)
     return dnnFailure(C, St, "cudnnConvolutionForward");
   return llvm::Error::success();
 }

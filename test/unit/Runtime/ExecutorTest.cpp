@@ -575,7 +575,10 @@ public:
   llvm::Error wait(unsigned E, Queue Q) override { return Inner.wait(E, Q); }
   llvm::Error synchronize() override { return Inner.synchronize(); }
   DeviceOverhead overhead() const override { return {}; }
-  std::optional<uint64_t> freeBytes() override { return std::nullopt; }
+  /// Free memory: a recording takes 4096 bytes of it, as a CUDA graph
+  /// takes its own.
+  uint64_t Free = uint64_t(1) << 30;
+  std::optional<uint64_t> freeBytes() override { return Free; }
   bool canRecord() const override { return true; }
   llvm::Error beginRecording() override {
     Inner.Log.push_back("begin");
@@ -586,7 +589,11 @@ public:
     if (FailRecording)
       return llvm::make_error<llvm::StringError>(
           "a kernel waited", llvm::inconvertibleErrorCode());
+    Free -= 4096;
     return 7u;
+  }
+  void dropRecording(unsigned Id) override {
+    Inner.Log.push_back("drop" + std::to_string(Id));
   }
   llvm::Error replay(unsigned Id) override {
     Inner.Log.push_back("replay" + std::to_string(Id));
@@ -623,5 +630,13 @@ TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
     // Failed: no more attempts, every run step by step.
     EXPECT_FALSE(Has(Logs[2], "begin"));
     EXPECT_EQ(Has(Logs[2], "replay7"), !Fail);
+    // The recording's memory is the later runs' drop, outside the plan.
+    DeviceUse U = E->deviceUse();
+    EXPECT_EQ(U.FirstRunDropBytes, std::optional<uint64_t>(0));
+    EXPECT_EQ(U.LaterRunsDropBytes, std::optional<uint64_t>(Fail ? 0 : 4096));
+    // The executor frees its recording when it goes.
+    D.Inner.Log.clear();
+    E.reset();
+    EXPECT_EQ(Has(D.Inner.Log, "drop7"), !Fail);
   }
 }
