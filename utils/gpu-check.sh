@@ -291,6 +291,7 @@ for c in "resnet50 $R8" "bert_like $B8" "mobilenet_v2 $R8" "gpt_like $G8"; do
   tag="$name$(echo "$*" | tr -d ' -')"
   t=$(timeout "$(left 90)" $PY utils/torch_eager_latency.py "$name" "$@" 2>"$work/torch-$tag.err")
   [ -n "$t" ] && echo "$t" >>"$raw"
+  [ "$name" = bert_like ] && bert_torch=$t
   $PY - "$work/$tag-cuda.json" "$t" "$tag" <<'PY' | tee -a "$res"
 import json, sys
 try:
@@ -301,6 +302,24 @@ except Exception as e:
     print(f"| {sys.argv[3]} | ? | ? | not measured ({e}) |")
 PY
 done
+
+# The fused attention kernel is simple rather than fast (docs/cuda.md): the
+# same bert_like run unfused (cuBLAS batched products and the softmax
+# kernel) says whether --fuse=auto should keep attention on CUDA.
+if have_time "bert_like unfused"; then
+  set -- $B8
+  timeout "$(left 90)" "$RUN" test/models/bert_like.onnx "$@" --fuse=none --random-weights --seed 1 \
+    --backend=$BACKEND --repeat 10 --json >"$work/bert_like-unfused.json" 2>"$work/bert_like-unfused.err"
+  $PY - "$work/bert_like-unfused.json" "${bert_torch:-}" <<'PY' | tee -a "$res"
+import json, sys
+try:
+    c = json.load(open(sys.argv[1])); t = json.loads(sys.argv[2])
+    w = c["seconds"].get("run_warm_median", c["seconds"]["run"])
+    print(f"| bert_like --fuse=none | {w*1e3:.2f} ms | {t['median_s']*1e3:.2f} ms | {w/t['median_s']:.2f}x |")
+except Exception as e:
+    print(f"| bert_like --fuse=none | ? | ? | not measured ({e}) |")
+PY
+fi
 
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
