@@ -230,14 +230,27 @@ llvm::Error runPad(const KernelContext &C) {
     return C.unsupported("rank above " + llvm::Twine(MaxRank));
   llvm::SmallVector<int64_t, 16> Pads, Axes;
   double Value = C.N.getFloat("value", 0);
+  // An integer constant is read as an integer: through a double, int64
+  // values past 2^53 would change (the CPU copies the bytes).
+  std::optional<int64_t> IntValue;
   if (C.Inputs.size() > 1) {
     if (llvm::Error E = hostInts(C, 1, Pads))
       return E;
     if (C.Inputs.size() > 2 && C.Inputs[2].present()) {
-      auto V = hostScalar(C, 2);
-      if (!V)
-        return V.takeError();
-      Value = *V;
+      ElementType VT = C.Inputs[2].Type;
+      if (VT == ElementType::Int64 || VT == ElementType::Int32) {
+        llvm::SmallVector<int64_t, 1> V;
+        if (llvm::Error E = hostInts(C, 2, V))
+          return E;
+        if (V.empty())
+          return C.badInput("constant_value is empty");
+        IntValue = V[0];
+      } else {
+        auto V = hostScalar(C, 2);
+        if (!V)
+          return V.takeError();
+        Value = *V;
+      }
     }
     if (llvm::Error E = hostInts(C, 3, Axes))
       return E;
@@ -258,7 +271,8 @@ llvm::Error runPad(const KernelContext &C) {
     Begin[A] = Pads[K];
     End[A] = Pads[K + Axes.size()];
   }
-  uint64_t Pattern = patternOf(Out.Type, Value, 0, false);
+  uint64_t Pattern = IntValue ? patternOf(Out.Type, 0, *IntValue, true)
+                              : patternOf(Out.Type, Value, 0, false);
   int EB = elemBytesOf(Out);
   if (EB == 0)
     return C.unsupported("element type " + elementTypeName(Out.Type));

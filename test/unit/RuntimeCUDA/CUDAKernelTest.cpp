@@ -240,6 +240,17 @@ g (float[2,3,8] x) => (float[2,3,8] sq, float[2,3,8] cu, float[2,3,8] ln,
 })");
 }
 
+// Pad's int64 constant past 2^53 (2^53 + 1 has no double): copied as an
+// integer, as the CPU copies its bytes.
+TEST(CUDAKernels, PadKeepsAnExactInt64Constant) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3] x) => (int64[2,5] pd)
+    <int64[4] pads = {0, 1, 0, 1}, int64 big = {9007199254740993}> {
+  ints = Cast<to = 7>(x)
+  pd = Pad(ints, pads, big)
+})");
+}
+
 // Training-mode Dropout draws random numbers no reference could match:
 // both backends refuse it rather than run the identity.
 TEST(CUDAKernels, TrainingDropoutIsRefused) {
