@@ -73,19 +73,26 @@ class Runner:
     def _coprocess(self):
         p = getattr(self.local, "proc", None)
         if p is None or p.poll() is not None:
+            # kill() ends it; the child it forked for the line in flight
+            # dies with it (oomplan-run --commands asks the kernel so).
             p = subprocess.Popen(
                 [self.tool, "--commands", "-", "--line-timeout",
                  str(max(1, math.ceil(self.timeout)))],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=ENV, text=True, bufsize=1)
-            self.local.proc = p
             with self.lock:
+                if self.stopped:  # kill() ran: start nothing more
+                    p.kill()
+                    raise RuntimeError("stopped at the deadline")
                 self.procs.append(p)
+            self.local.proc = p
         return p
 
     def run(self, args):
         """(returncode, stdout bytes, stderr bytes) of `oomplan-run ARGS`;
         raises subprocess.TimeoutExpired past the timeout."""
+        if self.stopped:
+            raise RuntimeError("stopped at the deadline")
         if self.batch:
             p = self._coprocess()
             try:
@@ -116,8 +123,8 @@ class Runner:
 
     def kill(self):
         """At the deadline: ends the coprocesses and their runs now."""
-        self.stopped = True
         with self.lock:
+            self.stopped = True
             for p in self.procs:
                 if p.poll() is None:
                     p.kill()
@@ -355,6 +362,9 @@ def read_list(path):
     return names
 
 
+T0 = time.time()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -443,8 +453,10 @@ def main():
     futs = {ex.submit(run_test, runner, d, extra, args.fold): name
             for name, d in tests}
     try:
-        for f in concurrent.futures.as_completed(
-                futs, timeout=args.deadline or None):
+        # The deadline counts from the script's start (imports, listing).
+        left = (max(0.0, args.deadline - (time.time() - T0))
+                if args.deadline else None)
+        for f in concurrent.futures.as_completed(futs, timeout=left):
             results[futs[f]] = f.result()
         ex.shutdown()
         runner.close()
@@ -453,8 +465,13 @@ def main():
         # and write what finished.
         ex.shutdown(wait=False, cancel_futures=True)
         runner.kill()
-        for name in futs.values():
-            results.setdefault(name, ("not run", "the --deadline passed"))
+        for f, name in futs.items():
+            if name in results:
+                continue
+            if f.done() and not f.cancelled() and f.exception() is None:
+                results[name] = f.result()
+            else:
+                results[name] = ("not run", "the --deadline passed")
     elapsed = time.time() - start
 
     # Summary per suite.
@@ -520,7 +537,7 @@ def main():
     if args.check:
         listed = read_list(args.check)
         lost = sorted(n for n in listed
-                      if n in results and results[n][0] != "pass")
+                      if n in results and results[n][0] not in ("pass", "not run"))
         wrong = sorted(n for n, (s, _) in results.items()
                        if s == "fail" and n not in known_wrong)
         for n in lost:

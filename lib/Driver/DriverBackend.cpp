@@ -7,9 +7,11 @@
 // (Runtime/CUDAWorkspaces.h): a convolution gets cuDNN's limit and a
 // product cuBLAS's Hopper size, the most the backend ever plans for such a
 // step. Every step's workspace is then at least the run's, so the peak of
-// live bytes is too. OomplanAttention's scratch is already counted by the
-// planner-only path (DriverFusion.cpp), with the formula the CUDA kernel
-// declares.
+// live bytes in a given order is too; the arena, placed by heuristics in
+// an order chosen for these sizes, is a bound in practice (gpu-check
+// compares it with the run's allocations). OomplanAttention's scratch is
+// already counted by the planner-only path (DriverFusion.cpp), with the formula
+// the CUDA kernel declares.
 //
 //===----------------------------------------------------------------------===//
 #include "Workspace.h"

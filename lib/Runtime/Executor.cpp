@@ -518,7 +518,11 @@ llvm::Error Executor::run() {
     FreeBefore = I->Dev.freeBytes();
   if (llvm::Error E = I->runOnce())
     return E;
-  std::optional<uint64_t> FreeAfter = I->Dev.freeBytes();
+  // Measured up to the run after the recording one: later runs replay and
+  // allocate nothing, and a driver call per run would bias warm timings.
+  std::optional<uint64_t> FreeAfter;
+  if (I->MeasuredRuns++ < 3)
+    FreeAfter = I->Dev.freeBytes();
   if (!I->Ran) {
     if (FreeBefore && FreeAfter)
       I->FirstRunDrop = *FreeBefore > *FreeAfter ? *FreeBefore - *FreeAfter : 0;

@@ -108,6 +108,7 @@ struct Executor::Impl {
   /// Free device memory after the first run, and the largest drop from it
   /// after any later run (a recording's graph included).
   std::optional<uint64_t> FreeAfterFirst, LaterRunsDrop;
+  unsigned MeasuredRuns = 0; ///< Runs whose free memory was read after.
   bool Ran = false;
   std::optional<double> StepsSeconds; ///< Executor::lastStepsSeconds().
   /// Device::createTimers's first: the steps' begin (+0) and end (+1), and

@@ -18,6 +18,9 @@
 #include <csignal>
 #include <cstdio>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 using namespace llvm;
@@ -63,8 +66,16 @@ LineOutcome runForked(ArrayRef<std::string> Args, unsigned TimeoutSeconds,
   outs().flush();
   errs().flush();
   std::fflush(nullptr);
+  pid_t Parent = ::getpid();
   pid_t Pid = ::fork();
   if (Pid == 0) {
+#ifdef __linux__
+    // A line dies with its parent (a harness that kills the coprocess at
+    // its deadline must not leave a run holding the GPU).
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != Parent) // the parent died before prctl
+      ::_exit(1);
+#endif
     ::dup2(OutFD, STDOUT_FILENO);
     ::dup2(ErrFD, STDERR_FILENO);
     ::close(OutFD);

@@ -4,7 +4,8 @@
 // scratch as a buffer of its step (Kernel::Workspace). With a GPU it asks
 // the libraries for the size; without one (`oomplan --backend=cuda`, the
 // planner on a machine with no GPU) the plan holds the most the backend
-// ever asks, so that it is never smaller than the run's. CUDA-free: the
+// ever asks: each step's workspace is at least the run's, so the peak of
+// live bytes in a given order is too. CUDA-free: the
 // planner and the backend read the same limits here.
 //
 //===----------------------------------------------------------------------===//

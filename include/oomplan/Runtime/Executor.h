@@ -82,9 +82,9 @@ struct DeviceUse {
   /// (lazily loaded kernels, internal buffers); the plan cannot count it.
   std::optional<uint64_t> FirstRunDropBytes;
   /// The largest drop in free device memory from after the first run to
-  /// after any later one (a CUDA graph's memory, recorded in the second):
-  /// none with a single run. Anything here is memory the plan did not
-  /// allocate.
+  /// after the second and third (a CUDA graph's memory, recorded in the
+  /// second; later runs replay it): none with a single run. Anything here is
+  /// memory the plan did not allocate.
   std::optional<uint64_t> LaterRunsDropBytes;
 };
 

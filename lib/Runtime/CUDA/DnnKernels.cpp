@@ -221,6 +221,16 @@ uint64_t cuda::convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
   return S.WorkspaceBytes;
 }
 
+// cuDNN 9 reports "not supported" as 3000 plus a reason (3001 shape, 3002
+// layout...); earlier versions as the one code.
+static bool notSupported(cudnnStatus_t St) {
+#ifdef CUDNN_STATUS_CATEGORY
+  return CUDNN_STATUS_CATEGORY(int(St)) == int(CUDNN_STATUS_NOT_SUPPORTED);
+#else
+  return St == CUDNN_STATUS_NOT_SUPPORTED;
+#endif
+}
+
 llvm::Error cuda::convForward(const KernelContext &C, bool Accumulate) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   if (X.Dims.size() < 3)
@@ -247,8 +257,7 @@ llvm::Error cuda::convForward(const KernelContext &C, bool Accumulate) {
   // some grouped or dilated geometries: implicit GEMM runs them all, in
   // the planned workspace, and becomes the geometry's choice. Checked on
   // the host before anything is queued, so a capture is not broken.
-  if (St == CUDNN_STATUS_NOT_SUPPORTED &&
-      S.Algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
+  if (notSupported(St) && S.Algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM) {
     size_t Implicit = 0;
     if (cudnnGetConvolutionForwardWorkspaceSize(
             context().Dnn, S.D.X, S.D.W, S.D.Conv, S.D.Y,

@@ -130,11 +130,11 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   if (Axes.empty()) {
     // Nothing reduced, but the op's per-element map still applies (x^2
     // for ReduceSumSquare, |x| for ReduceL1 and ReduceL2), as on the CPU:
-    // each element is a row of one.
+    // each element is a row of one (Inner: one thread each).
     if (C.N.getInt("noop_with_empty_axes", 0))
       return launched(C,
-                      reduce(Op, X.data<float>(), C.Outputs[0].data<float>(),
-                             int64_t(X.numElements()), 1, 1, context().Compute),
+                      reduce(Op, X.data<float>(), C.Outputs[0].data<float>(), 1,
+                             1, int64_t(X.numElements()), context().Compute),
                       "Reduce kernel");
     for (int64_t I = 0; I < R; ++I)
       Axes.push_back(I);

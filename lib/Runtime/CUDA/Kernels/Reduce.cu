@@ -1,9 +1,9 @@
 //===- Reduce.cu - row reductions: softmax, norms, reduce, gather ---------===//
 //
 // A row of a [Outer, Axis, Inner] tensor with Inner = 1 is contiguous: one
-// block per row, a block-wide tree reduction in shared memory, in float
-// (double accumulators would halve throughput for no gain at rtol 1e-3).
-// With Inner > 1 each thread walks its own strided row.
+// block per row, a block-wide tree reduction in shared memory (softmax in
+// float; sums and LayerNormalization's statistics in double, as the CPU
+// accumulates them). With Inner > 1 each thread walks its own strided row.
 //
 //===----------------------------------------------------------------------===//
 #include "BlockReduce.cuh"
