@@ -19,6 +19,7 @@
 #include "oomplan/Runtime/CUDAWorkspaces.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 using namespace llvm;
 using namespace oomplan;
@@ -69,6 +70,24 @@ Error driver::installBackend(Session &S) {
     return Error::success();
   };
   return Error::success();
+}
+
+void driver::writeBackendJSON(Session &S, json::OStream &J) {
+  const BackendRecord &R = *S.Backend;
+  if (!R.Cuda) {
+    J.attribute("backend", nullptr);
+    return;
+  }
+  J.attributeObject("backend", [&] {
+    J.attribute("name", "cuda");
+    J.attribute("workspaces", "bounds"); // no GPU asked: each at its limit
+    J.attribute("convolutions", int64_t(R.Convs));
+    J.attribute("conv_workspace_bytes",
+                int64_t(runtime::cuda::ConvWorkspaceLimit));
+    J.attribute("products", int64_t(R.Products));
+    J.attribute("product_workspace_bytes",
+                int64_t(runtime::cuda::blasWorkspaceFor(9)));
+  });
 }
 
 void driver::printBackendSettings(Session &S) {

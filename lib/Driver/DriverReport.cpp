@@ -159,6 +159,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
         S.OS, P, C,
         [&](json::OStream &J) {
           J.attribute("fit", nullptr); // No fit ran: the plan as is.
+          writeBackendJSON(S, J);
           J.attributeBegin("report");
           report::writeReportJSON(J, *R, C);
           J.attributeEnd();
@@ -199,6 +200,7 @@ Expected<int> driver::runFittedJSON(Session &S, const PlanContext &PC,
       S.OS, F.P, PC,
       [&](json::OStream &J) {
         writeFitJSON(J, F, ByDefault);
+        writeBackendJSON(S, J);
         J.attributeBegin("report");
         report::writeReportJSON(J, *R, PC);
         J.attributeEnd();

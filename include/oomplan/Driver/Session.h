@@ -135,6 +135,8 @@ void fusedAttentionAdvice(Session &S, const Graph &G, const ShapeInfo &Shapes,
 llvm::Error installBackend(Session &S);
 /// The report's "backend:" line, when --backend is given.
 void printBackendSettings(Session &S);
+/// The JSON plan's "backend" attribute: null without --backend.
+void writeBackendJSON(Session &S, llvm::json::OStream &J);
 
 /// Checks the request's options against each other (17.6) and resolves
 /// budget, overhead, device and training options into S.
