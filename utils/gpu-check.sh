@@ -391,6 +391,8 @@ if [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
   done
 fi
 elapsed
+say ""
+$PY utils/gpu_summary.py "$raw" | tee -a "$res"
 # Every log and JSON record (not the output tensors) for a look afterwards.
 cp "$work/kernels.txt" "$out/" 2>/dev/null
 (cd "$work" && tar -czf "$out/gpu-logs.tgz" --exclude='*.pb' -- *.err *.json *.txt *.rec 2>/dev/null)

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The model cases of utils/gpu-check.sh against issue 13's bars, from its
+gpu-results.jsonl: outputs within rtol 1e-3, device allocations equal to the
+plan, oomplan --backend=cuda's bound at or above the run, predicted step time
+within 2x of the steps measured on the device; and the memory outside any
+plan (context, handles, the libraries' first-run drop, the CUDA graph's
+later-runs drop), whose largest sum is the proposed default --overhead of
+the device's profile. Prints markdown; a case without a number says
+"not measured" rather than passing.
+
+    utils/gpu_summary.py gpu-results.jsonl >> gpu-results.md
+"""
+import json
+import sys
+
+MIB = 1 << 20
+
+
+def cases(path):
+    out = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(r, dict) and "case" in r and "outputs_ok" in r:
+                out.append(r)
+    return out
+
+
+def verdict(rows, key, test):
+    """'N of M' over the cases that have the value; and the failing ones."""
+    have = [r for r in rows if r.get(key) is not None]
+    bad = [r["case"] for r in have if not test(r)]
+    missing = [r["case"] for r in rows if r.get(key) is None]
+    text = "%d of %d" % (len(have) - len(bad), len(rows))
+    if bad:
+        text += "; fails: " + ", ".join(bad)
+    if missing:
+        text += "; not measured: " + ", ".join(missing)
+    return text
+
+
+def main():
+    rows = cases(sys.argv[1])
+    print("## Summary: the model cases against the bars")
+    print("")
+    if not rows:
+        print("- no model case was recorded")
+        return 0
+    print("- outputs match the CPU executor (rtol 1e-3): " +
+          verdict(rows, "outputs_ok", lambda r: r["outputs_ok"]))
+    print("- device allocations equal the plan to the byte: " +
+          verdict(rows, "alloc_equal", lambda r: r["alloc_equal"]))
+    print("- oomplan --backend=cuda (no GPU asked) at or above the run: " +
+          verdict(rows, "under_bound", lambda r: r["under_bound"]))
+
+    def ratio(r):
+        s, p = r.get("steps_s"), r.get("predicted_s")
+        return s / p if s and p else None
+    for r in rows:
+        r["ratio"] = ratio(r)
+    print("- predicted step time within 2x of the device's (measured / "
+          "predicted): " +
+          verdict(rows, "ratio", lambda r: 0.5 <= r["ratio"] <= 2.0) +
+          " (" + ", ".join("%s %.2fx" % (r["case"], r["ratio"])
+                           for r in rows if r["ratio"] is not None) + ")")
+    outside = []
+    for r in rows:
+        parts = [r.get(k) for k in ("context", "handles", "first_run_drop")]
+        if any(p is None for p in parts):
+            continue
+        outside.append((sum(parts) + (r.get("later_runs_drop") or 0), r))
+    if outside:
+        most, r = max(outside, key=lambda t: t[0])
+        proposed = -(-most // MIB) * MIB
+        print("- memory outside the plan, largest: %d bytes in %s (context "
+              "%d + handles %d + first run %d + later runs %s): proposed "
+              "default --overhead %d MiB (%d bytes)" %
+              (most, r["case"], r["context"], r["handles"],
+               r["first_run_drop"], r.get("later_runs_drop"),
+               proposed // MIB, proposed))
+    else:
+        print("- memory outside the plan: not measured (no device)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
