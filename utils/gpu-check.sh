@@ -329,6 +329,37 @@ except Exception:
 PY
 fi
 
+# The tiled attention kernel (OOMPLAN_CUDA_ATTENTION=tiles), not the
+# default until measured: its latency, and its outputs against the CPU run
+# of section 2 (the same seeded weights and inputs).
+if have_time "bert_like with tiled attention"; then
+  set -- $B8
+  btag="bert_like$(echo "$*" | tr -d ' -')"
+  OOMPLAN_CUDA_ATTENTION=tiles timeout "$(left 90)" "$RUN" test/models/bert_like.onnx "$@" \
+    --random-weights --seed 1 --backend=$BACKEND --repeat 10 --output-dir "$work/bert_like-tiles" \
+    --json >"$work/bert_like-tiles.json" 2>"$work/bert_like-tiles.err"
+  tcmp=$($PY utils/compare_outputs.py "$work/$btag-cpu" "$work/bert_like-tiles" 2>&1)
+  $PY - "$work/bert_like-tiles.json" "${bert_torch:-}" "$tcmp" <<'PY' | tee -a "$res"
+import json, sys
+try:
+    c = json.load(open(sys.argv[1]))
+    w = c["seconds"].get("run_warm_median", c["seconds"]["run"])
+except Exception as e:
+    print(f"| bert_like, tiled attention | ? | ? | not measured ({e}) |")
+    sys.exit(0)
+try:
+    m = json.loads(sys.argv[3])
+    ok = "outputs match the CPU" if m.get("ok") else "OUTPUTS DIFFER from the CPU"
+except Exception:
+    ok = "outputs not compared"
+try:
+    t = json.loads(sys.argv[2])["median_s"]
+    print(f"| bert_like, tiled attention ({ok}) | {w*1e3:.2f} ms | {t*1e3:.2f} ms | {w/t:.2f}x |")
+except Exception:
+    print(f"| bert_like, tiled attention ({ok}) | {w*1e3:.2f} ms | ? | PyTorch not measured |")
+PY
+fi
+
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
 say ""

@@ -21,6 +21,7 @@
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
 #include "oomplan/IR/FusedOps.h"
+#include <cstdlib>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -161,6 +162,10 @@ llvm::Error runAttention(const KernelContext &C) {
   }
   const TensorRef &Y = C.Outputs[0];
   A.Y = Y.data<float>();
+  // The tiled kernel until a GPU run has measured both (docs/cuda.md):
+  // OOMPLAN_CUDA_ATTENTION=tiles chooses it, anything else the row kernel.
+  const char *Choice = std::getenv("OOMPLAN_CUDA_ATTENTION");
+  A.Tiles = Choice && llvm::StringRef(Choice) == "tiles";
   if (Sh.Batch == 0 || A.Sq == 0 || A.Dv == 0)
     return llvm::Error::success();
   if (A.Sk == 0) // softmax over nothing, times an empty V: zeros

@@ -12,7 +12,9 @@
 #include "RuntimeTestModel.h"
 #include "oomplan/Runtime/CUDA.h"
 #include "oomplan/Runtime/CUDAWorkspaces.h"
+#include "llvm/Support/FileSystem.h"
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 using namespace oomplan;
@@ -428,4 +430,79 @@ TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
   EXPECT_EQ(WithWorkspace, 6u);
   EXPECT_EQ(cuda::workspaceBound("Conv"), uint64_t(64) << 20);
   EXPECT_EQ(cuda::workspaceBound("MatMul"), uint64_t(32) << 20);
+}
+
+// OomplanAttention on both CUDA kernels, a block per query row and query
+// tiles sharing K and V (OOMPLAN_CUDA_ATTENTION=tiles), against the CPU's.
+// The graph is the unfused pattern, which --fuse=auto makes into two fused
+// ops: 19 queries against 37 keys (Transpose of K folded, Mul scale, a bias,
+// a key mask through Where), and against 300 keys given transposed (Div
+// scale, a query-by-key mask): sizes that fill no tile or chunk evenly, and
+// D 8 != Dv 5. The inputs are planAndRun's pattern, K % 13 / 13 - 0.5, so
+// Greater(m, 0.3) masks 2 keys in 13.
+TEST(CUDAKernels, AttentionRowsAndTiles) {
+  const char *Text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,3,19,8] q, float[1,3,37,8] k, float[1,3,37,5] v,
+   float[1,1,19,37] b, float[1,1,1,37] m, float[1,3,8,300] kt2,
+   float[1,3,300,5] v2, float[1,1,19,300] m2)
+    => (float[1,3,19,5] y, float[1,3,19,5] y2) {
+  c = Constant<value = float {0.35}>()
+  kt = Transpose<perm = [0, 1, 3, 2]>(k)
+  s = MatMul(q, kt)
+  sc = Mul(s, c)
+  sb = Add(sc, b)
+  cut = Constant<value = float {0.3}>()
+  mask = Greater(m, cut)
+  fill = Constant<value = float {-10000}>()
+  sm = Where(mask, fill, sb)
+  p = Softmax<axis = -1>(sm)
+  y = MatMul(p, v)
+  s2 = MatMul(q, kt2)
+  d = Constant<value = float {2.8284271}>()
+  sc2 = Div(s2, d)
+  mask2 = Greater(m2, cut)
+  sm2 = Where(mask2, fill, sc2)
+  p2 = Softmax<axis = -1>(sm2)
+  y2 = MatMul(p2, v2)
+})";
+  llvm::SmallString<128> Path;
+  int FD = -1;
+  ASSERT_FALSE(
+      llvm::sys::fs::createTemporaryFile("attention", "onnxtxt", FD, Path));
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+  }
+  api::Request R;
+  R.ModelPath = std::string(Path);
+  auto CPU = planAndRun(R, *openBackend("cpu"));
+  EXPECT_EQ(countOp(*CPU, "OomplanAttention"), 2u) << "the pattern fuses";
+  auto X = driver::planExecutable(R, cuda::cudaKernelTable());
+  oomplan::test::stopOnError(X, "plan");
+  auto Check = Executor::create(*X->G, X->P, X->Info, cuda::cudaKernelTable(),
+                                ExecOptions());
+  ASSERT_TRUE(bool(Check)) << llvm::toString(Check.takeError());
+  std::string Why;
+  std::optional<Backend> G = gpu(Why);
+  if (!G) {
+    llvm::sys::fs::remove(Path);
+    GTEST_SKIP() << "fusion and kernel coverage checked; no CUDA device: "
+                 << Why;
+  }
+  for (const char *Kernel : {"rows", "tiles"}) {
+    ::setenv("OOMPLAN_CUDA_ATTENTION", Kernel, 1);
+    auto GPU = planAndRun(R, *G);
+    for (ValueId V : CPU->X.G->Outputs) {
+      TensorRef A = CPU->E->tensor(V), B = GPU->E->tensor(V);
+      ASSERT_EQ(A.Dims, B.Dims);
+      for (uint64_t K = 0; K < A.numElements(); ++K) {
+        float P = A.data<float>()[K], Q = B.data<float>()[K];
+        ASSERT_LE(std::fabs(P - Q), 1e-5 + 1e-3 * std::fabs(P))
+            << Kernel << ": " << CPU->X.G->Values[V].Name << "[" << K
+            << "]: CPU " << P << ", CUDA " << Q;
+      }
+    }
+  }
+  ::unsetenv("OOMPLAN_CUDA_ATTENTION");
+  llvm::sys::fs::remove(Path);
 }

@@ -90,6 +90,8 @@ __global__ void attentionRows(AttentionArgs A) {
 } // namespace
 
 int attention(const AttentionArgs &A, int64_t Batch, cudaStream_t Stream) {
+  if (A.Tiles && attentionTilesFit(A))
+    return attentionTiled(A, Batch, Stream);
   const int64_t Blocks = Batch * A.Sq;
   if (Blocks == 0 || A.Dv == 0)
     return 0;

@@ -210,8 +210,15 @@ struct AttentionArgs {
   bool KTransposed = false, FillWhere = true;
   float Scale = 1, Fill = 0;
   float *Y = nullptr;
+  /// Query tiles sharing K and V (AttentionTiles.cu) where their shared
+  /// memory fits, else a block per query row (Attention.cu).
+  bool Tiles = false;
 };
 int attention(const AttentionArgs &A, int64_t Batch, cudaStream_t Stream);
+/// AttentionTiles.cu: whether its tiles fit 48 KiB of shared memory at A's
+/// head dims, and the launch (attention() calls it when A.Tiles).
+bool attentionTilesFit(const AttentionArgs &A);
+int attentionTiled(const AttentionArgs &A, int64_t Batch, cudaStream_t Stream);
 
 } // namespace cuda
 } // namespace runtime
