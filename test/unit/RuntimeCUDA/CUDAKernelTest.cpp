@@ -437,14 +437,15 @@ TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
 // The graph is the unfused pattern, which --fuse=auto makes into two fused
 // ops: 19 queries against 37 keys (Transpose of K folded, Mul scale, a bias,
 // a key mask through Where), and against 300 keys given transposed (Div
-// scale, a query-by-key mask): sizes that fill no tile or chunk evenly, and
-// D 8 != Dv 5. The inputs are planAndRun's pattern, K % 13 / 13 - 0.5, so
-// Greater(m, 0.3) masks 2 keys in 13.
+// scale, a query-by-key mask): sizes that fill no tile or chunk evenly, an
+// odd D (7: the tiled kernel's K rows get an odd stride) and D != Dv (5). The
+// inputs are planAndRun's pattern, K % 13 / 13 - 0.5, so Greater(m, 0.3) masks
+// 2 keys in 13.
 TEST(CUDAKernels, AttentionRowsAndTiles) {
   const char *Text = R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[1,3,19,8] q, float[1,3,37,8] k, float[1,3,37,5] v,
-   float[1,1,19,37] b, float[1,1,1,37] m, float[1,3,8,300] kt2,
-   float[1,3,300,5] v2, float[1,1,19,300] m2)
+g (float[1,3,19,7] q, float[1,3,37,7] k, float[1,3,37,5] v,
+   float[1,1,19,37] b, float[1,1,1,37] m, float[1,3,19,8] q2,
+   float[1,3,8,300] kt2, float[1,3,300,5] v2, float[1,1,19,300] m2)
     => (float[1,3,19,5] y, float[1,3,19,5] y2) {
   c = Constant<value = float {0.35}>()
   kt = Transpose<perm = [0, 1, 3, 2]>(k)
@@ -457,7 +458,7 @@ g (float[1,3,19,8] q, float[1,3,37,8] k, float[1,3,37,5] v,
   sm = Where(mask, fill, sb)
   p = Softmax<axis = -1>(sm)
   y = MatMul(p, v)
-  s2 = MatMul(q, kt2)
+  s2 = MatMul(q2, kt2)
   d = Constant<value = float {2.8284271}>()
   sc2 = Div(s2, d)
   mask2 = Greater(m2, cut)

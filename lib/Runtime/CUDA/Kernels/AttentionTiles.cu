@@ -11,10 +11,11 @@
 //
 // Threads: 128, four warps. TileK is the warp size, so the per-row max and
 // sum over a key tile are one warp shuffle each, a warp taking TileQ / 4
-// rows. Shared memory: Q [TileQ][D], K [TileK][D + 1] (the pad keeps the
-// score loop's column reads on distinct banks), V [TileK][Dv], the tile's
-// scores P [TileQ][TileK], the accumulator [TileQ][Dv], and m, l and the
-// rescale factor per row.
+// rows. Shared memory: Q [TileQ][D], K [TileK][D | 1] (an odd row stride
+// keeps the score loop's column reads on distinct banks), V [TileK][Dv],
+// the tile's scores P [TileQ][TileK], the accumulator [TileQ][Dv], and m,
+// l and the rescale factor per row. Indices within a tile are 32-bit: the
+// tiles are used only where they fit 48 KiB (D + Dv below 244).
 //
 //===----------------------------------------------------------------------===//
 #include "Launch.h"
@@ -32,19 +33,19 @@ static_assert(TileK == 32, "a key tile is one warp's lanes");
 static_assert(TileQ % Warps == 0, "each warp takes whole rows");
 
 size_t sharedFloats(int64_t D, int64_t Dv) {
-  return size_t(TileQ * D + TileK * (D + 1) + TileK * Dv + TileQ * TileK +
+  return size_t(TileQ * D + TileK * (D | 1) + TileK * Dv + TileQ * TileK +
                 TileQ * Dv + 3 * TileQ);
 }
 
 __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
   extern __shared__ float Shm[];
-  const int64_t D = A.D, Dv = A.Dv, KStride = D + 1;
+  const int D = int(A.D), Dv = int(A.Dv), KStride = D | 1;
   float *Qs = Shm, *Ks = Qs + TileQ * D, *Vs = Ks + TileK * KStride,
         *Ps = Vs + TileK * Dv, *Acc = Ps + TileQ * TileK, *M = Acc + TileQ * Dv,
         *L = M + TileQ, *Corr = L + TileQ;
   const int Tid = threadIdx.x, Lane = Tid % 32, Warp = Tid / 32;
   const int64_t B = blockIdx.x / QTiles, Q0 = (blockIdx.x % QTiles) * TileQ;
-  const int64_t Nq = A.Sq - Q0 < TileQ ? A.Sq - Q0 : TileQ;
+  const int Nq = int(A.Sq - Q0 < TileQ ? A.Sq - Q0 : TileQ);
   int64_t Off[5] = {0, 0, 0, 0, 0};
   for (int64_t Rem = B, Ax = A.NB - 1; Ax >= 0; --Ax) {
     int64_t I = Rem % A.BatchDims[Ax];
@@ -58,11 +59,11 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
   const float *Bp = static_cast<const float *>(A.Data[3]);
   const unsigned char *Mp = static_cast<const unsigned char *>(A.Data[4]);
 
-  for (int64_t E = Tid; E < TileQ * D; E += Threads) {
-    const int64_t R = E / D, C = E % D;
+  for (int E = Tid; E < TileQ * D; E += Threads) {
+    const int R = E / D, C = E % D;
     Qs[E] = R < Nq ? Qp[(Q0 + R) * A.Row[0] + C * A.Col[0]] : 0.f;
   }
-  for (int64_t E = Tid; E < TileQ * Dv; E += Threads)
+  for (int E = Tid; E < TileQ * Dv; E += Threads)
     Acc[E] = 0;
   if (Tid < TileQ) {
     M[Tid] = -CUDART_INF_F;
@@ -71,15 +72,20 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
   __syncthreads();
 
   for (int64_t K0 = 0; K0 < A.Sk; K0 += TileK) {
-    const int64_t Nk = A.Sk - K0 < TileK ? A.Sk - K0 : TileK;
-    // Stage the key tile: consecutive threads read consecutive columns.
-    for (int64_t E = Tid; E < Nk * D; E += Threads) {
-      const int64_t J = E / D, C = E % D, Key = K0 + J;
-      Ks[J * KStride + C] = A.KTransposed ? Kp[C * A.Row[1] + Key * A.Col[1]]
-                                          : Kp[Key * A.Row[1] + C * A.Col[1]];
+    const int Nk = int(A.Sk - K0 < TileK ? A.Sk - K0 : TileK);
+    // Stage the key tile, consecutive threads on consecutive addresses:
+    // along a key's columns, or along the keys when K is transposed.
+    for (int E = Tid; E < Nk * D; E += Threads) {
+      if (A.KTransposed) {
+        const int J = E % Nk, C = E / Nk;
+        Ks[J * KStride + C] = Kp[C * A.Row[1] + (K0 + J) * A.Col[1]];
+      } else {
+        const int J = E / D, C = E % D;
+        Ks[J * KStride + C] = Kp[(K0 + J) * A.Row[1] + C * A.Col[1]];
+      }
     }
-    for (int64_t E = Tid; E < Nk * Dv; E += Threads) {
-      const int64_t J = E / Dv, C = E % Dv;
+    for (int E = Tid; E < Nk * Dv; E += Threads) {
+      const int J = E / Dv, C = E % Dv;
       Vs[E] = Vp[(K0 + J) * A.Row[2] + C * A.Col[2]];
     }
     __syncthreads();
@@ -91,7 +97,7 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
       if (R < Nq && J < Nk) {
         const int64_t Row = Q0 + R, Key = K0 + J;
         S = 0;
-        for (int64_t C = 0; C < D; ++C)
+        for (int C = 0; C < D; ++C)
           S += Qs[R * D + C] * Ks[J * KStride + C];
         S *= A.Scale;
         if (Bp)
@@ -121,6 +127,7 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
       float Sum = P;
       for (int O = 16; O > 0; O /= 2)
         Sum += __shfl_xor_sync(0xffffffffu, Sum, O);
+      __syncwarp(); // every lane has read M[R] before lane 0 writes it
       if (Lane == 0) {
         if (New != -CUDART_INF_F) {
           L[R] = L[R] * C + Sum;
@@ -131,17 +138,17 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
     }
     __syncthreads();
     // The accumulator: consecutive threads take consecutive columns.
-    for (int64_t E = Tid; E < TileQ * Dv; E += Threads) {
-      const int64_t R = E / Dv, C = E % Dv;
+    for (int E = Tid; E < TileQ * Dv; E += Threads) {
+      const int R = E / Dv, C = E % Dv;
       float V = Acc[E] * Corr[R];
-      for (int64_t J = 0; J < Nk; ++J)
+      for (int J = 0; J < Nk; ++J)
         V += Ps[R * TileK + J] * Vs[J * Dv + C];
       Acc[E] = V;
     }
     __syncthreads(); // the next tile rewrites Ks, Vs and Ps
   }
   float *Y = A.Y + (B * A.Sq + Q0) * Dv;
-  for (int64_t E = Tid; E < Nq * Dv; E += Threads)
+  for (int E = Tid; E < Nq * Dv; E += Threads)
     Y[E] = Acc[E] / L[E / Dv]; // 0 / 0 = NaN for a fully masked row
 }
 } // namespace
