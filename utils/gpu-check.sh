@@ -306,59 +306,50 @@ except Exception as e:
 PY
 done
 
-# The fused attention kernel is simple rather than fast (docs/cuda.md): the
-# same bert_like run unfused (cuBLAS batched products and the softmax
-# kernel) says whether --fuse=auto should keep attention on CUDA.
-if have_time "bert_like unfused"; then
+# One bert_like b8 variant on CUDA beside PyTorch's time: its warm latency,
+# and (compare=yes) its outputs against the CPU run of section 2 (the same
+# seeded weights and inputs). Each runs only with time left.
+bert_variant() { # label file-tag compare env-assignment extra-args...
+  local label=$1 vtag=$2 compare=$3 envset=$4
+  shift 4
+  have_time "bert_like, $label" || return
+  local extra=("$@") cmp="-"
   set -- $B8
-  timeout "$(left 90)" "$RUN" test/models/bert_like.onnx "$@" --fuse=none --random-weights --seed 1 \
-    --backend=$BACKEND --repeat 10 --json >"$work/bert_like-unfused.json" 2>"$work/bert_like-unfused.err"
-  $PY - "$work/bert_like-unfused.json" "${bert_torch:-}" <<'PY' | tee -a "$res"
+  local btag
+  btag="bert_like$(echo "$*" | tr -d ' -')"
+  env $envset timeout "$(left 90)" "$RUN" test/models/bert_like.onnx "$@" "${extra[@]}" \
+    --random-weights --seed 1 --backend=$BACKEND --repeat 10 --output-dir "$work/bert_like-$vtag" \
+    --json >"$work/bert_like-$vtag.json" 2>"$work/bert_like-$vtag.err"
+  [ "$compare" = yes ] && cmp=$($PY utils/compare_outputs.py "$work/$btag-cpu" "$work/bert_like-$vtag" 2>&1)
+  $PY - "$work/bert_like-$vtag.json" "${bert_torch:-}" "$cmp" "$label" <<'PY' | tee -a "$res"
 import json, sys
+label = sys.argv[4]
 try:
     c = json.load(open(sys.argv[1]))
     w = c["seconds"].get("run_warm_median", c["seconds"]["run"])
 except Exception as e:
-    print(f"| bert_like --fuse=none | ? | ? | not measured ({e}) |")
+    print(f"| bert_like{label} | ? | ? | not measured ({e}) |")
     sys.exit(0)
+if sys.argv[3] != "-":
+    try:
+        m = json.loads(sys.argv[3])
+        ok = "outputs match the CPU" if m.get("ok") else "OUTPUTS DIFFER from the CPU"
+    except Exception:
+        ok = "outputs not compared"
+    label += f" ({ok})"
 try:  # the CUDA number stands without PyTorch's
     t = json.loads(sys.argv[2])["median_s"]
-    print(f"| bert_like --fuse=none | {w*1e3:.2f} ms | {t*1e3:.2f} ms | {w/t:.2f}x |")
+    print(f"| bert_like{label} | {w*1e3:.2f} ms | {t*1e3:.2f} ms | {w/t:.2f}x |")
 except Exception:
-    print(f"| bert_like --fuse=none | {w*1e3:.2f} ms | ? | PyTorch not measured |")
+    print(f"| bert_like{label} | {w*1e3:.2f} ms | ? | PyTorch not measured |")
 PY
-fi
-
-# The tiled attention kernel (OOMPLAN_CUDA_ATTENTION=tiles), not the
-# default until measured: its latency, and its outputs against the CPU run
-# of section 2 (the same seeded weights and inputs).
-if have_time "bert_like with tiled attention"; then
-  set -- $B8
-  btag="bert_like$(echo "$*" | tr -d ' -')"
-  OOMPLAN_CUDA_ATTENTION=tiles timeout "$(left 90)" "$RUN" test/models/bert_like.onnx "$@" \
-    --random-weights --seed 1 --backend=$BACKEND --repeat 10 --output-dir "$work/bert_like-tiles" \
-    --json >"$work/bert_like-tiles.json" 2>"$work/bert_like-tiles.err"
-  tcmp=$($PY utils/compare_outputs.py "$work/$btag-cpu" "$work/bert_like-tiles" 2>&1)
-  $PY - "$work/bert_like-tiles.json" "${bert_torch:-}" "$tcmp" <<'PY' | tee -a "$res"
-import json, sys
-try:
-    c = json.load(open(sys.argv[1]))
-    w = c["seconds"].get("run_warm_median", c["seconds"]["run"])
-except Exception as e:
-    print(f"| bert_like, tiled attention | ? | ? | not measured ({e}) |")
-    sys.exit(0)
-try:
-    m = json.loads(sys.argv[3])
-    ok = "outputs match the CPU" if m.get("ok") else "OUTPUTS DIFFER from the CPU"
-except Exception:
-    ok = "outputs not compared"
-try:
-    t = json.loads(sys.argv[2])["median_s"]
-    print(f"| bert_like, tiled attention ({ok}) | {w*1e3:.2f} ms | {t*1e3:.2f} ms | {w/t:.2f}x |")
-except Exception:
-    print(f"| bert_like, tiled attention ({ok}) | {w*1e3:.2f} ms | ? | PyTorch not measured |")
-PY
-fi
+}
+# The fused attention kernel is simple rather than fast (docs/cuda.md): the
+# same run unfused (cuBLAS batched products and the softmax kernel) says
+# whether --fuse=auto should keep attention on CUDA; the tiled kernel
+# (OOMPLAN_CUDA_ATTENTION=tiles) is not the default until measured.
+bert_variant " --fuse=none" unfused no "" --fuse=none
+bert_variant ", tiled attention" tiles yes OOMPLAN_CUDA_ATTENTION=tiles
 
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"

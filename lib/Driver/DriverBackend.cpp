@@ -41,13 +41,9 @@ Error driver::installBackend(Session &S) {
                           "instances of placement");
   std::shared_ptr<BackendRecord> Rec = S.Backend;
   Rec->Cuda = true;
-  auto Prev = S.EditSchedule;
-  S.EditSchedule = [=](const Graph &G, const ShapeInfo &Shapes,
-                       ArrayRef<std::optional<int64_t>> B,
-                       Schedule &Sched) -> Error {
-    if (Prev)
-      if (Error E = Prev(G, Shapes, B, Sched))
-        return E;
+  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
+                           ArrayRef<std::optional<int64_t>> B,
+                           Schedule &Sched) -> Error {
     unsigned Convs = 0, Products = 0;
     for (Step &St : Sched.Steps) {
       if (St.Kind != StepKind::Compute || St.Node == NoId)
@@ -68,7 +64,7 @@ Error driver::installBackend(Session &S) {
       Rec->Products = Products;
     }
     return Error::success();
-  };
+  });
   return Error::success();
 }
 

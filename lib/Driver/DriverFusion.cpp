@@ -80,19 +80,15 @@ static Expected<bool> choice(const std::optional<std::string> &Given,
 
 // Order (and the attention's scratch) as an edit of every planned schedule.
 static void installScheduleEdit(Session &S) {
-  auto Prev = S.EditSchedule;
   std::shared_ptr<FusionRecord> Rec = S.Fusion;
   bool AddScratch = !S.KernelWorkspaces && Rec->Stats.Attention > 0;
   EstimateOptions EO;
   EO.Liveness.InPlace = S.Req.InPlace;
   EO.AlignBytes = S.Req.AlignBytes.value_or(256);
   EO.IOInArena = S.Req.IOInArena;
-  S.EditSchedule = [=](const Graph &G, const ShapeInfo &Shapes,
-                       ArrayRef<std::optional<int64_t>> B,
-                       Schedule &Sched) -> Error {
-    if (Prev)
-      if (Error E = Prev(G, Shapes, B, Sched))
-        return E;
+  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
+                           ArrayRef<std::optional<int64_t>> B,
+                           Schedule &Sched) -> Error {
     if (AddScratch)
       if (Error E = addAttentionWorkspaces(G, Shapes, B, Sched))
         return E;
@@ -112,7 +108,7 @@ static void installScheduleEdit(Session &S) {
     }
     Sched = std::move(R);
     return Error::success();
-  };
+  });
 }
 
 Error driver::prepareModel(Session &S, std::unique_ptr<Graph> &G,

@@ -106,6 +106,18 @@ struct Session {
   bool printsPasses() const {
     return Req.PrintAfterAll || !Req.PrintAfter.empty();
   }
+  /// Makes Edit run after the schedule edits installed so far.
+  void appendScheduleEdit(decltype(PipelineOptions::EditSchedule) Edit) {
+    auto Prev = std::move(EditSchedule);
+    EditSchedule = [Prev, Edit](const Graph &G, const ShapeInfo &Shapes,
+                                llvm::ArrayRef<std::optional<int64_t>> B,
+                                Schedule &Sched) -> llvm::Error {
+      if (Prev)
+        if (llvm::Error E = Prev(G, Shapes, B, Sched))
+          return E;
+      return Edit(G, Shapes, B, Sched);
+    };
+  }
   /// Prints the records --print-after asks for, each headed
   /// "*** Schedule after PASS ***".
   void printPasses(const Graph &G, llvm::ArrayRef<PassRecord> Log);

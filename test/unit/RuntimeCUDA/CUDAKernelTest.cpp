@@ -340,6 +340,22 @@ std::unique_ptr<Planned> planAndRun(const api::Request &R, const Backend &B) {
   return P;
 }
 
+// Every float output of GPU within Atol + 1e-3 |CPU| of CPU's; What names
+// the case in a failure.
+void expectSameOutputs(const Planned &CPU, const Planned &GPU, float Atol,
+                       const std::string &What) {
+  for (ValueId V : CPU.X.G->Outputs) {
+    TensorRef A = CPU.E->tensor(V), B = GPU.E->tensor(V);
+    ASSERT_EQ(A.Dims, B.Dims);
+    for (uint64_t K = 0; K < A.numElements(); ++K) {
+      float P = A.data<float>()[K], Q = B.data<float>()[K];
+      ASSERT_LE(std::fabs(P - Q), Atol + 1e-3 * std::fabs(P))
+          << What << ": " << CPU.X.G->Values[V].Name << "[" << K << "]: CPU "
+          << P << ", CUDA " << Q;
+    }
+  }
+}
+
 size_t countOp(const Planned &P, llvm::StringRef Op) {
   size_t N = 0;
   for (const Step &St : P.X.P.Sched.Steps)
@@ -386,15 +402,9 @@ TEST(CUDAKernels, FusedOpsOnTestModels) {
     if (!G)
       continue;
     auto GPU = planAndRun(R, *G);
-    for (ValueId V : CPU->X.G->Outputs) {
-      TensorRef A = CPU->E->tensor(V), B = GPU->E->tensor(V);
-      ASSERT_EQ(A.Dims, B.Dims);
-      for (uint64_t K = 0; K < A.numElements(); ++K) {
-        float P = A.data<float>()[K], Q = B.data<float>()[K];
-        ASSERT_LE(std::fabs(P - Q), 1e-4 + 1e-3 * std::fabs(P))
-            << C.Model << " output [" << K << "]: CPU " << P << ", CUDA " << Q;
-      }
-    }
+    expectSameOutputs(*CPU, *GPU, 1e-4f, C.Model);
+    if (HasFatalFailure())
+      return;
   }
   if (!G)
     GTEST_SKIP() << "fusion and kernel coverage checked; no CUDA device to "
@@ -493,16 +503,9 @@ g (float[1,3,19,7] q, float[1,3,37,7] k, float[1,3,37,5] v,
   for (const char *Kernel : {"rows", "tiles"}) {
     ::setenv("OOMPLAN_CUDA_ATTENTION", Kernel, 1);
     auto GPU = planAndRun(R, *G);
-    for (ValueId V : CPU->X.G->Outputs) {
-      TensorRef A = CPU->E->tensor(V), B = GPU->E->tensor(V);
-      ASSERT_EQ(A.Dims, B.Dims);
-      for (uint64_t K = 0; K < A.numElements(); ++K) {
-        float P = A.data<float>()[K], Q = B.data<float>()[K];
-        ASSERT_LE(std::fabs(P - Q), 1e-5 + 1e-3 * std::fabs(P))
-            << Kernel << ": " << CPU->X.G->Values[V].Name << "[" << K
-            << "]: CPU " << P << ", CUDA " << Q;
-      }
-    }
+    expectSameOutputs(*CPU, *GPU, 1e-5f, Kernel);
+    if (HasFatalFailure())
+      return;
   }
   ::unsetenv("OOMPLAN_CUDA_ATTENTION");
   llvm::sys::fs::remove(Path);

@@ -10,6 +10,7 @@
 // and mask rule of the CPU kernel exact.
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionOperands.cuh"
 #include "BlockReduce.cuh"
 #include "Launch.h"
 #include <cuda_runtime.h>
@@ -27,18 +28,10 @@ __global__ void attentionRows(AttentionArgs A) {
   extern __shared__ float Shm[]; // q[D], p[Chunk], acc[Dv], 32 for reductions
   float *Q = Shm, *P = Q + A.D, *Acc = P + Chunk, *Red = Acc + A.Dv;
   const int64_t Row = blockIdx.x % A.Sq, B = blockIdx.x / A.Sq;
-  int64_t Off[5] = {0, 0, 0, 0, 0};
-  for (int64_t Rem = B, Ax = A.NB - 1; Ax >= 0; --Ax) {
-    int64_t I = Rem % A.BatchDims[Ax];
-    Rem /= A.BatchDims[Ax];
-    for (int O = 0; O < 5; ++O)
-      Off[O] += I * A.BatchStride[O][Ax];
-  }
-  const float *Qp = static_cast<const float *>(A.Data[0]) + Off[0];
-  const float *Kp = static_cast<const float *>(A.Data[1]) + Off[1];
-  const float *Vp = static_cast<const float *>(A.Data[2]) + Off[2];
-  const float *Bp = static_cast<const float *>(A.Data[3]);
-  const unsigned char *Mp = static_cast<const unsigned char *>(A.Data[4]);
+  const AttentionOperands Ops = operandsAt(A, B);
+  const int64_t *Off = Ops.Off;
+  const float *Qp = Ops.Q, *Kp = Ops.K, *Vp = Ops.V, *Bp = Ops.Bias;
+  const unsigned char *Mp = Ops.Mask;
   for (int64_t D = threadIdx.x; D < A.D; D += blockDim.x)
     Q[D] = Qp[Row * A.Row[0] + D * A.Col[0]];
   for (int64_t D = threadIdx.x; D < A.Dv; D += blockDim.x)

@@ -18,6 +18,7 @@
 // tiles are used only where they fit 48 KiB (D + Dv below 244).
 //
 //===----------------------------------------------------------------------===//
+#include "AttentionOperands.cuh"
 #include "Launch.h"
 #include <cuda_runtime.h>
 #include <math_constants.h>
@@ -46,18 +47,10 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
   const int Tid = threadIdx.x, Lane = Tid % 32, Warp = Tid / 32;
   const int64_t B = blockIdx.x / QTiles, Q0 = (blockIdx.x % QTiles) * TileQ;
   const int Nq = int(A.Sq - Q0 < TileQ ? A.Sq - Q0 : TileQ);
-  int64_t Off[5] = {0, 0, 0, 0, 0};
-  for (int64_t Rem = B, Ax = A.NB - 1; Ax >= 0; --Ax) {
-    int64_t I = Rem % A.BatchDims[Ax];
-    Rem /= A.BatchDims[Ax];
-    for (int O = 0; O < 5; ++O)
-      Off[O] += I * A.BatchStride[O][Ax];
-  }
-  const float *Qp = static_cast<const float *>(A.Data[0]) + Off[0];
-  const float *Kp = static_cast<const float *>(A.Data[1]) + Off[1];
-  const float *Vp = static_cast<const float *>(A.Data[2]) + Off[2];
-  const float *Bp = static_cast<const float *>(A.Data[3]);
-  const unsigned char *Mp = static_cast<const unsigned char *>(A.Data[4]);
+  const AttentionOperands Ops = operandsAt(A, B);
+  const int64_t *Off = Ops.Off;
+  const float *Qp = Ops.Q, *Kp = Ops.K, *Vp = Ops.V, *Bp = Ops.Bias;
+  const unsigned char *Mp = Ops.Mask;
 
   for (int E = Tid; E < TileQ * D; E += Threads) {
     const int R = E / D, C = E % D;

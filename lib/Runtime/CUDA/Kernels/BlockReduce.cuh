@@ -2,7 +2,7 @@
 //
 // Shared by the row kernels (Reduce.cu) and attention (Attention.cu): warp
 // shuffles, then one warp over the warps' results. Every thread gets the
-// result; Shared holds 32 floats and is reusable on return.
+// result; Shared holds 32 values and is reusable on return.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_BLOCKREDUCE_CUH
@@ -14,25 +14,29 @@ namespace oomplan {
 namespace runtime {
 namespace cuda {
 
-template <bool Max> __device__ float blockReduce(float V, float *Shared) {
-  for (int O = 16; O > 0; O /= 2) {
-    float W = __shfl_xor_sync(0xffffffffu, V, O);
-    V = Max ? fmaxf(V, W) : V + W;
+struct MaxOf {
+  __device__ float operator()(float A, float B) const { return fmaxf(A, B); }
+};
+struct SumOf {
+  template <typename T> __device__ T operator()(T A, T B) const {
+    return A + B;
   }
+};
+
+/// F over the block's V (Identity fills the lanes past the last warp).
+template <typename T, typename Fn>
+__device__ T blockCombine(T V, T *Shared, T Identity, Fn F) {
+  for (int O = 16; O > 0; O /= 2)
+    V = F(V, __shfl_xor_sync(0xffffffffu, V, O));
   int Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;
   if (Lane == 0)
     Shared[Warp] = V;
   __syncthreads();
   int Warps = (blockDim.x + 31) / 32;
-  // The max's identity is -inf, not -FLT_MAX: attention tests the max of a
-  // fully masked chunk (every score -inf) against -inf.
-  V = threadIdx.x < Warps ? Shared[threadIdx.x]
-                          : (Max ? -__int_as_float(0x7f800000) : 0.f);
+  V = threadIdx.x < Warps ? Shared[threadIdx.x] : Identity;
   if (Warp == 0)
-    for (int O = 16; O > 0; O /= 2) {
-      float W = __shfl_xor_sync(0xffffffffu, V, O);
-      V = Max ? fmaxf(V, W) : V + W;
-    }
+    for (int O = 16; O > 0; O /= 2)
+      V = F(V, __shfl_xor_sync(0xffffffffu, V, O));
   if (threadIdx.x == 0)
     Shared[0] = V;
   __syncthreads();
@@ -41,27 +45,18 @@ template <bool Max> __device__ float blockReduce(float V, float *Shared) {
   return V;
 }
 
+// The max's identity is -inf, not -FLT_MAX: attention tests the max of a
+// fully masked chunk (every score -inf) against -inf.
+template <bool Max> __device__ float blockReduce(float V, float *Shared) {
+  if (Max)
+    return blockCombine(V, Shared, -__int_as_float(0x7f800000), MaxOf());
+  return blockCombine(V, Shared, 0.f, SumOf());
+}
+
 /// A block-wide sum in double (LayerNormalization's statistics and the row
-/// sums, accumulated in double as the CPU kernels do). Shared holds 32
-/// doubles and is reusable on return.
+/// sums, accumulated in double as the CPU kernels do).
 __device__ inline double blockSumDouble(double V, double *Shared) {
-  for (int O = 16; O > 0; O /= 2)
-    V += __shfl_xor_sync(0xffffffffu, V, O);
-  int Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;
-  if (Lane == 0)
-    Shared[Warp] = V;
-  __syncthreads();
-  int Warps = (blockDim.x + 31) / 32;
-  V = threadIdx.x < Warps ? Shared[threadIdx.x] : 0.0;
-  if (Warp == 0)
-    for (int O = 16; O > 0; O /= 2)
-      V += __shfl_xor_sync(0xffffffffu, V, O);
-  if (threadIdx.x == 0)
-    Shared[0] = V;
-  __syncthreads();
-  V = Shared[0];
-  __syncthreads(); // Shared is reused by the next reduction
-  return V;
+  return blockCombine(V, Shared, 0.0, SumOf());
 }
 
 } // namespace cuda
