@@ -10,8 +10,18 @@ using namespace oomplan;
 llvm::Expected<std::vector<uint64_t>>
 oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
                             llvm::ArrayRef<std::optional<int64_t>> Bindings) {
-  std::vector<std::string> Unbound =
-      unboundSymbols(Bindings, Shapes.SymbolNames);
+  // The symbols a user must bind: those of the graph inputs' declared dims.
+  // A symbol that only an output declares is bound by inference once they
+  // are, so naming it would only send the user after a derived size.
+  std::vector<std::string> Unbound;
+  for (ValueId In : G.Inputs)
+    for (const DeclaredDim &D : G.Values[In].Shape)
+      if (D.K == DeclaredDim::Kind::Symbol && D.Symbol < Bindings.size() &&
+          !Bindings[D.Symbol] &&
+          !llvm::is_contained(Unbound, Shapes.SymbolNames[D.Symbol]))
+        Unbound.push_back(Shapes.SymbolNames[D.Symbol]);
+  if (Unbound.empty())
+    Unbound = unboundSymbols(Bindings, Shapes.SymbolNames);
   if (llvm::Error E = checkDimsAtBindings(G, Shapes, Bindings))
     return std::move(E);
   std::vector<uint64_t> Bytes(G.Values.size(), 0);

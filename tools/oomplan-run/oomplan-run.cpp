@@ -16,6 +16,7 @@
 #include "Options.h"
 #include "RunCommands.h"
 #include "RunReport.h"
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/WeightLoader.h"
@@ -28,6 +29,7 @@
 #include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -35,6 +37,7 @@
 #include <chrono>
 #include <cstring>
 #include <optional>
+#include <set>
 
 using namespace llvm;
 using namespace oomplan;
@@ -267,10 +270,76 @@ static Expected<StringMap<std::string>> inputFiles(const Graph &G) {
   return Given;
 }
 
+// A runtime knows its inputs' shapes before it plans: each symbol of a given
+// input's declared dims that no option binds (--batch, --seq, --dim,
+// --input-shape) is bound from the file, as --dim NAME=VALUE would be, so
+// `oomplan-run model.onnx --inputs-dir DIR` plans the size DIR holds. A
+// symbol an option binds is left to it, and a file that disagrees with the
+// plan (or with an earlier file) is then refused by readInput, which names
+// the file and both shapes.
+// Skip: inputs folded into initializers. Notes: what was bound, for the
+// caller to print once planning is settled.
+static Error bindFromInputFiles(api::Request &R, const StringSet<> &Skip,
+                                std::vector<std::string> &Notes) {
+  auto G = importModelFile(R.ModelPath);
+  if (!G) {
+    consumeError(G.takeError()); // planning says what is wrong with it
+    return Error::success();
+  }
+  const Graph &M = **G;
+  auto Given = inputFiles(M);
+  if (!Given)
+    return Given.takeError();
+  SymbolRoles Roles = findSymbolRoles(M);
+  std::set<SymbolId> Bound;
+  if (R.Batch)
+    Bound.insert(Roles.Batch.begin(), Roles.Batch.end());
+  if (R.Seq)
+    Bound.insert(Roles.Seq.begin(), Roles.Seq.end());
+  for (SymbolId S = 0; S < M.Symbols.size(); ++S)
+    if (any_of(R.Dims,
+               [&](const api::SymbolValue &D) { return D.Name == M.Symbols[S]; }))
+      Bound.insert(S);
+  for (const api::InputShape &In : R.InputShapes) {
+    ValueId V = M.findValue(In.Name);
+    if (V != NoId)
+      for (const DeclaredDim &D : M.Values[V].Shape)
+        if (D.K == DeclaredDim::Kind::Symbol)
+          Bound.insert(D.Symbol);
+  }
+  for (ValueId V : M.Inputs) {
+    const Value &Val = M.Values[V];
+    auto It = Given->find(Val.Name);
+    if (It == Given->end() || Skip.contains(Val.Name) ||
+        !Val.HasDeclaredShape || none_of(Val.Shape, [&](const DeclaredDim &D) {
+          return D.K == DeclaredDim::Kind::Symbol && !Bound.count(D.Symbol);
+        }))
+      continue;
+    auto T = readTensorFile(It->second);
+    if (!T)
+      return T.takeError();
+    if (T->Dims.size() != Val.Shape.size())
+      continue; // readInput names the file and both shapes
+    std::string Said;
+    for (size_t I = 0; I < Val.Shape.size(); ++I) {
+      const DeclaredDim &D = Val.Shape[I];
+      if (D.K != DeclaredDim::Kind::Symbol || !Bound.insert(D.Symbol).second)
+        continue;
+      R.Dims.push_back({M.Symbols[D.Symbol], T->Dims[I]});
+      Said += (Said.empty() ? "" : " ") + ("--dim " + M.Symbols[D.Symbol]) +
+              "=" + std::to_string(T->Dims[I]);
+    }
+    Notes.push_back("input '" + Val.Name + "' (" + dimsText(T->Dims) +
+                    " in " + It->second + ") binds its dims, as " + Said);
+  }
+  return Error::success();
+}
+
 // --fold-inputs: the given inputs that shapes may depend on (integers of up
 // to 1024 elements, floats of up to 8, such as Resize scales) become
 // initializers; the request then plans the folded model.
-static Error foldInputs(api::Request &R, StringMap<std::string> &Files) {
+static Error foldInputs(api::Request &R, StringMap<std::string> &Files,
+                        StringSet<> &Folded) {
   auto G = importModelFile(R.ModelPath);
   if (!G)
     return G.takeError();
@@ -296,8 +365,10 @@ static Error foldInputs(api::Request &R, StringMap<std::string> &Files) {
   if (!Bytes)
     return Bytes.takeError();
   R.ModelBytes = std::move(*Bytes);
-  for (const auto &F : Fold)
+  for (const auto &F : Fold) {
     Given->erase(F.first);
+    Folded.insert(F.first);
+  }
   Files = std::move(*Given);
   return Error::success();
 }
@@ -420,8 +491,15 @@ static Expected<int> runTool(api::Request R) {
     return makeInputError("--fold-inputs and --no-fold-inputs contradict "
                           "each other");
   bool Folded = FoldInputs;
+  bool AnyGiven = !Inputs.empty() || !InputsDir.empty();
+  const api::Request Base = R; // before anything is bound from the files
+  std::vector<std::string> BindNotes;
+  StringSet<> FoldedNames;
   if (FoldInputs)
-    if (Error E = foldInputs(R, Files))
+    if (Error E = foldInputs(R, Files, FoldedNames))
+      return E;
+  if (AnyGiven)
+    if (Error E = bindFromInputFiles(R, FoldedNames, BindNotes))
       return E;
   // Planning parses the model with its large initializers referenced in
   // place rather than copied (the importer keeps no large tensor's values),
@@ -440,13 +518,16 @@ static Expected<int> runTool(api::Request R) {
   // values of an input the command line gives (a Reshape target or Resize
   // scales fed as a graph input), plan again with those values. The first
   // error stands when that does not help either.
-  bool AnyGiven = !Inputs.empty() || !InputsDir.empty();
   if (!X && !FoldInputs && !NoFoldInputs && AnyGiven && FromFile) {
     Error First = X.takeError();
-    api::Request Again = R;
+    api::Request Again = Base;
     Again.ModelBytes.reset(); // foldInputs reads the file itself
     StringMap<std::string> AgainFiles;
-    Error E = foldInputs(Again, AgainFiles);
+    StringSet<> AgainFolded;
+    std::vector<std::string> AgainNotes;
+    Error E = foldInputs(Again, AgainFiles, AgainFolded);
+    if (!E)
+      E = bindFromInputFiles(Again, AgainFolded, AgainNotes);
     auto Y = E ? Expected<driver::Executable>(std::move(E))
                : driver::planExecutable(Again, *Kernels);
     if (!Y) {
@@ -459,9 +540,12 @@ static Expected<int> runTool(api::Request R) {
            "them (--no-fold-inputs refuses)\n";
     R = std::move(Again);
     Files = std::move(AgainFiles);
+    BindNotes = std::move(AgainNotes);
     X = std::move(Y);
     Folded = true;
   }
+  for (const std::string &N : BindNotes)
+    WithColor::note(errs(), "oomplan-run") << N << '\n';
   if (!X)
     return X.takeError();
   Rep.PlanSeconds = secondsSince(T0);
