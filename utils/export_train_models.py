@@ -163,6 +163,84 @@ class UNetSmall(nn.Module):
         return self.out(m)
 
 
+class DCGANGenerator(nn.Module):
+    """DCGAN's generator: ConvTranspose2d upsampling from a [N, nz, 1, 1] latent, BatchNorm, ReLU,
+    Tanh (ConvTranspose's backward and a latent input that needs no gradient)."""
+
+    def __init__(self, nz=100, ngf=64):
+        super().__init__()
+        self.m = nn.Sequential(
+            nn.ConvTranspose2d(nz, ngf * 8, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf * 8), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 8, ngf * 4, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 4), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 4, ngf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 2), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False), nn.Tanh())
+
+    def forward(self, z):
+        return self.m(z)
+
+
+class SpeechEncoder(nn.Module):
+    """Whisper-style audio encoder: two Conv1d + GELU over [N, mels, frames] (the second strided),
+    learned positions, pre-norm nn.TransformerEncoder layers (batch_first, GELU), final LayerNorm."""
+
+    def __init__(self, mels=80, d=256, layers=4, heads=4, frames=400):
+        super().__init__()
+        self.c1 = nn.Conv1d(mels, d, 3, padding=1)
+        self.c2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+        self.pos = nn.Parameter(torch.randn(frames // 2, d) * 0.02)
+        layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.1, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+        self.ln = nn.LayerNorm(d)
+
+    def forward(self, x):
+        x = F.gelu(self.c2(F.gelu(self.c1(x)))).permute(0, 2, 1)
+        return self.ln(self.enc(x + self.pos))
+
+
+class LSTMTagger(nn.Module):
+    """A 2-layer bidirectional LSTM over [N, T, features] and a per-step classifier (ONNX LSTM)."""
+
+    def __init__(self, feat=64, hidden=128, classes=32):
+        super().__init__()
+        self.rnn = nn.LSTM(feat, hidden, num_layers=2, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2 * hidden, classes)
+
+    def forward(self, x):
+        return self.out(self.rnn(x)[0])
+
+
+class GRUEncoder(nn.Module):
+    """A 3-layer unidirectional GRU over [N, T, features] (batch_first) and a classifier on the last
+    step's output and on the final hidden state of every layer."""
+
+    def __init__(self, feat=80, hidden=192, classes=16):
+        super().__init__()
+        self.rnn = nn.GRU(feat, hidden, num_layers=3, batch_first=True)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, x):
+        y, h = self.rnn(x)
+        return self.out(y[:, -1]) + self.out(h).sum(0)
+
+
+class SegmentationOut(nn.Module):
+    """torchvision's segmentation models return a dict: train its 'out' tensor."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
+def lraspp():
+    return SegmentationOut(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None))
+
+
 # ---------------------------------------------------------------- the cases
 def tv(name, **kw):
     return lambda: getattr(torchvision.models, name)(weights=None, **kw)
@@ -174,7 +252,8 @@ def vit_small():
                              mlp_dim=1024, dropout=0.1, attention_dropout=0.1)
 
 
-# case -> (constructor, family, batch, image size or None, seq or None, vocab for token models)
+# case -> (constructor, family, batch, input, seq or None, vocab for token models); input is an image
+# size (a [batch, 3, size, size] input), a tuple (the dims after batch), or None for token models.
 CASES = {
     "alexnet": (tv("alexnet"), "alexnet", 4, 224, None, None),
     "vgg11": (tv("vgg11"), "vgg", 2, 224, None, None),
@@ -198,6 +277,13 @@ CASES = {
     "t5_encoder": (T5Encoder, "t5 (own)", 4, None, 128, 4000),
     "llama": (Llama, "llama (own)", 4, None, 128, 4000),
     "unet_gn": (UNetSmall, "unet (own)", 4, 32, None, None),
+    "r3d_18": (lambda: torchvision.models.video.r3d_18(weights=None), "video resnet (3D conv)", 2,
+               (3, 8, 64, 64), None, None),
+    "lraspp": (lraspp, "segmentation (bilinear Resize)", 4, 96, None, None),
+    "dcgan": (DCGANGenerator, "gan generator (ConvTranspose)", 8, (100, 1, 1), None, None),
+    "speech_encoder": (SpeechEncoder, "speech encoder (Conv1d + transformer)", 4, (80, 400), None, None),
+    "lstm": (LSTMTagger, "recurrent (LSTM)", 8, (64, 64), None, None),
+    "gru": (GRUEncoder, "recurrent (GRU)", 8, (100, 80), None, None),
 }
 
 
@@ -221,6 +307,8 @@ def build(case, batch=None, seq=None):
     b = batch or b0
     if vocab:
         inputs = (torch.randint(0, vocab, (b, seq or s0)),)
+    elif isinstance(size, tuple):
+        inputs = (torch.randn(b, *size),)
     else:
         inputs = (torch.randn(b, 3, size, size),)
     return model, inputs

@@ -22,7 +22,8 @@ Error driver::printTrainingShapes(Session &S, const Graph &G,
     return Bytes.takeError();
   std::vector<std::string> Warnings;
   TrainingSummary Sum;
-  auto Sched = makeTrainingSchedule(G, Shapes, *Bytes, S.Train, Warnings, &Sum);
+  auto Sched = makeTrainingSchedule(G, Shapes, *Bytes, S.Train, Warnings, &Sum,
+                                    Bindings);
   if (!Sched)
     return Sched.takeError();
   for (const std::string &W : Warnings)

@@ -38,6 +38,7 @@ constexpr AuxKind NoAux = AuxKind::None, AuxDropoutMask = AuxKind::DropoutMask;
 constexpr AuxKind AuxBatchNormStats = AuxKind::BatchNormStats;
 constexpr AuxKind AuxNormStats = AuxKind::NormStats;
 constexpr AuxKind AuxPoolIndices = AuxKind::PoolIndices;
+constexpr AuxKind AuxRecurrentStates = AuxKind::RecurrentStates;
 
 constexpr GradRule grad(uint32_t DiffInputs, uint32_t SaveAlways,
                         uint32_t SaveIfPartnerGrad, uint32_t SaveOutputs,
@@ -355,10 +356,24 @@ const OpInfo Ops[] = {
      perInput(1)},
     {"ReduceSumSquare", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
 
-    // Recurrent layers (Recurrent.cpp).
-    {"GRU", Shape::Recurrent, Alias::None, UnknownGrad, perOutput(1)},
-    {"LSTM", Shape::Recurrent, Alias::None, UnknownGrad, perOutput(1)},
-    {"RNN", Shape::Recurrent, Alias::None, UnknownGrad, perOutput(1)},
+    // Recurrent layers (Recurrent.cpp). PyTorch 1.13's CPU _VF.lstm/gru/
+    // rnn_tanh: the input projection keeps X (and W), every step's
+    // linear_hh keeps the hidden state (and R), the cell's gates and states
+    // are the RecurrentStates aux. Inputs X, W, R, B, initial_h (5) and, for
+    // LSTM, initial_c (6) and the peepholes P (7) get gradients;
+    // sequence_lens (4) is an index.
+    {"GRU", Shape::Recurrent, Alias::None,
+     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates,
+          0),
+     perOutput(1)},
+    {"LSTM", Shape::Recurrent, Alias::None,
+     grad(In012 | bit(3) | bit(5) | bit(6) | bit(7),
+          In012 | bit(5) | bit(6) | bit(7), 0, 0, AuxRecurrentStates, 0),
+     perOutput(1)},
+    {"RNN", Shape::Recurrent, Alias::None,
+     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates,
+          0),
+     perOutput(1)},
 
     // Output sizes that depend on the data (DataDependent.cpp).
     {"Compress", Shape::Compress, Alias::None, UnknownGrad, perOutput(1)},

@@ -81,7 +81,8 @@ parallel::buildBase(const ParallelInput &In, const LayerStructure &L,
   TrainingOptions T = In.Train;
   T.GradAccum = Accumulate ? std::max(2u, T.GradAccum) : 1;
   std::vector<std::string> Warnings;
-  auto Sched = makeTrainingSchedule(In.G, In.Shapes, *Bytes, T, Warnings);
+  auto Sched = makeTrainingSchedule(In.G, In.Shapes, *Bytes, T, Warnings,
+                                    nullptr, In.Bindings);
   if (!Sched)
     return Sched.takeError();
   auto B = std::make_shared<Base>();

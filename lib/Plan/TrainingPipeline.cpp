@@ -17,7 +17,8 @@ llvm::Expected<Plan> oomplan::planTrainingGraph(
   auto Bytes = evaluateValueBytes(G, Shapes, Bindings);
   if (!Bytes)
     return Bytes.takeError();
-  auto S = makeTrainingSchedule(G, Shapes, *Bytes, Train, Warnings, Summary);
+  auto S = makeTrainingSchedule(G, Shapes, *Bytes, Train, Warnings, Summary,
+                                Bindings);
   if (!S)
     return S.takeError();
   // makeTrainingSchedule has verified it.

@@ -77,3 +77,104 @@ uint64_t training::largeKernelConvScratch(const Node &N,
   return saturatingAdd(saturatingAdd(WBytes, saturatingMul(8, WBytes)),
                        InBytes);
 }
+
+static std::optional<int64_t> constDim(const ShapeInfo &Shapes, ValueId V,
+                                       size_t Axis) {
+  if (V == NoId || V >= Shapes.Values.size())
+    return std::nullopt;
+  const ValueShape &S = Shapes.Values[V];
+  if (!S.Known || Axis >= S.Dims.size())
+    return std::nullopt;
+  std::optional<int64_t> D = S.Dims[Axis].getConstant();
+  return D && *D > 0 ? D : std::nullopt;
+}
+
+// Measured with saved_tensors_hooks on torch 1.13 (nn.LSTM, nn.GRU, nn.RNN
+// of 1 and 2 layers, uni- and bidirectional): per direction and time step,
+// an LSTM keeps its gates (4H, the sigmoid/tanh results) and cx, tanh(cy)
+// and hx (3H); a GRU its hidden gates (3H) and four H-sized tensors; a
+// tanh RNN its hidden state (H): 7, 7 and 1 times N x H per step, N x T
+// steps in all, exactly up to a boundary step. The input projection
+// (linear_ih over the whole sequence) keeps X; on a batch_first input X is
+// a transposed view there and each direction keeps its own contiguous copy,
+// of which the graph's Transpose output is one.
+RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
+                                        uint64_t XElems, uint64_t XBytes,
+                                        llvm::StringRef XProducer) {
+  RecurrentSaved R;
+  unsigned PerStep = N.OpType == "RNN" ? 1 : 7;
+  int64_t Dirs = N.getString("direction", "forward") == "bidirectional" ? 2 : 1;
+  Dirs = constDim(Shapes, N.input(1), 0).value_or(Dirs);
+  int64_t H = N.getInt("hidden_size", 0);
+  if (H <= 0)
+    H = constDim(Shapes, N.input(2), 2).value_or(1);
+  // T x N: X is [T, N, I] (or [N, T, I]); I is W's last dim. Unknown I
+  // counts every element of X as a step (too many, never too few).
+  int64_t I = constDim(Shapes, N.input(1), 2).value_or(1);
+  uint64_t Steps = XElems / uint64_t(I);
+  uint64_t ElemBytes = XElems ? (XBytes + XElems - 1) / XElems : 4;
+  R.StateBytes = saturatingMul(
+      saturatingMul(saturatingMul(PerStep, uint64_t(Dirs)), Steps),
+      saturatingMul(uint64_t(H), ElemBytes));
+  R.Directions = unsigned(Dirs);
+  unsigned Gates = N.OpType == "LSTM" ? 4 : N.OpType == "GRU" ? 3 : 1;
+  R.GateBytes = saturatingMul(
+      saturatingMul(saturatingMul(Gates, uint64_t(Dirs)), Steps),
+      saturatingMul(uint64_t(H), ElemBytes));
+  if (XProducer == "Transpose" && Dirs > 1)
+    R.InputCopyBytes = saturatingMul(uint64_t(Dirs - 1), XBytes);
+  return R;
+}
+
+// Measured (torch 1.13, 2 threads, conv3d backward alone, 3x3x3 and 3x1x1
+// kernels, 32 to 512 channels): on an input of depth 1 or 2 under a kernel
+// of depth 3, oneDNN's fast path is not taken and the weight gradient
+// allocates an im2col buffer of a sample (Cin/group x kernel x output
+// positions) and, from batch 2 up, 8 x the weight (4 per thread at two
+// threads; 4 x at one): 60,162,304 bytes for 256 channels at [2, 256, 2, 8,
+// 8] (8 x 7,077,888 + one 3,538,944 im2col), 228,262,144 for 512 at [2, 512,
+// 1, 4, 4] (8 x 28,311,552 + two of 884,736), against one weight-sized
+// reorder at depth 3 or more. A 5x3x3 kernel on
+// depth 4 stays on the fast path, so depth < kernel depth over-counts some
+// shapes; never the other way.
+uint64_t training::shallowConv3DScratch(
+    const Node &N, const ShapeInfo &Shapes,
+    llvm::ArrayRef<std::optional<int64_t>> Bindings, uint64_t WBytes,
+    uint64_t OutBytes) {
+  if (N.OpType != "Conv" || N.input(0) == NoId || N.input(1) == NoId ||
+      N.Outputs.empty() || N.Outputs[0] == NoId)
+    return 0;
+  const ValueShape &X = Shapes.Values[N.input(0)];
+  const ValueShape &W = Shapes.Values[N.input(1)];
+  if (!X.Known || X.Dims.size() != 5 || W.Dims.size() != 5)
+    return 0;
+  auto At = [&](const SymExpr &E) -> std::optional<int64_t> {
+    auto V = E.evaluate(Bindings, Shapes.SymbolNames);
+    if (!V) {
+      llvm::consumeError(V.takeError());
+      return std::nullopt;
+    }
+    return *V;
+  };
+  std::optional<int64_t> KD = constDim(Shapes, N.input(1), 2);
+  if (auto K = N.getInts("kernel_shape"); K && K->size() == 3)
+    KD = (*K)[0];
+  std::optional<int64_t> Depth = At(X.Dims[2]);
+  if (!KD || (Depth && *Depth >= *KD))
+    return 0;
+  std::optional<int64_t> Batch = At(X.Dims[0]);
+  std::optional<int64_t> Cout = constDim(Shapes, N.input(1), 0);
+  if (!Cout)
+    return saturatingMul(9, WBytes); // both terms at their largest
+  // im2col of one sample: (WBytes / Cout) per output position of a channel,
+  // OutBytes / (batch x Cout x 4) positions per sample (fp32).
+  uint64_t PerSample = Batch && *Batch > 0 ? OutBytes / uint64_t(*Batch)
+                                           : OutBytes;
+  uint64_t Positions = (PerSample / uint64_t(*Cout) + 3) / 4;
+  uint64_t Col = saturatingMul(WBytes / uint64_t(*Cout), Positions);
+  // From batch 2 up each of the two threads may hold its own im2col (seen
+  // at [2, 512, 1, 4, 4]: 8 x the weight + two buffers; one elsewhere).
+  bool Many = !Batch || *Batch >= 2;
+  return Many ? saturatingAdd(saturatingMul(2, Col), saturatingMul(8, WBytes))
+              : Col;
+}

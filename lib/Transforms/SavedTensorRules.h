@@ -16,8 +16,10 @@
 
 #include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/IR/OpTable.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <optional>
 
 namespace oomplan {
 namespace training {
@@ -45,6 +47,35 @@ unsigned numSavedRules();
 /// are the bytes of the input and the weight.
 uint64_t largeKernelConvScratch(const Node &N, const ShapeInfo &Shapes,
                                 uint64_t InBytes, uint64_t WBytes);
+
+/// What a recurrent node (GRU, LSTM, RNN) keeps beyond its inputs on
+/// PyTorch 1.13's CPU kernels, which run the recurrence cell by cell.
+struct RecurrentSaved {
+  /// Every time step's gates and states, for every direction.
+  uint64_t StateBytes = 0;
+  /// Per-direction contiguous copies of a transposed X (batch_first).
+  uint64_t InputCopyBytes = 0;
+  /// The gradient of every step's gates (4 for LSTM, 3 for GRU, 1 for RNN
+  /// times N x H per step and direction), which the input projection reads.
+  uint64_t GateBytes = 0;
+  unsigned Directions = 1;
+};
+/// XElems and XBytes: elements and bytes of input 0; XProducer: the op type
+/// that writes it.
+RecurrentSaved recurrentSaved(const Node &N, const ShapeInfo &Shapes,
+                              uint64_t XElems, uint64_t XBytes,
+                              llvm::StringRef XProducer);
+
+/// Conv3d's backward on PyTorch 1.13's CPU kernels when the input is
+/// shallower than the kernel (depth below kernel depth): beyond the
+/// table's reorders it allocates an im2col buffer of one sample and, when
+/// the batch has two samples or more, 4 x the weight per thread. 0 for
+/// any other node. Bindings evaluate the depth and the batch; a dim that
+/// cannot be evaluated counts as the costly case.
+uint64_t shallowConv3DScratch(
+    const Node &N, const ShapeInfo &Shapes,
+    llvm::ArrayRef<std::optional<int64_t>> Bindings, uint64_t WBytes,
+    uint64_t OutBytes);
 
 } // namespace training
 } // namespace oomplan

@@ -37,6 +37,7 @@ struct Builder {
   const Graph &G;
   const ShapeInfo &Shapes;
   llvm::ArrayRef<uint64_t> Bytes;
+  llvm::ArrayRef<std::optional<int64_t>> Bindings;
   const TrainingOptions &Opts;
   std::vector<std::string> &Warnings;
   Schedule S;
@@ -52,9 +53,11 @@ struct Builder {
   std::vector<ValueId> Params;
 
   Builder(const Graph &G, const ShapeInfo &Shapes,
-          llvm::ArrayRef<uint64_t> Bytes, const TrainingOptions &Opts,
-          std::vector<std::string> &Warnings)
-      : G(G), Shapes(Shapes), Bytes(Bytes), Opts(Opts), Warnings(Warnings) {}
+          llvm::ArrayRef<uint64_t> Bytes,
+          llvm::ArrayRef<std::optional<int64_t>> Bindings,
+          const TrainingOptions &Opts, std::vector<std::string> &Warnings)
+      : G(G), Shapes(Shapes), Bytes(Bytes), Bindings(Bindings), Opts(Opts),
+        Warnings(Warnings) {}
 
   // The inferred type (the file declares types only for some values).
   ElementType typeOf(ValueId V) const {
@@ -216,9 +219,35 @@ struct Builder {
       Add(Base + ":indices", saturatingMul(8, elementsOf(Y)),
           ElementType::Int64);
       break;
+    case AuxKind::RecurrentStates: {
+      RecurrentSaved R = recurrentSaved(Nd, Shapes, elementsOf(X),
+                                        S.Tensors[X].SizeBytes, producerOf(X));
+      if (R.StateBytes)
+        Add(Base + ":states", R.StateBytes, tensorType(X));
+      if (R.InputCopyBytes)
+        Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X));
+      // The input projection of one direction's whole sequence (linear_ih
+      // over every time step, [T, N, gates x H]) lives while that
+      // direction's recurrence runs: written here, read by nobody.
+      if (R.GateBytes)
+        S.Steps[N].Writes.push_back(addTensor(
+            "scratch(" + Base + ":input-projection)",
+            R.GateBytes / std::max<uint64_t>(1, R.Directions),
+            TensorKind::Activation, tensorType(X)));
+      break;
+    }
     case AuxKind::None:
       break;
     }
+  }
+
+  // The op type of the node that writes V ("" for graph inputs, weights).
+  llvm::StringRef producerOf(ValueId V) const {
+    for (const Node &N : G.Nodes)
+      for (ValueId O : N.Outputs)
+        if (O == V)
+          return N.OpType;
+    return "";
   }
 
   void buildForward() {
@@ -275,11 +304,14 @@ struct Builder {
       St.Reads.push_back(Acc);
   }
 
-  void emitBackward(NodeId Last, llvm::StringRef Op,
+  // Extra: tensors this step writes for a later step of the same node.
+  // Returns whether a step was emitted.
+  bool emitBackward(NodeId Last, llvm::StringRef Op,
                     llvm::ArrayRef<ValueId> Outs,
                     llvm::ArrayRef<TensorId> Saved,
                     llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
-                    uint64_t Scratch = 0) {
+                    uint64_t Scratch = 0,
+                    llvm::ArrayRef<TensorId> Extra = {}) {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
@@ -294,7 +326,7 @@ struct Builder {
           Incoming = GradOf[GradRoot[O]];
       }
     if (Incoming == NoTensor)
-      return; // no gradient reaches this node
+      return false; // no gradient reaches this node
     for (TensorId T : Saved)
       if (std::find(St.Reads.begin(), St.Reads.end(), T) == St.Reads.end())
         St.Reads.push_back(T);
@@ -308,13 +340,75 @@ struct Builder {
     }
     for (Step &V : ViewSteps)
       S.Steps.push_back(std::move(V));
+    St.Writes.insert(St.Writes.end(), Extra.begin(), Extra.end());
     if (St.Writes.empty())
-      return;
+      return false;
     if (Scratch) // temporaries: written here, read by nobody
       St.Writes.push_back(
           addTensor("scratch(" + G.Values[G.Nodes[Last].Outputs[0]].Name + ")",
                     Scratch, TensorKind::Activation));
     S.Steps.push_back(std::move(St));
+    return true;
+  }
+
+  // A recurrent node's backward in three steps, as PyTorch runs it. The
+  // recurrence, newest time step first, reads the saved states and writes
+  // the gradients of R, B and the initial states; autograd frees each time
+  // step's states as it goes and keeps its gate gradient instead, a smaller
+  // slice, so the states bound what it holds. Then the slices are stacked
+  // (the stacked gate gradient and the slices, both live), and the input
+  // projection reads the stack and writes the gradients of X and W. One
+  // step would keep the states alive while dX and dW are written, which
+  // PyTorch never does (measured: +17% on a 2-layer bidirectional LSTM).
+  // False: nothing to split.
+  bool splitRecurrentBackward(NodeId N, llvm::ArrayRef<TensorId> Saved,
+                              llvm::ArrayRef<std::pair<ValueId, bool>> Ins) {
+    const Node &Nd = G.Nodes[N];
+    ValueId X = Nd.input(0), W = Nd.input(1);
+    if (X == NoId || Nd.Outputs.empty() || Nd.Outputs[0] == NoId)
+      return false;
+    std::vector<std::pair<ValueId, bool>> Rec, Proj;
+    for (const auto &P : Ins)
+      (P.first == X || P.first == W ? Proj : Rec).push_back(P);
+    if (Proj.empty())
+      return false;
+    std::vector<TensorId> Incoming;
+    for (ValueId O : Nd.Outputs)
+      if (O != NoId && GradOf[GradRoot[O]] != NoTensor &&
+          G.Values[GradRoot[O]].Kind != ValueKind::Weight)
+        Incoming.push_back(GradOf[GradRoot[O]]);
+    if (Incoming.empty())
+      return true; // no gradient reaches the node: nothing to emit
+    RecurrentSaved RS = recurrentSaved(Nd, Shapes, elementsOf(X),
+                                       S.Tensors[X].SizeBytes, producerOf(X));
+    const std::string &Name = G.Values[Nd.Outputs[0]].Name;
+    bool Recurrence = emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Rec);
+    Step Stack;
+    Stack.Kind = StepKind::Backward;
+    Stack.Node = N;
+    Stack.Op = Nd.OpType + ".grad";
+    Stack.Reads = Incoming;
+    if (!Recurrence) // the states are read here then (R and B frozen)
+      Stack.Reads.insert(Stack.Reads.end(), Saved.begin(), Saved.end());
+    TensorId Gates = addTensor("grad(" + Name + ":gates)", RS.GateBytes,
+                               TensorKind::Activation, tensorType(X));
+    Stack.Writes = {Gates, addTensor("scratch(" + Name + ":gate-slices)",
+                                     RS.GateBytes, TensorKind::Activation)};
+    S.Steps.push_back(std::move(Stack));
+    Step St;
+    St.Kind = StepKind::Backward;
+    St.Node = N;
+    St.Op = Nd.OpType + ".grad";
+    St.Reads = {Gates, X};
+    if (W != NoId)
+      St.Reads.push_back(W);
+    std::vector<Step> ViewSteps;
+    for (const auto &P : Proj)
+      contribute(St, P.first, ViewSteps, NoTensor);
+    for (Step &V : ViewSteps)
+      S.Steps.push_back(std::move(V));
+    S.Steps.push_back(std::move(St));
+    return true;
   }
 
   void backwardOfNode(NodeId N) {
@@ -344,6 +438,9 @@ struct Builder {
     for (size_t I = 0; I < Nd.Inputs.size(); ++I)
       if (NeedsGrad(I))
         Ins.push_back({Nd.Inputs[I], (R.GradViewInputs & bit(I)) != 0});
+    if (R.Aux == AuxKind::RecurrentStates && !Aux[N].empty() &&
+        splitRecurrentBackward(N, Saved, Ins))
+      return;
     uint64_t Scratch = 0;
     if (cpuTemporaries() && Nd.input(0) != NoId)
       Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
@@ -355,7 +452,10 @@ struct Builder {
       Scratch = std::max<uint64_t>(
           {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes,
            largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
-                                  S.Tensors[Nd.input(1)].SizeBytes)});
+                                  S.Tensors[Nd.input(1)].SizeBytes),
+           shallowConv3DScratch(Nd, Shapes, Bindings,
+                                S.Tensors[Nd.input(1)].SizeBytes,
+                                S.Tensors[Nd.Outputs[0]].SizeBytes)});
     emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
   }
 
@@ -670,7 +770,8 @@ void Builder::addWarnings() {
 llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
     const Graph &G, const ShapeInfo &Shapes, llvm::ArrayRef<uint64_t> Bytes,
     const TrainingOptions &Opts, std::vector<std::string> &Warnings,
-    TrainingSummary *Summary) {
+    TrainingSummary *Summary,
+    llvm::ArrayRef<std::optional<int64_t>> Bindings) {
   if (Bytes.size() != G.Values.size())
     return makeInternalError(
         "makeTrainingSchedule: one size per value expected");
@@ -679,7 +780,7 @@ llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
   std::string Eval = evalExportWarning(G);
   if (!Eval.empty())
     Warnings.push_back(Eval);
-  Builder B(G, Shapes, Bytes, Opts, Warnings);
+  Builder B(G, Shapes, Bytes, Bindings, Opts, Warnings);
   if (llvm::Error E = B.run())
     return E;
   // The schedule every fit transform starts from: check it here, in every

@@ -139,6 +139,10 @@ enum class AuxKind : uint8_t {
   BatchNormStats, ///< save_mean and save_invstd: two fp32 per channel.
   NormStats,      ///< LayerNorm mean and rstd: two fp32 per normalized row.
   PoolIndices,    ///< MaxPool argmax: one int64 per output element.
+  /// GRU, LSTM, RNN: the states of every time step (PyTorch's CPU
+  /// recurrence runs cell by cell, and autograd keeps each step's gates,
+  /// cell state and hidden state).
+  RecurrentStates,
 };
 
 /// Bit I stands for input (or output) I.

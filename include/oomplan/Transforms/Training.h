@@ -130,11 +130,14 @@ struct TrainingSummary {
 /// The training step of G: forward, loss, backward, optimizer. ValueBytes is
 /// every value's size at the bound symbols (evaluateValueBytes). Warnings
 /// receives notes for the user (an eval-mode export, ops without a training
-/// rule). Summary, when given, receives the per-class totals.
+/// rule). Summary, when given, receives the per-class totals. Bindings (the
+/// bound symbols) let rules read dims, not only sizes; a rule that needs a
+/// dim it cannot evaluate assumes the costlier case.
 llvm::Expected<Schedule> makeTrainingSchedule(
     const Graph &G, const ShapeInfo &Shapes,
     llvm::ArrayRef<uint64_t> ValueBytes, const TrainingOptions &Opts,
-    std::vector<std::string> &Warnings, TrainingSummary *Summary = nullptr);
+    std::vector<std::string> &Warnings, TrainingSummary *Summary = nullptr,
+    llvm::ArrayRef<std::optional<int64_t>> Bindings = {});
 
 /// Names of the weights that get gradients and optimizer state (in
 /// G.Weights order), after --freeze and --tied.

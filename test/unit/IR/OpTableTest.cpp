@@ -75,8 +75,11 @@ TEST(OpTable, ExplicitUnknownAndNotDifferentiable) {
   // Shape computations carry no gradient: written down, not defaulted.
   EXPECT_EQ(lookupOp("Shape")->Grad.Class, GradClass::NotDifferentiable);
   EXPECT_EQ(lookupOp("Equal")->Grad.Class, GradClass::NotDifferentiable);
-  // No one has written GRU's backward yet: training warns and keeps all.
-  EXPECT_EQ(lookupOp("GRU")->Grad.Class, GradClass::Unknown);
+  // No one has written Cosh's backward yet: training warns and keeps all.
+  EXPECT_EQ(lookupOp("Cosh")->Grad.Class, GradClass::Unknown);
+  // The recurrent layers keep their per-step states (an aux of their own).
+  EXPECT_EQ(lookupOp("GRU")->Grad.Class, GradClass::Rule);
+  EXPECT_EQ(lookupOp("LSTM")->Grad.Aux, AuxKind::RecurrentStates);
   // Gelu has saved tensors and a cost but no shape rule of ours.
   EXPECT_EQ(lookupOp("Gelu")->Shape, ShapeRuleId::Declared);
   EXPECT_EQ(lookupOp("Gelu")->Grad.Class, GradClass::Rule);

@@ -3,9 +3,10 @@
 // The training-mode exports of test/models/train/. The four shared models:
 // parameter counts equal PyTorch's, model state is exactly 16 bytes per
 // parameter for fp32 Adam, and the predicted peak of one training step stays
-// within -3%..+10% of PyTorch's measured peak. Twelve more architectures
-// (eight torchvision families, our T5/Llama/UNet variants; issue 14): within
-// -2%..+5%. The PyTorch numbers were measured by utils/measure_torch_peak.py
+// within -3%..+10% of PyTorch's measured peak. Sixteen more architectures
+// (torchvision families, our T5/Llama/UNet variants; issue 14; a video
+// ResNet, a segmentation head, a GAN generator, a speech encoder): within
+// -2%..+5%; two recurrent models within 0%..+15%. The PyTorch numbers were measured by utils/measure_torch_peak.py
 // (CPU, steady state, docs/training.md) and are recorded here so the test
 // needs no torch.
 //
@@ -56,6 +57,23 @@ const Case ZooCases[] = {
     {"llama", 4, 128, 5212416, 137839780, {"cos", "sin"}},
     {"t5_encoder", 4, 128, 4172160, 122834572},
     {"unet_gn", 4, 0, 1424835, 54546712},
+    // Session 9's unseen families: 3-D convolution, a segmentation head
+    // (bilinear Resize), ConvTranspose, Conv1d + transformer.
+    {"r3d_18", 2, 0, 33371472, 770130208},
+    {"lraspp", 4, 0, 3221538, 86890976},
+    {"dcgan", 8, 0, 3576704, 74410724},
+    {"speech_encoder", 4, 0, 3469312, 155067652},
+};
+
+// Recurrent layers (ONNX LSTM and GRU, batch_first, PyTorch's exporter):
+// never below PyTorch, and at most 15% above. The exporter repacks each
+// layer's weights into W, R and B with Slice and Concat (gate order, both
+// directions), copies PyTorch never makes; they are counted as the
+// activations they are in the graph, about 10% of these peaks
+// (docs/training.md).
+const Case RecurrentCases[] = {
+    {"lstm", 8, 0, 602144, 17613256},
+    {"gru", 8, 0, 605584, 24386296},
 };
 
 struct Result {
@@ -141,5 +159,20 @@ TEST(TrainingModels, ArchitecturesWithinBarOfPyTorch) {
     EXPECT_EQ(R.Sum.TrainableParams, C.Params) << C.Model;
     EXPECT_GE(double(Ours), 0.98 * C.TorchPeak) << C.Model;
     EXPECT_LE(double(Ours), 1.05 * C.TorchPeak) << C.Model;
+  }
+}
+
+// Without the recurrent states (the rule before session 9: "keeps all its
+// inputs") the LSTM was 25% below PyTorch (13,194,240 bytes).
+TEST(TrainingModels, RecurrentNeverBelowPyTorch) {
+  for (const Case &C : RecurrentCases) {
+    Result R = planCase(C);
+    uint64_t Ours = R.P.totalBytes();
+    std::printf("%-18s ours=%llu torch=%llu ratio=%.4f\n", C.Model,
+                (unsigned long long)Ours, (unsigned long long)C.TorchPeak,
+                double(Ours) / double(C.TorchPeak));
+    EXPECT_EQ(R.Sum.TrainableParams, C.Params) << C.Model;
+    EXPECT_GE(Ours, C.TorchPeak) << C.Model;
+    EXPECT_LE(double(Ours), 1.15 * C.TorchPeak) << C.Model;
   }
 }
