@@ -225,6 +225,67 @@ class GRUEncoder(nn.Module):
         return self.out(y[:, -1]) + self.out(h).sum(0)
 
 
+class Seq2Seq(nn.Module):
+    """An encoder-decoder nn.Transformer (2 + 2 post-norm layers, ReLU, dropout 0.1): the decoder reads
+    the token ids shifted by one under a causal mask and cross-attends to the encoder's output."""
+
+    def __init__(self, vocab=4000, d=256, heads=4, layers=2, ff=1024):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.t = nn.Transformer(d, heads, layers, layers, ff, dropout=0.1, batch_first=True)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, ids):
+        s = ids.shape[1]
+        src = self.emb(ids)
+        tgt = self.emb(torch.roll(ids, 1, dims=1))
+        mask = torch.triu(torch.full((s, s), float("-inf")), diagonal=1)
+        return self.head(self.t(src, tgt, tgt_mask=mask))
+
+
+class MoE(nn.Module):
+    """A Mixtral-style block stack: RMSNorm, causal self-attention, and a mixture of 4 SwiGLU experts
+    routed top-2 per token (TopK over the router's softmax, a scatter-built mask, every expert run
+    densely and weighted: the routing ops of sparse models without data-dependent shapes)."""
+
+    def __init__(self, vocab=4000, d=192, heads=4, layers=2, experts=4, ff=384):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.heads, self.experts = heads, experts
+        self.layers = nn.ModuleList()
+        for _ in range(layers):
+            self.layers.append(nn.ModuleDict({
+                "n1": RMSNorm(d), "qkv": nn.Linear(d, 3 * d, bias=False), "o": nn.Linear(d, d, bias=False),
+                "n2": RMSNorm(d), "router": nn.Linear(d, experts, bias=False),
+                "w1": nn.ModuleList(nn.Linear(d, ff, bias=False) for _ in range(experts)),
+                "w3": nn.ModuleList(nn.Linear(d, ff, bias=False) for _ in range(experts)),
+                "w2": nn.ModuleList(nn.Linear(ff, d, bias=False) for _ in range(experts))}))
+        self.norm = RMSNorm(d)
+        self.head = nn.Linear(d, vocab, bias=False)
+
+    def forward(self, ids):
+        b, s = ids.shape
+        x = self.emb(ids)
+        h = self.heads
+        i = torch.arange(s)
+        mask = torch.zeros(s, s).masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float("-inf"))
+        for L in self.layers:
+            q, k, v = L["qkv"](L["n1"](x)).split(x.shape[-1], dim=-1)
+            q, k, v = (t.view(b, s, h, -1).transpose(1, 2) for t in (q, k, v))
+            att = F.softmax(q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + mask, dim=-1)
+            x = x + L["o"]((att @ v).transpose(1, 2).reshape(b, s, -1))
+            y = L["n2"](x)
+            probs = F.softmax(L["router"](y), dim=-1)
+            top, idx = probs.topk(2, dim=-1)
+            gate = torch.zeros_like(probs).scatter(-1, idx, top / top.sum(-1, keepdim=True))
+            out = 0
+            for e in range(self.experts):
+                ex = L["w2"][e](F.silu(L["w1"][e](y)) * L["w3"][e](y))
+                out = out + ex * gate[..., e:e + 1]
+            x = x + out
+        return self.head(self.norm(x))
+
+
 class SegmentationOut(nn.Module):
     """torchvision's segmentation models return a dict: train its 'out' tensor."""
 
@@ -284,6 +345,8 @@ CASES = {
     "speech_encoder": (SpeechEncoder, "speech encoder (Conv1d + transformer)", 4, (80, 400), None, None),
     "lstm": (LSTMTagger, "recurrent (LSTM)", 8, (64, 64), None, None),
     "gru": (GRUEncoder, "recurrent (GRU)", 8, (100, 80), None, None),
+    "seq2seq": (Seq2Seq, "encoder-decoder transformer (own)", 4, None, 64, 4000),
+    "moe": (MoE, "mixture of experts, top-2 routing (own)", 4, None, 64, 4000),
 }
 
 

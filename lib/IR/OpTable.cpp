@@ -83,19 +83,31 @@ const OpInfo Ops[] = {
     // abs: sgn(self) * grad.
     {"Abs", Shape::NegOrAbs, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(1)},
-    {"Acos", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"Acosh", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"Asin", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"Asinh", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"Atan", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"Atanh", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    // acos, asin, atan and the inverse hyperbolics: grad times a function of
+    // self, which they keep.
+    {"Acos", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"Acosh", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"Asin", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"Asinh", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"Atan", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"Atanh", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
     // _to_copy: grad cast back, nothing kept.
     {"Cast", Shape::Cast, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(0)},
-    {"CastLike", Shape::CastLike, Alias::None, UnknownGrad, perOutput(1)},
+    // as Cast: nothing.
+    {"CastLike", Shape::CastLike, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+     perOutput(1)},
     {"Ceil", Shape::SameAsInput, Alias::InPlace, NotDifferentiable,
      perOutput(1)},
-    {"Celu", Shape::SameAsInput, Alias::InPlace, UnknownGrad, perOutput(1)},
+    // celu is elu(x, alpha, 1, 1/alpha): keeps self.
+    {"Celu", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
     // hardtanh / hardtanh_ (ReLU6): the backward reads the *input*; the
     // in-place form therefore clones its input before overwriting it, so
     // an input-sized tensor is kept either way.
@@ -103,8 +115,12 @@ const OpInfo Ops[] = {
      perOutput(1)},
     {"Cos", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(1)},
-    {"Cosh", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"CumSum", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    // grad * self.sinh().
+    {"Cosh", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    // cumsum_backward(grad, dim): nothing.
+    {"CumSum", Shape::SameAsInput, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+     perOutput(1)},
     // native_dropout / CPU dropout: input * noise keeps the noise only.
     {"Dropout", Shape::Dropout, Alias::ViewInInference,
      grad(In0, 0, 0, 0, AuxDropoutMask, 0), perOutput(1)},
@@ -120,11 +136,12 @@ const OpInfo Ops[] = {
      grad(In0, In0, 0, 0, NoAux, 0), perOutput(1)},
     {"HardSwish", Shape::SameAsInput, Alias::InPlace,
      grad(In0, In0, 0, 0, NoAux, 0), perOutput(1)},
-    {"Hardmax", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    {"Hardmax", Shape::SameAsInput, Alias::None, NotDifferentiable,
+     perOutput(1)},
     {"Identity", Shape::Identity, Alias::View, grad(In0, 0, 0, 0, NoAux, In0),
      perOutput(0)},
-    {"IsInf", Shape::BoolOfInput, Alias::None, UnknownGrad, perOutput(1)},
-    {"IsNaN", Shape::BoolOfInput, Alias::None, UnknownGrad, perOutput(1)},
+    {"IsInf", Shape::BoolOfInput, Alias::None, NotDifferentiable, perOutput(1)},
+    {"IsNaN", Shape::BoolOfInput, Alias::None, NotDifferentiable, perOutput(1)},
     {"LRN", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
     {"LeakyRelu", Shape::SameAsInput, Alias::InPlace,
      grad(In0, In0, 0, 0, NoAux, 0), perOutput(1)},
@@ -147,16 +164,24 @@ const OpInfo Ops[] = {
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(1)},
     {"ReverseSequence", Shape::SameAsInput, Alias::None, UnknownGrad,
      perOutput(1)},
-    {"Round", Shape::SameAsInput, Alias::InPlace, UnknownGrad, perOutput(1)},
-    {"Selu", Shape::SameAsInput, Alias::InPlace, UnknownGrad, perOutput(1)},
-    {"Shrink", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    // round: zeros_like(grad), nothing flows.
+    {"Round", Shape::SameAsInput, Alias::InPlace, NotDifferentiable,
+     perOutput(1)},
+    // selu is elu(x, alpha, scale): elu_backward(.., is_result=false, self).
+    {"Selu", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
+    // softshrink/hardshrink_backward keep self.
+    {"Shrink", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
     {"Sigmoid", Shape::SameAsInput, Alias::InPlace,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(4)},
     {"Sign", Shape::SameAsInput, Alias::InPlace, NotDifferentiable,
      perOutput(1)},
     {"Sin", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(1)},
-    {"Sinh", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    // grad * self.cosh().
+    {"Sinh", Shape::SameAsInput, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(1)},
     // _softmax_backward_data(grad, output).
     {"Softmax", Shape::SameAsInput, Alias::None,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(5)},
@@ -165,22 +190,31 @@ const OpInfo Ops[] = {
     {"Softsign", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
     {"Sqrt", Shape::SameAsInput, Alias::InPlace,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(4)},
-    {"Tan", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
+    // grad * (1 + result^2): keeps the result.
+    {"Tan", Shape::SameAsInput, Alias::None, grad(In0, 0, 0, Out0, NoAux, 0),
+     perOutput(1)},
     {"Tanh", Shape::SameAsInput, Alias::InPlace,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(4)},
-    {"ThresholdedRelu", Shape::SameAsInput, Alias::InPlace, UnknownGrad,
+    // threshold_backward(grad, self, threshold).
+    {"ThresholdedRelu", Shape::SameAsInput, Alias::InPlace,
+     grad(In0, In0, 0, 0, NoAux, 0), perOutput(1)},
+    // triu/tril: grad.triu(k): nothing.
+    {"Trilu", Shape::SameAsInput, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(1)},
-    {"Trilu", Shape::SameAsInput, Alias::None, UnknownGrad, perOutput(1)},
 
     // Numpy-broadcast binary and variadic ops (Broadcast.cpp).
     // add: grad passes through unchanged to both operands.
     {"Add", Shape::Broadcast, Alias::InPlace, grad(In01, 0, 0, 0, NoAux, In01),
      perOutput(1)},
-    {"And", Shape::Broadcast, Alias::InPlace, UnknownGrad, perOutput(1)},
-    {"BitShift", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
-    {"BitwiseAnd", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
-    {"BitwiseOr", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
-    {"BitwiseXor", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
+    {"And", Shape::Broadcast, Alias::InPlace, NotDifferentiable, perOutput(1)},
+    {"BitShift", Shape::Broadcast, Alias::None, NotDifferentiable,
+     perOutput(1)},
+    {"BitwiseAnd", Shape::Broadcast, Alias::None, NotDifferentiable,
+     perOutput(1)},
+    {"BitwiseOr", Shape::Broadcast, Alias::None, NotDifferentiable,
+     perOutput(1)},
+    {"BitwiseXor", Shape::Broadcast, Alias::None, NotDifferentiable,
+     perOutput(1)},
     // div: self / other: dA needs other, dB needs self and other.
     {"Div", Shape::Broadcast, Alias::InPlace, grad(In01, In1, In0, 0, NoAux, 0),
      perOutput(1)},
@@ -193,14 +227,16 @@ const OpInfo Ops[] = {
      perOutput(1)},
     {"Max", Shape::Broadcast, Alias::InPlace,
      grad(In01, In01, 0, Out0, NoAux, 0), perOutput(1)},
-    {"Mean", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
+    // (a + b + ...) / n: nothing kept.
+    {"Mean", Shape::Broadcast, Alias::None, grad(AllInputs, 0, 0, 0, NoAux, 0),
+     perOutput(1)},
     {"Min", Shape::Broadcast, Alias::InPlace,
      grad(In01, In01, 0, Out0, NoAux, 0), perOutput(1)},
     {"Mod", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
     // mul: each operand kept for the other's gradient (x * 2 keeps nothing).
     {"Mul", Shape::Broadcast, Alias::InPlace, grad(In01, 0, In01, 0, NoAux, 0),
      perOutput(1)},
-    {"Or", Shape::Broadcast, Alias::InPlace, UnknownGrad, perOutput(1)},
+    {"Or", Shape::Broadcast, Alias::InPlace, NotDifferentiable, perOutput(1)},
     {"PRelu", Shape::PRelu, Alias::InPlace, grad(In01, In01, 0, 0, NoAux, 0),
      perOutput(1)},
     {"Pow", Shape::Broadcast, Alias::InPlace, grad(In01, In01, 0, 0, NoAux, 0),
@@ -208,11 +244,13 @@ const OpInfo Ops[] = {
     // sub: grad to self unchanged, negated to other.
     {"Sub", Shape::Broadcast, Alias::InPlace, grad(In01, 0, 0, 0, NoAux, In0),
      perOutput(1)},
-    {"Sum", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
+    // an Add chain: each input's gradient is the incoming one.
+    {"Sum", Shape::Broadcast, Alias::None,
+     grad(AllInputs, 0, 0, 0, NoAux, AllInputs), perOutput(1)},
     // where: the condition.
     {"Where", Shape::Where, Alias::InPlace,
      grad(bit(1) | bit(2), In0, 0, 0, NoAux, 0), perOutput(1)},
-    {"Xor", Shape::Broadcast, Alias::InPlace, UnknownGrad, perOutput(1)},
+    {"Xor", Shape::Broadcast, Alias::InPlace, NotDifferentiable, perOutput(1)},
 
     // Normalization layers (Normalization.cpp).
     // native_batch_norm (training): input, weight, save_mean, save_invstd.
@@ -229,26 +267,30 @@ const OpInfo Ops[] = {
      perOutput(1)},
 
     // Shape computations, constants and generators (ShapeOps.cpp).
-    {"Bernoulli", Shape::LikeWithDtype, Alias::None, UnknownGrad, generator(1)},
+    {"Bernoulli", Shape::LikeWithDtype, Alias::None, NotDifferentiable,
+     generator(1)},
     {"Constant", Shape::Constant, Alias::None, NotDifferentiable, Resident},
     {"ConstantOfShape", Shape::ConstantOfShape, Alias::None, NotDifferentiable,
      perOutput(1)},
-    {"EyeLike", Shape::EyeLike, Alias::None, UnknownGrad, perOutput(1)},
-    {"Multinomial", Shape::Multinomial, Alias::None, UnknownGrad, generator(1)},
-    {"RandomNormal", Shape::RandomWithShape, Alias::None, UnknownGrad,
+    {"EyeLike", Shape::EyeLike, Alias::None, NotDifferentiable, perOutput(1)},
+    {"Multinomial", Shape::Multinomial, Alias::None, NotDifferentiable,
      generator(1)},
-    {"RandomNormalLike", Shape::LikeWithDtype, Alias::None, UnknownGrad,
+    {"RandomNormal", Shape::RandomWithShape, Alias::None, NotDifferentiable,
      generator(1)},
-    {"RandomUniform", Shape::RandomWithShape, Alias::None, UnknownGrad,
+    {"RandomNormalLike", Shape::LikeWithDtype, Alias::None, NotDifferentiable,
      generator(1)},
-    {"RandomUniformLike", Shape::LikeWithDtype, Alias::None, UnknownGrad,
+    {"RandomUniform", Shape::RandomWithShape, Alias::None, NotDifferentiable,
+     generator(1)},
+    {"RandomUniformLike", Shape::LikeWithDtype, Alias::None, NotDifferentiable,
      generator(1)},
     {"Range", Shape::Range, Alias::None, NotDifferentiable, perOutput(1)},
     {"Shape", Shape::Shape, Alias::None, NotDifferentiable, perOutput(0)},
     {"Size", Shape::Size, Alias::None, NotDifferentiable, perOutput(1)},
 
     // Layout changes (Reshape.cpp).
-    {"DepthToSpace", Shape::DepthSpace, Alias::None, UnknownGrad, perOutput(1)},
+    // pixel_shuffle: pixel_unshuffle(grad): nothing.
+    {"DepthToSpace", Shape::DepthSpace, Alias::None,
+     grad(In0, 0, 0, 0, NoAux, 0), perOutput(1)},
     // expand: grad summed back to the input's shape.
     {"Expand", Shape::Expand, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(0)},
@@ -256,7 +298,9 @@ const OpInfo Ops[] = {
      perOutput(0)},
     {"Reshape", Shape::Reshape, Alias::View, grad(In0, 0, 0, 0, NoAux, In0),
      perOutput(0)},
-    {"SpaceToDepth", Shape::DepthSpace, Alias::None, UnknownGrad, perOutput(1)},
+    // pixel_unshuffle: pixel_shuffle(grad): nothing.
+    {"SpaceToDepth", Shape::DepthSpace, Alias::None,
+     grad(In0, 0, 0, 0, NoAux, 0), perOutput(1)},
     {"Squeeze", Shape::Squeeze, Alias::View, grad(In0, 0, 0, 0, NoAux, In0),
      perOutput(0)},
     // permute: a view in PyTorch; its gradient is laid out anew here
@@ -275,14 +319,21 @@ const OpInfo Ops[] = {
      perOutput(0)},
     {"GatherElements", Shape::GatherElements, Alias::None,
      grad(In0, In1, 0, 0, NoAux, 0), perOutput(1)},
-    {"GatherND", Shape::GatherND, Alias::None, UnknownGrad, perOutput(1)},
-    {"OneHot", Shape::OneHot, Alias::None, UnknownGrad, perOutput(1)},
+    // index.Tensor: index_backward keeps the indices.
+    {"GatherND", Shape::GatherND, Alias::None, grad(In0, In1, 0, 0, NoAux, 0),
+     perOutput(1)},
+    {"OneHot", Shape::OneHot, Alias::None, NotDifferentiable, perOutput(1)},
     {"Pad", Shape::Pad, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(1)},
-    {"Scatter", Shape::LikeData, Alias::None, UnknownGrad, perOutput(1)},
-    {"ScatterElements", Shape::LikeData, Alias::None, UnknownGrad,
-     perOutput(1)},
-    {"ScatterND", Shape::LikeData, Alias::None, UnknownGrad, perOutput(1)},
+    // scatter.src, as ScatterElements: the index.
+    {"Scatter", Shape::LikeData, Alias::None,
+     grad(bit(0) | bit(2), In1, 0, 0, NoAux, 0), perOutput(1)},
+    // scatter.src: grad.scatter / grad.gather(dim, index): the index.
+    {"ScatterElements", Shape::LikeData, Alias::None,
+     grad(bit(0) | bit(2), In1, 0, 0, NoAux, 0), perOutput(1)},
+    // index_put: grad.index_put / grad.index(indices): the indices.
+    {"ScatterND", Shape::LikeData, Alias::None,
+     grad(bit(0) | bit(2), In1, 0, 0, NoAux, 0), perOutput(1)},
     // slice: grad scattered into zeros of the input's size.
     {"Slice", Shape::Slice, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(0)},
@@ -334,15 +385,19 @@ const OpInfo Ops[] = {
     {"Resize", Shape::Resize, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(1)},
     {"RoiAlign", Shape::RoiPool, Alias::None, UnknownGrad, perOutput(1)},
-    {"Upsample", Shape::Resize, Alias::None, UnknownGrad, perOutput(1)},
+    // as Resize: upsample_*_backward needs only sizes.
+    {"Upsample", Shape::Resize, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+     perOutput(1)},
 
     // Reductions (Reduce.cpp).
-    {"ArgMax", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
-    {"ArgMin", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
+    {"ArgMax", Shape::Reduce, Alias::None, NotDifferentiable, perInput(1)},
+    {"ArgMin", Shape::Reduce, Alias::None, NotDifferentiable, perInput(1)},
     {"ReduceL1", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
     {"ReduceL2", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
     {"ReduceLogSum", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
-    {"ReduceLogSumExp", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
+    // logsumexp_backward(grad, self, result).
+    {"ReduceLogSumExp", Shape::Reduce, Alias::None,
+     grad(In0, In0, 0, Out0, NoAux, 0), perInput(1)},
     {"ReduceMax", Shape::Reduce, Alias::None, grad(In0, In0, 0, Out0, NoAux, 0),
      perInput(1)},
     // mean.dim keeps its input in 1.13 (MeanBackward1._saved_self, for
@@ -350,11 +405,17 @@ const OpInfo Ops[] = {
     // nothing.
     {"ReduceMean", Shape::Reduce, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
      perInput(1)},
-    {"ReduceMin", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
-    {"ReduceProd", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
+    // amin: result == self selects the gradient: both.
+    {"ReduceMin", Shape::Reduce, Alias::None, grad(In0, In0, 0, Out0, NoAux, 0),
+     perInput(1)},
+    // prod_backward(grad, self, result).
+    {"ReduceProd", Shape::Reduce, Alias::None,
+     grad(In0, In0, 0, Out0, NoAux, 0), perInput(1)},
     {"ReduceSum", Shape::Reduce, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perInput(1)},
-    {"ReduceSumSquare", Shape::Reduce, Alias::None, UnknownGrad, perInput(1)},
+    // 2 * self * grad: keeps self.
+    {"ReduceSumSquare", Shape::Reduce, Alias::None,
+     grad(In0, In0, 0, 0, NoAux, 0), perInput(1)},
 
     // Recurrent layers (Recurrent.cpp). PyTorch 1.13's CPU _VF.lstm/gru/
     // rnn_tanh: the input projection keeps X (and W), every step's
@@ -363,25 +424,25 @@ const OpInfo Ops[] = {
     // LSTM, initial_c (6) and the peepholes P (7) get gradients;
     // sequence_lens (4) is an index.
     {"GRU", Shape::Recurrent, Alias::None,
-     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates,
-          0),
+     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates, 0),
      perOutput(1)},
     {"LSTM", Shape::Recurrent, Alias::None,
      grad(In012 | bit(3) | bit(5) | bit(6) | bit(7),
           In012 | bit(5) | bit(6) | bit(7), 0, 0, AuxRecurrentStates, 0),
      perOutput(1)},
     {"RNN", Shape::Recurrent, Alias::None,
-     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates,
-          0),
+     grad(In012 | bit(3) | bit(5), In012 | bit(5), 0, 0, AuxRecurrentStates, 0),
      perOutput(1)},
 
     // Output sizes that depend on the data (DataDependent.cpp).
     {"Compress", Shape::Compress, Alias::None, UnknownGrad, perOutput(1)},
-    {"NonMaxSuppression", Shape::NonMaxSuppression, Alias::None, UnknownGrad,
+    {"NonMaxSuppression", Shape::NonMaxSuppression, Alias::None,
+     NotDifferentiable, perOutput(1)},
+    {"NonZero", Shape::NonZero, Alias::None, NotDifferentiable, perOutput(1)},
+    // topk: value_selecting_reduction_backward keeps the indices.
+    {"TopK", Shape::TopK, Alias::None, grad(In0, 0, 0, bit(1), NoAux, 0),
      perOutput(1)},
-    {"NonZero", Shape::NonZero, Alias::None, UnknownGrad, perOutput(1)},
-    {"TopK", Shape::TopK, Alias::None, UnknownGrad, perOutput(1)},
-    {"Unique", Shape::Unique, Alias::None, UnknownGrad, perOutput(1)},
+    {"Unique", Shape::Unique, Alias::None, NotDifferentiable, perOutput(1)},
 
     // Quantization, losses, signal processing (Misc.cpp).
     {"BlackmanWindow", Shape::Window, Alias::None, UnknownGrad, perOutput(1)},
@@ -390,7 +451,9 @@ const OpInfo Ops[] = {
      perOutput(1)},
     {"DynamicQuantizeLinear", Shape::DynamicQuantize, Alias::None, UnknownGrad,
      perOutput(1)},
-    {"GridSample", Shape::GridSample, Alias::None, UnknownGrad, perOutput(1)},
+    // grid_sampler_2d_backward keeps input and grid.
+    {"GridSample", Shape::GridSample, Alias::None,
+     grad(In01, In01, 0, 0, NoAux, 0), perOutput(1)},
     {"HammingWindow", Shape::Window, Alias::None, UnknownGrad, perOutput(1)},
     {"HannWindow", Shape::Window, Alias::None, UnknownGrad, perOutput(1)},
     {"MelWeightMatrix", Shape::MelWeightMatrix, Alias::None, UnknownGrad,

@@ -75,8 +75,11 @@ TEST(OpTable, ExplicitUnknownAndNotDifferentiable) {
   // Shape computations carry no gradient: written down, not defaulted.
   EXPECT_EQ(lookupOp("Shape")->Grad.Class, GradClass::NotDifferentiable);
   EXPECT_EQ(lookupOp("Equal")->Grad.Class, GradClass::NotDifferentiable);
-  // No one has written Cosh's backward yet: training warns and keeps all.
-  EXPECT_EQ(lookupOp("Cosh")->Grad.Class, GradClass::Unknown);
+  // No one has written LRN's backward yet: training warns and keeps all.
+  EXPECT_EQ(lookupOp("LRN")->Grad.Class, GradClass::Unknown);
+  // Top-k keeps its indices (output 1), not its input.
+  EXPECT_EQ(lookupOp("TopK")->Grad.SaveOutputs, bit(1));
+  EXPECT_EQ(lookupOp("TopK")->Grad.SaveAlways, 0u);
   // The recurrent layers keep their per-step states (an aux of their own).
   EXPECT_EQ(lookupOp("GRU")->Grad.Class, GradClass::Rule);
   EXPECT_EQ(lookupOp("LSTM")->Grad.Aux, AuxKind::RecurrentStates);
