@@ -118,9 +118,9 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
       saturatingMul(uint64_t(H), ElemBytes));
   R.Directions = unsigned(Dirs);
   unsigned Gates = N.OpType == "LSTM" ? 4 : N.OpType == "GRU" ? 3 : 1;
-  R.GateBytes = saturatingMul(
-      saturatingMul(saturatingMul(Gates, uint64_t(Dirs)), Steps),
-      saturatingMul(uint64_t(H), ElemBytes));
+  R.GateBytes =
+      saturatingMul(saturatingMul(saturatingMul(Gates, uint64_t(Dirs)), Steps),
+                    saturatingMul(uint64_t(H), ElemBytes));
   if (XProducer == "Transpose" && Dirs > 1)
     R.InputCopyBytes = saturatingMul(uint64_t(Dirs - 1), XBytes);
   return R;
@@ -137,10 +137,10 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
 // reorder at depth 3 or more. A 5x3x3 kernel on
 // depth 4 stays on the fast path, so depth < kernel depth over-counts some
 // shapes; never the other way.
-uint64_t training::shallowConv3DScratch(
-    const Node &N, const ShapeInfo &Shapes,
-    llvm::ArrayRef<std::optional<int64_t>> Bindings, uint64_t WBytes,
-    uint64_t OutBytes) {
+uint64_t
+training::shallowConv3DScratch(const Node &N, const ShapeInfo &Shapes,
+                               llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                               uint64_t WBytes, uint64_t OutBytes) {
   if (N.OpType != "Conv" || N.input(0) == NoId || N.input(1) == NoId ||
       N.Outputs.empty() || N.Outputs[0] == NoId)
     return 0;
@@ -168,8 +168,8 @@ uint64_t training::shallowConv3DScratch(
     return saturatingMul(9, WBytes); // both terms at their largest
   // im2col of one sample: (WBytes / Cout) per output position of a channel,
   // OutBytes / (batch x Cout x 4) positions per sample (fp32).
-  uint64_t PerSample = Batch && *Batch > 0 ? OutBytes / uint64_t(*Batch)
-                                           : OutBytes;
+  uint64_t PerSample =
+      Batch && *Batch > 0 ? OutBytes / uint64_t(*Batch) : OutBytes;
   uint64_t Positions = (PerSample / uint64_t(*Cout) + 3) / 4;
   uint64_t Col = saturatingMul(WBytes / uint64_t(*Cout), Positions);
   // From batch 2 up each of the two threads may hold its own im2col (seen

@@ -72,10 +72,9 @@ RecurrentSaved recurrentSaved(const Node &N, const ShapeInfo &Shapes,
 /// the batch has two samples or more, 4 x the weight per thread. 0 for
 /// any other node. Bindings evaluate the depth and the batch; a dim that
 /// cannot be evaluated counts as the costly case.
-uint64_t shallowConv3DScratch(
-    const Node &N, const ShapeInfo &Shapes,
-    llvm::ArrayRef<std::optional<int64_t>> Bindings, uint64_t WBytes,
-    uint64_t OutBytes);
+uint64_t shallowConv3DScratch(const Node &N, const ShapeInfo &Shapes,
+                              llvm::ArrayRef<std::optional<int64_t>> Bindings,
+                              uint64_t WBytes, uint64_t OutBytes);
 
 } // namespace training
 } // namespace oomplan

@@ -230,10 +230,10 @@ struct Builder {
       // over every time step, [T, N, gates x H]) lives while that
       // direction's recurrence runs: written here, read by nobody.
       if (R.GateBytes)
-        S.Steps[N].Writes.push_back(addTensor(
-            "scratch(" + Base + ":input-projection)",
-            R.GateBytes / std::max<uint64_t>(1, R.Directions),
-            TensorKind::Activation, tensorType(X)));
+        S.Steps[N].Writes.push_back(
+            addTensor("scratch(" + Base + ":input-projection)",
+                      R.GateBytes / std::max<uint64_t>(1, R.Directions),
+                      TensorKind::Activation, tensorType(X)));
       break;
     }
     case AuxKind::None:
@@ -310,8 +310,7 @@ struct Builder {
                     llvm::ArrayRef<ValueId> Outs,
                     llvm::ArrayRef<TensorId> Saved,
                     llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
-                    uint64_t Scratch = 0,
-                    llvm::ArrayRef<TensorId> Extra = {}) {
+                    uint64_t Scratch = 0, llvm::ArrayRef<TensorId> Extra = {}) {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
@@ -770,8 +769,7 @@ void Builder::addWarnings() {
 llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
     const Graph &G, const ShapeInfo &Shapes, llvm::ArrayRef<uint64_t> Bytes,
     const TrainingOptions &Opts, std::vector<std::string> &Warnings,
-    TrainingSummary *Summary,
-    llvm::ArrayRef<std::optional<int64_t>> Bindings) {
+    TrainingSummary *Summary, llvm::ArrayRef<std::optional<int64_t>> Bindings) {
   if (Bytes.size() != G.Values.size())
     return makeInternalError(
         "makeTrainingSchedule: one size per value expected");

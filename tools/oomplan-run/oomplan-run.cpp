@@ -297,8 +297,9 @@ static Error bindFromInputFiles(api::Request &R, const StringSet<> &Skip,
   if (R.Seq)
     Bound.insert(Roles.Seq.begin(), Roles.Seq.end());
   for (SymbolId S = 0; S < M.Symbols.size(); ++S)
-    if (any_of(R.Dims,
-               [&](const api::SymbolValue &D) { return D.Name == M.Symbols[S]; }))
+    if (any_of(R.Dims, [&](const api::SymbolValue &D) {
+          return D.Name == M.Symbols[S];
+        }))
       Bound.insert(S);
   for (const api::InputShape &In : R.InputShapes) {
     ValueId V = M.findValue(In.Name);
@@ -329,8 +330,8 @@ static Error bindFromInputFiles(api::Request &R, const StringSet<> &Skip,
       Said += (Said.empty() ? "" : " ") + ("--dim " + M.Symbols[D.Symbol]) +
               "=" + std::to_string(T->Dims[I]);
     }
-    Notes.push_back("input '" + Val.Name + "' (" + dimsText(T->Dims) +
-                    " in " + It->second + ") binds its dims, as " + Said);
+    Notes.push_back("input '" + Val.Name + "' (" + dimsText(T->Dims) + " in " +
+                    It->second + ") binds its dims, as " + Said);
   }
   return Error::success();
 }

@@ -82,8 +82,7 @@ g (float[3,5,4] x, float[2,32,4] W, float[2,32,8] R, float[2,8,4] Wr, float[2,8,
   // A time-major X that no Transpose wrote: both directions read it as is.
   EXPECT_EQ(recurrentSaved(L, P.Shapes, 60, 240, "").InputCopyBytes, 0u);
   ASSERT_EQ(N.OpType, "RNN");
-  EXPECT_EQ(recurrentSaved(N, P.Shapes, 60, 240, "Transpose").StateBytes,
-            960u);
+  EXPECT_EQ(recurrentSaved(N, P.Shapes, 60, 240, "Transpose").StateBytes, 960u);
 }
 
 // By hand: W is [Cout=8, 16, 3, 3, 3] (13,824 bytes); Y is [2, 8, 2, 4, 4]

@@ -7,9 +7,9 @@
 // (torchvision families, our T5/Llama/UNet variants; issue 14; a video
 // ResNet, a segmentation head, a GAN generator, a speech encoder, an
 // encoder-decoder, a mixture of experts): within
-// -2%..+5%; two recurrent models within 0%..+15%. The PyTorch numbers were measured by utils/measure_torch_peak.py
-// (CPU, steady state, docs/training.md) and are recorded here so the test
-// needs no torch.
+// -2%..+5%; two recurrent models within 0%..+15%. The PyTorch numbers were
+// measured by utils/measure_torch_peak.py (CPU, steady state, docs/training.md)
+// and are recorded here so the test needs no torch.
 //
 //===----------------------------------------------------------------------===//
 #include "TestExpected.h"
