@@ -21,12 +21,21 @@
 using namespace oomplan;
 using namespace oomplan::parallel;
 
-static std::vector<ParallelSpec> candidates(unsigned N, const LayerStructure &L,
-                                            const EngineOptions &E) {
+// Tensor parallelism only where it can split the model (a CNN has no
+// Megatron column/row linears; a degree must divide the split weights):
+// the search skips the others instead of refusing the model.
+static std::vector<ParallelSpec> candidates(unsigned N,
+                                            const ParallelPlanner &PP) {
+  const LayerStructure &L = PP.layers();
+  const EngineOptions &E = PP.input().Engine;
   std::vector<ParallelSpec> Out;
   for (unsigned TP : {1u, 2u, 4u, 8u}) {
     if (TP > N || N % TP || TP > E.DevicesPerNode || (TP > 1 && !L.Found))
       continue;
+    if (llvm::Error Why = PP.checkTP(TP)) {
+      llvm::consumeError(std::move(Why));
+      continue;
+    }
     for (unsigned PP = 1; PP <= N / TP; ++PP) {
       if ((N / TP) % PP || (PP > 1 && (!L.Found || PP > L.NumBlocks)))
         continue;
@@ -57,7 +66,7 @@ static std::string gib(uint64_t Bytes) { return formatBytes(Bytes); }
 static llvm::Expected<std::vector<Candidate>>
 screen(ParallelPlanner &PP, unsigned N, unsigned &Tried) {
   std::vector<Candidate> Out;
-  for (const ParallelSpec &S : candidates(N, PP.layers(), PP.input().Engine)) {
+  for (const ParallelSpec &S : candidates(N, PP)) {
     auto P = PP.plan(S, /*Place=*/false);
     if (!P)
       return P.takeError();
@@ -130,8 +139,16 @@ parallel::searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
         continue;
       Candidate X = (*C)[I];
       if (X.Why.empty()) {
-        char Buf[160];
-        if (X.Fits)
+        char Buf[200];
+        // Equal times: the candidates' order (less ZeRO sharding, less
+        // recompute first) decided, not speed.
+        if (X.Fits && X.SampleSeconds <= W.SampleSeconds)
+          std::snprintf(Buf, sizeof(Buf),
+                        "fits (%s), predicted as fast (%.3g s per "
+                        "micro-batch sample): ties go to the simpler "
+                        "configuration",
+                        gib(X.PeakBytes).c_str(), X.SampleSeconds);
+        else if (X.Fits)
           std::snprintf(Buf, sizeof(Buf),
                         "fits (%s) but slower: %.3g s per micro-batch "
                         "sample against %.3g",

@@ -237,27 +237,37 @@ static StageExtras addEngineBuffers(Schedule &S, const Base &B,
   return X;
 }
 
-llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
-                                                   bool Place) {
-  if ((Spec.TP > 1 || Spec.PP > 1) && !Layers.Found)
+llvm::Error ParallelPlanner::checkTP(unsigned TP) const {
+  if (TP <= 1)
+    return llvm::Error::success();
+  if (!Layers.Found)
     return makeInputError(In->G.SourcePath + ": --parallel: tp and pp need " +
                           "the model's repeated layers, and " + Layers.Why);
-  if (Spec.TP > 1 && Layers.ColumnLinears == 0)
+  if (Layers.ColumnLinears == 0)
     return makeInputError(In->G.SourcePath + ": --parallel: tp needs " +
                           "weight MatMul/Gemm layers in the repeated blocks " +
                           "(Megatron's column/row split); none found");
-  if (Spec.TP > 1)
-    for (ValueId W : In->G.Weights) {
-      if (!Layers.WeightTPSplit[W])
-        continue;
-      bool Divides = false;
-      for (const DeclaredDim &D : In->G.Values[W].Shape)
-        Divides |= D.K == DeclaredDim::Kind::Static && D.Size % Spec.TP == 0;
-      if (!Divides)
-        return makeInputError("--parallel: tp=" + llvm::Twine(Spec.TP) +
-                              " does not divide weight '" +
-                              In->G.Values[W].Name + "'");
-    }
+  for (ValueId W : In->G.Weights) {
+    if (!Layers.WeightTPSplit[W])
+      continue;
+    bool Divides = false;
+    for (const DeclaredDim &D : In->G.Values[W].Shape)
+      Divides |= D.K == DeclaredDim::Kind::Static && D.Size % TP == 0;
+    if (!Divides)
+      return makeInputError("--parallel: tp=" + llvm::Twine(TP) +
+                            " does not divide weight '" + In->G.Values[W].Name +
+                            "'");
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
+                                                   bool Place) {
+  if (Spec.PP > 1 && !Layers.Found)
+    return makeInputError(In->G.SourcePath + ": --parallel: tp and pp need " +
+                          "the model's repeated layers, and " + Layers.Why);
+  if (llvm::Error E = checkTP(Spec.TP))
+    return std::move(E);
   if (Spec.PP > Layers.NumBlocks && Spec.PP > 1)
     return makeInputError("--parallel: pp=" + llvm::Twine(Spec.PP) +
                           " is more than the " + llvm::Twine(Layers.NumBlocks) +

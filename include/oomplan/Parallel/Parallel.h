@@ -132,6 +132,11 @@ public:
   /// computed (the search screens configurations that way).
   llvm::Expected<ParallelPlan> plan(const ParallelSpec &Spec, bool Place);
 
+  /// Whether tensor parallelism of degree TP can split this model: the
+  /// repeated blocks have weight MatMul/Gemm layers and TP divides every
+  /// weight it splits. An error says why not (plan refuses such a spec).
+  llvm::Error checkTP(unsigned TP) const;
+
   const LayerStructure &layers() const { return Layers; }
   const ParallelInput &input() const { return *In; }
   /// Trainable parameters (elements) of the whole model.
