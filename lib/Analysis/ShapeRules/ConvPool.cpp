@@ -100,6 +100,21 @@ llvm::Error conv(RuleContext &Ctx) {
   if (X.size() < 3 || Wt.size() != X.size())
     return Ctx.error("input and weight must have the same rank >= 3");
   size_t Spatial = X.size() - 2;
+  int64_t Group = Ctx.node().getInt("group", 1);
+  if (Group < 1)
+    return Ctx.error("group must be at least 1, got " + std::to_string(Group));
+  // Channels: X is [N, C, ...], W [M, C / group, ...], M a multiple of
+  // group. Checked where the dims are numbers.
+  std::optional<int64_t> C = X[1].getConstant(), WC = Wt[1].getConstant(),
+                         M = Wt[0].getConstant();
+  if (C && WC && *C != *WC * Group)
+    return Ctx.error("input has " + std::to_string(*C) +
+                     " channels, the weight takes " + std::to_string(*WC) +
+                     " x group " + std::to_string(Group));
+  if (M && *M % Group)
+    return Ctx.error("the weight's " + std::to_string(*M) +
+                     " output channels are not a multiple of group " +
+                     std::to_string(Group));
   llvm::Expected<Window> W = readWeightWindow(Ctx, Wt, Spatial);
   if (!W)
     return W.takeError();
@@ -122,6 +137,13 @@ llvm::Error convTranspose(RuleContext &Ctx) {
   if (!W)
     return W.takeError();
   int64_t Group = Ctx.node().getInt("group", 1);
+  if (Group < 1)
+    return Ctx.error("group must be at least 1, got " + std::to_string(Group));
+  // ConvTranspose's weight is [C, M / group, ...]: dim 0 is the input's.
+  std::optional<int64_t> C = X[1].getConstant(), WC = Wt[0].getConstant();
+  if (C && WC && *C != *WC)
+    return Ctx.error("input has " + std::to_string(*C) +
+                     " channels, the weight's dim 0 is " + std::to_string(*WC));
   std::vector<SymExpr> Out = {X[0], Wt[1] * SymExpr::constant(Group)};
   std::optional<std::vector<int64_t>> OutShape =
       Ctx.node().getInts("output_shape");

@@ -17,6 +17,22 @@ llvm::Error batchNorm(RuleContext &Ctx) {
   Ctx.setOutputLike(0, 0);
   if (Ctx.inRank(0) < 2)
     return Ctx.error("input must have rank >= 2");
+  // scale, B, mean and var are [C].
+  std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
+  static const char *const Names[] = {"", "scale", "B", "input_mean",
+                                      "input_var"};
+  for (size_t I = 1; I < 5 && I < Ctx.numInputs(); ++I) {
+    if (!Ctx.hasInput(I))
+      continue;
+    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
+    std::optional<int64_t> D =
+        P.size() == 1 ? P[0].getConstant() : std::nullopt;
+    if (P.size() != 1 || (C && D && *C != *D))
+      return Ctx.error(std::string(Names[I]) + " must be [C] with C = " +
+                       (C ? std::to_string(*C) : std::string("dim 1")) +
+                       ", got rank " + std::to_string(P.size()) +
+                       (D ? " [" + std::to_string(*D) + "]" : std::string()));
+  }
   for (size_t I = 1; I < Ctx.numOutputs(); ++I) {
     // Statistics have the type of the mean input (opset 15 allows it to
     // differ from X).
@@ -35,6 +51,26 @@ llvm::Error layerNorm(RuleContext &Ctx) {
       Ctx.axis(Ctx.node().getInt("axis", -1), X.size());
   if (!Axis)
     return Axis.takeError();
+  // Scale and B broadcast to the normalized dims X[axis:]: each of their
+  // trailing dims is that dim or 1.
+  for (size_t I = 1; I < 3 && I < Ctx.numInputs(); ++I) {
+    if (!Ctx.hasInput(I))
+      continue;
+    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
+    size_t Norm = X.size() - *Axis;
+    if (P.size() > Norm)
+      return Ctx.error(std::string(I == 1 ? "Scale" : "B") + " has rank " +
+                       std::to_string(P.size()) + ", more than the " +
+                       std::to_string(Norm) + " normalized dims");
+    for (size_t A = 0; A < P.size(); ++A) {
+      std::optional<int64_t> D = P[A].getConstant(),
+                             Want = X[X.size() - P.size() + A].getConstant();
+      if (D && Want && *D != 1 && *D != *Want)
+        return Ctx.error(std::string(I == 1 ? "Scale" : "B") + " dim " +
+                         std::to_string(A) + " is " + std::to_string(*D) +
+                         ", the normalized dim is " + std::to_string(*Want));
+    }
+  }
   std::vector<SymExpr> Stat = X.vec();
   for (size_t I = *Axis; I < Stat.size(); ++I)
     Stat[I] = SymExpr::constant(1);
