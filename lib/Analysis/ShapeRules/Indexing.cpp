@@ -24,6 +24,11 @@ int64_t product(llvm::ArrayRef<int64_t> D, size_t B, size_t E) {
 
 llvm::Error gather(RuleContext &Ctx) {
   llvm::ArrayRef<SymExpr> Data = Ctx.inDims(0), Idx = Ctx.inDims(1);
+  ElementType IT = Ctx.inType(1);
+  if (IT != ElementType::Int32 && IT != ElementType::Int64 &&
+      IT != ElementType::Undefined)
+    return Ctx.error(std::string("indices must be int32 or int64, not ") +
+                     elementTypeName(IT));
   llvm::Expected<size_t> Axis =
       Ctx.axis(Ctx.node().getInt("axis", 0), Data.size());
   if (!Axis)
@@ -267,6 +272,14 @@ llvm::Error split(RuleContext &Ctx) {
   if (Parts.size() != N)
     return Ctx.error("split has " + llvm::Twine(Parts.size()) + " sizes for " +
                      llvm::Twine(N) + " outputs");
+  SymExpr Sum = SymExpr::constant(0);
+  for (const SymExpr &P : Parts)
+    Sum = Sum + P;
+  std::optional<int64_t> Total = In[*Axis].getConstant(),
+                         Got = Sum.getConstant();
+  if (Total && Got && *Total != *Got)
+    return Ctx.error("split sizes add up to " + llvm::Twine(*Got) +
+                     ", the axis has " + llvm::Twine(*Total));
   for (size_t I = 0; I < N; ++I) {
     std::vector<SymExpr> Out = In.vec();
     Out[*Axis] = Parts[I];

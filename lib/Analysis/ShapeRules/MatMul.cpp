@@ -72,6 +72,22 @@ llvm::Error gemm(RuleContext &Ctx) {
   if (CA && CB && *CA != *CB)
     return Ctx.error("inner dims differ: " + llvm::Twine(*CA) + " and " +
                      llvm::Twine(*CB));
+  // C broadcasts to [M, N] (unidirectionally): each trailing dim is 1 or
+  // the output's.
+  if (Ctx.numInputs() > 2 && Ctx.hasInput(2)) {
+    llvm::ArrayRef<SymExpr> C = Ctx.inDims(2);
+    const SymExpr *OutDims[2] = {&M, &N};
+    if (C.size() > 2)
+      return Ctx.error("C has rank " + llvm::Twine(C.size()) +
+                       "; it must broadcast to [M, N]");
+    for (size_t I = 0; I < C.size(); ++I) {
+      std::optional<int64_t> D = C[I].getConstant(),
+                             Want = OutDims[2 - C.size() + I]->getConstant();
+      if (D && Want && *D != 1 && *D != *Want)
+        return Ctx.error("C dim " + llvm::Twine(I) + " is " + llvm::Twine(*D) +
+                         ", it must be 1 or " + llvm::Twine(*Want));
+    }
+  }
   Ctx.setOutput(0, Ctx.inType(0), {M, N});
   return llvm::Error::success();
 }
@@ -128,6 +144,13 @@ llvm::Error einsum(RuleContext &Ctx) {
         continue;
       }
       SymExpr &S = Size[T[K]];
+      if (Count[T[K]]) {
+        std::optional<int64_t> A = S.getConstant(), B = D[Axis].getConstant();
+        if (A && B && *A != *B && *A != 1 && *B != 1)
+          return Ctx.error("label '" + std::string(1, T[K]) + "' is " +
+                           llvm::Twine(*A) + " in one operand and " +
+                           llvm::Twine(*B) + " in operand " + llvm::Twine(I));
+      }
       S = Count[T[K]] ? broadcastDim(S, D[Axis]) : D[Axis];
       ++Count[T[K]];
       ++Axis;

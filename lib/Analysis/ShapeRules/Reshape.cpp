@@ -60,10 +60,23 @@ llvm::Error reshape(RuleContext &Ctx) {
     if (Known.getConstant() == 0)
       return Ctx.error("cannot infer the -1 dim next to a 0 dim");
     SymExpr Q = SymExpr::floorDiv(Total, Known);
+    std::optional<int64_t> T = Total.getConstant(), K = Known.getConstant();
+    if (T && K && *K && *T % *K)
+      return Ctx.error("cannot reshape " + llvm::Twine(*T) +
+                       " elements into a shape of " + llvm::Twine(*K) +
+                       " x -1");
     if (Q * Known != Total)
       Ctx.warn("inferred reshape dim is not an exact quotient: " +
                Q.str(Ctx.graph().Symbols));
     Target[*Infer] = Q;
+  } else {
+    // Without -1 the element counts must agree: a view of another size
+    // would plan a buffer that is not its input's.
+    std::optional<int64_t> T = numElements(In).getConstant(),
+                           K = Known.getConstant();
+    if (T && K && *T != *K)
+      return Ctx.error("cannot reshape " + llvm::Twine(*T) +
+                       " elements into a shape of " + llvm::Twine(*K));
   }
   setView(Ctx, std::move(Target));
   return llvm::Error::success();
