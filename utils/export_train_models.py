@@ -286,6 +286,27 @@ class MoE(nn.Module):
         return self.head(self.norm(x))
 
 
+class RecurrentStack(nn.Module):
+    """nn.LSTM / nn.GRU / nn.RNN of any depth and direction and a per-step classifier; batch_first,
+    or fed time-major (the [N, T, F] input transposed and made contiguous before the layer)."""
+
+    def __init__(self, kind, feat, hidden, layers, bidirectional, batch_first=True):
+        super().__init__()
+        self.batch_first = batch_first
+        self.rnn = getattr(nn, kind)(feat, hidden, num_layers=layers, batch_first=batch_first,
+                                     bidirectional=bidirectional)
+        self.out = nn.Linear(hidden * (2 if bidirectional else 1), 10)
+
+    def forward(self, x):
+        if not self.batch_first:
+            x = x.transpose(0, 1).contiguous()
+        return self.out(self.rnn(x)[0])
+
+
+def recurrent(*args, **kw):
+    return lambda: RecurrentStack(*args, **kw)
+
+
 class SegmentationOut(nn.Module):
     """torchvision's segmentation models return a dict: train its 'out' tensor."""
 
@@ -345,6 +366,15 @@ CASES = {
     "speech_encoder": (SpeechEncoder, "speech encoder (Conv1d + transformer)", 4, (80, 400), None, None),
     "lstm": (LSTMTagger, "recurrent (LSTM)", 8, (64, 64), None, None),
     "gru": (GRUEncoder, "recurrent (GRU)", 8, (100, 80), None, None),
+    "lstm_1layer": (recurrent("LSTM", 32, 96, 1, False), "recurrent (LSTM, 1 layer)", 16, (50, 32),
+                    None, None),
+    "lstm_3bi": (recurrent("LSTM", 32, 64, 3, True), "recurrent (LSTM, 3 bidirectional)", 4, (80, 32),
+                 None, None),
+    "gru_2bi": (recurrent("GRU", 48, 128, 2, True), "recurrent (GRU, 2 bidirectional)", 6, (40, 48),
+                None, None),
+    "rnn_tanh": (recurrent("RNN", 32, 256, 2, False), "recurrent (tanh RNN)", 8, (60, 32), None, None),
+    "lstm_time_major": (recurrent("LSTM", 32, 128, 2, True, batch_first=False),
+                        "recurrent (LSTM, time-major)", 8, (30, 32), None, None),
     "seq2seq": (Seq2Seq, "encoder-decoder transformer (own)", 4, None, 64, 4000),
     "moe": (MoE, "mixture of experts, top-2 routing (own)", 4, None, 64, 4000),
 }

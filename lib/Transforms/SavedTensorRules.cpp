@@ -117,6 +117,8 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
       saturatingMul(saturatingMul(PerStep, uint64_t(Dirs)), Steps),
       saturatingMul(uint64_t(H), ElemBytes));
   R.Directions = unsigned(Dirs);
+  R.StepOutputBytes =
+      saturatingMul(Steps, saturatingMul(uint64_t(H), ElemBytes));
   unsigned Gates = N.OpType == "LSTM" ? 4 : N.OpType == "GRU" ? 3 : 1;
   R.GateBytes =
       saturatingMul(saturatingMul(saturatingMul(Gates, uint64_t(Dirs)), Steps),

@@ -59,6 +59,8 @@ struct RecurrentSaved {
   /// times N x H per step and direction), which the input projection reads.
   uint64_t GateBytes = 0;
   unsigned Directions = 1;
+  /// One direction's step outputs, T x N x H.
+  uint64_t StepOutputBytes = 0;
 };
 /// XElems and XBytes: elements and bytes of input 0; XProducer: the op type
 /// that writes it.

@@ -79,6 +79,7 @@ g (float[3,5,4] x, float[2,32,4] W, float[2,32,8] R, float[2,8,4] Wr, float[2,8,
   EXPECT_EQ(S.GateBytes, 3840u);
   EXPECT_EQ(S.InputCopyBytes, 240u);
   EXPECT_EQ(S.Directions, 2u);
+  EXPECT_EQ(S.StepOutputBytes, 480u); // 15 steps x 8 x 4 B, one direction
   // A time-major X that no Transpose wrote: both directions read it as is.
   EXPECT_EQ(recurrentSaved(L, P.Shapes, 60, 240, "").InputCopyBytes, 0u);
   ASSERT_EQ(N.OpType, "RNN");

@@ -3,11 +3,11 @@
 // The training-mode exports of test/models/train/. The four shared models:
 // parameter counts equal PyTorch's, model state is exactly 16 bytes per
 // parameter for fp32 Adam, and the predicted peak of one training step stays
-// within -3%..+10% of PyTorch's measured peak. Eighteen more architectures
+// within -3%..+10% of PyTorch's measured peak. Twenty-five more architectures
 // (torchvision families, our T5/Llama/UNet variants; issue 14; a video
 // ResNet, a segmentation head, a GAN generator, a speech encoder, an
-// encoder-decoder, a mixture of experts): within
-// -2%..+5%; two recurrent models within 0%..+15%. The PyTorch numbers were
+// encoder-decoder, a mixture of experts, seven recurrent models): within
+// -2%..+5%. The PyTorch numbers were
 // measured by utils/measure_torch_peak.py (CPU, steady state, docs/training.md)
 // and are recorded here so the test needs no torch.
 //
@@ -68,17 +68,16 @@ const Case ZooCases[] = {
     // ScatterElements routing).
     {"seq2seq", 4, 64, 5739424, 114236228},
     {"moe", 4, 64, 3602880, 74918316},
-};
-
-// Recurrent layers (ONNX LSTM and GRU, batch_first, PyTorch's exporter):
-// never below PyTorch, and at most 15% above. The exporter repacks each
-// layer's weights into W, R and B with Slice and Concat (gate order, both
-// directions), copies PyTorch never makes; they are counted as the
-// activations they are in the graph, about 10% of these peaks
-// (docs/training.md).
-const Case RecurrentCases[] = {
+    // Recurrent layers: LSTM, GRU and tanh RNN, 1 to 3 layers, uni- and
+    // bidirectional, batch_first and time-major (the rule before session 9,
+    // "keeps all its inputs", put the first LSTM 25% below PyTorch).
     {"lstm", 8, 0, 602144, 17613256},
     {"gru", 8, 0, 605584, 24386296},
+    {"lstm_1layer", 16, 0, 50890, 4514192},
+    {"lstm_3bi", 4, 0, 250122, 7560416},
+    {"gru_2bi", 6, 0, 435722, 9925824},
+    {"rnn_tanh", 8, 0, 208394, 5431248},
+    {"lstm_time_major", 8, 0, 563722, 11734640},
 };
 
 struct Result {
@@ -164,20 +163,5 @@ TEST(TrainingModels, ArchitecturesWithinBarOfPyTorch) {
     EXPECT_EQ(R.Sum.TrainableParams, C.Params) << C.Model;
     EXPECT_GE(double(Ours), 0.98 * C.TorchPeak) << C.Model;
     EXPECT_LE(double(Ours), 1.05 * C.TorchPeak) << C.Model;
-  }
-}
-
-// Without the recurrent states (the rule before session 9: "keeps all its
-// inputs") the LSTM was 25% below PyTorch (13,194,240 bytes).
-TEST(TrainingModels, RecurrentNeverBelowPyTorch) {
-  for (const Case &C : RecurrentCases) {
-    Result R = planCase(C);
-    uint64_t Ours = R.P.totalBytes();
-    std::printf("%-18s ours=%llu torch=%llu ratio=%.4f\n", C.Model,
-                (unsigned long long)Ours, (unsigned long long)C.TorchPeak,
-                double(Ours) / double(C.TorchPeak));
-    EXPECT_EQ(R.Sum.TrainableParams, C.Params) << C.Model;
-    EXPECT_GE(Ours, C.TorchPeak) << C.Model;
-    EXPECT_LE(double(Ours), 1.15 * C.TorchPeak) << C.Model;
   }
 }

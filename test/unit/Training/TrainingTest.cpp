@@ -15,6 +15,7 @@
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Plan/Pipeline.h"
 #include "gtest/gtest.h"
+#include <map>
 
 using namespace oomplan;
 
@@ -198,6 +199,47 @@ g (float[4,8] x) => (float[4,16] y) <)" +
   EXPECT_NE(find(B.S, "grad(W)"), nullptr);
   EXPECT_EQ(find(B.S, "grad(wt)"), nullptr);
   EXPECT_EQ(B.Sum.modelStateBytes(), 16u * 128u);
+}
+
+// A bidirectional LSTM whose W and R PyTorch's exporter packs from the two
+// directions' parameters with Concat. By hand: X [T=5, N=3, I=4], H = 8.
+// The packed W (2 x 32 x 4 floats) and R hold no bytes: PyTorch runs on the
+// parameters. The states are 7 x 2 directions x 15 steps x 8 x 4 B = 6720;
+// the gate gradients 4 x 2 x 15 x 8 x 4 = 3840. Each parameter's gradient
+// (wf, wr: 512 B; rf, rr: 1024 B) is written by an LSTM.grad step (the
+// recurrence writes dR, the input projection dW), and no Concat.grad runs.
+TEST(Training, RecurrentStatesAndPackedWeights) {
+  const std::string Text =
+      R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,3,4] x) => (float[5,2,3,8] y) <)" +
+      W("float[1,32,4] wf", 128) + ", " + W("float[1,32,4] wr", 128) + ", " +
+      W("float[1,32,8] rf", 256) + ", " + W("float[1,32,8] rr", 256) + R"(> {
+  w = Concat<axis = 0>(wf, wr)
+  r = Concat<axis = 0>(rf, rr)
+  y, h, c = LSTM<hidden_size = 8, direction = "bidirectional">(x, w, r)
+}
+)";
+  Built B = build(Text, {});
+  EXPECT_TRUE(B.Warnings.empty()) << B.Warnings.front();
+  ASSERT_NE(find(B.S, "w"), nullptr);
+  EXPECT_EQ(find(B.S, "w")->SizeBytes, 0u);
+  EXPECT_EQ(find(B.S, "r")->SizeBytes, 0u);
+  ASSERT_NE(find(B.S, "saved(y:states)"), nullptr);
+  EXPECT_EQ(find(B.S, "saved(y:states)")->SizeBytes, 6720u);
+  ASSERT_NE(find(B.S, "grad(y:gates)"), nullptr);
+  EXPECT_EQ(find(B.S, "grad(y:gates)")->SizeBytes, 3840u);
+  // x is a graph input, not a Transpose's output: no copies.
+  EXPECT_EQ(find(B.S, "saved(y:input-copies)"), nullptr);
+  std::map<std::string, std::string> WriterOf;
+  for (const Step &St : B.S.Steps)
+    for (TensorId T : St.Writes)
+      WriterOf[B.S.Tensors[T].Name] = St.Op;
+  for (const char *P : {"grad(wf)", "grad(wr)", "grad(rf)", "grad(rr)"})
+    EXPECT_EQ(WriterOf[P], "LSTM.grad") << P;
+  EXPECT_EQ(find(B.S, "grad(wf)")->SizeBytes, 512u);
+  EXPECT_EQ(find(B.S, "grad(rf)")->SizeBytes, 1024u);
+  for (const Step &St : B.S.Steps)
+    EXPECT_NE(St.Op, "Concat.grad");
 }
 
 TEST(Training, TiedWeightsCountOnce) {
