@@ -307,6 +307,33 @@ def recurrent(*args, **kw):
     return lambda: RecurrentStack(*args, **kw)
 
 
+class Wav2VecLike(nn.Module):
+    """wav2vec 2.0's shape: a strided Conv1d feature encoder over raw audio (GroupNorm on the first
+    layer, GELU), a projection, a grouped positional Conv1d with a long kernel (128 taps, 16
+    groups) added to the features, and pre-norm transformer layers."""
+
+    def __init__(self, d=256, layers=2):
+        super().__init__()
+        convs, cin = [], 1
+        for i, (k, st) in enumerate([(10, 5), (3, 2), (3, 2), (2, 2)]):
+            convs += [nn.Conv1d(cin, 128, k, st, bias=False)]
+            if i == 0:
+                convs += [nn.GroupNorm(128, 128)]
+            convs += [nn.GELU()]
+            cin = 128
+        self.fe = nn.Sequential(*convs)
+        self.proj = nn.Linear(128, d)
+        self.pos = nn.Conv1d(d, d, 128, padding=64, groups=16)
+        layer = nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.1, activation="gelu",
+                                           batch_first=True, norm_first=True)
+        self.enc = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+
+    def forward(self, wav):
+        f = self.proj(self.fe(wav).transpose(1, 2))
+        p = F.gelu(self.pos(f.transpose(1, 2))[:, :, :-1]).transpose(1, 2)
+        return self.enc(f + p)
+
+
 class SegmentationOut(nn.Module):
     """torchvision's segmentation models return a dict: train its 'out' tensor."""
 
@@ -375,6 +402,8 @@ CASES = {
     "rnn_tanh": (recurrent("RNN", 32, 256, 2, False), "recurrent (tanh RNN)", 8, (60, 32), None, None),
     "lstm_time_major": (recurrent("LSTM", 32, 128, 2, True, batch_first=False),
                         "recurrent (LSTM, time-major)", 8, (30, 32), None, None),
+    "wav2vec_like": (Wav2VecLike, "speech (wav2vec-style, long grouped Conv1d)", 4, (1, 16000), None,
+                     None),
     "seq2seq": (Seq2Seq, "encoder-decoder transformer (own)", 4, None, 64, 4000),
     "moe": (MoE, "mixture of experts, top-2 routing (own)", 4, None, 64, 4000),
 }
