@@ -4,7 +4,8 @@
 For each case (architecture, batch, seq) this builds the same architecture as the training-mode exports
 in test/models/train/ (torchvision resnet50 / mobilenet_v2, and BertLike / GPTLike from definitions.py)
 or, with --zoo, every case of utils/export_train_models.py (one torchvision model per classification
-family, and our own T5 / Llama / GroupNorm-UNet variants; export them first with that script and pass
+family, video, segmentation, our own T5 / Llama / GroupNorm-UNet / GAN / speech / encoder-decoder /
+mixture-of-experts / recurrent variants; export them first with that script and pass
 --models-dir), runs ONE steady-state training step (forward, backward, Adam step) on the CPU, and
 records the peak of live tensor bytes. It then runs
 `oomplan MODEL --train --optimizer=adam --runtime=pytorch-cpu --batch B [--seq S] --emit=json` and
