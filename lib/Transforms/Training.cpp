@@ -406,13 +406,12 @@ struct Builder {
       St.Reads.push_back(Acc);
   }
 
-  // Extra: tensors this step writes for a later step of the same node.
   // Returns whether a step was emitted.
   bool emitBackward(NodeId Last, llvm::StringRef Op,
                     llvm::ArrayRef<ValueId> Outs,
                     llvm::ArrayRef<TensorId> Saved,
                     llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
-                    uint64_t Scratch = 0, llvm::ArrayRef<TensorId> Extra = {}) {
+                    uint64_t Scratch = 0) {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
@@ -441,7 +440,6 @@ struct Builder {
     }
     for (Step &V : ViewSteps)
       S.Steps.push_back(std::move(V));
-    St.Writes.insert(St.Writes.end(), Extra.begin(), Extra.end());
     if (St.Writes.empty())
       return false;
     if (Scratch) // temporaries: written here, read by nobody
@@ -522,7 +520,8 @@ struct Builder {
       contribute(St, P.first, ViewSteps, NoTensor);
     for (Step &V : ViewSteps)
       S.Steps.push_back(std::move(V));
-    S.Steps.push_back(std::move(St));
+    if (!St.Writes.empty())
+      S.Steps.push_back(std::move(St));
     return true;
   }
 
