@@ -17,11 +17,13 @@ llvm::Error batchNorm(RuleContext &Ctx) {
   Ctx.setOutputLike(0, 0);
   if (Ctx.inRank(0) < 2)
     return Ctx.error("input must have rank >= 2");
-  // scale, B, mean and var are [C].
+  // scale, B, mean and var are [C] (before opset 9, spatial = 0 made them
+  // [C, D1, ...]: not checked then).
   std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
+  bool PerChannel = Ctx.node().getInt("spatial", 1) != 0;
   static const char *const Names[] = {"", "scale", "B", "input_mean",
                                       "input_var"};
-  for (size_t I = 1; I < 5 && I < Ctx.numInputs(); ++I) {
+  for (size_t I = 1; I < 5 && I < Ctx.numInputs() && PerChannel; ++I) {
     if (!Ctx.hasInput(I))
       continue;
     llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
