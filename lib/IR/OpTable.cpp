@@ -162,8 +162,9 @@ const OpInfo Ops[] = {
     // relu / relu_ / threshold_backward(grad, result).
     {"Relu", Shape::SameAsInput, Alias::InPlace,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(1)},
-    {"ReverseSequence", Shape::SameAsInput, Alias::None, UnknownGrad,
-     perOutput(1)},
+    // flip of each sequence: the gradient is flipped back by the lengths.
+    {"ReverseSequence", Shape::SameAsInput, Alias::None,
+     grad(In0, In1, 0, 0, NoAux, 0), perOutput(1)},
     // round: zeros_like(grad), nothing flows.
     {"Round", Shape::SameAsInput, Alias::InPlace, NotDifferentiable,
      perOutput(1)},
@@ -232,7 +233,10 @@ const OpInfo Ops[] = {
      perOutput(1)},
     {"Min", Shape::Broadcast, Alias::InPlace,
      grad(In01, In01, 0, Out0, NoAux, 0), perOutput(1)},
-    {"Mod", Shape::Broadcast, Alias::None, UnknownGrad, perOutput(1)},
+    // fmod/remainder: other's gradient is -grad * (self / other rounded):
+    // both kept.
+    {"Mod", Shape::Broadcast, Alias::None, grad(In01, In01, 0, 0, NoAux, 0),
+     perOutput(1)},
     // mul: each operand kept for the other's gradient (x * 2 keeps nothing).
     {"Mul", Shape::Broadcast, Alias::InPlace, grad(In01, 0, In01, 0, NoAux, 0),
      perOutput(1)},
@@ -458,12 +462,16 @@ const OpInfo Ops[] = {
     {"HannWindow", Shape::Window, Alias::None, UnknownGrad, perOutput(1)},
     {"MelWeightMatrix", Shape::MelWeightMatrix, Alias::None, UnknownGrad,
      perOutput(1)},
-    {"NegativeLogLikelihoodLoss", Shape::Loss, Alias::None, UnknownGrad,
-     perOutput(1)},
+    // nll_loss_backward(grad, self, target, weight, ...): all three kept.
+    {"NegativeLogLikelihoodLoss", Shape::Loss, Alias::None,
+     grad(In0, In012, 0, 0, NoAux, 0), perOutput(1)},
     {"QuantizeLinear", Shape::Quantize, Alias::None, UnknownGrad, perOutput(1)},
     {"STFT", Shape::STFT, Alias::None, UnknownGrad, perOutput(1)},
-    {"SoftmaxCrossEntropyLoss", Shape::Loss, Alias::None, UnknownGrad,
-     perOutput(1)},
+    // cross_entropy = log_softmax (keeps its scores-sized result) + nll_loss
+    // (keeps the labels and weights): counted as the scores, labels and
+    // weights, the same bytes.
+    {"SoftmaxCrossEntropyLoss", Shape::Loss, Alias::None,
+     grad(In0, In012, 0, 0, NoAux, 0), perOutput(1)},
 
     // Ops without a shape rule: the declared shapes are used. Gelu is ONNX
     // opset 20, past the ONNX 1.12 schemas the frontend accepts; its row
