@@ -1,0 +1,277 @@
+#!/usr/bin/python3
+"""Runs exports oomplan was not developed on through oomplan-run and compares the outputs with PyTorch's.
+
+What: for each model below (torchvision 0.14 and small modules of our own that exercise ops the test
+models lack: ConvTranspose 2-D/3-D, Conv1d, Conv3d, GroupNorm, InstanceNorm, PReLU, Mish/ELU/SELU/
+Softplus/Softsign/Hardtanh, pixel_shuffle/unshuffle, nearest/trilinear/bicubic Resize, TopK, CumSum,
+ArgMax, Trilu, Einsum, a T5 relative-position bias, GridSample), it
+  1. exports the model with Debian's PyTorch 1.13 (random weights from a fixed seed, dynamic axes)
+     from dummy inputs of one size;
+  2. runs PyTorch on inputs of another size and writes them as input_<i>.pb / the outputs as the
+     reference;
+  3. runs `oomplan-run MODEL --inputs-dir IN --output-dir OUT --poison --check=unplanned` (the input
+     files bind the dynamic dims) and compares every output: |ours - torch| <= 1e-4 + 1e-3 |torch|,
+     integers exactly;
+  4. plans the model with `oomplan MODEL --batch 4` plus the other dims it needs.
+Exit 0 when every model passes, 1 otherwise.
+
+Usage (Debian's interpreter: python3-torch, python3-torchvision):
+    /usr/bin/python3 utils/check_unseen_runtime.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
+        [--only unet,swin_t]
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+from onnx import numpy_helper
+
+tv = torchvision.models
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+class UNet(nn.Module):
+    def __init__(s, c=16):
+        super().__init__()
+        def blk(i, o): return nn.Sequential(nn.Conv2d(i, o, 3, padding=1), nn.BatchNorm2d(o), nn.ReLU(), nn.Conv2d(o, o, 3, padding=1), nn.ReLU())
+        s.d1, s.d2, s.d3 = blk(3, c), blk(c, 2*c), blk(2*c, 4*c)
+        s.u2 = nn.ConvTranspose2d(4*c, 2*c, 2, stride=2); s.c2 = blk(4*c, 2*c)
+        s.u1 = nn.ConvTranspose2d(2*c, c, 2, stride=2); s.c1 = blk(2*c, c)
+        s.out = nn.Conv2d(c, 2, 1)
+    def forward(s, x):
+        a = s.d1(x); b = s.d2(F.max_pool2d(a, 2)); c = s.d3(F.max_pool2d(b, 2))
+        y = s.c2(torch.cat([s.u2(c), b], 1)); y = s.c1(torch.cat([s.u1(y), a], 1))
+        return torch.sigmoid(s.out(y))
+
+class DCGAN(nn.Module):
+    def __init__(s, nz=64, ngf=16):
+        super().__init__()
+        s.m = nn.Sequential(nn.ConvTranspose2d(nz, ngf*8, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf*8), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf*8, ngf*4, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf*4), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf*4, ngf*2, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf*2), nn.LeakyReLU(0.2),
+            nn.ConvTranspose2d(ngf*2, 3, 4, 2, 1, bias=False), nn.Tanh())
+    def forward(s, z): return s.m(z)
+
+class WhisperLike(nn.Module):
+    def __init__(s, n_mels=40, d=64):
+        super().__init__()
+        s.c1 = nn.Conv1d(n_mels, d, 3, padding=1); s.c2 = nn.Conv1d(d, d, 3, stride=2, padding=1)
+        layer = nn.TransformerEncoderLayer(d, 4, 128, dropout=0.0, activation="gelu", batch_first=True, norm_first=True)
+        s.enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False); s.ln = nn.LayerNorm(d)
+    def forward(s, x):
+        x = F.gelu(s.c1(x)); x = F.gelu(s.c2(x)).permute(0, 2, 1)
+        return s.ln(s.enc(x))
+
+class T5Attn(nn.Module):
+    def __init__(s, d=64, h=4, nb=32, maxd=128):
+        super().__init__()
+        s.h, s.nb, s.maxd = h, nb, maxd
+        s.q, s.k, s.v, s.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+        s.rel = nn.Embedding(nb, h); s.ln = nn.LayerNorm(d)
+        s.ff = nn.Sequential(nn.Linear(d, 4*d), nn.ReLU(), nn.Linear(4*d, d))
+    def bucket(s, rp):
+        nb = s.nb // 2
+        ret = (rp > 0).to(torch.long) * nb
+        n = torch.abs(rp)
+        me = nb // 2
+        small = n < me
+        large = me + (torch.log(n.float() / me) / math.log(s.maxd / me) * (nb - me)).to(torch.long)
+        large = torch.min(large, torch.full_like(large, nb - 1))
+        return ret + torch.where(small, n, large)
+    def forward(s, x, mask):
+        B, L, D = x.shape
+        q = s.q(x).view(B, L, s.h, -1); k = s.k(x).view(B, L, s.h, -1); v = s.v(x).view(B, L, s.h, -1)
+        sc = torch.einsum("bqhd,bkhd->bhqk", q, k)
+        pos = torch.arange(L)
+        rp = pos[None, :] - pos[:, None]
+        bias = s.rel(s.bucket(rp)).permute(2, 0, 1).unsqueeze(0)
+        sc = sc + bias
+        sc = sc.masked_fill(mask[:, None, None, :] == 0, float("-inf"))
+        a = torch.softmax(sc, -1)
+        y = torch.einsum("bhqk,bkhd->bqhd", a, v).reshape(B, L, D)
+        y = s.ln(x + s.o(y))
+        return y + s.ff(y)
+
+class NormZoo(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.c = nn.Conv2d(3, 32, 3, padding=1, dilation=1); s.gn = nn.GroupNorm(8, 32)
+        s.c2 = nn.Conv2d(32, 32, 3, padding=2, dilation=2); s.inn = nn.InstanceNorm2d(32, affine=True)
+        s.ps = nn.Conv2d(32, 12, 1); s.pr = nn.PReLU(32)
+    def forward(s, x):
+        y = F.silu(s.gn(s.c(x)))
+        y = F.interpolate(y, scale_factor=2, mode="nearest")
+        y = F.mish(s.inn(s.c2(y))) + F.elu(y) + F.softplus(y) * 0.1 + F.selu(y) * 0.01
+        y = s.pr(y)
+        y = F.avg_pool2d(y, 3, stride=2, padding=1, count_include_pad=False, ceil_mode=True)
+        y = F.pixel_shuffle(s.ps(y), 2)
+        return F.leaky_relu(y, 0.1) + F.softsign(y) + F.hardtanh(y, -0.5, 0.5)
+
+class TopKZoo(nn.Module):
+    def __init__(s):
+        super().__init__(); s.l = nn.Linear(32, 32)
+    def forward(s, x):
+        y = s.l(x)
+        v, i = torch.topk(y, 4, dim=-1)
+        c = torch.cumsum(y, dim=1)
+        am = torch.argmax(y, dim=-1)
+        mx = torch.amax(y, dim=1)
+        return v, i, c, am, mx, torch.log_softmax(y, -1)
+
+class STN(nn.Module):
+    def __init__(s):
+        super().__init__(); s.loc = nn.Sequential(nn.Conv2d(3, 8, 5, stride=2), nn.ReLU(), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 6))
+        s.conv = nn.Conv2d(3, 4, 3, padding=1)
+    def forward(s, x):
+        h, w = x.shape[2], x.shape[3]
+        ys = torch.linspace(-1, 1, 32).view(32, 1).expand(32, 32)
+        xs = torch.linspace(-1, 1, 32).view(1, 32).expand(32, 32)
+        base = torch.stack([xs, ys], -1).unsqueeze(0)
+        off = s.loc(x).view(-1, 1, 1, 6)[..., :2] * 0.1
+        y = F.grid_sample(x, base + off, align_corners=False)
+        return s.conv(y)
+class Misc(nn.Module):
+    def __init__(s):
+        super().__init__(); s.c = nn.Conv3d(2, 4, 3, padding=1); s.ct = nn.ConvTranspose3d(4, 2, 2, stride=2); s.inn = nn.InstanceNorm3d(4, affine=True)
+    def forward(s, x):
+        y = s.inn(s.c(x))
+        y = F.interpolate(y, scale_factor=2, mode="trilinear", align_corners=False)
+        z = s.ct(F.max_pool3d(y, 2))
+        w = F.pixel_unshuffle(z.flatten(1, 2), 2)
+        b = F.interpolate(w, scale_factor=1.5, mode="bicubic", align_corners=False)
+        return b, torch.cumsum(b, dim=1), b.argmax(dim=1), torch.tril(b[:, 0])
+def cnn(name, make, opset, size, dyn_hw, test_size):
+    axes = {0: "batch", 2: "height", 3: "width"} if dyn_hw else {0: "batch"}
+    return dict(name=name, make=make, opset=opset, inputs=[torch.randn(2, 3, *size)], in_names=["input"],
+                plan=["--dim", "height=96", "--dim", "width=96"] if dyn_hw else [],
+                out_names=["output"], axes={"input": axes, "output": axes if dyn_hw else {0: "batch"}},
+                test=[torch.randn(3, 3, *test_size)])
+
+def models():
+    yield dict(name="unet", plan=["--dim", "h=64", "--dim", "w=64"], make=UNet, opset=13, inputs=[torch.randn(2, 3, 64, 80)], in_names=["x"], out_names=["y"],
+               axes={"x": {0: "batch", 2: "h", 3: "w"}, "y": {0: "batch", 2: "h", 3: "w"}}, test=[torch.randn(3, 3, 48, 96)])
+    yield dict(name="dcgan", make=DCGAN, opset=13, inputs=[torch.randn(2, 64, 1, 1)], in_names=["z"], out_names=["img"],
+               axes={"z": {0: "batch"}, "img": {0: "batch"}}, test=[torch.randn(5, 64, 1, 1)])
+    yield dict(name="whisper_like", plan=["--dim", "frames=100"], make=WhisperLike, opset=17, inputs=[torch.randn(2, 40, 32)], in_names=["mel"], out_names=["h"],
+               axes={"mel": {0: "batch", 2: "frames"}, "h": {0: "batch", 1: "t"}}, test=[torch.randn(3, 40, 50)])
+    m = torch.ones(2, 12, dtype=torch.long); m[1, 9:] = 0
+    mt = torch.ones(3, 20, dtype=torch.long); mt[2, 13:] = 0
+    yield dict(name="t5_attn", plan=["--seq", "32"], make=T5Attn, opset=14, inputs=[torch.randn(2, 12, 64), m], in_names=["x", "mask"], out_names=["y"],
+               axes={"x": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}}, test=[torch.randn(3, 20, 64), mt])
+    yield dict(name="normzoo", plan=["--dim", "h=32", "--dim", "w=32"], make=NormZoo, opset=13, inputs=[torch.randn(2, 3, 20, 24)], in_names=["x"], out_names=["y"],
+               axes={"x": {0: "batch", 2: "h", 3: "w"}, "y": {0: "batch", 2: "h2", 3: "w2"}}, test=[torch.randn(3, 3, 17, 30)])
+    yield dict(name="topkzoo", plan=["--seq", "16"], make=TopKZoo, opset=13, inputs=[torch.randn(2, 10, 32)], in_names=["x"],
+               out_names=["v", "i", "c", "am", "mx", "ls"], axes={"x": {0: "batch", 1: "seq"}}, test=[torch.randn(3, 7, 32)])
+    yield cnn("resnext", lambda: tv.resnext50_32x4d(weights=None), 13, (96, 96), True, (64, 80))
+    yield cnn("regnet", lambda: tv.regnet_y_400mf(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("mnasnet", lambda: tv.mnasnet0_5(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("mobilenet_v3_small", lambda: tv.mobilenet_v3_small(weights=None), 14, (96, 96), True, (64, 96))
+    yield cnn("inception_v3", lambda: tv.inception_v3(weights=None, aux_logits=False, init_weights=False), 13, (299, 299), False, (299, 299))
+    yield cnn("alexnet", lambda: tv.alexnet(weights=None), 13, (224, 224), False, (224, 224))
+    yield cnn("swin_t", lambda: tv.swin_t(weights=None), 17, (224, 224), False, (224, 224))
+    yield dict(name="r3d_18", make=lambda: tv.video.r3d_18(weights=None), opset=13, inputs=[torch.randn(2, 3, 8, 64, 64)],
+               in_names=["clip"], out_names=["logits"], axes={"clip": {0: "batch"}, "logits": {0: "batch"}}, test=[torch.randn(3, 3, 8, 64, 64)])
+    yield cnn("efficientnet_v2", lambda: tv.efficientnet_v2_s(weights=None), 17, (96, 96), True, (64, 96))
+    yield cnn("wide_resnet", lambda: tv.wide_resnet50_2(weights=None), 13, (64, 64), False, (64, 64))
+
+
+def models_more():
+    yield dict(name="stn", make=STN, opset=16, inputs=[torch.randn(2, 3, 32, 32)], in_names=["x"],
+               out_names=["y"], axes={"x": {0: "b"}, "y": {0: "b"}}, test=[torch.randn(3, 3, 32, 32)])
+    yield dict(name="misc3d", make=Misc, opset=16, inputs=[torch.randn(2, 2, 4, 8, 8)], in_names=["x"],
+               out_names=["b", "c", "a", "t"], axes={"x": {0: "b"}}, test=[torch.randn(3, 2, 4, 8, 8)])
+
+
+def export(m, out):
+    torch.manual_seed(4321 + m["seed"])
+    model = m["make"]().eval()
+    with torch.no_grad():  # non-trivial running statistics
+        for p in model.modules():
+            if isinstance(p, (nn.BatchNorm2d, nn.BatchNorm3d)):
+                p.running_mean.uniform_(-0.2, 0.2)
+                p.running_var.uniform_(0.5, 1.5)
+    d = os.path.join(out, m["name"])
+    os.makedirs(os.path.join(d, "in"), exist_ok=True)
+    os.makedirs(os.path.join(d, "ref"), exist_ok=True)
+    torch.onnx.export(model, tuple(m["inputs"]), os.path.join(d, "model.onnx"),
+                      input_names=m["in_names"], output_names=m["out_names"],
+                      dynamic_axes=m["axes"], opset_version=m["opset"])
+    with torch.no_grad():
+        r = model(*m["test"])
+    r = r if isinstance(r, (tuple, list)) else (r,)
+    for k, t in enumerate(m["test"]):
+        onnx.save_tensor(numpy_helper.from_array(t.numpy(), m["in_names"][k]),
+                         os.path.join(d, "in", f"input_{k}.pb"))
+    for k, t in enumerate(r):
+        onnx.save_tensor(numpy_helper.from_array(t.numpy()), os.path.join(d, "ref", f"output_{k}.pb"))
+    return d
+
+
+def load(d):
+    out, i = [], 0
+    while os.path.exists(os.path.join(d, f"output_{i}.pb")):
+        out.append(numpy_helper.to_array(onnx.load_tensor(os.path.join(d, f"output_{i}.pb"))))
+        i += 1
+    return out
+
+
+def compare(ours, ref):
+    msgs, ok = [], len(ours) == len(ref)
+    for k, (a, b) in enumerate(zip(ours, ref)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return False, [f"output {k}: {a.dtype}{list(a.shape)} against {b.dtype}{list(b.shape)}"]
+        if a.dtype.kind in "iub":
+            bad = int((a != b).sum())
+        else:
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            bad = int((np.abs(a64 - b64) > 1e-4 + 1e-3 * np.abs(b64)).sum()) + int(np.isnan(a64).sum())
+            msgs.append(f"output {k} max |diff| {np.max(np.abs(a64 - b64)) if a64.size else 0:.2e}")
+        ok = ok and bad == 0
+        if bad:
+            msgs.append(f"output {k}: {bad} values differ")
+    return ok, msgs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("work")
+    ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tools", "oomplan-run", "oomplan-run"))
+    ap.add_argument("--planner", default=os.path.join(ROOT, "build", "tools", "oomplan", "oomplan"))
+    ap.add_argument("--only", default="")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    failed = 0
+    for i, m in enumerate(list(models()) + list(models_more())):
+        m["seed"] = i
+        if only and m["name"] not in only:
+            continue
+        d = export(m, a.work)
+        mp, out = os.path.join(d, "model.onnx"), os.path.join(d, "out")
+        r = subprocess.run([a.tool, mp, "--inputs-dir", os.path.join(d, "in"), "--output-dir", out,
+                            "--poison", "--check=unplanned", "--threads=2"], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{m['name']}: FAIL: oomplan-run exit {r.returncode}: {r.stderr.strip()[-300:]}")
+            failed += 1
+            continue
+        ok, msgs = compare(load(out), load(os.path.join(d, "ref")))
+        p = subprocess.run([a.planner, mp, "--batch", "4", *m.get("plan", [])], capture_output=True,
+                           text=True)
+        if p.returncode != 0:
+            ok = False
+            msgs.append(f"oomplan exit {p.returncode}: {p.stderr.strip()[-200:]}")
+        print(f"{m['name']}: {'pass' if ok else 'FAIL'}: " + "; ".join(msgs))
+        failed += not ok
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
