@@ -10,7 +10,7 @@
 // --poison and --check=unplanned check that the plan is honoured.
 //
 // Exit codes: 0 the run succeeded (and every check passed), 1 an error or
-// a failed check.
+// a failed check, 2 the plan does not fit --budget (not run).
 //
 //===----------------------------------------------------------------------===//
 #include "Options.h"
@@ -27,11 +27,13 @@
 #include "oomplan/Runtime/Batching.h"
 #include "oomplan/Runtime/ProcessMemory.h"
 #include "oomplan/Runtime/RandomInputs.h"
+#include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include <chrono>
@@ -126,7 +128,8 @@ static const char *Overview =
     "  oomplan-run model.onnx --batch 1 --output-dir out\n"
     "  oomplan-run test_relu/model.onnx --inputs-dir test_relu/"
     "test_data_set_0 --output-dir out\n\n"
-    "Exit codes: 0 the run succeeded and every check passed, 1 otherwise.\n";
+    "Exit codes: 0 the run succeeded and every check passed, 2 the plan does "
+    "not fit --budget even fitted (not run), 1 otherwise.\n";
 
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "oomplan-run") << Msg << '\n';
@@ -555,6 +558,31 @@ static Expected<int> runTool(api::Request R) {
          ? WithColor::warning(errs(), "oomplan-run")
          : WithColor::note(errs(), "oomplan-run"))
         << D.Message << '\n';
+  // "Does not fit" is an answer (exit 2), as oomplan gives it: a run over
+  // the budget it was asked to keep would be one the user said could not
+  // happen (on a GPU, an out-of-memory error). Without --budget (or
+  // --device) nothing is refused.
+  if (X->P.BudgetBytes && !X->P.fits()) {
+    if (JSONOut) {
+      json::OStream J(outs(), 1);
+      J.object([&] {
+        J.attribute("ran", false);
+        J.attribute("plan_total_bytes", int64_t(X->P.totalBytes()));
+        J.attribute("fitted", X->Fitted);
+        J.attribute("budget_bytes", int64_t(*X->P.BudgetBytes));
+        J.attribute("fits", false);
+      });
+      outs() << '\n';
+      return 2;
+    }
+    outs() << "plan total " << X->P.totalBytes() << " bytes ("
+           << formatBytes(X->P.totalBytes()) << ")"
+           << (X->Fitted ? ", fitted" : "") << "; budget " << *X->P.BudgetBytes
+           << " bytes: does NOT fit (nothing fitted it): not run\n"
+           << "(oomplan with the same options explains what the memory is "
+              "and what would fit)\n";
+    return 2;
+  }
   runtime::ExecOptions EO;
   EO.Threads = Threads;
   EO.Poison = Poison;
