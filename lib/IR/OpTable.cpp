@@ -262,7 +262,7 @@ const OpInfo Ops[] = {
      grad(In012, In0, 0, 0, AuxBatchNormStats, 0, 1, 0), perOutput(4)},
     {"GroupNormalization", Shape::SameAsInput, Alias::None,
      grad(In012, In0, 0, 0, AuxNormStats, 0), perOutput(8)},
-    {"InstanceNormalization", Shape::SameAsInput, Alias::None,
+    {"InstanceNormalization", Shape::InstanceNorm, Alias::None,
      grad(In012, In0, 0, 0, AuxNormStats, 0), perOutput(8)},
     // native_layer_norm: input, weight, bias, mean, rstd.
     {"LayerNormalization", Shape::LayerNorm, Alias::None,

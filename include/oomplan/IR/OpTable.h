@@ -47,6 +47,7 @@ enum class ShapeRuleId : uint8_t {
   // Normalization.cpp
   BatchNorm,
   LayerNorm,
+  InstanceNorm,
   // ShapeOps.cpp
   Shape,
   Size,

@@ -84,9 +84,32 @@ llvm::Error layerNorm(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// Y like X; scale and B are [C].
+llvm::Error instanceNorm(RuleContext &Ctx) {
+  Ctx.setOutputLike(0, 0);
+  if (Ctx.inRank(0) < 3)
+    return Ctx.error("input must have rank >= 3");
+  std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
+  for (size_t I = 1; I < 3 && I < Ctx.numInputs(); ++I) {
+    if (!Ctx.hasInput(I))
+      continue;
+    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
+    std::optional<int64_t> D =
+        P.size() == 1 ? P[0].getConstant() : std::nullopt;
+    if (P.size() != 1 || (C && D && *C != *D))
+      return Ctx.error(std::string(I == 1 ? "scale" : "B") +
+                       " must be [C] with C = " +
+                       (C ? std::to_string(*C) : std::string("dim 1")) +
+                       ", got rank " + std::to_string(P.size()) +
+                       (D ? " [" + std::to_string(*D) + "]" : std::string()));
+  }
+  return llvm::Error::success();
+}
+
 } // namespace
 
 void shapes::addNormalizationRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::InstanceNorm, instanceNorm);
   F.add(ops::ShapeRuleId::BatchNorm, batchNorm);
   F.add(ops::ShapeRuleId::LayerNorm, layerNorm);
 }
