@@ -13,6 +13,16 @@ using namespace oomplan::shapes;
 /// Output 0 is input 0 in shape and type.
 static llvm::Error sameAsInput(RuleContext &Ctx) {
   Ctx.setOutputLike(0, 0);
+  // Softmax, LogSoftmax and Hardmax work along an axis, which must be
+  // inside the rank.
+  llvm::StringRef Op = Ctx.node().OpType;
+  if ((Op == "Softmax" || Op == "LogSoftmax" || Op == "Hardmax") &&
+      Ctx.node().attr("axis")) {
+    llvm::Expected<size_t> Axis =
+        Ctx.axis(Ctx.node().getInt("axis", -1), Ctx.inRank(0));
+    if (!Axis)
+      return Axis.takeError();
+  }
   return llvm::Error::success();
 }
 
