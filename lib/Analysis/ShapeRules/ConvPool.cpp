@@ -107,7 +107,7 @@ llvm::Error conv(RuleContext &Ctx) {
   // group. Checked where the dims are numbers.
   std::optional<int64_t> C = X[1].getConstant(), WC = Wt[1].getConstant(),
                          M = Wt[0].getConstant();
-  if (C && WC && *C != *WC * Group)
+  if (C && WC && (*C % Group != 0 || *C / Group != *WC)) // no overflow
     return Ctx.error("input has " + std::to_string(*C) +
                      " channels, the weight takes " + std::to_string(*WC) +
                      " x group " + std::to_string(Group));
