@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "SavedTensorRules.h"
 #include "oomplan/Support/CheckedMath.h"
+#include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::training;
@@ -105,12 +106,23 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
   unsigned PerStep = N.OpType == "RNN" ? 1 : 7;
   int64_t Dirs = N.getString("direction", "forward") == "bidirectional" ? 2 : 1;
   Dirs = constDim(Shapes, N.input(1), 0).value_or(Dirs);
-  int64_t H = N.getInt("hidden_size", 0);
-  if (H <= 0)
-    H = constDim(Shapes, N.input(2), 2).value_or(1);
+  unsigned Gates = N.OpType == "LSTM" ? 4 : N.OpType == "GRU" ? 3 : 1;
   // T x N: X is [T, N, I] (or [N, T, I]); I is W's last dim. Unknown I
   // counts every element of X as a step (too many, never too few).
   int64_t I = constDim(Shapes, N.input(1), 2).value_or(1);
+  // H: the attribute, else R's last dim, W's gate rows, Y's last dim; with
+  // none of them, X's input size (and a warning: it may be too small).
+  int64_t H = N.getInt("hidden_size", 0);
+  if (H <= 0)
+    H = constDim(Shapes, N.input(2), 2).value_or(0);
+  if (H <= 0)
+    H = constDim(Shapes, N.input(1), 1).value_or(0) / Gates;
+  if (H <= 0 && !N.Outputs.empty() && N.Outputs[0] != NoId)
+    H = constDim(Shapes, N.Outputs[0], 3).value_or(0);
+  if (H <= 0) {
+    R.HiddenKnown = false;
+    H = constDim(Shapes, N.input(0), 2).value_or(1);
+  }
   uint64_t Steps = XElems / uint64_t(I);
   uint64_t ElemBytes = XElems ? (XBytes + XElems - 1) / XElems : 4;
   R.StateBytes = saturatingMul(
@@ -119,7 +131,6 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
   R.Directions = unsigned(Dirs);
   R.StepOutputBytes =
       saturatingMul(Steps, saturatingMul(uint64_t(H), ElemBytes));
-  unsigned Gates = N.OpType == "LSTM" ? 4 : N.OpType == "GRU" ? 3 : 1;
   R.GateBytes =
       saturatingMul(saturatingMul(saturatingMul(Gates, uint64_t(Dirs)), Steps),
                     saturatingMul(uint64_t(H), ElemBytes));
@@ -142,7 +153,8 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
 uint64_t
 training::shallowConv3DScratch(const Node &N, const ShapeInfo &Shapes,
                                llvm::ArrayRef<std::optional<int64_t>> Bindings,
-                               uint64_t WBytes, uint64_t OutBytes) {
+                               uint64_t WBytes, uint64_t OutBytes,
+                               unsigned OutElemBytes) {
   if (N.OpType != "Conv" || N.input(0) == NoId || N.input(1) == NoId ||
       N.Outputs.empty() || N.Outputs[0] == NoId)
     return 0;
@@ -166,14 +178,15 @@ training::shallowConv3DScratch(const Node &N, const ShapeInfo &Shapes,
     return 0;
   std::optional<int64_t> Batch = At(X.Dims[0]);
   std::optional<int64_t> Cout = constDim(Shapes, N.input(1), 0);
-  if (!Cout)
-    return saturatingMul(9, WBytes); // both terms at their largest
   // im2col of one sample: (WBytes / Cout) per output position of a channel,
-  // OutBytes / (batch x Cout x 4) positions per sample (fp32).
+  // PerSample / (Cout x element size) positions. Unknown output channels
+  // count as 1, the largest im2col can be.
+  uint64_t E = std::max(1u, OutElemBytes);
+  uint64_t C = Cout ? uint64_t(*Cout) : 1;
   uint64_t PerSample =
       Batch && *Batch > 0 ? OutBytes / uint64_t(*Batch) : OutBytes;
-  uint64_t Positions = (PerSample / uint64_t(*Cout) + 3) / 4;
-  uint64_t Col = saturatingMul(WBytes / uint64_t(*Cout), Positions);
+  uint64_t Positions = (PerSample / C + E - 1) / E;
+  uint64_t Col = saturatingMul(WBytes / C, Positions);
   // From batch 2 up each of the two threads may hold its own im2col (seen
   // at [2, 512, 1, 4, 4]: 8 x the weight + two buffers; one elsewhere).
   bool Many = !Batch || *Batch >= 2;

@@ -61,6 +61,9 @@ struct RecurrentSaved {
   unsigned Directions = 1;
   /// One direction's step outputs, T x N x H.
   uint64_t StepOutputBytes = 0;
+  /// False when no attribute or constant dim gave the hidden size; X's
+  /// input size stood in for it.
+  bool HiddenKnown = true;
 };
 /// XElems and XBytes: elements and bytes of input 0; XProducer: the op type
 /// that writes it.
@@ -73,10 +76,12 @@ RecurrentSaved recurrentSaved(const Node &N, const ShapeInfo &Shapes,
 /// table's reorders it allocates an im2col buffer of one sample and, when
 /// the batch has two samples or more, 4 x the weight per thread. 0 for
 /// any other node. Bindings evaluate the depth and the batch; a dim that
-/// cannot be evaluated counts as the costly case.
+/// cannot be evaluated counts as the costly case. OutElemBytes: the size of
+/// an output element as held (2 under mixed precision).
 uint64_t shallowConv3DScratch(const Node &N, const ShapeInfo &Shapes,
                               llvm::ArrayRef<std::optional<int64_t>> Bindings,
-                              uint64_t WBytes, uint64_t OutBytes);
+                              uint64_t WBytes, uint64_t OutBytes,
+                              unsigned OutElemBytes);
 
 } // namespace training
 } // namespace oomplan

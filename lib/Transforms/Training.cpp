@@ -54,6 +54,9 @@ struct Builder {
   /// Per value: the weights a recurrent layer's packed W/R/B was built
   /// from (markRecurrentWeightPacking); empty for every other value.
   std::vector<std::vector<ValueId>> PackedFrom;
+  /// Per node: a recurrent node's saved per-direction copies of X, or
+  /// NoTensor.
+  std::vector<TensorId> InputCopiesOf;
 
   Builder(const Graph &G, const ShapeInfo &Shapes,
           llvm::ArrayRef<uint64_t> Bytes,
@@ -154,6 +157,10 @@ struct Builder {
   // writes the parameters' gradients directly). Measured: the exporter's
   // copies were 2.4 MB of a 2-layer bidirectional LSTM's 17.6 MB peak.
   void markRecurrentWeightPacking() {
+    PackedFrom.assign(G.Values.size(), {});
+    // Our own executor does allocate the packed tensors.
+    if (Opts.Runtime == TrainRuntime::Oomplan)
+      return;
     auto Packing = [](llvm::StringRef Op) {
       return Op == "Concat" || Op == "Slice" || Op == "Unsqueeze" ||
              Op == "Squeeze" || Op == "Reshape" || Op == "Transpose" ||
@@ -211,7 +218,6 @@ struct Builder {
         Keep[O] = Ok;
       }
     }
-    PackedFrom.assign(G.Values.size(), {});
     for (ValueId V = 0; V < G.Values.size(); ++V)
       if (Keep[V]) {
         S.Tensors[V].SizeBytes = 0;
@@ -272,7 +278,9 @@ struct Builder {
     const SavedRule &R = ruleFor(Nd);
     if (R.Aux == AuxKind::None || !needsBackward(Nd))
       return;
-    ValueId X = Nd.input(0), Y = Nd.Outputs[0];
+    ValueId X = Nd.input(0), Y = firstOutput(Nd);
+    if (X == NoId || Y == NoId)
+      return;
     std::string Base = G.Values[Y].Name;
     auto Add = [&](std::string Name, uint64_t Size, ElementType Type) {
       TensorId T =
@@ -319,8 +327,15 @@ struct Builder {
                                         S.Tensors[X].SizeBytes, producerOf(X));
       if (R.StateBytes)
         Add(Base + ":states", R.StateBytes, tensorType(X));
-      if (R.InputCopyBytes)
+      if (R.InputCopyBytes) {
         Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X));
+        InputCopiesOf[N] = Aux[N].back(); // read again by dW's step
+      }
+      if (!R.HiddenKnown)
+        Warnings.push_back("--train: node '" + Nd.Name + "' (" + Nd.OpType +
+                           "): hidden size unknown (no hidden_size, R and Y "
+                           "dims not constant); its states are counted with "
+                           "X's input size instead");
       // The input projection of one direction's whole sequence (linear_ih
       // over every time step, [T, N, gates x H]) lives while that
       // direction's recurrence runs: written here, read by nobody.
@@ -331,7 +346,8 @@ struct Builder {
       uint64_t Dirs = std::max<uint64_t>(1, R.Directions);
       uint64_t Scratch = R.GateBytes / Dirs;
       if (Dirs > 1)
-        Scratch += Dirs * R.StepOutputBytes;
+        Scratch =
+            saturatingAdd(Scratch, saturatingMul(Dirs, R.StepOutputBytes));
       if (Scratch)
         S.Steps[N].Writes.push_back(
             addTensor("scratch(" + Base + ":input-projection)", Scratch,
@@ -341,6 +357,15 @@ struct Builder {
     case AuxKind::None:
       break;
     }
+  }
+
+  // A node's first output that the graph uses (an LSTM may omit Y and keep
+  // only Y_h), or NoId.
+  static ValueId firstOutput(const Node &N) {
+    for (ValueId O : N.Outputs)
+      if (O != NoId)
+        return O;
+    return NoId;
   }
 
   // The op type of the node that writes V ("" for graph inputs, weights).
@@ -443,9 +468,9 @@ struct Builder {
     if (St.Writes.empty())
       return false;
     if (Scratch) // temporaries: written here, read by nobody
-      St.Writes.push_back(
-          addTensor("scratch(" + G.Values[G.Nodes[Last].Outputs[0]].Name + ")",
-                    Scratch, TensorKind::Activation));
+      St.Writes.push_back(addTensor(
+          "scratch(" + G.Values[firstOutput(G.Nodes[Last])].Name + ")", Scratch,
+          TensorKind::Activation));
     S.Steps.push_back(std::move(St));
     return true;
   }
@@ -464,13 +489,11 @@ struct Builder {
                               llvm::ArrayRef<std::pair<ValueId, bool>> Ins) {
     const Node &Nd = G.Nodes[N];
     ValueId X = Nd.input(0), W = Nd.input(1);
-    if (X == NoId || Nd.Outputs.empty() || Nd.Outputs[0] == NoId)
+    if (X == NoId || firstOutput(Nd) == NoId)
       return false;
     std::vector<std::pair<ValueId, bool>> Rec, Proj;
     for (const auto &P : Ins)
       (P.first == X || P.first == W ? Proj : Rec).push_back(P);
-    if (Proj.empty())
-      return false;
     Rec = unpacked(Rec);
     Proj = unpacked(Proj);
     std::vector<TensorId> Incoming;
@@ -482,7 +505,7 @@ struct Builder {
       return true; // no gradient reaches the node: nothing to emit
     RecurrentSaved RS = recurrentSaved(Nd, Shapes, elementsOf(X),
                                        S.Tensors[X].SizeBytes, producerOf(X));
-    const std::string &Name = G.Values[Nd.Outputs[0]].Name;
+    const std::string &Name = G.Values[firstOutput(Nd)].Name;
     // PyTorch's CPU recurrence computes each time step's dR and adds it to
     // the accumulated one: one R-sized temporary of a direction (measured:
     // four w_hh-sized tensors at a 2-layer bidirectional LSTM's peak).
@@ -496,6 +519,10 @@ struct Builder {
     }
     bool Recurrence =
         emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Rec, StepTemp);
+    // Neither X nor W needs a gradient: no step gradient is stacked for an
+    // input projection, the recurrence is the whole backward.
+    if (Proj.empty())
+      return true;
     Step Stack;
     Stack.Kind = StepKind::Backward;
     Stack.Node = N;
@@ -515,6 +542,8 @@ struct Builder {
     St.Reads = {Gates, X};
     if (W != NoId)
       St.Reads.push_back(W);
+    if (InputCopiesOf[N] != NoTensor) // dW reads each direction's copy
+      St.Reads.push_back(InputCopiesOf[N]);
     std::vector<Step> ViewSteps;
     for (const auto &P : Proj)
       contribute(St, P.first, ViewSteps, NoTensor);
@@ -567,9 +596,13 @@ struct Builder {
           {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes,
            largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
                                   S.Tensors[Nd.input(1)].SizeBytes),
-           shallowConv3DScratch(Nd, Shapes, Bindings,
-                                S.Tensors[Nd.input(1)].SizeBytes,
-                                S.Tensors[Nd.Outputs[0]].SizeBytes)});
+           Nd.Outputs.empty() || Nd.Outputs[0] == NoId
+               ? 0
+               : shallowConv3DScratch(
+                     Nd, Shapes, Bindings, S.Tensors[Nd.input(1)].SizeBytes,
+                     S.Tensors[Nd.Outputs[0]].SizeBytes,
+                     std::max(1u,
+                              elementBits(tensorType(Nd.Outputs[0])) / 8))});
     emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
   }
 
@@ -829,6 +862,7 @@ llvm::Error Builder::run() {
         S.Steps[N].ViewOf = 0;
     }
   Aux.resize(G.Nodes.size());
+  InputCopiesOf.assign(G.Nodes.size(), NoTensor);
   buildForward();
   if (gradsLiveAllStep()) {
     // Accumulated gradients persist across micro-batches (and zero_grad()

@@ -115,11 +115,14 @@ LineOutcome runForked(ArrayRef<std::string> Args, unsigned TimeoutSeconds,
 int run::runCommandsForked(StringRef Path, unsigned TimeoutSeconds,
                            function_ref<int(ArrayRef<std::string>)> RunLine,
                            raw_ostream &Out) {
-  bool AnyFailed = false;
+  bool AnyFailed = false, AnyOverBudget = false;
   std::string Bad = tool::forEachCommandLine(
       Path, [&](unsigned LineNo, StringRef Line, ArrayRef<std::string> Args) {
         LineOutcome O = runForked(Args, TimeoutSeconds, RunLine);
-        AnyFailed |= O.Exit != 0;
+        // As oomplan --commands: a line whose plan does not fit (exit 2)
+        // is an answer, not a failure.
+        AnyFailed |= O.Exit != 0 && O.Exit != 2;
+        AnyOverBudget |= O.Exit == 2;
         {
           json::OStream J(Out);
           J.object([&] {
@@ -139,5 +142,5 @@ int run::runCommandsForked(StringRef Path, unsigned TimeoutSeconds,
     errs() << "oomplan-run: error: " << Bad << '\n';
     return 1;
   }
-  return AnyFailed ? 1 : 0;
+  return AnyFailed ? 1 : AnyOverBudget ? 2 : 0;
 }

@@ -26,7 +26,8 @@ namespace run {
 /// Runs RUNLINE(arguments) for every command line of PATH, each in a forked
 /// child whose stdout and stderr are captured; a child still running after
 /// TIMEOUTSECONDS (0: no limit) is killed (SIGALRM). Returns 1 when PATH
-/// cannot be read or some line did not exit 0, else 0.
+/// cannot be read or some line exited other than 0 or 2, else 2 when some
+/// line's plan did not fit its budget (exit 2), else 0.
 int runCommandsForked(
     llvm::StringRef Path, unsigned TimeoutSeconds,
     llvm::function_ref<int(llvm::ArrayRef<std::string>)> RunLine,

@@ -282,9 +282,15 @@ static Expected<StringMap<std::string>> inputFiles(const Graph &G) {
 // the file and both shapes.
 // Skip: inputs folded into initializers. Notes: what was bound, for the
 // caller to print once planning is settled.
-static Error bindFromInputFiles(api::Request &R, const StringSet<> &Skip,
+// Source: the model as written with its weights referenced in place
+// (referenceWeightsInPlace), so they are not read again for this; none for a
+// text model. It names the inputs the command line gives, folded or not.
+static Error bindFromInputFiles(api::Request &R,
+                                const std::optional<std::string> &Source,
+                                const StringSet<> &Skip,
                                 std::vector<std::string> &Notes) {
-  auto G = importModelFile(R.ModelPath);
+  auto G = Source ? importModelBinary(*Source, R.ModelPath)
+                  : importModelFile(R.ModelPath);
   if (!G) {
     consumeError(G.takeError()); // planning says what is wrong with it
     return Error::success();
@@ -499,24 +505,27 @@ static Expected<int> runTool(api::Request R) {
   const api::Request Base = R; // before anything is bound from the files
   std::vector<std::string> BindNotes;
   StringSet<> FoldedNames;
-  if (FoldInputs)
-    if (Error E = foldInputs(R, Files, FoldedNames))
-      return E;
-  if (AnyGiven)
-    if (Error E = bindFromInputFiles(R, FoldedNames, BindNotes))
-      return E;
   // Planning parses the model with its large initializers referenced in
   // place rather than copied (the importer keeps no large tensor's values),
   // and the loader then reads each from the file into the weights region:
   // the process never holds the weights twice (docs/runtime.md).
-  const bool FromFile = !R.ModelBytes;
-  if (FromFile) {
-    auto Small = referenceWeightsInPlace(R.ModelPath);
-    if (!Small)
-      consumeError(Small.takeError()); // the import below says what is wrong
-    else if (*Small)
-      R.ModelBytes = std::move(**Small);
+  std::optional<std::string> Small;
+  if (!R.ModelBytes) {
+    auto S = referenceWeightsInPlace(R.ModelPath);
+    if (!S)
+      consumeError(S.takeError()); // the import below says what is wrong
+    else
+      Small = std::move(*S);
   }
+  if (FoldInputs)
+    if (Error E = foldInputs(R, Files, FoldedNames))
+      return E;
+  const bool FromFile = !R.ModelBytes;
+  if (FromFile && Small)
+    R.ModelBytes = *Small;
+  if (AnyGiven)
+    if (Error E = bindFromInputFiles(R, Small, FoldedNames, BindNotes))
+      return E;
   auto X = driver::planExecutable(R, *Kernels);
   // A runtime sees its inputs before it runs: when a shape depends on the
   // values of an input the command line gives (a Reshape target or Resize
@@ -531,7 +540,7 @@ static Expected<int> runTool(api::Request R) {
     std::vector<std::string> AgainNotes;
     Error E = foldInputs(Again, AgainFiles, AgainFolded);
     if (!E)
-      E = bindFromInputFiles(Again, AgainFolded, AgainNotes);
+      E = bindFromInputFiles(Again, Small, AgainFolded, AgainNotes);
     auto Y = E ? Expected<driver::Executable>(std::move(E))
                : driver::planExecutable(Again, *Kernels);
     if (!Y) {

@@ -53,23 +53,29 @@ llvm::Error layerNorm(RuleContext &Ctx) {
       Ctx.axis(Ctx.node().getInt("axis", -1), X.size());
   if (!Axis)
     return Axis.takeError();
-  // Scale and B broadcast to the normalized dims X[axis:]: each of their
-  // trailing dims is that dim or 1.
+  // Scale and B broadcast to the normalized dims X[axis:] (LayerNorm-17
+  // scales by a broadcasting Mul): each trailing dim is that dim or 1, and
+  // dims beyond the normalized ones are 1 ([1, D] on [B, S, D]).
   for (size_t I = 1; I < 3 && I < Ctx.numInputs(); ++I) {
     if (!Ctx.hasInput(I))
       continue;
     llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
     size_t Norm = X.size() - *Axis;
-    if (P.size() > Norm)
-      return Ctx.error(std::string(I == 1 ? "Scale" : "B") + " has rank " +
-                       std::to_string(P.size()) + ", more than the " +
-                       std::to_string(Norm) + " normalized dims");
+    const char *What = I == 1 ? "Scale" : "B";
     for (size_t A = 0; A < P.size(); ++A) {
-      std::optional<int64_t> D = P[A].getConstant(),
-                             Want = X[X.size() - P.size() + A].getConstant();
+      std::optional<int64_t> D = P[A].getConstant();
+      size_t FromEnd = P.size() - A; // 1 for the last dim
+      if (FromEnd > Norm) {
+        if (D && *D != 1)
+          return Ctx.error(std::string(What) + " dim " + std::to_string(A) +
+                           " is " + std::to_string(*D) +
+                           ", outside the normalized dims it must be 1");
+        continue;
+      }
+      std::optional<int64_t> Want = X[X.size() - FromEnd].getConstant();
       if (D && Want && *D != 1 && *D != *Want)
-        return Ctx.error(std::string(I == 1 ? "Scale" : "B") + " dim " +
-                         std::to_string(A) + " is " + std::to_string(*D) +
+        return Ctx.error(std::string(What) + " dim " + std::to_string(A) +
+                         " is " + std::to_string(*D) +
                          ", the normalized dim is " + std::to_string(*Want));
     }
   }

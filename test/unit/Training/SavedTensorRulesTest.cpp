@@ -105,12 +105,17 @@ g (float[B,16,D,4,4] x, float[8,16,3,3,3] w, float[2,16,4,4] x2, float[8,16,3,3]
     for (size_t I = 0; I < Bind.size(); ++I)
       Bind[I] = P.Shapes.SymbolNames[I] == "B" ? B : D;
     uint64_t OutBytes = uint64_t(B) * 8 * D * 16 * 4;
-    return shallowConv3DScratch(C, P.Shapes, Bind, 13824, OutBytes);
+    return shallowConv3DScratch(C, P.Shapes, Bind, 13824, OutBytes, 4);
   };
   EXPECT_EQ(At(2, 2), 221184u);
   EXPECT_EQ(At(1, 2), 55296u);
   EXPECT_EQ(At(2, 3), 0u);
-  EXPECT_EQ(shallowConv3DScratch(P.G->Nodes[1], P.Shapes, {}, 4608, 1024), 0u);
+  EXPECT_EQ(shallowConv3DScratch(P.G->Nodes[1], P.Shapes, {}, 4608, 1024, 4),
+            0u);
   // Unbound depth: the costly case (never too little).
-  EXPECT_GT(shallowConv3DScratch(C, P.Shapes, {}, 13824, 4096), 0u);
+  EXPECT_GT(shallowConv3DScratch(C, P.Shapes, {}, 13824, 4096, 4), 0u);
+  // Held in 16 bits (mixed precision): the same positions, half the bytes
+  // of output and weight, so half the im2col: 27,648 x 2 + 8 x 6,912.
+  std::vector<std::optional<int64_t>> Bind(P.Shapes.SymbolNames.size(), 2);
+  EXPECT_EQ(shallowConv3DScratch(C, P.Shapes, Bind, 6912, 1024, 2), 110592u);
 }

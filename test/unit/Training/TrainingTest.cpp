@@ -242,6 +242,29 @@ g (float[5,3,4] x) => (float[5,2,3,8] y) <)" +
     EXPECT_NE(St.Op, "Concat.grad");
 }
 
+// The same layer with Y omitted (only Y_h used, as the spec allows) builds
+// (its saved tensors are named after Y_h), and under --runtime=oomplan,
+// whose executor does allocate the packed W and R, those keep their bytes.
+TEST(Training, RecurrentWithoutYAndOurRuntime) {
+  const std::string Text =
+      R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,3,4] x) => (float[2,3,8] h) <)" +
+      W("float[1,32,4] wf", 128) + ", " + W("float[1,32,4] wr", 128) + ", " +
+      W("float[1,32,8] rf", 256) + ", " + W("float[1,32,8] rr", 256) + R"(> {
+  w = Concat<axis = 0>(wf, wr)
+  r = Concat<axis = 0>(rf, rr)
+  y, h, c = LSTM<hidden_size = 8, direction = "bidirectional">(x, w, r)
+}
+)";
+  Built B = build(Text, {});
+  EXPECT_EQ(find(B.S, "w")->SizeBytes, 0u);
+  TrainingOptions Ours;
+  Ours.Runtime = TrainRuntime::Oomplan;
+  Built O = build(Text, Ours);
+  EXPECT_EQ(find(O.S, "w")->SizeBytes, 2u * 32 * 4 * 4);
+  EXPECT_EQ(find(O.S, "r")->SizeBytes, 2u * 32 * 8 * 4);
+}
+
 TEST(Training, TiedWeightsCountOnce) {
   const std::string Text = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[4,8] x) => (float[4,8] y) <)" +
