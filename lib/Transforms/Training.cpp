@@ -507,8 +507,10 @@ struct Builder {
                                        S.Tensors[X].SizeBytes, producerOf(X));
     const std::string &Name = G.Values[firstOutput(Nd)].Name;
     // PyTorch's CPU recurrence computes each time step's dR and adds it to
-    // the accumulated one: one R-sized temporary of a direction (measured:
-    // four w_hh-sized tensors at a 2-layer bidirectional LSTM's peak).
+    // the accumulated one out of place (autograd's input buffer): the new
+    // contribution and the sum, two R-sized temporaries of a direction
+    // beside the accumulator (measured: three w_hh-sized tensors at a
+    // 2-layer tanh RNN's peak, four at a bidirectional LSTM's).
     uint64_t StepTemp = 0;
     if (ValueId R = Nd.input(2); cpuTemporaries() && R != NoId) {
       if (!PackedFrom[R].empty())
@@ -516,6 +518,7 @@ struct Builder {
           StepTemp = std::max(StepTemp, S.Tensors[L].SizeBytes);
       else
         StepTemp = S.Tensors[R].SizeBytes / std::max(1u, RS.Directions);
+      StepTemp = saturatingMul(2, StepTemp);
     }
     bool Recurrence =
         emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Rec, StepTemp);
