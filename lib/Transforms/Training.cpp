@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Transforms/Training.h"
+#include "RecurrentPacking.h"
 #include "SavedTensorRules.h"
 #include "TrainingPatterns.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
@@ -148,81 +149,17 @@ struct Builder {
     }
   }
 
-  // PyTorch's exporter packs a recurrent layer's per-gate, per-direction
-  // parameters into ONNX's W, R and B (Slice to reorder the gates,
-  // Unsqueeze, Concat of the directions); PyTorch runs on the parameters
-  // and never makes those tensors. A value computed from weights alone by
-  // such data movement, read only by more of it and by recurrent nodes' W,
-  // R or B, holds no bytes in training, nor does its gradient (PyTorch
-  // writes the parameters' gradients directly). Measured: the exporter's
-  // copies were 2.4 MB of a 2-layer bidirectional LSTM's 17.6 MB peak.
+  // The exporter's packing of recurrent weights (RecurrentPacking.h): the
+  // packed values hold no bytes, their gradients go to the parameters.
+  // Our own executor does allocate them, so it keeps them.
   void markRecurrentWeightPacking() {
     PackedFrom.assign(G.Values.size(), {});
-    // Our own executor does allocate the packed tensors.
     if (Opts.Runtime == TrainRuntime::Oomplan)
       return;
-    auto Packing = [](llvm::StringRef Op) {
-      return Op == "Concat" || Op == "Slice" || Op == "Unsqueeze" ||
-             Op == "Squeeze" || Op == "Reshape" || Op == "Transpose" ||
-             Op == "Split" || Op == "Identity";
-    };
-    auto Recurrent = [](llvm::StringRef Op) {
-      return Op == "LSTM" || Op == "GRU" || Op == "RNN";
-    };
-    std::vector<bool> FromWeights(G.Values.size(), false), Cand = FromWeights;
-    std::vector<std::vector<ValueId>> From(G.Values.size());
-    for (ValueId W : G.Weights) {
-      FromWeights[W] = true;
-      From[W] = {W};
-    }
-    for (const Node &N : G.Nodes) {
-      bool Const = N.OpType == "Constant";
-      bool All = Packing(N.OpType) && !N.Inputs.empty();
-      for (ValueId In : N.Inputs)
-        All = All && (In == NoId || FromWeights[In]);
-      std::vector<ValueId> Leaves;
-      for (ValueId In : N.Inputs)
-        if (All && In != NoId)
-          for (ValueId W : From[In])
-            if (!llvm::is_contained(Leaves, W))
-              Leaves.push_back(W);
-      for (ValueId O : N.Outputs)
-        if (O != NoId && (Const || All)) {
-          FromWeights[O] = true;
-          Cand[O] = All;
-          From[O] = Leaves;
-        }
-    }
-    // Keep a candidate when every reader is a recurrent node reading it as
-    // W, R or B, or packing whose outputs are kept: readers come later in
-    // the node order, so a reverse walk decides them first.
-    std::vector<bool> Keep(G.Values.size(), false);
-    for (size_t I = G.Nodes.size(); I-- > 0;) {
-      for (ValueId O : G.Nodes[I].Outputs) {
-        if (O == NoId || !Cand[O] || G.Values[O].IsGraphOutput ||
-            G.Values[O].Users.empty())
-          continue;
-        bool Ok = true;
-        for (NodeId U : G.Values[O].Users) {
-          const Node &Un = G.Nodes[U];
-          if (Recurrent(Un.OpType)) {
-            for (size_t K = 0; K < Un.Inputs.size(); ++K)
-              Ok = Ok && (Un.Inputs[K] != O || (K >= 1 && K <= 3));
-          } else if (Packing(Un.OpType)) {
-            for (ValueId UO : Un.Outputs)
-              Ok = Ok && (UO == NoId || Keep[UO]);
-          } else {
-            Ok = false;
-          }
-        }
-        Keep[O] = Ok;
-      }
-    }
+    PackedFrom = recurrentWeightPacking(G);
     for (ValueId V = 0; V < G.Values.size(); ++V)
-      if (Keep[V]) {
+      if (!PackedFrom[V].empty())
         S.Tensors[V].SizeBytes = 0;
-        PackedFrom[V] = std::move(From[V]);
-      }
   }
 
   // The recurrent node's gradient of a packed W, R or B goes to the

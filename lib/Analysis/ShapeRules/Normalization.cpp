@@ -12,6 +12,27 @@ using namespace oomplan::shapes;
 
 namespace {
 
+/// Per-channel parameters (BatchNorm's scale, B, mean, var; InstanceNorm's
+/// scale and B): inputs First..Last of the node, each [C].
+llvm::Error checkPerChannel(RuleContext &Ctx, size_t First, size_t Last,
+                            llvm::ArrayRef<const char *> Names) {
+  std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
+  for (size_t I = First; I <= Last && I < Ctx.numInputs(); ++I) {
+    if (!Ctx.hasInput(I))
+      continue;
+    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
+    std::optional<int64_t> D =
+        P.size() == 1 ? P[0].getConstant() : std::nullopt;
+    if (P.size() != 1 || (C && D && *C != *D))
+      return Ctx.error(std::string(Names[I - First]) +
+                       " must be [C] with C = " +
+                       (C ? std::to_string(*C) : std::string("dim 1")) +
+                       ", got rank " + std::to_string(P.size()) +
+                       (D ? " [" + std::to_string(*D) + "]" : std::string()));
+  }
+  return llvm::Error::success();
+}
+
 /// Y like X; training-mode outputs 1..4 (running/saved mean and var) are [C].
 llvm::Error batchNorm(RuleContext &Ctx) {
   Ctx.setOutputLike(0, 0);
@@ -19,22 +40,10 @@ llvm::Error batchNorm(RuleContext &Ctx) {
     return Ctx.error("input must have rank >= 2");
   // scale, B, mean and var are [C] (before opset 9, spatial = 0 made them
   // [C, D1, ...]: not checked then).
-  std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
-  bool PerChannel = Ctx.node().getInt("spatial", 1) != 0;
-  static const char *const Names[] = {"", "scale", "B", "input_mean",
-                                      "input_var"};
-  for (size_t I = 1; I < 5 && I < Ctx.numInputs() && PerChannel; ++I) {
-    if (!Ctx.hasInput(I))
-      continue;
-    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
-    std::optional<int64_t> D =
-        P.size() == 1 ? P[0].getConstant() : std::nullopt;
-    if (P.size() != 1 || (C && D && *C != *D))
-      return Ctx.error(std::string(Names[I]) + " must be [C] with C = " +
-                       (C ? std::to_string(*C) : std::string("dim 1")) +
-                       ", got rank " + std::to_string(P.size()) +
-                       (D ? " [" + std::to_string(*D) + "]" : std::string()));
-  }
+  if (Ctx.node().getInt("spatial", 1) != 0)
+    if (llvm::Error E = checkPerChannel(
+            Ctx, 1, 4, {"scale", "B", "input_mean", "input_var"}))
+      return E;
   for (size_t I = 1; I < Ctx.numOutputs(); ++I) {
     // Statistics have the type of the mean input (opset 15 allows it to
     // differ from X).
@@ -95,21 +104,7 @@ llvm::Error instanceNorm(RuleContext &Ctx) {
   Ctx.setOutputLike(0, 0);
   if (Ctx.inRank(0) < 3)
     return Ctx.error("input must have rank >= 3");
-  std::optional<int64_t> C = Ctx.inDims(0)[1].getConstant();
-  for (size_t I = 1; I < 3 && I < Ctx.numInputs(); ++I) {
-    if (!Ctx.hasInput(I))
-      continue;
-    llvm::ArrayRef<SymExpr> P = Ctx.inDims(I);
-    std::optional<int64_t> D =
-        P.size() == 1 ? P[0].getConstant() : std::nullopt;
-    if (P.size() != 1 || (C && D && *C != *D))
-      return Ctx.error(std::string(I == 1 ? "scale" : "B") +
-                       " must be [C] with C = " +
-                       (C ? std::to_string(*C) : std::string("dim 1")) +
-                       ", got rank " + std::to_string(P.size()) +
-                       (D ? " [" + std::to_string(*D) + "]" : std::string()));
-  }
-  return llvm::Error::success();
+  return checkPerChannel(Ctx, 1, 2, {"scale", "B"});
 }
 
 } // namespace

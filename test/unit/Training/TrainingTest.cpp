@@ -201,6 +201,18 @@ g (float[4,8] x) => (float[4,16] y) <)" +
   EXPECT_EQ(B.Sum.modelStateBytes(), 16u * 128u);
 }
 
+// The layer of the two tests below.
+const std::string PackedLSTM =
+    R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,3,4] x) => (float[5,2,3,8] y) <)" +
+    W("float[1,32,4] wf", 128) + ", " + W("float[1,32,4] wr", 128) + ", " +
+    W("float[1,32,8] rf", 256) + ", " + W("float[1,32,8] rr", 256) + R"(> {
+  w = Concat<axis = 0>(wf, wr)
+  r = Concat<axis = 0>(rf, rr)
+  y, h, c = LSTM<hidden_size = 8, direction = "bidirectional">(x, w, r)
+}
+)";
+
 // A bidirectional LSTM whose W and R PyTorch's exporter packs from the two
 // directions' parameters with Concat. By hand: X [T=5, N=3, I=4], H = 8.
 // The packed W (2 x 32 x 4 floats) and R hold no bytes: PyTorch runs on the
@@ -209,16 +221,7 @@ g (float[4,8] x) => (float[4,16] y) <)" +
 // (wf, wr: 512 B; rf, rr: 1024 B) is written by an LSTM.grad step (the
 // recurrence writes dR, the input projection dW), and no Concat.grad runs.
 TEST(Training, RecurrentStatesAndPackedWeights) {
-  const std::string Text =
-      R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[5,3,4] x) => (float[5,2,3,8] y) <)" +
-      W("float[1,32,4] wf", 128) + ", " + W("float[1,32,4] wr", 128) + ", " +
-      W("float[1,32,8] rf", 256) + ", " + W("float[1,32,8] rr", 256) + R"(> {
-  w = Concat<axis = 0>(wf, wr)
-  r = Concat<axis = 0>(rf, rr)
-  y, h, c = LSTM<hidden_size = 8, direction = "bidirectional">(x, w, r)
-}
-)";
+  const std::string &Text = PackedLSTM;
   Built B = build(Text, {});
   EXPECT_TRUE(B.Warnings.empty()) << B.Warnings.front();
   ASSERT_NE(find(B.S, "w"), nullptr);
@@ -242,20 +245,11 @@ g (float[5,3,4] x) => (float[5,2,3,8] y) <)" +
     EXPECT_NE(St.Op, "Concat.grad");
 }
 
-// The same layer with Y omitted (only Y_h used, as the spec allows) builds
-// (its saved tensors are named after Y_h), and under --runtime=oomplan,
-// whose executor does allocate the packed W and R, those keep their bytes.
-TEST(Training, RecurrentWithoutYAndOurRuntime) {
-  const std::string Text =
-      R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[5,3,4] x) => (float[2,3,8] h) <)" +
-      W("float[1,32,4] wf", 128) + ", " + W("float[1,32,4] wr", 128) + ", " +
-      W("float[1,32,8] rf", 256) + ", " + W("float[1,32,8] rr", 256) + R"(> {
-  w = Concat<axis = 0>(wf, wr)
-  r = Concat<axis = 0>(rf, rr)
-  y, h, c = LSTM<hidden_size = 8, direction = "bidirectional">(x, w, r)
-}
-)";
+// Under --runtime=oomplan, whose executor does allocate the packed W and
+// R, those keep their bytes (test/lit/training/lstm-without-y.test has the
+// layer with Y omitted).
+TEST(Training, RecurrentPackedWeightsUnderOurRuntime) {
+  const std::string &Text = PackedLSTM;
   Built B = build(Text, {});
   EXPECT_EQ(find(B.S, "w")->SizeBytes, 0u);
   TrainingOptions Ours;
