@@ -9,12 +9,16 @@
 // RuleContext::constData like a Constant's. Integer contents the value
 // propagation computed (ValueShape::IntValues, all constant) count as known
 // too, so scales computed from a static shape fold as well. Only a few small
-// ops are folded (at most MaxTrackedElements elements), in double precision,
-// which is exact for the whole numbers and the simple ratios these carry.
+// ops are folded (at most MaxTrackedElements elements): views, Cast, Concat,
+// + - * / min max, Neg Abs Floor Ceil Reciprocal Sqrt, and ReduceMin/Max over
+// all axes (torchvision's resize computes its output size from the image
+// size this way, in float32). Arithmetic is in double, each result rounded
+// to the output type as its kernel would (float32 rounds every step).
 //
 //===----------------------------------------------------------------------===//
 #include "ConstantFold.h"
 #include "ShapeRules/ShapeRules.h"
+#include <algorithm>
 #include <cmath>
 
 using namespace oomplan;
@@ -71,6 +75,10 @@ int64_t sourceIndex(int64_t Flat, llvm::ArrayRef<int64_t> Out,
 
 std::optional<double> arith(llvm::StringRef Op, double A, double B,
                             bool Integer) {
+  if (Op == "Min")
+    return std::min(A, B);
+  if (Op == "Max")
+    return std::max(A, B);
   if (Op == "Add")
     return A + B;
   if (Op == "Sub")
@@ -82,6 +90,35 @@ std::optional<double> arith(llvm::StringRef Op, double A, double B,
       return std::nullopt;
     return Integer ? std::trunc(A / B) : A / B;
   }
+  return std::nullopt;
+}
+
+/// One element of a unary op; std::nullopt when not folded.
+std::optional<double> unary(llvm::StringRef Op, double X) {
+  if (Op == "Neg")
+    return -X;
+  if (Op == "Abs")
+    return std::abs(X);
+  if (Op == "Floor")
+    return std::floor(X);
+  if (Op == "Ceil")
+    return std::ceil(X);
+  if (Op == "Reciprocal" && X != 0)
+    return 1 / X;
+  if (Op == "Sqrt" && X >= 0)
+    return std::sqrt(X);
+  return std::nullopt;
+}
+
+/// The value a kernel of type T would hold: float32 arithmetic rounds
+/// every result (the scale of torchvision's resize is 320 * (1 / 320) in
+/// float32, and a floor of it must see the same rounding ORT does); types
+/// this folder cannot round exactly are not folded.
+std::optional<double> roundTo(ElementType T, double X) {
+  if (T == ElementType::Float)
+    return double(float(X));
+  if (T == ElementType::Double || !isFloatingPoint(T))
+    return X;
   return std::nullopt;
 }
 
@@ -105,6 +142,13 @@ struct Folder {
     if (Convert && !isFloatingPoint(outType()))
       for (double &X : *V)
         X = std::trunc(X);
+    if (Convert)
+      for (double &X : *V) {
+        std::optional<double> Y = roundTo(outType(), X);
+        if (!Y)
+          return nullptr;
+        X = *Y;
+      }
     return make(outType(), std::move(*Dims), *V);
   }
 
@@ -136,11 +180,41 @@ struct Folder {
       std::optional<double> X =
           arith(N.OpType, (*A)[sourceIndex(F, *Dims, In[0]->Dims)],
                 (*B)[sourceIndex(F, *Dims, In[1]->Dims)], Integer);
+      if (X)
+        X = roundTo(outType(), *X);
       if (!X)
         return nullptr;
       R.push_back(*X);
     }
     return make(outType(), std::move(*Dims), R);
+  }
+
+  DataPtr elementwise() const {
+    std::optional<std::vector<int64_t>> Dims = outDims();
+    std::optional<std::vector<double>> V = numbers(*In[0]);
+    if (!Dims || !V)
+      return nullptr;
+    for (double &X : *V) {
+      std::optional<double> Y = unary(N.OpType, X);
+      if (Y)
+        Y = roundTo(outType(), *Y);
+      if (!Y)
+        return nullptr;
+      X = *Y;
+    }
+    return make(outType(), std::move(*Dims), *V);
+  }
+
+  // ReduceMin/ReduceMax over every axis (no axes given), to a scalar or a
+  // tensor of ones: torchvision's min and max of the image size.
+  DataPtr reduceAll() const {
+    std::optional<std::vector<int64_t>> Dims = outDims();
+    std::optional<std::vector<double>> V = numbers(*In[0]);
+    if (!Dims || !V || V->empty() || N.attr("axes") || N.Inputs.size() > 1)
+      return nullptr;
+    double R = N.OpType == "ReduceMin" ? *std::min_element(V->begin(), V->end())
+                                       : *std::max_element(V->begin(), V->end());
+    return make(outType(), std::move(*Dims), {R});
   }
 };
 
@@ -176,12 +250,18 @@ DataPtr shapes::foldConstant(const Graph &G, NodeId Id, const ShapeInfo &S,
   llvm::StringRef Op = N.OpType;
   bool View = Op == "Identity" || Op == "Reshape" || Op == "Unsqueeze" ||
               Op == "Squeeze" || Op == "Flatten";
-  bool Binary = Op == "Add" || Op == "Sub" || Op == "Mul" || Op == "Div";
-  if (!View && !Binary && Op != "Cast" && Op != "Concat")
+  bool Binary = Op == "Add" || Op == "Sub" || Op == "Mul" || Op == "Div" ||
+                ((Op == "Min" || Op == "Max") && N.Inputs.size() == 2);
+  bool Unary = Op == "Neg" || Op == "Abs" || Op == "Floor" || Op == "Ceil" ||
+               Op == "Reciprocal" || Op == "Sqrt";
+  bool Reduce = Op == "ReduceMin" || Op == "ReduceMax";
+  if (!View && !Binary && !Unary && !Reduce && Op != "Cast" && Op != "Concat")
     return nullptr;
   Folder F{G, N, S, {}};
-  // Views and Cast need only their data input; the others need all.
-  size_t Needed = View || Op == "Cast" ? 1 : N.Inputs.size();
+  // Views, Cast, unary ops and reductions need only their data input; the
+  // others need all.
+  size_t Needed =
+      View || Unary || Reduce || Op == "Cast" ? 1 : N.Inputs.size();
   for (size_t I = 0; I < Needed; ++I) {
     ValueId V = N.Inputs[I];
     DataPtr D = V == NoId ? nullptr : contentsOf(V, S, ConstData);
@@ -191,6 +271,10 @@ DataPtr shapes::foldConstant(const Graph &G, NodeId Id, const ShapeInfo &S,
   }
   if (View || Op == "Cast")
     return F.relabel(Op == "Cast");
+  if (Unary)
+    return F.elementwise();
+  if (Reduce)
+    return F.reduceAll();
   if (Op == "Concat")
     return F.concat();
   return N.Inputs.size() == 2 ? F.binary() : nullptr;

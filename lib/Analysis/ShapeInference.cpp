@@ -69,6 +69,7 @@ public:
 private:
   void seedValue(ValueId Id);
   llvm::Error inferNode(NodeId Id);
+  bool neverRuns(const Node &N) const;
   llvm::Error useDeclaredShapes(NodeId Id);
   void recordConstant(NodeId Id);
 
@@ -140,8 +141,37 @@ llvm::Error Driver::useDeclaredShapes(NodeId Id) {
   return llvm::Error::success();
 }
 
+/// True when a guard of N is a condition the analysis knows to be the other
+/// way: N is in the branch of an If that is not taken.
+bool Driver::neverRuns(const Node &N) const {
+  for (const Guard &Gd : N.Guards)
+    if (std::optional<bool> C = knownCondition(S.Values[Gd.Cond]);
+        C && *C != Gd.WhenTrue)
+      return true;
+  return false;
+}
+
 llvm::Error Driver::inferNode(NodeId Id) {
   const Node &N = G.Nodes[Id];
+  // A branch not taken is not analysed (it may be invalid for these shapes,
+  // as a Squeeze of an axis that is not 1 is in the branch a dim test rules
+  // out): its outputs are empty, zero bytes, and only its own branch and the
+  // OomplanIf that ignores them read them.
+  if (neverRuns(N)) {
+    for (ValueId Out : N.Outputs) {
+      if (Out == NoId)
+        continue;
+      ValueShape &V = S.Values[Out];
+      V.Known = true;
+      V.Type = G.Values[Out].Type != ElementType::Undefined
+                   ? G.Values[Out].Type
+                   : ElementType::Float;
+      V.Dims = {SymExpr::constant(0)};
+      V.Bytes = SymExpr::constant(0);
+    }
+    S.NeverRuns[Id] = true;
+    return llvm::Error::success();
+  }
   for (size_t I = 0; I < N.Inputs.size(); ++I) {
     ValueId In = N.Inputs[I];
     if (In != NoId && !S.Values[In].Known)
@@ -157,10 +187,13 @@ llvm::Error Driver::inferNode(NodeId Id) {
   RuleContext Ctx(G, Id, S, ConstData);
   if (llvm::Error E = It->second(Ctx))
     return E;
-  // Sizes computed from an upper bound are upper bounds themselves.
+  // Sizes computed from an upper bound are upper bounds themselves. An
+  // OomplanIf's condition picks a branch but sizes nothing: its rule
+  // decides from the branches' results alone.
   bool FromBound = false;
-  for (ValueId In : N.Inputs)
-    FromBound |= In != NoId && S.Values[In].UpperBound;
+  if (N.OpType != IfSelectOp)
+    for (ValueId In : N.Inputs)
+      FromBound |= In != NoId && S.Values[In].UpperBound;
   for (ValueId Out : N.Outputs) {
     if (Out == NoId)
       continue;
@@ -181,13 +214,22 @@ llvm::Error Driver::inferNode(NodeId Id) {
   recordConstant(Id);
   // Training exports keep constant subgraphs unfolded (Resize's scales as a
   // Concat of Constants): their contents, for the rules that need them.
-  if (!N.Outputs.empty() && N.Outputs[0] != NoId && !ConstData[N.Outputs[0]])
+  if (!N.Outputs.empty() && N.Outputs[0] != NoId && !ConstData[N.Outputs[0]]) {
     ConstData[N.Outputs[0]] = foldConstant(G, Id, S, ConstData);
+    // Integers folded through float arithmetic (a resize's output size,
+    // Floor(320 * scale) cast to int64) become tracked contents, which the
+    // rules reading sizes, pads and shapes take.
+    ValueShape &V = S.Values[N.Outputs[0]];
+    if (const TensorData *D = ConstData[N.Outputs[0]].get();
+        D && !V.IntValues && !V.UpperBound && isIntegerLike(V.Type))
+      V.IntValues = intContents(*D);
+  }
   return llvm::Error::success();
 }
 
 llvm::Expected<ShapeInfo> Driver::run() {
   S.Values.resize(G.Values.size());
+  S.NeverRuns.assign(G.Nodes.size(), false);
   ConstData.resize(G.Values.size());
   S.SymbolNames = G.Symbols;
   for (ValueId Id = 0; Id < G.Values.size(); ++Id)

@@ -66,7 +66,10 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                             ArrayRef<std::optional<int64_t>> Bindings,
                             Schedule &S) {
   for (Step &St : S.Steps) {
-    if (St.Kind != StepKind::Compute || St.Node == NoId)
+    // A branch not taken runs no kernel; its placeholder dims would only
+    // confuse the query.
+    if (St.Kind != StepKind::Compute || St.Node == NoId ||
+        neverRuns(Shapes, St.Node))
       continue;
     const Node &N = G.Nodes[St.Node];
     const ops::OpInfo *Op = ops::lookupOp(N.OpType);

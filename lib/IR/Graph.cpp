@@ -74,3 +74,10 @@ std::string Graph::describeNode(NodeId Id) const {
   OS << " (" << N.OpType << ")";
   return OS.str();
 }
+
+std::vector<ValueId> Node::reads() const {
+  std::vector<ValueId> R = Inputs;
+  for (const Guard &G : Guards)
+    R.push_back(G.Cond);
+  return R;
+}

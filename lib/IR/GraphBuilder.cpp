@@ -144,6 +144,19 @@ llvm::Error GraphBuilder::resolveNodes(std::vector<std::vector<ValueId>> &Ins) {
       Ins[I].push_back(Id);
     }
   }
+  // Guard conditions resolve like inputs; orderNodes and the users lists
+  // read them from GuardIns.
+  GuardIns.assign(PendingNodes.size(), {});
+  for (size_t I = 0; I < PendingNodes.size(); ++I)
+    for (const auto &[Cond, WhenTrue] : PendingNodes[I].Guards) {
+      ValueId Id = G->findValue(Cond);
+      if (Id == NoId)
+        return error(describePending(PendingNodes[I], I) + ": condition '" +
+                     Cond +
+                     "' is not defined by any node, graph input or "
+                     "initializer");
+      GuardIns[I].push_back({Id, WhenTrue});
+    }
   return llvm::Error::success();
 }
 
@@ -155,8 +168,15 @@ GraphBuilder::orderNodes(const std::vector<std::vector<ValueId>> &Ins) {
   size_t N = PendingNodes.size();
   std::vector<unsigned> Missing(N, 0);
   std::vector<std::vector<size_t>> Consumers(N);
+  // A guarded node depends on its conditions as on its inputs.
+  auto Deps = [&](size_t I) {
+    std::vector<ValueId> D = Ins[I];
+    for (const Guard &Gd : GuardIns[I])
+      D.push_back(Gd.Cond);
+    return D;
+  };
   for (size_t I = 0; I < N; ++I)
-    for (ValueId V : Ins[I])
+    for (ValueId V : Deps(I))
       if (V != NoId && G->Values[V].Kind == ValueKind::NodeOutput) {
         ++Missing[I];
         Consumers[G->Values[V].Producer].push_back(I);
@@ -182,7 +202,7 @@ GraphBuilder::orderNodes(const std::vector<std::vector<ValueId>> &Ins) {
     std::vector<bool> Seen(N, false);
     while (!Seen[Cur]) {
       Seen[Cur] = true;
-      for (ValueId V : Ins[Cur])
+      for (ValueId V : Deps(Cur))
         if (V != NoId && G->Values[V].Kind == ValueKind::NodeOutput &&
             Missing[G->Values[V].Producer] != 0) {
           Cur = G->Values[V].Producer;
@@ -205,6 +225,8 @@ GraphBuilder::orderNodes(const std::vector<std::vector<ValueId>> &Ins) {
     Nd.Domain = std::move(D.Domain);
     Nd.Attrs = std::move(D.Attrs);
     Nd.Inputs = Ins[Old];
+    Nd.Guards = GuardIns[Old];
+    Nd.SourceNode = std::move(D.SourceNode);
     for (const std::string &Out : D.Outputs)
       Nd.Outputs.push_back(Out.empty() ? NoId : G->findValue(Out));
   }
@@ -212,7 +234,7 @@ GraphBuilder::orderNodes(const std::vector<std::vector<ValueId>> &Ins) {
     if (V.Kind == ValueKind::NodeOutput)
       V.Producer = NewIndex[V.Producer];
   for (NodeId Id = 0; Id < N; ++Id)
-    for (ValueId V : G->Nodes[Id].Inputs)
+    for (ValueId V : G->Nodes[Id].reads())
       if (V != NoId &&
           (G->Values[V].Users.empty() || G->Values[V].Users.back() != Id))
         G->Values[V].Users.push_back(Id);

@@ -483,6 +483,12 @@ const OpInfo Ops[] = {
     {"TfIdfVectorizer", Shape::Declared, Alias::None, NotDifferentiable,
      perInput(1)},
 
+    // The end of a flattened If (IR/Graph.h, IfSelectOp): a copy of the
+    // taken branch's results. Its backward routes the gradient to that
+    // branch's results unchanged and keeps nothing.
+    {"OomplanIf", Shape::IfSelect, Alias::None,
+     grad(AllInputs & ~In0, 0, 0, 0, NoAux, AllInputs & ~In0), perOutput(0)},
+
     // oomplan's fused ops (IR/FusedOps.h; lib/Transforms/Fusion*.cpp). The
     // attention's cost is counted as a product over its output (its FLOPs
     // depend on Sk, which no class reads); the conv's in-place input is its

@@ -206,6 +206,22 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
                                "tensors than its node has outputs");
     C.Out.push_back(ref(St.Writes[W++]));
   }
+  // The guards' conditions are the reads after the node's inputs
+  // (makeDefaultSchedule). The host reads them as the step comes up, which
+  // only a device the host can touch, running in order, allows.
+  if (!Nd.Guards.empty() && !Dev.hostVisible())
+    return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(St.Node) +
+                                ": is in a branch of an If, and the " +
+                                Dev.name() +
+                                " backend does not run If yet (the CPU "
+                                "backend does)");
+  for (size_t K = 0; K < Nd.Guards.size(); ++K) {
+    if (R + K >= St.Reads.size())
+      return makeInternalError("step " + llvm::Twine(S) +
+                               " reads fewer tensors than its node has "
+                               "inputs and guards");
+    C.Guards.push_back({St.Reads[R + K], Nd.Guards[K].WhenTrue});
+  }
   if (TensorId WS = Info.Workspace[S]; WS != NoId) {
     C.Workspace = Addr[WS];
     C.WorkspaceBytes = P.Sched.Tensors[WS].SizeBytes;
@@ -310,13 +326,25 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
   // A device the host cannot touch: each tensor is read into host staging
   // and copied after the loader is done with it.
   std::vector<std::pair<TensorId, HostBuffer>> Staged;
+  std::vector<HostBuffer> Dropped;
   bool Stage = !X.Dev.hostVisible();
   llvm::Error E = loadTensorData(
       X.G, ModelPath,
       [&](ValueId V, uint64_t Bytes) {
         // Before any transform the first tensors are the graph's values.
         if (V >= X.P.Sched.Tensors.size() || X.P.Sched.Tensors[V].Value != V ||
-            !X.Info.Present[V] || X.tensorBytes(V) != Bytes)
+            !X.Info.Present[V])
+          return static_cast<void *>(nullptr);
+        // A Constant of an If branch that the analysis knows is not taken
+        // is a zero-byte placeholder: its value is read and dropped.
+        const Value &Val = X.G.Values[V];
+        if (X.tensorBytes(V) == 0 && Bytes != 0 &&
+            Val.Kind == ValueKind::NodeOutput &&
+            !X.G.Nodes[Val.Producer].Guards.empty()) {
+          Dropped.push_back(hostBuffer(Bytes));
+          return static_cast<void *>(Dropped.back().get());
+        }
+        if (X.tensorBytes(V) != Bytes)
           return static_cast<void *>(nullptr);
         // A streamed weight's bytes live in its host home; prefetches copy
         // them to the device.
@@ -420,7 +448,8 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
       if (llvm::Error E =
               Dev.writeSmall(Addr[T], HostVal[T].get(), tensorBytes(T), L.Q))
         return E;
-  switch (C.OnHost ? CallKind::Nothing : C.Kind) {
+  bool Skip = !C.Guards.empty() && !guardsHold(C);
+  switch (C.OnHost || Skip ? CallKind::Nothing : C.Kind) {
   case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
@@ -475,6 +504,17 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     if (llvm::Error E = Dev.record(EventBase + unsigned(L.Record), L.Q))
       return E;
   return llvm::Error::success();
+}
+
+// A condition is a bool scalar (the OomplanIf shape rule checks it), in
+// memory the host can touch (prepareStep), written by a step that ran.
+bool Executor::Impl::guardsHold(const StepCall &C) const {
+  for (const auto &[T, WhenTrue] : C.Guards) {
+    const char *Byte = Addr[T];
+    if (!Byte || (*Byte != 0) != WhenTrue)
+      return false;
+  }
+  return true;
 }
 
 // The dims a kernel reported for its data-dependent outputs, checked

@@ -85,6 +85,9 @@ struct StepCall {
   /// Data-dependent outputs: the dims the kernel reports (KernelContext::
   /// ActualDims), one per output; empty when every output is exact.
   llvm::SmallVector<llvm::SmallVector<int64_t, 6>, 2> Actual;
+  /// The node's guards (IR/Graph.h): each condition's tensor (a read after
+  /// the node's inputs) and the value it must have for the step to run.
+  llvm::SmallVector<std::pair<TensorId, bool>, 1> Guards;
 };
 
 } // namespace detail
@@ -207,6 +210,9 @@ struct Executor::Impl {
   llvm::Error bindTensors();
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
+  /// False when a guard of step S's node does not hold: the step is in the
+  /// If branch this run does not take, and does nothing.
+  bool guardsHold(const StepCall &C) const;
   llvm::Error runSteps();
   void collectStepTimes();
   llvm::Error runStepsOrReplay();

@@ -99,6 +99,11 @@ Schedule oomplan::makeDefaultSchedule(const Graph &G,
     for (ValueId In : Nd.Inputs)
       if (In != NoId)
         St.Reads.push_back(In);
+    // A guarded node reads its conditions after its inputs (executors decide
+    // from them whether it runs): liveness keeps them until it does, and a
+    // reorder keeps it after them.
+    for (const Guard &Gd : Nd.Guards)
+      St.Reads.push_back(Gd.Cond);
     for (ValueId Out : Nd.Outputs)
       if (Out != NoId)
         St.Writes.push_back(Out);

@@ -18,10 +18,24 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::fusion;
 
+// Nodes of an If branch fuse only with nodes of the same branch: the fused
+// node runs under their common guards (IR/Graph.h).
+static bool sameGuards(const Node &A, const Node &B) {
+  if (A.Guards.size() != B.Guards.size())
+    return false;
+  for (size_t I = 0; I < A.Guards.size(); ++I)
+    if (A.Guards[I].Cond != B.Guards[I].Cond ||
+        A.Guards[I].WhenTrue != B.Guards[I].WhenTrue)
+      return false;
+  return true;
+}
+
 bool MatchContext::commit(Rewrite R) {
   for (NodeId N : R.Removed)
-    if (Claimed[N])
+    if (Claimed[N] || !sameGuards(G.Nodes[N], G.Nodes[R.Sink]))
       return false;
+  for (const Guard &Gd : G.Nodes[R.Sink].Guards)
+    R.Fused.Guards.push_back({G.Values[Gd.Cond].Name, Gd.WhenTrue});
   for (NodeId N : R.Removed)
     Claimed[N] = true;
   Stats.NodesRemoved += R.Removed.size();
@@ -145,6 +159,9 @@ static NodeDesc copyNode(const Graph &G, const Node &N) {
   for (ValueId V : N.Outputs)
     D.Outputs.push_back(V == NoId ? std::string() : G.Values[V].Name);
   D.Attrs = N.Attrs;
+  for (const Guard &Gd : N.Guards)
+    D.Guards.push_back({G.Values[Gd.Cond].Name, Gd.WhenTrue});
+  D.SourceNode = N.SourceNode;
   return D;
 }
 

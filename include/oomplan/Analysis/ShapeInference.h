@@ -52,8 +52,16 @@ struct ShapeInfo {
   std::vector<std::string> SymbolNames;
   /// Upper bounds used, declared shapes used for ops without a rule, ...
   std::vector<std::string> Warnings;
+  /// Indexed by NodeId: the node is in an If branch that the analysis knows
+  /// is not taken. Its outputs are zero-byte placeholders; a run skips it
+  /// (its guard is false there too).
+  std::vector<bool> NeverRuns;
 };
 
+/// True when node N is in an If branch the analysis knows is not taken.
+inline bool neverRuns(const ShapeInfo &S, NodeId N) {
+  return N < S.NeverRuns.size() && S.NeverRuns[N];
+}
 /// Element count of Dims (1 for a scalar).
 SymExpr numElements(llvm::ArrayRef<SymExpr> Dims);
 

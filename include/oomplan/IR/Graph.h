@@ -70,8 +70,8 @@ enum class AttrKind : uint8_t {
   Other
 };
 
-/// A node attribute. Graph-valued attributes (If/Loop/Scan bodies) are not
-/// imported; the frontend rejects nodes that carry them.
+/// A node attribute. Graph-valued attributes are not kept: the frontend
+/// flattens If into guarded nodes (Node::Guards) and rejects Loop and Scan.
 struct Attribute {
   std::string Name;
   AttrKind Kind = AttrKind::Other;
@@ -114,6 +114,23 @@ struct OpsetImport {
   int64_t Version = 0;
 };
 
+/// A condition under which a node runs: the node runs only when the bool
+/// scalar Cond equals WhenTrue. The frontend flattens an ONNX If into the
+/// outer graph: each branch's nodes carry the If's condition (and those of
+/// any If around it), and an OomplanIf node selects the taken branch's
+/// results. Planning counts both branches (each guarded node is a step
+/// whose buffers are planned); a run skips the steps of the branch not
+/// taken.
+struct Guard {
+  ValueId Cond = NoId;
+  bool WhenTrue = true;
+};
+
+/// The op that ends a flattened If: inputs (cond, then_1..then_k,
+/// else_1..else_k), outputs the If's k results, a copy of the taken
+/// branch's.
+constexpr llvm::StringLiteral IfSelectOp = "OomplanIf";
+
 /// One operator application.
 struct Node {
   std::string Name; ///< May be empty in the file; see Graph::describeNode.
@@ -122,6 +139,15 @@ struct Node {
   std::vector<ValueId> Inputs;  ///< NoId for an omitted optional input.
   std::vector<ValueId> Outputs; ///< NoId for an omitted optional output.
   std::vector<Attribute> Attrs;
+  /// Empty for an unconditional node; else all must hold for it to run.
+  /// The conditions also order the node after their producers and keep them
+  /// live until it runs (GraphBuilder, makeDefaultSchedule).
+  std::vector<Guard> Guards;
+  /// A Constant inside an If branch: its node as the frontend read it
+  /// (serialized), so the runtime's weight loader, which finds the
+  /// top-level graph's Constants in the file by name, can load one whose
+  /// name the flattening changed. Null otherwise.
+  std::shared_ptr<const std::string> SourceNode;
 
   /// The attribute called Name, or null.
   const Attribute *attr(llvm::StringRef AttrName) const;
@@ -131,6 +157,9 @@ struct Node {
                         llvm::StringRef Default) const;
   /// The ints attribute, or std::nullopt when absent.
   std::optional<std::vector<int64_t>> getInts(llvm::StringRef AttrName) const;
+  /// Inputs (NoId for an omitted one) then the guard conditions: every
+  /// value the node must wait for.
+  std::vector<ValueId> reads() const;
   /// Input I, or NoId when absent or omitted.
   ValueId input(size_t I) const { return I < Inputs.size() ? Inputs[I] : NoId; }
 };

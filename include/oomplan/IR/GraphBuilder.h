@@ -21,6 +21,9 @@ struct NodeDesc {
   std::string Name, OpType, Domain;
   std::vector<std::string> Inputs, Outputs;
   std::vector<Attribute> Attrs;
+  /// Node::Guards by condition name.
+  std::vector<std::pair<std::string, bool>> Guards;
+  std::shared_ptr<const std::string> SourceNode; ///< Node::SourceNode.
 };
 
 /// Type and declared shape of a value, from a graph input, output or
@@ -63,6 +66,7 @@ private:
 
   std::unique_ptr<Graph> G;
   std::vector<NodeDesc> PendingNodes;
+  std::vector<std::vector<Guard>> GuardIns;
   std::vector<ValueDesc> ValueInfos;
   std::vector<ValueDesc> PendingOutputs;
 };

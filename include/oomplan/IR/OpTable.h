@@ -111,9 +111,11 @@ enum class ShapeRuleId : uint8_t {
   MelWeightMatrix,
   DFT,
   STFT,
+  // ControlFlow.cpp
+  IfSelect,
 };
 /// Number of ShapeRuleId values (for arrays indexed by it).
-constexpr unsigned NumShapeRuleIds = unsigned(ShapeRuleId::STFT) + 1;
+constexpr unsigned NumShapeRuleIds = unsigned(ShapeRuleId::IfSelect) + 1;
 
 /// Whether output 0 may share the bytes of an input.
 enum class AliasClass : uint8_t {
@@ -146,8 +148,9 @@ enum class AuxKind : uint8_t {
   RecurrentStates,
 };
 
-/// Bit I stands for input (or output) I.
-constexpr uint32_t bit(unsigned I) { return uint32_t(1) << I; }
+/// Bit I stands for input (or output) I; bit 31 for 31 and every one after
+/// it (variadic ops: Concat, Sum, OomplanIf), so no shift overflows.
+constexpr uint32_t bit(unsigned I) { return uint32_t(1) << (I < 31 ? I : 31); }
 constexpr uint32_t AllInputs = ~uint32_t(0);
 
 /// What decides an op's backward step.

@@ -19,7 +19,7 @@ const RuleTable &shapes::shapeRuleTable() {
          {addElementwiseRules, addBroadcastRules, addNormalizationRules,
           addShapeOpRules, addReshapeRules, addIndexingRules, addMatMulRules,
           addConvPoolRules, addReduceRules, addRecurrentRules,
-          addDataDependentRules, addMiscRules})
+          addDataDependentRules, addMiscRules, addControlFlowRules})
       Add(Fns);
     RuleTable T;
     for (const ops::OpInfo &Op : ops::allOps()) {

@@ -119,6 +119,11 @@ void addReduceRules(RuleFunctions &F);
 void addRecurrentRules(RuleFunctions &F);
 void addDataDependentRules(RuleFunctions &F);
 void addMiscRules(RuleFunctions &F);
+void addControlFlowRules(RuleFunctions &F);
+
+/// The value of an If condition when the analysis knows it exactly: one
+/// tracked constant, not from an upper bound (ControlFlow.cpp).
+std::optional<bool> knownCondition(const ValueShape &V);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by several families

@@ -4,11 +4,12 @@
 // checks what the IR needs to be sound: known element types, dimensions in
 // [0, 2^48], raw data lengths that match the dims, external-data locations
 // that stay inside the model's folder, default-domain opsets we support, op
-// types the ONNX schema registry knows, and no control-flow subgraphs.
+// types the ONNX schema registry knows, and no Loop or Scan subgraphs (If
+// is flattened by ConvertIf.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ConvertProto.h"
-#include "onnx/defs/schema.h"
+#include "Converter.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphBuilder.h"
 #include "oomplan/Support/Error.h"
@@ -20,51 +21,6 @@
 #include <map>
 
 using namespace oomplan;
-
-namespace {
-
-class Converter {
-public:
-  Converter(llvm::StringRef Name, std::string &CurrentNode)
-      : Name(Name), CurrentNode(CurrentNode), B(Name.str()) {}
-  llvm::Expected<std::unique_ptr<Graph>> run(const onnx::ModelProto &M);
-
-private:
-  llvm::Error err(const llvm::Twine &Msg) {
-    return makeInputError(Name + ": " + Msg);
-  }
-  llvm::Error unsupported(const llvm::Twine &Msg) {
-    return makeUnsupportedError(Name + ": " + Msg);
-  }
-  llvm::Error overflow(const llvm::Twine &Msg) {
-    return makeOverflowError(Name + ": " + Msg);
-  }
-  llvm::Error convertType(const std::string &What, int32_t Number,
-                          ElementType &Out);
-  llvm::Error convertDims(const std::string &What,
-                          const google::protobuf::RepeatedField<int64_t> &Dims,
-                          std::vector<int64_t> &Out);
-  llvm::Expected<ValueDesc> convertValueInfo(const onnx::ValueInfoProto &VI,
-                                             bool RequireTensor);
-  llvm::Expected<std::shared_ptr<TensorData>>
-  convertTensor(const std::string &What, const onnx::TensorProto &T,
-                std::string *ExternalLocation);
-  llvm::Error checkDataLength(const std::string &What,
-                              const onnx::TensorProto &T, ElementType Type,
-                              uint64_t N);
-  llvm::Error extractValues(const onnx::TensorProto &T, TensorData &D);
-  llvm::Error convertWeights(const onnx::GraphProto &GP);
-  llvm::Error convertNode(const onnx::NodeProto &N, size_t Index);
-  llvm::Error checkArity(const onnx::NodeProto &N, const onnx::OpSchema &Schema,
-                         const std::string &Where);
-  llvm::Expected<Attribute> convertAttr(const onnx::AttributeProto &A,
-                                        const std::string &Where);
-
-  llvm::StringRef Name;
-  std::string &CurrentNode;
-  GraphBuilder B;
-  std::map<std::string, int64_t> OpsetByDomain;
-};
 
 llvm::Error Converter::convertType(const std::string &What, int32_t Number,
                                    ElementType &Out) {
@@ -348,6 +304,12 @@ Converter::convertTensor(const std::string &What, const onnx::TensorProto &T,
 }
 
 llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
+  if (!Scopes.empty() &&
+      (GP.initializer_size() != 0 || GP.sparse_initializer_size() != 0))
+    return unsupported(
+        "unsupported: initializers inside an If branch" + ScopeWhere +
+        " (exporters write Constant nodes there; oomplan reads weights from "
+        "the top-level graph only)");
   for (const onnx::TensorProto &T : GP.initializer()) {
     std::string Loc;
     auto D = convertTensor("initializer '" + T.name() + "'", T, &Loc);
@@ -382,8 +344,6 @@ llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
   }
   return llvm::Error::success();
 }
-
-} // namespace
 
 bool oomplan::locationEscapesModelDir(llvm::StringRef Loc) {
   return escapesModelDir(Loc);
@@ -466,17 +426,17 @@ llvm::Error Converter::checkArity(const onnx::NodeProto &N,
 llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   std::string Where = (N.name().empty() ? "node #" + std::to_string(Index)
                                         : "node '" + N.name() + "'") +
-                      " (" + N.op_type() + ")";
+                      " (" + N.op_type() + ")" + ScopeWhere;
   CurrentNode = Where;
   std::string Domain = N.domain() == "ai.onnx" ? "" : N.domain();
   auto OpsetIt = OpsetByDomain.find(Domain);
   if (OpsetIt == OpsetByDomain.end())
     return err(Where + ": domain '" + Domain +
                "' has no opset import in the model");
-  if (N.op_type() == "If" || N.op_type() == "Loop" || N.op_type() == "Scan")
-    return unsupported(Where +
-                       ": unsupported: control flow (If/Loop/Scan) is not "
-                       "supported yet; export with static control flow");
+  if (N.op_type() == "Loop" || N.op_type() == "Scan")
+    return unsupported(Where + ": unsupported: control flow (" + N.op_type() +
+                       ") is not supported yet (If is); export with the "
+                       "loop unrolled (tracing does)");
   const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
       N.op_type(), static_cast<int>(OpsetIt->second), Domain);
   if (!Schema)
@@ -485,12 +445,24 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
                        "' at opset " + llvm::Twine(OpsetIt->second));
   if (llvm::Error E = checkArity(N, *Schema, Where))
     return E;
+  if (N.op_type() == "If" && Domain.empty())
+    return convertIf(N, Where);
   NodeDesc D;
   D.Name = N.name();
   D.OpType = N.op_type();
   D.Domain = Domain;
-  D.Inputs.assign(N.input().begin(), N.input().end());
-  D.Outputs.assign(N.output().begin(), N.output().end());
+  for (const std::string &In : N.input()) {
+    D.Inputs.push_back(In.empty() ? In : resolve(In));
+    // GraphBuilder would name the node by its place in the flat graph.
+    if (!Scopes.empty() && !In.empty() && !Taken.count(D.Inputs.back()))
+      return err(Where + ": input '" + In +
+                 "' is not defined by the branch or the graphs around it");
+  }
+  for (const std::string &Out : N.output())
+    D.Outputs.push_back(Out.empty() ? Out : define(Out));
+  D.Guards = Guards;
+  if (!Scopes.empty() && N.op_type() == "Constant")
+    D.SourceNode = std::make_shared<const std::string>(N.SerializeAsString());
   for (const onnx::AttributeProto &A : N.attribute()) {
     auto Attr = convertAttr(A, Where);
     if (!Attr)
@@ -523,6 +495,7 @@ Converter::run(const onnx::ModelProto &M) {
                        "; oomplan supports opsets 1 to " +
                        llvm::Twine(MaxSupportedOpset) + " (ONNX 1.12)");
   const onnx::GraphProto &GP = M.graph();
+  reserveTopLevelNames(GP);
   B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);
   for (const onnx::ValueInfoProto &VI : GP.input()) {
     auto D = convertValueInfo(VI, /*RequireTensor=*/true);

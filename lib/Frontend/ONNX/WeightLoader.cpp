@@ -362,7 +362,30 @@ struct LoadState {
     return llvm::Error::success();
   }
 
-  llvm::Error finish() const {
+  /// The Constants of If branches, from the nodes the importer kept
+  /// (Node::SourceNode): the file holds them inside their If, under names
+  /// the flattening may have changed.
+  llvm::Error branchConstants() {
+    for (const Node &Nd : G.Nodes) {
+      if (!Nd.SourceNode || Nd.Outputs.empty() || Nd.Outputs[0] == NoId ||
+          Done[Nd.Outputs[0]])
+        continue;
+      onnx::NodeProto N;
+      onnx::TensorProto T;
+      std::string What =
+          Path.str() + ": Constant '" + G.Values[Nd.Outputs[0]].Name + "'";
+      if (!N.ParseFromString(*Nd.SourceNode) || !constantAsTensor(N, T))
+        return makeUnsupportedError(What + " has no dense value to load");
+      if (llvm::Error E = loadOne(T, Nd.Outputs[0], "", Dest, What))
+        return E;
+      Done[Nd.Outputs[0]] = true;
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::Error finish() {
+    if (llvm::Error E = branchConstants())
+      return E;
     for (ValueId W : G.Weights)
       if (!Done[W])
         return makeUnsupportedError(

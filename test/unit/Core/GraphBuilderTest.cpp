@@ -86,3 +86,40 @@ TEST(GraphBuilder, InitializerShadowsInputAndSymbolsAreInterned) {
   EXPECT_EQ((*G)->Weights.size(), 1u);
   EXPECT_EQ((*G)->Symbols, (std::vector<std::string>{"batch", "seq"}));
 }
+
+// A guarded node (a flattened If's branch) waits for its condition as for
+// an input: a Constant with no inputs is ordered after the node that makes
+// the condition, the condition's users include it, and the default
+// schedule lists the condition after the node's inputs.
+TEST(GraphBuilder, GuardsOrderNodesAfterTheirConditions) {
+  GraphBuilder B("m.onnx");
+  ValueDesc X;
+  X.Name = "x";
+  ASSERT_FALSE(static_cast<bool>(B.addInput(X)));
+  NodeDesc K = node("Constant", {}, {"k"});
+  K.Guards = {{"c", true}};
+  B.addNode(K); // first in the file, but guarded by c
+  B.addNode(node("IsNaN", {"x"}, {"c"}));
+  NodeDesc Missing = node("Relu", {"x"}, {"r"});
+  ValueDesc KOut;
+  KOut.Name = "k";
+  B.addOutput(KOut);
+  auto G = B.finish();
+  ASSERT_TRUE(static_cast<bool>(G)) << llvm::toString(G.takeError());
+  ASSERT_EQ((*G)->Nodes.size(), 2u);
+  EXPECT_EQ((*G)->Nodes[0].OpType, "IsNaN");
+  EXPECT_EQ((*G)->Nodes[1].OpType, "Constant");
+  ValueId C = (*G)->findValue("c");
+  ASSERT_EQ((*G)->Nodes[1].Guards.size(), 1u);
+  EXPECT_EQ((*G)->Nodes[1].Guards[0].Cond, C);
+  EXPECT_TRUE((*G)->Nodes[1].Guards[0].WhenTrue);
+  EXPECT_EQ((*G)->Values[C].Users, std::vector<NodeId>{1});
+  EXPECT_EQ((*G)->Nodes[1].reads(), std::vector<ValueId>{C});
+
+  GraphBuilder B2("m.onnx");
+  ASSERT_FALSE(static_cast<bool>(B2.addInput(X)));
+  Missing.Guards = {{"nope", false}};
+  B2.addNode(Missing);
+  EXPECT_EQ(errorOf(B2), "m.onnx: node #0 (Relu): condition 'nope' is not "
+                         "defined by any node, graph input or initializer");
+}
