@@ -212,8 +212,9 @@ struct Folder {
     std::optional<std::vector<double>> V = numbers(*In[0]);
     if (!Dims || !V || V->empty() || N.attr("axes") || N.Inputs.size() > 1)
       return nullptr;
-    double R = N.OpType == "ReduceMin" ? *std::min_element(V->begin(), V->end())
-                                       : *std::max_element(V->begin(), V->end());
+    double R = N.OpType == "ReduceMin"
+                   ? *std::min_element(V->begin(), V->end())
+                   : *std::max_element(V->begin(), V->end());
     return make(outType(), std::move(*Dims), {R});
   }
 };
@@ -260,8 +261,7 @@ DataPtr shapes::foldConstant(const Graph &G, NodeId Id, const ShapeInfo &S,
   Folder F{G, N, S, {}};
   // Views, Cast, unary ops and reductions need only their data input; the
   // others need all.
-  size_t Needed =
-      View || Unary || Reduce || Op == "Cast" ? 1 : N.Inputs.size();
+  size_t Needed = View || Unary || Reduce || Op == "Cast" ? 1 : N.Inputs.size();
   for (size_t I = 0; I < Needed; ++I) {
     ValueId V = N.Inputs[I];
     DataPtr D = V == NoId ? nullptr : contentsOf(V, S, ConstData);
