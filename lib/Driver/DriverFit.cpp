@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FitInternal.h"
+#include "oomplan/Analysis/BatchCoupling.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/MicroBatch.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
@@ -180,8 +181,27 @@ struct PassesFit {
 struct PassesChoice {
   std::optional<PassesFit> Best;
   std::vector<FitAlternative> Tried; ///< Each K's own choice.
+  /// Why no K was tried although the fit wanted to (batch coupling).
+  std::string NotTried;
 };
 } // namespace
+
+// The bindings of one pass of K: every batch symbol divided by K.
+static std::vector<std::optional<int64_t>> passBindings(const PlanContext &C,
+                                                        unsigned K) {
+  std::vector<std::optional<int64_t>> B(C.Bindings.begin(), C.Bindings.end());
+  for (SymbolId Sym : findSymbolRoles(C.G).Batch)
+    if (Sym < B.size() && B[Sym])
+      B[Sym] = *B[Sym] / K;
+  return B;
+}
+
+// Why splitting the batch into K passes would change C's results (a node
+// that mixes samples), or std::nullopt.
+static std::optional<std::string> batchCoupling(const PlanContext &C,
+                                                unsigned K) {
+  return batchCouplingNode(C.G, C.Shapes, C.Bindings, passBindings(C, K));
+}
 
 // The largest batch every bound batch symbol is a multiple of (0: none).
 static int64_t boundBatch(const PlanContext &C) {
@@ -200,19 +220,23 @@ choosePasses(const api::FitRequest &FR, const PlanContext &C,
              const PipelineOptions &PO, uint64_t Budget,
              const DeviceProfile &Dev, const CostOptions &CO,
              const PassesPlanFn &PlanPasses, const FitResult &Whole,
-             bool WholePlaced, bool Log) {
+             bool WholePlaced, bool Log, bool Training) {
   PassesChoice Out;
   int64_t Batch = boundBatch(C);
   if (Batch < 2 || (Whole.Fits && WholePlaced && Whole.overheadSeconds() <= 0))
     return Out;
+  // An inference model that mixes samples would give other results in
+  // passes (training accumulates gradients over them by design).
+  if (!Training)
+    if (std::optional<std::string> Why = batchCoupling(C, 2)) {
+      Out.NotTried = *Why;
+      return Out;
+    }
   std::map<unsigned, PassesFit> Tried;
   auto FitAt = [&](unsigned K) -> std::optional<MicroBatchFit> {
     PassesFit F;
     F.K = K;
-    F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
-    for (SymbolId Sym : findSymbolRoles(C.G).Batch)
-      if (Sym < F.Bindings.size() && F.Bindings[Sym])
-        F.Bindings[Sym] = *F.Bindings[Sym] / K;
+    F.Bindings = passBindings(C, K);
     auto Pass = PlanPasses(F.Bindings, K);
     if (!Pass) {
       consumeError(Pass.takeError()); // This K is not offered.
@@ -319,6 +343,12 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
   std::optional<Plan> Micro;
   if (F.Passes > 1) {
+    if (!S.training())
+      if (std::optional<std::string> Why = batchCoupling(C, F.Passes))
+        S.warn("--micro-batches=" + Twine(F.Passes) +
+               ": the passes' results differ from one run on the whole "
+               "batch: " +
+               *Why);
     auto MP = microBatchPlan(F.Passes, C, PlanAt, F.Bindings);
     if (!MP)
       return MP.takeError();
@@ -343,7 +373,11 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   if (!FR.MicroBatches && FR.Remat != api::RematChoice::Sqrt &&
       FR.Offload != api::OffloadChoice::Weights)
     Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, F.R, P->fits(),
-                        S.printsPasses());
+                        S.printsPasses(), S.training());
+  if (!Auto.NotTried.empty())
+    S.note("micro-batches not tried: splitting the batch would change the "
+           "results (" +
+           Auto.NotTried + ")");
   // The table is over one pass; "without transforms" stays the whole batch.
   F.TableSched = Start->Sched;
   F.TablePeak = F.R.BaseMem.totalBytes();
