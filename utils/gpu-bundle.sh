@@ -36,14 +36,22 @@ ops = set(subprocess.run([".gpu/bin/oomplan-run", "--list-kernels", "--backend=c
                          capture_output=True, text=True,
                          env=dict(os.environ, LD_LIBRARY_PATH=".gpu/lib")).stdout.split())
 ops.add("Constant")  # loaded with the weights: no kernel
+if "OomplanIf" in ops:
+    ops.add("If")  # flattened into guarded nodes and an OomplanIf
+def nodes(g):  # every node, those of If branches included
+    for n in g.node:
+        yield n
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from nodes(a.g)
 kept = 0
 for d in sorted(glob.glob("/usr/share/libonnx-testdata/data/node/*")):
     try:
         m = onnx.load(os.path.join(d, "model.onnx"))
     except Exception:
         continue
-    used = {n.op_type for n in m.graph.node}
-    if used and used <= ops and all(n.domain in ("", "ai.onnx") for n in m.graph.node):
+    used = {n.op_type for n in nodes(m.graph)}
+    if used and used <= ops and all(n.domain in ("", "ai.onnx") for n in nodes(m.graph)):
         shutil.copytree(d, os.path.join(".gpu/node", os.path.basename(d)))
         kept += 1
 print(f"gpu-bundle: {kept} node tests use only ops with CUDA kernels ({len(ops)} ops)")

@@ -58,6 +58,8 @@ static void printValue(llvm::raw_ostream &OS, const Value &V,
   }
   if (VS.UpperBound)
     OS << " (upper bound)";
+  if (V.Kind == ValueKind::NodeOutput && neverRuns(S, V.Producer))
+    OS << " (branch not taken)";
   if (VS.IntValues && V.Kind != ValueKind::Weight) {
     OS << " values=";
     printExprList(OS, *VS.IntValues, S.SymbolNames);

@@ -207,14 +207,7 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     C.Out.push_back(ref(St.Writes[W++]));
   }
   // The guards' conditions are the reads after the node's inputs
-  // (makeDefaultSchedule). The host reads them as the step comes up, which
-  // only a device the host can touch, running in order, allows.
-  if (!Nd.Guards.empty() && !Dev.hostVisible())
-    return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(St.Node) +
-                                ": is in a branch of an If, and the " +
-                                Dev.name() +
-                                " backend does not run If yet (the CPU "
-                                "backend does)");
+  // (makeDefaultSchedule); guardsHold reads them as the step comes up.
   for (size_t K = 0; K < Nd.Guards.size(); ++K) {
     if (R + K >= St.Reads.size())
       return makeInternalError("step " + llvm::Twine(S) +
@@ -448,7 +441,13 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
       if (llvm::Error E =
               Dev.writeSmall(Addr[T], HostVal[T].get(), tensorBytes(T), L.Q))
         return E;
-  bool Skip = !C.Guards.empty() && !guardsHold(C);
+  bool Skip = false;
+  if (!C.Guards.empty()) {
+    llvm::Expected<bool> Hold = guardsHold(C, L.Q);
+    if (!Hold)
+      return Hold.takeError();
+    Skip = !*Hold;
+  }
   switch (C.OnHost || Skip ? CallKind::Nothing : C.Kind) {
   case CallKind::Kernel: {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
@@ -506,12 +505,31 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   return llvm::Error::success();
 }
 
-// A condition is a bool scalar (the OomplanIf shape rule checks it), in
-// memory the host can touch (prepareStep), written by a step that ran.
-bool Executor::Impl::guardsHold(const StepCall &C) const {
+// A condition is a bool scalar (the OomplanIf shape rule checks it),
+// written by a step that ran. On a device the host cannot touch it is the
+// value computed on the host (HostShapes.cpp), else a byte copied back
+// after the work queued so far: a wait for the device, so a run with such
+// guards is never recorded (runStepsOrReplay).
+llvm::Expected<bool> Executor::Impl::guardsHold(const StepCall &C, Queue Q) {
   for (const auto &[T, WhenTrue] : C.Guards) {
-    const char *Byte = Addr[T];
-    if (!Byte || (*Byte != 0) != WhenTrue)
+    bool V = false;
+    if (Dev.hostVisible()) {
+      V = Addr[T] && *Addr[T] != 0;
+    } else if (auto It = HostVal.find(T); It != HostVal.end()) {
+      V = *It->second.get() != 0;
+    } else {
+      if (!GuardByte)
+        GuardByte = hostBuffer(64);
+      if (!GuardByte)
+        return makeIOError("cannot allocate a host byte to read a condition");
+      if (llvm::Error E =
+              Dev.copy(GuardByte.get(), Addr[T], 1, CopyKind::DeviceToHost, Q))
+        return std::move(E);
+      if (llvm::Error E = Dev.synchronize())
+        return std::move(E);
+      V = GuardByte.get()[0] != 0;
+    }
+    if (V != WhenTrue)
       return false;
   }
   return true;
@@ -663,8 +681,11 @@ std::optional<double> Executor::lastStepsSeconds() const {
 llvm::Error Executor::Impl::runStepsOrReplay() {
   if (Recording)
     return Dev.replay(*Recording);
-  bool Upper =
-      llvm::any_of(Calls, [](const StepCall &C) { return !C.Actual.empty(); });
+  // Data-dependent dims and conditions read back are decided on the host
+  // during the run: nothing a replay could repeat.
+  bool Upper = llvm::any_of(Calls, [](const StepCall &C) {
+    return !C.Actual.empty() || !C.Guards.empty();
+  });
   if (!Ran || !Opts.Record || Opts.Profile || RecordFailed || Upper ||
       !Dev.canRecord())
     return runSteps();

@@ -127,6 +127,8 @@ struct Executor::Impl {
   std::vector<TensorId> MirrorIn, MirrorOut;
   /// Small values known on the host, by tensor (HostShapes.cpp).
   llvm::DenseMap<TensorId, HostBuffer> HostVal;
+  /// Where a condition is copied back to (guardsHold), made on first use.
+  HostBuffer GuardByte;
   bool HostShapesDone = false;
   /// The device's recording of the steps (Device::beginRecording), once
   /// made; RecordFailed: the device could not record them (a kernel waits
@@ -210,9 +212,9 @@ struct Executor::Impl {
   llvm::Error bindTensors();
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
-  /// False when a guard of step S's node does not hold: the step is in the
-  /// If branch this run does not take, and does nothing.
-  bool guardsHold(const StepCall &C) const;
+  /// False when a guard of a step's node does not hold: the step is in the
+  /// If branch this run does not take, and does nothing. Q: the step's.
+  llvm::Expected<bool> guardsHold(const StepCall &C, Queue Q);
   llvm::Error runSteps();
   void collectStepTimes();
   llvm::Error runStepsOrReplay();

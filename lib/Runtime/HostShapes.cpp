@@ -116,6 +116,13 @@ bool Executor::Impl::evaluateOnHost(uint64_t S) {
   const Node &Nd = G.Nodes[St.Node];
   if (St.Kind != StepKind::Compute && St.Kind != StepKind::Recompute)
     return false;
+  // A step of an If branch runs here only when its conditions are known
+  // here and hold (a branch not taken may be invalid for these values).
+  for (const auto &[T, WhenTrue] : C.Guards) {
+    auto It = HostVal.find(T);
+    if (It == HostVal.end() || (*It->second.get() != 0) != WhenTrue)
+      return false;
+  }
   for (TensorId T : St.Writes)
     if (upperBound(T) || !Info.Present[T] || tensorBytes(T) > MaxHostValueBytes)
       return false;
@@ -180,6 +187,5 @@ bool Executor::Impl::evaluateOnHost(uint64_t S) {
   for (ValueId V : Nd.Outputs)
     if (V != NoId)
       HostVal[St.Writes[W++]] = std::move(Bufs[B++]);
-  (void)C;
   return true;
 }

@@ -50,6 +50,25 @@ llvm::Error reduce(RuleContext &Ctx) {
       Out.push_back(SymExpr::constant(1));
   }
   Ctx.setOutput(0, IsArg ? ElementType::Int64 : Ctx.inType(0), std::move(Out));
+  // Shape arithmetic: a vector of tracked values reduced to one, as
+  // torchvision's detection heads take k = min(1000, candidates) and
+  // numel = prod(shape). (ReduceMin of a bound is a bound: min is monotone.)
+  llvm::StringRef Op = Ctx.node().OpType;
+  const std::optional<std::vector<SymExpr>> &V = Ctx.inValues(0);
+  if (V && !V->empty() && X.size() == 1 && Reduced[0] &&
+      isIntegerLike(Ctx.inType(0)) &&
+      (Op == "ReduceMin" || Op == "ReduceMax" || Op == "ReduceSum" ||
+       Op == "ReduceProd")) {
+    SymExpr R = V->front();
+    for (size_t I = 1; I < V->size(); ++I) {
+      const SymExpr &E = (*V)[I];
+      R = Op == "ReduceMin"   ? SymExpr::min(R, E)
+          : Op == "ReduceMax" ? SymExpr::max(R, E)
+          : Op == "ReduceSum" ? R + E
+                              : R * E;
+    }
+    Ctx.setOutputValues(0, {R});
+  }
   return llvm::Error::success();
 }
 

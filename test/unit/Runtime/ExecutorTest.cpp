@@ -640,3 +640,96 @@ TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
     EXPECT_EQ(Has(D.Inner.Log, "drop7"), !Fail);
   }
 }
+
+// A flattened If (docs/shapes.md): y = sum(x) > 0 ? x * 2 : x * x[sum(x)].
+// The CPU reads the condition in place and skips the branch not taken; a
+// device the host cannot touch copies the condition back (d2h, then a wait
+// for the device) before each guarded step. The else_branch indexes x by
+// the sum, out of range whenever then_branch is taken (x[6]): the run fails
+// if the branch not taken runs. Values by hand: for x = [-1, -2, 3, -4]
+// the sum is -4, x[-4] = -1, so y = -x.
+const char *DataIf = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) {
+  s = ReduceSum<keepdims = 0>(x)
+  zero = Constant<value = float {0}>()
+  c = Greater(s, zero)
+  y = If(c) <
+    then_branch = g1 () => (float[4] t) { two = Constant<value = float {2}>()  t = Mul(x, two) },
+    else_branch = g2 () => (float[4] e) {
+      i = Cast<to = 7>(s)
+      ax = Constant<value = int64[1] {0}>()
+      i1 = Unsqueeze(i, ax)
+      g = Gather<axis = 0>(x, i1)
+      e = Mul(x, g)
+    }
+  >
+})";
+
+TEST(Executor, IfRunsTheTakenBranchOnEitherDevice) {
+  Model M(DataIf);
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  auto Check = [&](Executor &E) {
+    setFloats(E, X, {1, -2, 3, 4}); // sum 6 > 0: x * 2
+    ASSERT_FALSE(llvm::errorToBool(E.run()));
+    EXPECT_EQ(floats(E, Y), (std::vector<float>{2, -4, 6, 8}));
+    setFloats(E, X, {-1, -2, 3, -4}); // sum -4: -x
+    ASSERT_FALSE(llvm::errorToBool(E.run()));
+    EXPECT_EQ(floats(E, Y), (std::vector<float>{1, 2, -3, 4}));
+  };
+  Check(*makeExec(M, P, I, cpu()));
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  O.Poison = true;
+  auto E = makeExec(M, P, I, cpu(), O);
+  D.Log.clear();
+  Check(*E);
+  // Per run: seven guarded steps (two, t; i, ax, i1, g, e) each reading c
+  // back and waiting, and y out.
+  EXPECT_EQ(llvm::count(D.Log, "d2h@compute"), 2 * (7 + 1));
+  EXPECT_EQ(llvm::count(D.Log, "sync"), 2 * (7 + 1));
+}
+
+// A condition known from shapes (x's dim 0 is 3, not 1): the branch not
+// taken is planned at zero bytes, and its Squeeze, invalid for x, is never
+// run, neither on the host (shape arithmetic) nor on the device; the
+// condition is the host's value, so nothing is copied back for it.
+const char *KnownIf = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3, 4] x) => (float[3, 4] y) {
+  s = Shape(x)
+  zero = Constant<value = int64 {0}>()
+  one = Constant<value = int64 {1}>()
+  d = Gather<axis = 0>(s, zero)
+  c = Equal(d, one)
+  y = If(c) <
+    then_branch = g1 () => (float[3, 4] t) { ax = Constant<value = int64[1] {0}>()  q = Squeeze(x, ax)  t = Identity(x) },
+    else_branch = g2 () => (float[3, 4] e) { e = Relu(x) }
+  >
+})";
+
+TEST(Executor, IfWithAKnownConditionSkipsTheOtherBranch) {
+  Model M(KnownIf);
+  EXPECT_TRUE(neverRuns(M.Shapes, M.G->Values[M.G->findValue("q")].Producer));
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  std::vector<float> In = {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12};
+  std::vector<float> Relu = {1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11, 0};
+  {
+    auto E = makeExec(M, P, I, cpu());
+    setFloats(*E, X, In);
+    ASSERT_FALSE(llvm::errorToBool(E->run()));
+    EXPECT_EQ(floats(*E, Y), Relu);
+  }
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = makeExec(M, P, I, cpu(), O);
+  setFloats(*E, X, In);
+  D.Log.clear();
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, Y), Relu);
+  EXPECT_EQ(llvm::count(D.Log, "d2h@compute"), 1); // y out only
+}

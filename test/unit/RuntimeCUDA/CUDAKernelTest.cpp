@@ -253,6 +253,39 @@ g (float[2,3] x) => (int64[2,5] pd)
 })");
 }
 
+// A flattened If on data (docs/shapes.md): the condition is copied back
+// before each guarded step, the branch not taken is skipped (its Gather
+// would index x[sum] out of range), and OomplanIf copies the taken
+// branch's result; nested, with a condition known from shapes inside.
+TEST(CUDAKernels, IfOnDataAndOnShapes) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4] x) => (float[2,4] y) {
+  s = ReduceSum<keepdims = 0>(x)
+  zero = Constant<value = float {0}>()
+  c = Greater(s, zero)
+  y = If(c) <
+    then_branch = g1 () => (float[2,4] t) {
+      sh = Shape(x)
+      k = Constant<value = int64 {0}>()
+      d = Gather<axis = 0>(sh, k)
+      one = Constant<value = int64 {1}>()
+      c2 = Equal(d, one)
+      t = If(c2) <
+        then_branch = g3 () => (float[2,4] u) { ax = Constant<value = int64[1] {0}>()  q = Squeeze(x, ax)  u = Identity(x) },
+        else_branch = g4 () => (float[2,4] v) { two = Constant<value = float {2}>()  v = Mul(x, two) }
+      >
+    },
+    else_branch = g2 () => (float[2,4] e) {
+      i = Cast<to = 7>(s)
+      ax0 = Constant<value = int64[1] {0}>()
+      i1 = Unsqueeze(i, ax0)
+      g = Gather<axis = 1>(x, i1)
+      e = Mul(x, g)
+    }
+  >
+})");
+}
+
 // Training-mode Dropout draws random numbers no reference could match:
 // both backends refuse it rather than run the identity.
 TEST(CUDAKernels, TrainingDropoutIsRefused) {
