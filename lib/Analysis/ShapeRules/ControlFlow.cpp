@@ -44,6 +44,9 @@ llvm::Error ifSelect(RuleContext &Ctx) {
     return Ctx.error("its condition has " + llvm::Twine(*N) +
                      " elements; If needs a single bool");
   std::optional<bool> Taken = knownCondition(Ctx.in(0));
+  if (!Taken)
+    Ctx.warn("the If's condition is known only at run time; both branches "
+             "are planned");
   for (size_t I = 0; I < K; ++I) {
     size_t Then = 1 + I, Else = 1 + K + I;
     if (!Ctx.hasInput(Then) || !Ctx.hasInput(Else))
