@@ -10,7 +10,9 @@
 //
 // A branch reads outer values by name and may reuse names a sibling branch
 // or the top level defines later, so each branch is a scope: a value it
-// defines gets its own name, with a ".N" suffix when the name is taken.
+// defines gets its own name, with a ".N" suffix when the name is taken. A
+// branch sees its own values and those of the graphs around it, never a
+// sibling branch's; the top level sees none of the branches'.
 //
 //===----------------------------------------------------------------------===//
 #include "Converter.h"
@@ -20,14 +22,39 @@ using namespace oomplan;
 
 void Converter::reserveTopLevelNames(const onnx::GraphProto &GP) {
   for (const onnx::ValueInfoProto &VI : GP.input())
-    Taken.insert(VI.name());
+    TopLevel.insert(VI.name());
   for (const onnx::TensorProto &T : GP.initializer())
-    Taken.insert(T.name());
+    TopLevel.insert(T.name());
   for (const onnx::SparseTensorProto &S : GP.sparse_initializer())
-    Taken.insert(S.values().name());
+    TopLevel.insert(S.values().name());
   for (const onnx::NodeProto &N : GP.node())
     for (const std::string &Out : N.output())
-      Taken.insert(Out);
+      TopLevel.insert(Out);
+  for (const auto &Name : TopLevel)
+    Taken.insert(Name.getKey());
+}
+
+bool Converter::visible(const std::string &Local) const {
+  for (const llvm::StringMap<std::string> &Scope : Scopes)
+    if (Scope.count(Local))
+      return true;
+  return TopLevel.count(Local) != 0;
+}
+
+llvm::Error Converter::checkVisible(const std::string &Local,
+                                    const std::string &Where) {
+  if (visible(Local))
+    return llvm::Error::success();
+  if (!Scopes.empty())
+    return err(Where + ": input '" + Local +
+               "' is not defined by the branch or the graphs around it");
+  // At the top level an undefined name is GraphBuilder's to report; one
+  // that only a branch defines would silently read a branch's value.
+  if (Taken.count(Local))
+    return err(Where + ": input '" + Local +
+               "' is defined only inside an If branch, which the graph "
+               "around it cannot read");
+  return llvm::Error::success();
 }
 
 std::string Converter::resolve(const std::string &Local) const {
@@ -108,10 +135,10 @@ llvm::Error Converter::convertBranch(const onnx::GraphProto &Branch,
       return err(Where + ": its " + Attr + " has an output with no name");
     if (llvm::Error E = Declare(VI, /*RequireTensor=*/true))
       return E;
-    Outs.push_back(resolve(VI.name()));
-    if (!Taken.count(Outs.back()))
+    if (!visible(VI.name()))
       return err(Where + ": its " + Attr + " returns '" + VI.name() +
                  "', which neither it nor the graphs around it define");
+    Outs.push_back(resolve(VI.name()));
   }
   return llvm::Error::success();
 }
@@ -133,10 +160,9 @@ llvm::Error Converter::convertIf(const onnx::NodeProto &N,
     return err(Where + ": needs both graph attributes then_branch and "
                        "else_branch");
   // checkArity: exactly one input, the condition, and it is not empty.
+  if (llvm::Error E = checkVisible(N.input(0), Where))
+    return E;
   std::string Cond = resolve(N.input(0));
-  if (!Scopes.empty() && !Taken.count(Cond))
-    return err(Where + ": input '" + N.input(0) +
-               "' is not defined by the branch or the graphs around it");
   std::vector<std::string> ThenOuts, ElseOuts;
   for (bool ThenSide : {true, false}) {
     Guards.push_back({Cond, ThenSide});

@@ -452,11 +452,12 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   D.OpType = N.op_type();
   D.Domain = Domain;
   for (const std::string &In : N.input()) {
+    // Checked here: GraphBuilder would name a branch's node by its place
+    // in the flat graph, and cannot tell a branch's value from an outer one.
+    if (!In.empty())
+      if (llvm::Error E = checkVisible(In, Where))
+        return E;
     D.Inputs.push_back(In.empty() ? In : resolve(In));
-    // GraphBuilder would name the node by its place in the flat graph.
-    if (!Scopes.empty() && !In.empty() && !Taken.count(D.Inputs.back()))
-      return err(Where + ": input '" + In +
-                 "' is not defined by the branch or the graphs around it");
   }
   for (const std::string &Out : N.output())
     D.Outputs.push_back(Out.empty() ? Out : define(Out));
@@ -517,6 +518,10 @@ Converter::run(const onnx::ModelProto &M) {
     B.addValueInfo(std::move(*D));
   }
   for (const onnx::ValueInfoProto &VI : GP.output()) {
+    if (!TopLevel.count(VI.name()) && Taken.count(VI.name()))
+      return err("graph output '" + VI.name() +
+                 "' is defined only inside an If branch, which the graph "
+                 "around it cannot read");
     auto D = convertValueInfo(VI, /*RequireTensor=*/true);
     if (!D)
       return D.takeError();

@@ -77,6 +77,12 @@ private:
   /// name itself at the top level, in a branch the name or, when taken, the
   /// name with a ".N" suffix.
   std::string define(const std::string &Local);
+  /// True when the current scope may read Local: a branch around it (or
+  /// the current one) defines it, or the top level does.
+  bool visible(const std::string &Local) const;
+  /// An error naming Where when Local is defined but not visible here (or,
+  /// in a branch, not defined at all).
+  llvm::Error checkVisible(const std::string &Local, const std::string &Where);
 
   llvm::StringRef Name;
   std::string &CurrentNode;
@@ -91,7 +97,9 @@ private:
   /// " in then_branch of node 'X' (If)" while converting a branch, for
   /// messages.
   std::string ScopeWhere;
-  llvm::StringSet<> Taken;
+  /// Every name of the flattened graph so far, and the top-level graph's
+  /// own.
+  llvm::StringSet<> Taken, TopLevel;
 };
 
 } // namespace oomplan
