@@ -63,7 +63,10 @@ llvm::Error checkDims(const RuleContext &Ctx, const std::string &Name,
 
 class Driver {
 public:
-  explicit Driver(const Graph &G) : G(G) {}
+  /// DataDependentSymbols: the exactness run (RuleContext::dataDependent);
+  /// Shadow: its result, for the main run.
+  Driver(const Graph &G, bool DataDependentSymbols, const ShapeInfo *Shadow)
+      : G(G), DataDependentSymbols(DataDependentSymbols), Shadow(Shadow) {}
   llvm::Expected<ShapeInfo> run();
 
 private:
@@ -74,6 +77,8 @@ private:
   void recordConstant(NodeId Id);
 
   const Graph &G;
+  bool DataDependentSymbols;
+  const ShapeInfo *Shadow;
   ShapeInfo S;
   std::vector<std::shared_ptr<const TensorData>> ConstData;
 };
@@ -144,10 +149,13 @@ llvm::Error Driver::useDeclaredShapes(NodeId Id) {
 /// True when a guard of N is a condition the analysis knows to be the other
 /// way: N is in the branch of an If that is not taken.
 bool Driver::neverRuns(const Node &N) const {
-  for (const Guard &Gd : N.Guards)
-    if (std::optional<bool> C = knownCondition(S.Values[Gd.Cond]);
+  for (const Guard &Gd : N.Guards) {
+    const ValueShape *Sh = Shadow ? &Shadow->Values[Gd.Cond] : nullptr;
+    if (std::optional<bool> C =
+            knownCondition(S.Values[Gd.Cond], DataDependentSymbols, Sh);
         C && *C != Gd.WhenTrue)
       return true;
+  }
   return false;
 }
 
@@ -184,7 +192,7 @@ llvm::Error Driver::inferNode(NodeId Id) {
   auto It = DefaultDomain ? Rules.find(N.OpType) : Rules.end();
   if (It == Rules.end())
     return useDeclaredShapes(Id);
-  RuleContext Ctx(G, Id, S, ConstData);
+  RuleContext Ctx(G, Id, S, ConstData, DataDependentSymbols, Shadow);
   if (llvm::Error E = It->second(Ctx))
     return E;
   // Sizes computed from an upper bound are upper bounds themselves. An
@@ -244,6 +252,25 @@ llvm::Expected<ShapeInfo> Driver::run() {
 } // namespace
 
 llvm::Expected<ShapeInfo> oomplan::inferShapes(const Graph &G) {
-  Driver D(G);
+  // Sizes known only at run time are upper bounds, one flag per value, so
+  // a value computed from a bounded tensor is not known exactly even where
+  // it does not depend on the bound ("is dim 1 of this [boxes, 1] tensor
+  // 1?", which decides an If in torchvision's RoI pooling). A first run
+  // with each such size a symbol of its own tells: what stays a constant
+  // there is exact. It matters only for If conditions; a graph without a
+  // guarded node skips it, and a first run that fails is ignored.
+  bool Guarded =
+      llvm::any_of(G.Nodes, [](const Node &N) { return !N.Guards.empty(); });
+  std::optional<ShapeInfo> Exactness;
+  if (Guarded) {
+    Driver D(G, /*DataDependentSymbols=*/true, nullptr);
+    llvm::Expected<ShapeInfo> S = D.run();
+    if (S)
+      Exactness = std::move(*S);
+    else
+      llvm::consumeError(S.takeError());
+  }
+  Driver D(G, /*DataDependentSymbols=*/false,
+           Exactness ? &*Exactness : nullptr);
   return D.run();
 }

@@ -2,10 +2,11 @@
 //
 // OomplanIf(cond, then_1..then_k, else_1..else_k) ends an If that the
 // frontend flattened (IR/Graph.h). When the analysis knows the condition
-// (shape arithmetic: "is this dim 1?"), each output is the taken branch's
-// result, contents included, and the driver has already marked the other
-// branch's nodes as never running. Otherwise the condition is data (is any
-// box left?), either branch may run, and each output is planned for the
+// (shape arithmetic: "is this dim 1?", also of a tensor whose other dims
+// are data-dependent: RuleContext::knownCondition), each output is the taken
+// branch's result, contents included, and the driver has already marked the
+// other branch's nodes as never running. Otherwise the condition is data (is
+// any box left?), either branch may run, and each output is planned for the
 // larger of the two: equal dims stay, different ones give max(a, b) and an
 // upper bound that the run narrows. Different ranks or element types cannot
 // be planned as one buffer of one shape, and are refused.
@@ -16,13 +17,34 @@
 using namespace oomplan;
 using namespace oomplan::shapes;
 
-std::optional<bool> shapes::knownCondition(const ValueShape &V) {
-  if (!V.Known || V.UpperBound || !V.IntValues || V.IntValues->size() != 1)
+static std::optional<bool> constantCondition(const ValueShape &V,
+                                             bool IgnoreBound) {
+  if (!V.Known || (V.UpperBound && !IgnoreBound) || !V.IntValues ||
+      V.IntValues->size() != 1)
     return std::nullopt;
   std::optional<int64_t> C = V.IntValues->front().getConstant();
   if (!C)
     return std::nullopt;
   return *C != 0;
+}
+
+std::optional<bool> shapes::knownCondition(const ValueShape &V,
+                                           bool IgnoreBound,
+                                           const ValueShape *Shadow) {
+  if (std::optional<bool> C = constantCondition(V, IgnoreBound))
+    return C;
+  if (Shadow)
+    return constantCondition(*Shadow, /*IgnoreBound=*/true);
+  return std::nullopt;
+}
+
+std::optional<bool> RuleContext::knownCondition(size_t I) const {
+  ValueId V = node().input(I);
+  if (V == NoId)
+    return std::nullopt;
+  const ValueShape *Sh =
+      Shadow && V < Shadow->Values.size() ? &Shadow->Values[V] : nullptr;
+  return shapes::knownCondition(S.Values[V], DataDependentSymbols, Sh);
 }
 
 namespace {
@@ -43,8 +65,8 @@ llvm::Error ifSelect(RuleContext &Ctx) {
   if (N && *N != 1)
     return Ctx.error("its condition has " + llvm::Twine(*N) +
                      " elements; If needs a single bool");
-  std::optional<bool> Taken = knownCondition(Ctx.in(0));
-  if (!Taken)
+  std::optional<bool> Taken = Ctx.knownCondition(0);
+  if (!Taken && !Ctx.exactnessRun())
     Ctx.warn("the If's condition is known only at run time; both branches "
              "are planned");
   for (size_t I = 0; I < K; ++I) {

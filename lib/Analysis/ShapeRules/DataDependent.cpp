@@ -37,7 +37,9 @@ llvm::Error nonZero(RuleContext &Ctx) {
     return llvm::Error::success();
   }
   SymExpr Bound = numElements(Ctx.inDims(0));
-  Ctx.setOutput(0, ElementType::Int64, {Rank, Bound}, /*UpperBound=*/true);
+  Ctx.setOutput(0, ElementType::Int64,
+                {Rank, Ctx.dataDependent(Bound, "nonzero")},
+                /*UpperBound=*/true);
   warnBound(Ctx, Bound);
   return llvm::Error::success();
 }
@@ -61,6 +63,7 @@ llvm::Error compress(RuleContext &Ctx) {
   }
   Out[Axis] = SymExpr::min(Out[Axis], numElements(Ctx.inDims(1)));
   warnBound(Ctx, Out[Axis]);
+  Out[Axis] = Ctx.dataDependent(Out[Axis], "compress");
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out), /*UpperBound=*/true);
   return llvm::Error::success();
 }
@@ -68,11 +71,13 @@ llvm::Error compress(RuleContext &Ctx) {
 llvm::Error unique(RuleContext &Ctx) {
   std::vector<SymExpr> Out = Ctx.inDims(0).vec();
   SymExpr K, InverseLen;
+  std::optional<size_t> Axis;
   if (Ctx.node().attr("axis")) {
     llvm::Expected<size_t> A =
         Ctx.axis(Ctx.node().getInt("axis", 0), Out.size());
     if (!A)
       return A.takeError();
+    Axis = *A;
     K = Out[*A];
     InverseLen = Out[*A];
   } else {
@@ -89,6 +94,11 @@ llvm::Error unique(RuleContext &Ctx) {
     Out = {K};
   } else {
     warnBound(Ctx, K);
+    K = Ctx.dataDependent(K, "unique");
+    if (Axis)
+      Out[*Axis] = K;
+    else
+      Out = {K};
   }
   Ctx.setOutput(0, Ctx.inType(0), Out, !Exact);
   Ctx.setOutput(1, ElementType::Int64, {K}, !Exact);
@@ -111,6 +121,7 @@ llvm::Error topK(RuleContext &Ctx) {
   } else {
     Bound = true;
     warnBound(Ctx, Out[*Axis]);
+    Out[*Axis] = Ctx.dataDependent(Out[*Axis], "topk");
   }
   Ctx.setOutput(0, Ctx.inType(0), Out, Bound);
   Ctx.setOutput(1, ElementType::Int64, Out, Bound);
@@ -130,7 +141,8 @@ llvm::Error nms(RuleContext &Ctx) {
     PerClass = SymExpr(); // Default max_output_boxes_per_class is 0.
   SymExpr Bound = Scores[0] * Scores[1] * PerClass;
   warnBound(Ctx, Bound);
-  Ctx.setOutput(0, ElementType::Int64, {Bound, SymExpr::constant(3)},
+  Ctx.setOutput(0, ElementType::Int64,
+                {Ctx.dataDependent(Bound, "nms"), SymExpr::constant(3)},
                 /*UpperBound=*/true);
   return llvm::Error::success();
 }

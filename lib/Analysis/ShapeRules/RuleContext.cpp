@@ -79,7 +79,8 @@ llvm::Error RuleContext::unsupported(const llvm::Twine &Msg) const {
 }
 
 void RuleContext::warn(const llvm::Twine &Msg) {
-  S.Warnings.push_back((G.describeNode(Id) + ": " + Msg).str());
+  if (!DataDependentSymbols) // the exactness run's result is not reported
+    S.Warnings.push_back((G.describeNode(Id) + ": " + Msg).str());
 }
 
 SymExpr RuleContext::freshSymbol(llvm::StringRef Base) {
@@ -87,6 +88,12 @@ SymExpr RuleContext::freshSymbol(llvm::StringRef Base) {
                      (node().Name.empty() ? std::to_string(Id) : node().Name);
   S.SymbolNames.push_back(Name);
   return SymExpr::symbol(SymbolId(S.SymbolNames.size() - 1));
+}
+
+SymExpr RuleContext::dataDependent(const SymExpr &Bound, llvm::StringRef Base) {
+  if (!DataDependentSymbols)
+    return Bound;
+  return freshSymbol(Base) - SymExpr::constant(1);
 }
 
 llvm::Expected<size_t> RuleContext::axis(int64_t A, size_t Rank) const {

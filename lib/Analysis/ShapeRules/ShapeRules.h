@@ -25,9 +25,14 @@ constexpr int64_t MaxTrackedElements = 1024;
 /// One node's view of the analysis state.
 class RuleContext {
 public:
+  /// Shadow: in the exactness run (DataDependentSymbols), null; in the
+  /// main run, that run's result when it succeeded (see dataDependent).
   RuleContext(const Graph &G, NodeId Id, ShapeInfo &S,
-              llvm::ArrayRef<std::shared_ptr<const TensorData>> ConstData)
-      : G(G), Id(Id), S(S), ConstData(ConstData) {}
+              llvm::ArrayRef<std::shared_ptr<const TensorData>> ConstData,
+              bool DataDependentSymbols = false,
+              const ShapeInfo *Shadow = nullptr)
+      : G(G), Id(Id), S(S), ConstData(ConstData),
+        DataDependentSymbols(DataDependentSymbols), Shadow(Shadow) {}
 
   const Graph &graph() const { return G; }
   const Node &node() const { return G.Nodes[Id]; }
@@ -71,6 +76,17 @@ public:
   void warn(const llvm::Twine &Msg);
   /// A new symbol "<Base>_<node name or number>" for a data-dependent size.
   SymExpr freshSymbol(llvm::StringRef Base);
+  /// The dim a data-dependent rule gives for a size known only at run
+  /// time: its upper bound Bound in the main run; in the exactness run a
+  /// new symbol minus one (a count that may be 0, where symbols are >= 1),
+  /// so that a value that does not depend on it stays a constant there.
+  SymExpr dataDependent(const SymExpr &Bound, llvm::StringRef Base);
+  bool exactnessRun() const { return DataDependentSymbols; }
+  /// The value of input I as an If condition, when it is known to be
+  /// exact: one tracked constant that is not from an upper bound, or whose
+  /// value in the exactness run is a constant (it does not depend on any
+  /// data-dependent size: "is this dim 1?" of a [boxes, 1] tensor).
+  std::optional<bool> knownCondition(size_t I) const;
 
   /// Axis A (possibly negative) of a rank-Rank tensor, in [0, Rank).
   llvm::Expected<size_t> axis(int64_t A, size_t Rank) const;
@@ -84,6 +100,8 @@ private:
   NodeId Id;
   ShapeInfo &S;
   llvm::ArrayRef<std::shared_ptr<const TensorData>> ConstData;
+  bool DataDependentSymbols;
+  const ShapeInfo *Shadow;
 };
 
 using ShapeRule = llvm::Error (*)(RuleContext &);
@@ -121,9 +139,12 @@ void addDataDependentRules(RuleFunctions &F);
 void addMiscRules(RuleFunctions &F);
 void addControlFlowRules(RuleFunctions &F);
 
-/// The value of an If condition when the analysis knows it exactly: one
-/// tracked constant, not from an upper bound (ControlFlow.cpp).
-std::optional<bool> knownCondition(const ValueShape &V);
+/// The value of an If condition (ControlFlow.cpp): V's one tracked value
+/// when it is a constant and, unless IgnoreBound (the exactness run, where
+/// data-dependent sizes are symbols), not from an upper bound; Shadow: the
+/// value in the exactness run, whose constant counts too.
+std::optional<bool> knownCondition(const ValueShape &V, bool IgnoreBound,
+                                   const ValueShape *Shadow);
 
 //===----------------------------------------------------------------------===//
 // Helpers shared by several families
