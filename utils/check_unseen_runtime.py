@@ -32,6 +32,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 from onnx import numpy_helper
+import torchvision.ops as tvops
+from torchvision.models.detection._utils import _topk_min
 
 tv = torchvision.models
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -148,6 +150,26 @@ class Misc(nn.Module):
         w = F.pixel_unshuffle(z.flatten(1, 2), 2)
         b = F.interpolate(w, scale_factor=1.5, mode="bicubic", align_corners=False)
         return b, torch.cumsum(b, dim=1), b.argmax(dim=1), torch.tril(b[:, 0])
+class DetectPost(nn.Module):
+    # torchvision's detection post-processing, data-dependent end to end:
+    # candidates above a score threshold (NonZero), the best min(50, count)
+    # of them (TopK with k from ReduceMin), batched NMS (an If on "no box
+    # left?", NonMaxSuppression with INT64_MAX boxes per class), the kept
+    # boxes gathered. Random scores and boxes: no ties to break.
+    def forward(s, boxes, scores, labels):
+        idx = torch.where(scores > 0.3)[0]
+        sc, bx, lb = scores[idx], boxes[idx], labels[idx]
+        k = _topk_min(sc, 50, 0)
+        v, i = sc.topk(k)
+        keep = tvops.batched_nms(bx[i], v, lb[i], 0.5)
+        return bx[i][keep], v[keep], lb[i][keep]
+
+
+def random_boxes(n, g):
+    xy = torch.rand(n, 2, generator=g) * 20  # dense: NMS suppresses some
+    return torch.cat([xy, xy + 1 + torch.rand(n, 2, generator=g) * 30], dim=1)
+
+
 def cnn(name, make, opset, size, dyn_hw, test_size):
     axes = {0: "batch", 2: "height", 3: "width"} if dyn_hw else {0: "batch"}
     return dict(name=name, make=make, opset=opset, inputs=[torch.randn(2, 3, *size)], in_names=["input"],
@@ -183,7 +205,19 @@ def models():
     yield cnn("wide_resnet", lambda: tv.wide_resnet50_2(weights=None), 13, (64, 64), False, (64, 64))
 
 
+def detect_post():
+    g = torch.Generator().manual_seed(7)
+    mk = lambda n: [random_boxes(n, g), torch.rand(n, generator=g),
+                    torch.randint(0, 3, (n,), generator=g)]
+    n = {0: "n"}
+    return dict(name="detect_post", make=DetectPost, opset=13, inputs=mk(200),
+                in_names=["boxes", "scores", "labels"], out_names=["b", "s", "l"],
+                axes={"boxes": n, "scores": n, "labels": n, "b": {0: "k"}, "s": {0: "k"},
+                      "l": {0: "k"}}, test=mk(300))
+
+
 def models_more():
+    yield detect_post()
     yield dict(name="stn", make=STN, opset=16, inputs=[torch.randn(2, 3, 32, 32)], in_names=["x"],
                out_names=["y"], axes={"x": {0: "b"}, "y": {0: "b"}}, test=[torch.randn(3, 3, 32, 32)])
     yield dict(name="misc3d", make=Misc, opset=16, inputs=[torch.randn(2, 2, 4, 8, 8)], in_names=["x"],

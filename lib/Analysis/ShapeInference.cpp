@@ -257,20 +257,32 @@ llvm::Expected<ShapeInfo> oomplan::inferShapes(const Graph &G) {
   // it does not depend on the bound ("is dim 1 of this [boxes, 1] tensor
   // 1?", which decides an If in torchvision's RoI pooling). A first run
   // with each such size a symbol of its own tells: what stays a constant
-  // there is exact. It matters only for If conditions; a graph without a
-  // guarded node skips it, and a first run that fails is ignored.
-  bool Guarded =
-      llvm::any_of(G.Nodes, [](const Node &N) { return !N.Guards.empty(); });
-  std::optional<ShapeInfo> Exactness;
-  if (Guarded) {
+  // there is exact, and its dims are the formulas the runtime evaluates
+  // once the kernels report those sizes (ShapeInfo::Exact). Graphs without
+  // a data-dependent op or an If skip it; a first run that fails is
+  // ignored.
+  bool Needed = llvm::any_of(G.Nodes, [](const Node &N) {
+    const ops::OpInfo *Op = ops::lookupOp(N.OpType);
+    bool DataDependent =
+        Op && (Op->Shape == ops::ShapeRuleId::NonZero ||
+               Op->Shape == ops::ShapeRuleId::Compress ||
+               Op->Shape == ops::ShapeRuleId::Unique ||
+               Op->Shape == ops::ShapeRuleId::TopK ||
+               Op->Shape == ops::ShapeRuleId::NonMaxSuppression);
+    return !N.Guards.empty() || DataDependent;
+  });
+  std::shared_ptr<ShapeInfo> Exactness;
+  if (Needed) {
     Driver D(G, /*DataDependentSymbols=*/true, nullptr);
     llvm::Expected<ShapeInfo> S = D.run();
     if (S)
-      Exactness = std::move(*S);
+      Exactness = std::make_shared<ShapeInfo>(std::move(*S));
     else
       llvm::consumeError(S.takeError());
   }
-  Driver D(G, /*DataDependentSymbols=*/false,
-           Exactness ? &*Exactness : nullptr);
-  return D.run();
+  Driver D(G, /*DataDependentSymbols=*/false, Exactness.get());
+  llvm::Expected<ShapeInfo> S = D.run();
+  if (S)
+    S->Exact = std::move(Exactness);
+  return S;
 }

@@ -12,6 +12,7 @@
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Support/Error.h"
+#include <algorithm>
 
 using namespace llvm;
 using namespace oomplan;
@@ -41,6 +42,35 @@ static Error valueDims(const Graph &G, const ShapeInfo &Shapes,
     Out.push_back(*N);
   }
   return Error::success();
+}
+
+// Tensor T holds value V, planned at its upper bound: its exact dims, in
+// the exactness run's symbols, become Info's formulas when they use a
+// data-dependent size (a symbol past the model's NumModelSymbols), with
+// the axes whose formula is such a symbol minus one (the kernel's report
+// gives it). False: V's formula uses none (then its dims are exact, and
+// it is not dynamic), or it is not known there.
+static bool setSymbolicDims(const ShapeInfo &Exact, ValueId V,
+                            size_t NumModelSymbols, runtime::RunInfo &Info,
+                            TensorId T) {
+  const ValueShape &XS = Exact.Values[V];
+  if (!XS.Known)
+    return false;
+  bool UsesSize = false;
+  for (size_t A = 0; A < XS.Dims.size(); ++A) {
+    SmallVector<SymbolId, 4> Syms;
+    XS.Dims[A].collectSymbols(Syms);
+    for (SymbolId S : Syms) {
+      if (S < NumModelSymbols)
+        continue;
+      UsesSize = true;
+      if (XS.Dims[A] == SymExpr::symbol(S) - SymExpr::constant(1))
+        Info.Reported[T].push_back({unsigned(A), S});
+    }
+  }
+  if (UsesSize)
+    Info.SymbolicDims[T] = XS.Dims;
+  return UsesSize;
 }
 
 // Refs with dims and types only (Data null), for a WorkspaceFn.
@@ -97,6 +127,21 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
                     const Schedule &S) {
   runtime::RunInfo Info;
   size_t NT = S.Tensors.size();
+  // The exactness run's symbols extend the model's (the same first ones).
+  const ShapeInfo *Exact = Shapes.Exact.get();
+  size_t NumModelSymbols = Shapes.SymbolNames.size();
+  if (Exact &&
+      (Exact->SymbolNames.size() < NumModelSymbols ||
+       !std::equal(Shapes.SymbolNames.begin(), Shapes.SymbolNames.end(),
+                   Exact->SymbolNames.begin())))
+    Exact = nullptr;
+  if (Exact) {
+    Info.SymbolicDims.resize(NT);
+    Info.Reported.resize(NT);
+    Info.Symbols = Exact->SymbolNames;
+    Info.Bindings.assign(Bindings.begin(), Bindings.end());
+    Info.Bindings.resize(Exact->SymbolNames.size());
+  }
   Info.Dims.resize(NT);
   Info.Types.assign(NT, ElementType::Undefined);
   Info.Present.assign(NT, false);
@@ -141,8 +186,21 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
     // A data-dependent output nothing reads: its kernel reports the dims.
     const Value &Val = G.Values[ValueOf[T]];
     bool Last = VS.UpperBound && Val.IsGraphOutput && Val.Users.empty();
-    if (Error E = valueDims(G, Shapes, Bindings, ValueOf[T], Info.Dims[T],
-                            /*UpperBoundOK=*/Last))
+    // Its exact dims are formulas of data-dependent sizes (the exactness
+    // run's): evaluated during the run (CPU backend), for a graph output
+    // too, whose kernel may be no data-dependent one.
+    bool Dynamic =
+        VS.UpperBound && Exact &&
+        setSymbolicDims(*Exact, ValueOf[T], NumModelSymbols, Info, T);
+    // Bounded in the plan, exact in the exactness run (it does not use a
+    // data-dependent size): its exact dims.
+    bool ExactDims = VS.UpperBound && !Last && !Dynamic && Exact &&
+                     Exact->Values[ValueOf[T]].Known;
+    if (Error E = ExactDims
+                      ? valueDims(G, *Exact, Info.Bindings, ValueOf[T],
+                                  Info.Dims[T], /*UpperBoundOK=*/true)
+                      : valueDims(G, Shapes, Bindings, ValueOf[T], Info.Dims[T],
+                                  /*UpperBoundOK=*/Last || Dynamic))
       return E;
     Info.UpperBound[T] = Last;
     Info.Types[T] = ST.Type != ElementType::Undefined ? ST.Type : VS.Type;

@@ -193,7 +193,10 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
       return makeInternalError("step " + llvm::Twine(S) +
                                " reads fewer "
                                "tensors than its node has inputs");
-    C.In.push_back(ref(St.Reads[R++]));
+    TensorId T = St.Reads[R++];
+    if (dynamic(T))
+      C.DynIn.push_back({unsigned(C.In.size()), T});
+    C.In.push_back(ref(T));
   }
   for (ValueId V : Nd.Outputs) {
     if (V == NoId) {
@@ -204,7 +207,10 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
       return makeInternalError("step " + llvm::Twine(S) +
                                " writes fewer "
                                "tensors than its node has outputs");
-    C.Out.push_back(ref(St.Writes[W++]));
+    TensorId T = St.Writes[W++];
+    if (dynamic(T))
+      C.DynOut.push_back({unsigned(C.Out.size()), T});
+    C.Out.push_back(ref(T));
   }
   // The guards' conditions are the reads after the node's inputs
   // (makeDefaultSchedule); guardsHold reads them as the step comes up.
@@ -234,7 +240,7 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
   C.K = *K;
   C.Kind = CallKind::Kernel;
   for (TensorId T : St.Writes)
-    if (upperBound(T)) {
+    if (upperBound(T) || reported(T)) {
       for (const TensorRef &R : C.Out)
         C.Actual.push_back(R.Dims);
       break;
@@ -253,6 +259,15 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
         "the plan aligns buffers to " + llvm::Twine(P.AlignBytes) +
         " bytes; the " + I->Dev.name() + " device needs " + llvm::Twine(A) +
         " (plan with --align " + llvm::Twine(A) + " or more)");
+  // Dims evaluated during the run are the host's business: the CPU's.
+  if (!I->Dev.hostVisible() &&
+      llvm::any_of(Info.SymbolicDims,
+                   [](const std::vector<SymExpr> &D) { return !D.empty(); }))
+    return makeUnsupportedError(
+        "values of data-dependent size are read by later steps; the " +
+        I->Dev.name() +
+        " backend does not run such a plan yet (the CPU "
+        "backend does)");
   // Kernels first: an unsupported op is reported before anything is
   // allocated.
   I->Calls.resize(P.Sched.Steps.size());
@@ -450,6 +465,9 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   }
   switch (C.OnHost || Skip ? CallKind::Nothing : C.Kind) {
   case CallKind::Kernel: {
+    if (!C.DynIn.empty() || !C.DynOut.empty())
+      if (llvm::Error E = refreshDims(C))
+        return E;
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
     Ctx.HostInputs = C.HostIn;
@@ -557,8 +575,52 @@ llvm::Error Executor::Impl::takeActualDims(uint64_t S) {
           G.SourcePath + ": " + G.describeNode(P.Sched.Steps[S].Node) +
           ": the kernel reported dims for output " + llvm::Twine(I) +
           " outside the planned upper bound");
-    if (upperBound(T))
+    if (upperBound(T) || reported(T))
       Dims[T] = Got.Dims;
+    // A reported axis binds its size's symbol (which stands for size + 1).
+    if (reported(T))
+      for (const auto &[Axis, Sym] : Info.Reported[T])
+        if (Axis < Got.Dims.size() && Sym < RunBindings.size())
+          RunBindings[Sym] = Got.Dims[Axis] + 1;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Executor::Impl::refreshDims(StepCall &C) {
+  auto Eval = [&](TensorId T) -> llvm::Expected<bool> {
+    llvm::SmallVector<int64_t, 6> D;
+    for (const SymExpr &E : Info.SymbolicDims[T]) {
+      llvm::Expected<int64_t> V = E.evaluate(RunBindings, Info.Symbols);
+      if (!V) { // not reported yet: a value of the branch not taken
+        llvm::consumeError(V.takeError());
+        return false;
+      }
+      D.push_back(*V);
+    }
+    TensorRef R;
+    R.Type = Info.Types[T];
+    R.Dims = D;
+    if (llvm::any_of(D, [](int64_t X) { return X < 0; }) ||
+        R.bytes() > tensorBytes(T))
+      return makeInternalError("tensor '" + P.Sched.Tensors[T].Name +
+                               "': its data-dependent dims exceed the "
+                               "planned upper bound");
+    Dims[T] = D;
+    return true;
+  };
+  for (auto &[Slot, T] : C.DynIn) {
+    llvm::Expected<bool> Ok = Eval(T);
+    if (!Ok)
+      return Ok.takeError();
+    if (*Ok)
+      C.In[Slot].Dims = Dims[T];
+  }
+  for (auto &[Slot, T] : C.DynOut) {
+    llvm::Expected<bool> Ok = Eval(T);
+    if (!Ok)
+      return Ok.takeError();
+    if (*Ok)
+      C.Out[Slot].Dims = Dims[T];
   }
   return llvm::Error::success();
 }
@@ -598,6 +660,7 @@ llvm::Error Executor::run() {
 
 llvm::Error Executor::Impl::runOnce() {
   Impl *I = this;
+  RunBindings = Info.Bindings;
   if (!Dev.hostVisible() && !HostShapesDone)
     planHostShapes();
   // The caller wrote the inputs before the run.

@@ -88,6 +88,9 @@ struct StepCall {
   /// The node's guards (IR/Graph.h): each condition's tensor (a read after
   /// the node's inputs) and the value it must have for the step to run.
   llvm::SmallVector<std::pair<TensorId, bool>, 1> Guards;
+  /// Inputs and outputs with data-dependent dims (RunInfo::SymbolicDims):
+  /// their slot in In or Out and their tensor, re-dimmed before each call.
+  llvm::SmallVector<std::pair<unsigned, TensorId>, 2> DynIn, DynOut;
 };
 
 } // namespace detail
@@ -207,6 +210,15 @@ struct Executor::Impl {
   bool upperBound(TensorId T) const {
     return T != NoId && T < Info.UpperBound.size() && Info.UpperBound[T];
   }
+  /// T's dims are formulas of data-dependent sizes (RunInfo::SymbolicDims).
+  bool dynamic(TensorId T) const {
+    return T != NoId && T < Info.SymbolicDims.size() &&
+           !Info.SymbolicDims[T].empty();
+  }
+  /// T's kernel reports a data-dependent size (RunInfo::Reported).
+  bool reported(TensorId T) const {
+    return T != NoId && T < Info.Reported.size() && !Info.Reported[T].empty();
+  }
   llvm::Error checkInfo() const;
   llvm::Error takeActualDims(uint64_t S);
   llvm::Error bindTensors();
@@ -215,6 +227,13 @@ struct Executor::Impl {
   /// False when a guard of a step's node does not hold: the step is in the
   /// If branch this run does not take, and does nothing. Q: the step's.
   llvm::Expected<bool> guardsHold(const StepCall &C, Queue Q);
+  /// Data-dependent sizes reported so far in this run: Info.Bindings plus
+  /// the symbols of RunInfo::Reported (reset at each run).
+  std::vector<std::optional<int64_t>> RunBindings;
+  /// Evaluates the formulas of C's data-dependent inputs and outputs at
+  /// RunBindings into Dims and C's refs (one not yet known stays as it
+  /// is: a branch not taken); an error when one exceeds its plan.
+  llvm::Error refreshDims(StepCall &C);
   llvm::Error runSteps();
   void collectStepTimes();
   llvm::Error runStepsOrReplay();

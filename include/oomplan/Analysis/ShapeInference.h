@@ -18,6 +18,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,13 @@ struct ShapeInfo {
   /// is not taken. Its outputs are zero-byte placeholders; a run skips it
   /// (its guard is false there too).
   std::vector<bool> NeverRuns;
+  /// For graphs with a data-dependent op or an If: the exactness run
+  /// (inferShapes), where each data-dependent size is a symbol of its own,
+  /// appended to SymbolNames ("nonzero_<node>" stands for the count + 1).
+  /// Its dims are exact formulas: the runtime evaluates them once the
+  /// kernels have reported those sizes. Null when not made or when it
+  /// failed.
+  std::shared_ptr<const ShapeInfo> Exact;
 };
 
 /// True when node N is in an If branch the analysis knows is not taken.

@@ -18,6 +18,7 @@
 #ifndef OOMPLAN_RUNTIME_EXECUTOR_H
 #define OOMPLAN_RUNTIME_EXECUTOR_H
 
+#include "oomplan/Analysis/SymExpr.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Plan/Plan.h"
 #include "oomplan/Runtime/Device.h"
@@ -45,6 +46,19 @@ struct RunInfo {
   /// step reads, planned at its upper bound; its kernel reports the dims
   /// (KernelContext::ActualDims) and tensor() returns those after the run.
   std::vector<bool> UpperBound;
+  /// Data-dependent sizes that later steps read (CPU backend only): per
+  /// tensor, its dims as exact formulas over Symbols, which extend the
+  /// model's with one symbol per data-dependent size (the exactness run,
+  /// ShapeInference.h); empty for a tensor whose dims are Dims. Before each
+  /// step the executor evaluates the formulas of what it reads and writes
+  /// at Bindings plus the sizes kernels reported so far; Dims holds the
+  /// planned upper bound.
+  std::vector<std::vector<SymExpr>> SymbolicDims;
+  /// Per tensor: the axes a kernel reports (ActualDims) whose formula is
+  /// "symbol - 1", and that symbol: the run binds it to the size + 1.
+  std::vector<llvm::SmallVector<std::pair<unsigned, SymbolId>, 1>> Reported;
+  std::vector<std::optional<int64_t>> Bindings;
+  std::vector<std::string> Symbols;
 };
 
 struct ExecOptions {

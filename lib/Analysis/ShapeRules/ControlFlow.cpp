@@ -95,9 +95,12 @@ llvm::Error ifSelect(RuleContext &Ctx) {
     bool Same = true;
     for (size_t D = 0; D < A.Dims.size(); ++D) {
       Same &= A.Dims[D] == B.Dims[D];
-      Dims.push_back(A.Dims[D] == B.Dims[D]
-                         ? A.Dims[D]
-                         : SymExpr::max(A.Dims[D], B.Dims[D]));
+      // The larger, which the run narrows to the taken branch's (the
+      // kernel reports it: a size of its own in the exactness run).
+      Dims.push_back(
+          A.Dims[D] == B.Dims[D]
+              ? A.Dims[D]
+              : Ctx.dataDependent(SymExpr::max(A.Dims[D], B.Dims[D]), "if"));
     }
     ElementType Type = A.Type != ElementType::Undefined ? A.Type : B.Type;
     Ctx.setOutput(I, Type, std::move(Dims),

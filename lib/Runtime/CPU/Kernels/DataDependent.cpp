@@ -298,7 +298,13 @@ llvm::Error runNMS(const KernelContext &C) {
       readDouble(C.Inputs[I], 0, V);
     return V;
   };
-  int64_t MaxOut = int64_t(Scalar(2, 0));
+  // An int64 read as an integer: torchvision passes INT64_MAX, which a
+  // double cannot hold (converting it back overflowed to a negative limit,
+  // and no box was ever selected).
+  int64_t MaxOut = 0;
+  if (C.Inputs.size() > 2 && C.Inputs[2].present() &&
+      C.Inputs[2].numElements() > 0 && !readInt(C.Inputs[2], 0, MaxOut))
+    return C.badInput("max_output_boxes_per_class must be an integer");
   double IouThreshold = Scalar(3, 0);
   bool HasScoreThreshold = C.Inputs.size() > 4 && C.Inputs[4].present();
   double ScoreThreshold = Scalar(4, 0);
