@@ -129,6 +129,20 @@ static void writeSteps(llvm::json::OStream &J, const Plan &P,
                                 ? llvm::json::Value(C.G.Nodes[S.Node].Name)
                                 : llvm::json::Value(nullptr));
         J.attribute("on_host", S.OnHost);
+        // A step of an If branch: the conditions it runs under, and
+        // whether the analysis knows the branch is not taken (its buffers
+        // hold zero bytes).
+        J.attributeArray("guards", [&] {
+          if (S.Node == NoId)
+            return;
+          for (const Guard &Gd : C.G.Nodes[S.Node].Guards)
+            J.object([&] {
+              J.attribute("cond", C.G.Values[Gd.Cond].Name);
+              J.attribute("when", Gd.WhenTrue);
+            });
+        });
+        J.attribute("branch_not_taken",
+                    S.Node != NoId && neverRuns(C.Shapes, S.Node));
         if (I < O.StepSeconds.size())
           J.attribute("seconds", O.StepSeconds[I]);
         else
