@@ -82,11 +82,14 @@ std::string Converter::define(const std::string &Local) {
   return Name;
 }
 
-llvm::Error Converter::convertBranch(const onnx::GraphProto &Branch,
-                                     llvm::StringRef Attr,
-                                     const std::string &Where,
-                                     size_t NumOutputs,
-                                     std::vector<std::string> &Outs) {
+std::string Converter::branchNodeName(size_t Index) const {
+  return ScopeName + "/#" + std::to_string(Index);
+}
+
+llvm::Error
+Converter::convertBranch(const onnx::GraphProto &Branch, llvm::StringRef Attr,
+                         const std::string &Where, const std::string &IfLabel,
+                         size_t NumOutputs, std::vector<std::string> &Outs) {
   if (Branch.input_size() != 0)
     return err(Where + ": its " + Attr + " declares " +
                llvm::Twine(Branch.input_size()) +
@@ -95,11 +98,13 @@ llvm::Error Converter::convertBranch(const onnx::GraphProto &Branch,
     return err(Where + ": has " + llvm::Twine(NumOutputs) +
                " outputs but its " + Attr + " returns " +
                llvm::Twine(Branch.output_size()));
-  std::string SavedWhere = ScopeWhere;
+  std::string SavedWhere = ScopeWhere, SavedName = ScopeName;
   ScopeWhere = " in " + Attr.str() + " of " + Where;
+  ScopeName = IfLabel + "/" + Attr.str();
   Scopes.emplace_back();
   auto Restore = llvm::make_scope_exit([&] {
     ScopeWhere = SavedWhere;
+    ScopeName = SavedName;
     Scopes.pop_back();
   });
   if (llvm::Error E = convertWeights(Branch))
@@ -143,8 +148,14 @@ llvm::Error Converter::convertBranch(const onnx::GraphProto &Branch,
   return llvm::Error::success();
 }
 
-llvm::Error Converter::convertIf(const onnx::NodeProto &N,
+llvm::Error Converter::convertIf(const onnx::NodeProto &N, size_t Index,
                                  const std::string &Where) {
+  // Its name, or one saying where it is: the OomplanIf and the branches'
+  // unnamed nodes are named after it.
+  std::string Label = !N.name().empty() ? N.name()
+                      : ScopeName.empty()
+                          ? "If#" + std::to_string(Index)
+                          : ScopeName + "/If#" + std::to_string(Index);
   const onnx::GraphProto *Then = nullptr, *Else = nullptr;
   for (const onnx::AttributeProto &A : N.attribute()) {
     if (A.type() != onnx::AttributeProto::GRAPH)
@@ -168,14 +179,14 @@ llvm::Error Converter::convertIf(const onnx::NodeProto &N,
     Guards.push_back({Cond, ThenSide});
     llvm::Error E = convertBranch(
         ThenSide ? *Then : *Else, ThenSide ? "then_branch" : "else_branch",
-        Where, N.output_size(), ThenSide ? ThenOuts : ElseOuts);
+        Where, Label, N.output_size(), ThenSide ? ThenOuts : ElseOuts);
     Guards.pop_back();
     if (E)
       return E;
   }
   CurrentNode = Where;
   NodeDesc D;
-  D.Name = N.name();
+  D.Name = Label;
   D.OpType = IfSelectOp.str();
   D.Inputs.push_back(Cond);
   D.Inputs.insert(D.Inputs.end(), ThenOuts.begin(), ThenOuts.end());

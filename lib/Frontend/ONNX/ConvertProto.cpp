@@ -446,9 +446,10 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   if (llvm::Error E = checkArity(N, *Schema, Where))
     return E;
   if (N.op_type() == "If" && Domain.empty())
-    return convertIf(N, Where);
+    return convertIf(N, Index, Where);
   NodeDesc D;
-  D.Name = N.name();
+  D.Name =
+      N.name().empty() && !Scopes.empty() ? branchNodeName(Index) : N.name();
   D.OpType = N.op_type();
   D.Domain = Domain;
   for (const std::string &In : N.input()) {

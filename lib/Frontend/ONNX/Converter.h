@@ -63,10 +63,16 @@ private:
   // ConvertIf.cpp.
   /// Flattens If node N (described as Where) into B: both branches' nodes,
   /// guarded by its condition, then an OomplanIf node that selects.
-  llvm::Error convertIf(const onnx::NodeProto &N, const std::string &Where);
+  /// Index: N's place in its graph, for the name of an unnamed If.
+  llvm::Error convertIf(const onnx::NodeProto &N, size_t Index,
+                        const std::string &Where);
   llvm::Error convertBranch(const onnx::GraphProto &Branch,
                             llvm::StringRef Attr, const std::string &Where,
-                            size_t NumOutputs, std::vector<std::string> &Outs);
+                            const std::string &IfLabel, size_t NumOutputs,
+                            std::vector<std::string> &Outs);
+  /// The name an unnamed node of the current branch gets (messages name
+  /// nodes; a flat index would not say which branch): "<If>/<branch>/#I".
+  std::string branchNodeName(size_t Index) const;
   /// Records every name the top-level graph defines, so that no branch
   /// value is renamed onto one of them.
   void reserveTopLevelNames(const onnx::GraphProto &GP);
@@ -97,6 +103,9 @@ private:
   /// " in then_branch of node 'X' (If)" while converting a branch, for
   /// messages.
   std::string ScopeWhere;
+  /// "If_3/then_branch" (nested: "If_3/then_branch/If#2/else_branch")
+  /// while converting a branch; empty at the top level.
+  std::string ScopeName;
   /// Every name of the flattened graph so far, and the top-level graph's
   /// own.
   llvm::StringSet<> Taken, TopLevel;
