@@ -98,10 +98,15 @@ std::optional<std::string> Coupling::check(NodeId Id) {
   llvm::StringRef Op = N.OpType;
   ValueId X = N.input(0);
   size_t Rank = S.Values[X].Dims.size();
+  // Input 0's batch axes, evaluated once for the checks below.
+  llvm::SmallVector<bool, 6> XAxes = batchAxes(X);
+  auto CarriedX = [&](int64_t A) {
+    return A >= 0 && size_t(A) < XAxes.size() && XAxes[A];
+  };
   auto AnyCarried = [&](llvm::ArrayRef<int64_t> Axes,
                         llvm::StringRef What) -> std::optional<std::string> {
     for (int64_t A : Axes)
-      if (carries(X, A))
+      if (CarriedX(A))
         return why(Id, A, What);
     return std::nullopt;
   };
@@ -176,7 +181,7 @@ std::optional<std::string> Coupling::check(NodeId Id) {
     // Repeating along the batch interleaves the passes' copies differently.
     const std::vector<SymExpr> &R = *S.Values[N.input(1)].IntValues;
     for (size_t A = 0; A < R.size(); ++A)
-      if (R[A].getConstant() != 1 && carries(X, int64_t(A)))
+      if (R[A].getConstant() != 1 && CarriedX(int64_t(A)))
         return why(Id, int64_t(A), "repeats");
     return std::nullopt;
   }
@@ -190,7 +195,7 @@ std::optional<std::string> Coupling::check(NodeId Id) {
       return std::nullopt;
     const std::vector<SymExpr> &In = S.Values[X].Dims, &Out = S.Values[Y].Dims;
     for (size_t A = 0; A < In.size() && A < Out.size(); ++A)
-      if (carries(X, A) && In[A] != Out[A])
+      if (CarriedX(int64_t(A)) && In[A] != Out[A])
         return why(Id, int64_t(A), "selects");
     return std::nullopt;
   }

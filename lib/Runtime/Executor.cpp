@@ -608,20 +608,15 @@ llvm::Error Executor::Impl::refreshDims(StepCall &C) {
     Dims[T] = D;
     return true;
   };
-  for (auto &[Slot, T] : C.DynIn) {
-    llvm::Expected<bool> Ok = Eval(T);
-    if (!Ok)
-      return Ok.takeError();
-    if (*Ok)
-      C.In[Slot].Dims = Dims[T];
-  }
-  for (auto &[Slot, T] : C.DynOut) {
-    llvm::Expected<bool> Ok = Eval(T);
-    if (!Ok)
-      return Ok.takeError();
-    if (*Ok)
-      C.Out[Slot].Dims = Dims[T];
-  }
+  for (auto [Dyn, Refs] :
+       {std::make_pair(&C.DynIn, &C.In), std::make_pair(&C.DynOut, &C.Out)})
+    for (auto &[Slot, T] : *Dyn) {
+      llvm::Expected<bool> Ok = Eval(T);
+      if (!Ok)
+        return Ok.takeError();
+      if (*Ok)
+        (*Refs)[Slot].Dims = Dims[T];
+    }
   return llvm::Error::success();
 }
 

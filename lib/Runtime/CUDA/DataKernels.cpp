@@ -59,34 +59,24 @@ llvm::Error runView(const KernelContext &C) {
 
 /// OomplanIf (a flattened If, IR/Graph.h): each output is a copy of the
 /// taken branch's result. The condition is read on the host (it also
-/// decided which branch's steps ran); a result planned for the larger
-/// branch reports the taken one's dims, as on the CPU.
+/// decided which branch's steps ran); the checks are the CPU kernel's
+/// (cpu::ifSelectSource).
 llvm::Error runIfSelect(const KernelContext &C) {
-  size_t K = C.Outputs.size();
-  if (C.Inputs.size() != 1 + 2 * K)
+  if (C.Inputs.size() != 1 + 2 * C.Outputs.size())
     return C.badInput("needs a bool condition and both branches' results");
   auto Cond = hostScalar(C, 0);
   if (!Cond)
     return Cond.takeError();
-  for (size_t I = 0; I < K; ++I) {
-    const TensorRef &From = C.Inputs[*Cond != 0 ? 1 + I : 1 + K + I];
+  for (size_t I = 0; I < C.Outputs.size(); ++I) {
+    llvm::Expected<const TensorRef *> From =
+        cpu::ifSelectSource(C, *Cond != 0, I);
+    if (!From)
+      return From.takeError();
     const TensorRef &To = C.Outputs[I];
-    if (!To.present())
-      continue;
-    if (elementBits(From.Type) == 0 || From.Type != To.Type)
-      return C.unsupported("result " + llvm::Twine(I) + " of type " +
-                           elementTypeName(From.Type));
-    if (From.Dims != To.Dims) {
-      if (!C.ActualDims || From.Dims.size() != To.Dims.size() ||
-          From.numElements() > To.numElements())
-        return C.badInput("result " + llvm::Twine(I) +
-                          " is larger than the plan reserved for it");
-      C.ActualDims[I].assign(From.Dims.begin(), From.Dims.end());
-    }
-    if (From.Data != To.Data && From.bytes())
+    if (*From && (*From)->Data != To.Data && (*From)->bytes())
       if (llvm::Error E = launched(
               C,
-              cudaMemcpyAsync(To.Data, From.Data, From.bytes(),
+              cudaMemcpyAsync(To.Data, (*From)->Data, (*From)->bytes(),
                               cudaMemcpyDeviceToDevice, context().Compute),
               "If result copy"))
         return E;

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "Elementwise.h"
+#include "TensorUtil.h"
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -81,30 +82,17 @@ llvm::Error runIdentity(const KernelContext &C) {
 /// taken branch's result; the other branch's steps did not run, so its
 /// results are never read. Strings have no bytes to copy (elementBits 0).
 llvm::Error runIfSelect(const KernelContext &C) {
-  size_t K = C.Outputs.size();
   int64_t Cond = 0;
-  if (C.Inputs.size() != 1 + 2 * K || !readInt(C.Inputs[0], 0, Cond))
+  if (C.Inputs.size() != 1 + 2 * C.Outputs.size() ||
+      !readInt(C.Inputs[0], 0, Cond))
     return C.badInput("needs a bool condition and both branches' results");
-  for (size_t I = 0; I < K; ++I) {
-    const TensorRef &From = C.Inputs[Cond ? 1 + I : 1 + K + I];
+  for (size_t I = 0; I < C.Outputs.size(); ++I) {
+    llvm::Expected<const TensorRef *> From = ifSelectSource(C, Cond != 0, I);
+    if (!From)
+      return From.takeError();
     const TensorRef &To = C.Outputs[I];
-    if (!To.present())
-      continue;
-    if (elementBits(From.Type) == 0 || From.Type != To.Type)
-      return C.unsupported("result " + llvm::Twine(I) + " of type " +
-                           elementTypeName(From.Type));
-    // Planned for the larger branch when the condition was not known: the
-    // taken branch's dims are the output's then (an upper bound the plan
-    // reserved, reported through ActualDims).
-    if (From.Dims != To.Dims) {
-      if (!C.ActualDims || From.Dims.size() != To.Dims.size() ||
-          From.numElements() > To.numElements())
-        return C.badInput("result " + llvm::Twine(I) +
-                          " is larger than the plan reserved for it");
-      C.ActualDims[I].assign(From.Dims.begin(), From.Dims.end());
-    }
-    if (From.Data != To.Data && From.bytes())
-      std::memmove(To.Data, From.Data, From.bytes());
+    if (*From && (*From)->Data != To.Data && (*From)->bytes())
+      std::memmove(To.Data, (*From)->Data, (*From)->bytes());
   }
   return llvm::Error::success();
 }

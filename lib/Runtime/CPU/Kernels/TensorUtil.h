@@ -136,6 +136,31 @@ inline int64_t productOf(llvm::ArrayRef<int64_t> Dims, size_t Begin,
 }
 
 /// Copies input 0 to output 0 unless the planner aliased them (view ops).
+/// OomplanIf's result I (a flattened If, IR/Graph.h), shared by the CPU and
+/// CUDA kernels: the taken branch's input the output copies, after the
+/// checks (null when the output is omitted). Planned for the larger branch
+/// when the condition was not known, the output then takes the taken
+/// branch's dims, reported through ActualDims.
+inline llvm::Expected<const TensorRef *> ifSelectSource(const KernelContext &C,
+                                                        bool Cond, size_t I) {
+  size_t K = C.Outputs.size();
+  const TensorRef &From = C.Inputs[Cond ? 1 + I : 1 + K + I];
+  const TensorRef &To = C.Outputs[I];
+  if (!To.present())
+    return nullptr;
+  if (elementBits(From.Type) == 0 || From.Type != To.Type)
+    return C.unsupported("result " + llvm::Twine(I) + " of type " +
+                         elementTypeName(From.Type));
+  if (From.Dims != To.Dims) {
+    if (!C.ActualDims || From.Dims.size() != To.Dims.size() ||
+        From.numElements() > To.numElements())
+      return C.badInput("result " + llvm::Twine(I) +
+                        " is larger than the plan reserved for it");
+    C.ActualDims[I].assign(From.Dims.begin(), From.Dims.end());
+  }
+  return &From;
+}
+
 inline void copyUnlessAliased(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   if (Out.Data != In.Data && Out.Data && In.Data)
