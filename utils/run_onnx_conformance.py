@@ -165,6 +165,9 @@ SHAPE_OPERANDS = {
     "Range": [0, 1, 2], "TopK": [1], "BlackmanWindow": [0],
     "HannWindow": [0], "HammingWindow": [0], "STFT": [1, 3],
     "MelWeightMatrix": [0, 1, 2, 3, 4], "DFT": [1], "MaxUnpool": [2],
+    # Unrolling a Loop and resolving a sequence need counts and positions.
+    "Loop": [0, 1], "SequenceInsert": [2], "SequenceErase": [1],
+    "SequenceAt": [1], "SplitToSequence": [1],
 }
 # oomplan-run's note naming the inputs whose values fixed shapes.
 VALUES_RE = re.compile(r"(?:shapes from input values|a shape depends on the "
@@ -173,7 +176,7 @@ VALUES_RE = re.compile(r"(?:shapes from input values|a shape depends on the "
 FOLDABLE_RE = re.compile(
     r"cannot follow|must be a constant known before run time"
     r"|must be (?:a )?(?:known|constant)|needs constant"
-    r"|data-dependent size", re.I)
+    r"|data-dependent size|not a constant when importing", re.I)
 
 
 def shape_inputs(model):

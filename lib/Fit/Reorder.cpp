@@ -8,6 +8,7 @@
 #include "oomplan/Fit/Reorder.h"
 #include <algorithm>
 #include <random>
+#include <set>
 
 using namespace oomplan;
 
@@ -69,33 +70,78 @@ static std::vector<size_t> listSchedule(const Schedule &S, const Lifetimes &L,
     }
     return Net;
   };
+  // The ready step of least score (ties: the lowest index) is taken
+  // next. Ready steps sit in an ordered set, and a step's key is updated
+  // only when an event changes its score: a buffer it writes gets started,
+  // or one it reads is down to its last pending read. Both happen once
+  // per buffer, so a graph with many steps ready at once (the Constants of
+  // an unrolled Loop) costs N log N, not N times the ready steps. A
+  // randomized try scales each step's score by a factor drawn once.
   std::mt19937_64 Rng(Seed);
-  std::vector<size_t> Ready, Order;
+  std::vector<double> Factor(N, 1.0);
+  if (Seed)
+    for (double &F : Factor)
+      F = std::uniform_real_distribution<double>(0.5, 1.5)(Rng);
+  std::vector<std::vector<size_t>> Readers(L.Buffers.size()),
+      Writers(L.Buffers.size());
+  for (size_t I = 0; I < N; ++I) {
+    for (TensorId R : S.Steps[I].Reads)
+      Readers[L.BufferOf[R]].push_back(I);
+    for (TensorId W : S.Steps[I].Writes)
+      Writers[L.BufferOf[W]].push_back(I);
+  }
+  std::set<std::pair<double, size_t>> Ready;
+  std::vector<double> Key(N, 0);
+  std::vector<bool> IsReady(N, false);
+  auto Push = [&](size_t I) {
+    Key[I] = static_cast<double>(Score(I)) * Factor[I];
+    Ready.insert({Key[I], I});
+    IsReady[I] = true;
+  };
+  auto Update = [&](size_t I) {
+    if (!IsReady[I])
+      return;
+    double K = static_cast<double>(Score(I)) * Factor[I];
+    if (K == Key[I])
+      return;
+    Ready.erase({Key[I], I});
+    Key[I] = K;
+    Ready.insert({K, I});
+  };
+  std::vector<size_t> Order;
   for (size_t I = 0; I < N; ++I)
     if (!Preds[I])
-      Ready.push_back(I);
+      Push(I);
+  std::vector<BufferId> Changed;
   while (!Ready.empty()) {
-    size_t Pick = 0;
-    double Best = 0;
-    for (size_t K = 0; K < Ready.size(); ++K) {
-      double Sc = static_cast<double>(Score(Ready[K]));
-      if (Seed)
-        Sc *= std::uniform_real_distribution<double>(0.5, 1.5)(Rng);
-      if (K == 0 || Sc < Best || (Sc == Best && Ready[K] < Ready[Pick])) {
-        Best = Sc;
-        Pick = K;
+    size_t I = Ready.begin()->second;
+    Ready.erase(Ready.begin());
+    IsReady[I] = false;
+    Order.push_back(I);
+    Changed.clear();
+    for (TensorId W : S.Steps[I].Writes) {
+      BufferId B = L.BufferOf[W];
+      if (!Started[B]) {
+        Started[B] = true;
+        Changed.push_back(B);
       }
     }
-    size_t I = Ready[Pick];
-    Ready.erase(Ready.begin() + Pick);
-    Order.push_back(I);
-    for (TensorId W : S.Steps[I].Writes)
-      Started[L.BufferOf[W]] = true;
-    for (TensorId R : S.Steps[I].Reads)
-      --Pending[L.BufferOf[R]];
+    for (TensorId R : S.Steps[I].Reads) {
+      BufferId B = L.BufferOf[R];
+      if (--Pending[B] == 1)
+        Changed.push_back(B);
+    }
+    for (BufferId B : Changed) {
+      if (L.Buffers[B].Kind != TensorKind::Activation)
+        continue;
+      for (size_t J : Writers[B])
+        Update(J);
+      for (size_t J : Readers[B])
+        Update(J);
+    }
     for (size_t J : D.Succ[I])
       if (--Preds[J] == 0)
-        Ready.push_back(J);
+        Push(J);
   }
   return Order;
 }

@@ -74,10 +74,7 @@ std::string Converter::define(const std::string &Local) {
   auto Found = Scopes.back().find(Local);
   if (Found != Scopes.back().end())
     return Found->second;
-  std::string Name = Local;
-  for (unsigned K = 1; Taken.count(Name); ++K)
-    Name = Local + "." + std::to_string(K);
-  Taken.insert(Name);
+  std::string Name = freshName(Local);
   Scopes.back()[Local] = Name;
   return Name;
 }
@@ -152,7 +149,7 @@ llvm::Error Converter::convertIf(const onnx::NodeProto &N, size_t Index,
                                  const std::string &Where) {
   // Its name, or one saying where it is: the OomplanIf and the branches'
   // unnamed nodes are named after it.
-  std::string Label = !N.name().empty() ? N.name()
+  std::string Label = !N.name().empty() ? N.name() + NameSuffix
                       : ScopeName.empty()
                           ? "If#" + std::to_string(Index)
                           : ScopeName + "/If#" + std::to_string(Index);
@@ -184,6 +181,13 @@ llvm::Error Converter::convertIf(const onnx::NodeProto &N, size_t Index,
     if (E)
       return E;
   }
+  for (const std::vector<std::string> *Outs : {&ThenOuts, &ElseOuts})
+    for (const std::string &Out : *Outs)
+      if (Sequences.count(Out))
+        return unsupported(Where +
+                           ": unsupported: a branch returns the "
+                           "sequence '" +
+                           Out + "'; oomplan selects tensors only");
   CurrentNode = Where;
   NodeDesc D;
   D.Name = Label;

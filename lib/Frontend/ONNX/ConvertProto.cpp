@@ -307,7 +307,7 @@ llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
   if (!Scopes.empty() &&
       (GP.initializer_size() != 0 || GP.sparse_initializer_size() != 0))
     return unsupported(
-        "unsupported: initializers inside an If branch" + ScopeWhere +
+        "unsupported: initializers inside a subgraph" + ScopeWhere +
         " (exporters write Constant nodes there; oomplan reads weights from "
         "the top-level graph only)");
   for (const onnx::TensorProto &T : GP.initializer()) {
@@ -322,8 +322,10 @@ llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
     for (int64_t Dim : (*D)->Dims)
       VD.Shape.push_back(DeclaredDim::fixed(Dim));
     std::shared_ptr<const TensorData> Kept;
-    if (Loc.empty() && (*D)->numElements() <= MaxKeptElements)
+    if (Loc.empty() && (*D)->numElements() <= MaxKeptElements) {
       Kept = *D;
+      noteKnownWeight(T.name(), *Kept);
+    }
     if (llvm::Error E = B.addWeight(std::move(VD), Kept, Loc))
       return E;
   }
@@ -433,9 +435,10 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   if (OpsetIt == OpsetByDomain.end())
     return err(Where + ": domain '" + Domain +
                "' has no opset import in the model");
-  if (N.op_type() == "Loop" || N.op_type() == "Scan")
-    return unsupported(Where + ": unsupported: control flow (" + N.op_type() +
-                       ") is not supported yet (If is); export with the "
+  if (N.op_type() == "Scan")
+    return unsupported(Where +
+                       ": unsupported: control flow (Scan) is not "
+                       "supported yet (If and Loop are); export with the "
                        "loop unrolled (tracing does)");
   const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
       N.op_type(), static_cast<int>(OpsetIt->second), Domain);
@@ -445,11 +448,14 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
                        "' at opset " + llvm::Twine(OpsetIt->second));
   if (llvm::Error E = checkArity(N, *Schema, Where))
     return E;
-  if (N.op_type() == "If" && Domain.empty())
+  if (Domain.empty() && N.op_type() == "If")
     return convertIf(N, Index, Where);
+  if (Domain.empty() && N.op_type() == "Loop")
+    return convertLoop(N, Index, Where);
+  if (Domain.empty() && isSequenceOp(N.op_type()))
+    return convertSequenceOp(N, Index, Where);
   NodeDesc D;
-  D.Name =
-      N.name().empty() && !Scopes.empty() ? branchNodeName(Index) : N.name();
+  D.Name = N.name().empty() && Scopes.empty() ? "" : nodeName(N, Index);
   D.OpType = N.op_type();
   D.Domain = Domain;
   for (const std::string &In : N.input()) {
@@ -460,9 +466,23 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
         return E;
     D.Inputs.push_back(In.empty() ? In : resolve(In));
   }
+  // A sequence is a list of tensors only the importer sees
+  // (ConvertSequence.cpp): an Identity of one is the same list, any other
+  // op cannot read it.
+  for (size_t I = 0; I < D.Inputs.size(); ++I) {
+    auto Seq = Sequences.find(D.Inputs[I]);
+    if (Seq == Sequences.end())
+      continue;
+    if (D.OpType != "Identity" || !Domain.empty() || N.output(0).empty())
+      return unsupported(Where + ": unsupported: input '" + N.input(I) +
+                         "' is a sequence, which only the sequence ops, "
+                         "Identity and Loop may read");
+    std::vector<std::string> List = Seq->second;
+    Sequences[define(N.output(0))] = std::move(List);
+    return llvm::Error::success();
+  }
   for (const std::string &Out : N.output())
     D.Outputs.push_back(Out.empty() ? Out : define(Out));
-  D.Guards = Guards;
   if (!Scopes.empty() && N.op_type() == "Constant")
     D.SourceNode = std::make_shared<const std::string>(N.SerializeAsString());
   for (const onnx::AttributeProto &A : N.attribute()) {
@@ -474,7 +494,7 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
                          "' holds a subgraph, which is not supported yet");
     D.Attrs.push_back(std::move(*Attr));
   }
-  B.addNode(std::move(D));
+  addNode(std::move(D));
   return llvm::Error::success();
 }
 
@@ -500,6 +520,12 @@ Converter::run(const onnx::ModelProto &M) {
   reserveTopLevelNames(GP);
   B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);
   for (const onnx::ValueInfoProto &VI : GP.input()) {
+    if (VI.type().has_tensor_type() && VI.type().tensor_type().has_shape()) {
+      std::vector<int64_t> &Dims = InputDims[VI.name()];
+      for (const auto &Dim : VI.type().tensor_type().shape().dim())
+        Dims.push_back(
+            Dim.has_dim_value() && Dim.dim_value() >= 0 ? Dim.dim_value() : -1);
+    }
     auto D = convertValueInfo(VI, /*RequireTensor=*/true);
     if (!D)
       return D.takeError();
@@ -523,6 +549,9 @@ Converter::run(const onnx::ModelProto &M) {
       return err("graph output '" + VI.name() +
                  "' is defined only inside an If branch, which the graph "
                  "around it cannot read");
+    if (Sequences.count(VI.name()))
+      return unsupported("unsupported: graph output '" + VI.name() +
+                         "' is a sequence; oomplan plans tensor outputs");
     auto D = convertValueInfo(VI, /*RequireTensor=*/true);
     if (!D)
       return D.takeError();

@@ -2,9 +2,12 @@
 //-*-===//
 //
 // One Converter turns one ModelProto into a GraphBuilder's graph. Its
-// methods live in two files: ConvertProto.cpp (values, tensors, attributes,
-// nodes) and ConvertIf.cpp (the flattening of If into guarded nodes, with
-// the name scopes that flattening needs).
+// methods live in five files: ConvertProto.cpp (values, tensors, attributes,
+// nodes), ConvertIf.cpp (the flattening of If into guarded nodes, with the
+// name scopes that flattening needs), ConvertLoop.cpp (Loop unrolled),
+// ConvertSequence.cpp (sequences resolved to lists of tensors) and
+// ConvertKnown.cpp (the small integer values known when importing, which
+// trip counts, loop conditions and sequence positions need).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_FRONTEND_ONNX_CONVERTER_H
@@ -17,6 +20,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +94,55 @@ private:
   /// in a branch, not defined at all).
   llvm::Error checkVisible(const std::string &Local, const std::string &Where);
 
+  // ConvertLoop.cpp.
+  /// Unrolls Loop node N: the body's nodes once per iteration, each
+  /// iteration a scope of its own, then the outputs (the last carried
+  /// values, the scan outputs stacked). Needs the trip count and every
+  /// condition known when importing.
+  llvm::Error convertLoop(const onnx::NodeProto &N, size_t Index,
+                          const std::string &Where);
+  /// The name of node N (at Index in its graph) in the flat graph: its own
+  /// plus the iteration suffix inside an unrolled Loop, or one saying where
+  /// it is when it has none.
+  std::string nodeName(const onnx::NodeProto &N, size_t Index) const;
+
+  // ConvertSequence.cpp.
+  static bool isSequenceOp(llvm::StringRef Op);
+  /// Resolves sequence op N into Sequences, adding the tensor nodes it
+  /// stands for (Identity for SequenceAt, Concat for ConcatFromSequence,
+  /// Split for SplitToSequence, a Constant for SequenceLength).
+  llvm::Error convertSequenceOp(const onnx::NodeProto &N, size_t Index,
+                                const std::string &Where);
+  /// A name nothing in the flat graph has, from Base.
+  std::string freshName(llvm::StringRef Base);
+  /// Adds a Constant node called NodeName with the given integer or bool
+  /// tensor, writing Out (a fresh name when empty); returns its output.
+  std::string addConstant(const std::string &NodeName, ElementType Type,
+                          std::vector<int64_t> Dims,
+                          std::vector<int64_t> Values, std::string Out = "");
+  /// Adds Op(In, axes=[Axis]) (Unsqueeze or Squeeze) in the model's
+  /// opset's form; returns its output.
+  std::string addAxesOp(llvm::StringRef Op, const std::string &In, int64_t Axis,
+                        const std::string &NodeName);
+  /// Adds D with the current guards, recording what it makes known.
+  void addNode(NodeDesc D);
+  int64_t defaultOpset() const;
+
+  // ConvertKnown.cpp.
+  /// A 0-d or 1-d integer or bool value the importer knows.
+  struct KnownValue {
+    std::vector<int64_t> Values;
+    bool Scalar = false;
+  };
+  /// Records the value of D's output when D is a small integer Constant or
+  /// integer arithmetic, a comparison, a cast or a reshape of known values.
+  void noteKnown(const NodeDesc &D);
+  /// Records the value of a top-level integer initializer.
+  void noteKnownWeight(const std::string &Name, const TensorData &T);
+  const KnownValue *known(const std::string &Flat) const;
+  /// The single value of a known one-element value.
+  std::optional<int64_t> knownScalar(const std::string &Flat) const;
+
   llvm::StringRef Name;
   std::string &CurrentNode;
   GraphBuilder B;
@@ -109,6 +162,20 @@ private:
   /// Every name of the flattened graph so far, and the top-level graph's
   /// own.
   llvm::StringSet<> Taken, TopLevel;
+  /// freshName's last ".K" suffix, by base name.
+  llvm::StringMap<unsigned> NextSuffix;
+  /// The declared dims of the top-level graph's inputs, -1 where symbolic.
+  std::map<std::string, std::vector<int64_t>> InputDims;
+  /// "@3" inside iteration 3 of an unrolled Loop ("@3@0" nested): named
+  /// nodes of a body get it, so that each iteration's nodes have names of
+  /// their own.
+  std::string NameSuffix;
+  /// Body nodes converted by unrolling so far, all Loops together.
+  uint64_t UnrolledNodes = 0;
+  /// Values known when importing, by flat name.
+  std::map<std::string, KnownValue> Known;
+  /// Sequence values, by flat name: the tensors they hold, in order.
+  std::map<std::string, std::vector<std::string>> Sequences;
 };
 
 } // namespace oomplan
