@@ -4,7 +4,7 @@
 What: for each model below (torchvision 0.14 and small modules of our own that exercise ops the test
 models lack: ConvTranspose 2-D/3-D, Conv1d, Conv3d, GroupNorm, InstanceNorm, PReLU, Mish/ELU/SELU/
 Softplus/Softsign/Hardtanh, pixel_shuffle/unshuffle, nearest/trilinear/bicubic Resize, TopK, CumSum,
-ArgMax, Trilu, Einsum, a T5 relative-position bias, GridSample), it
+ArgMax, Trilu, Einsum, a T5 relative-position bias, GridSample, Loop and sequences), it
   1. exports the model with Debian's PyTorch 1.13 (random weights from a fixed seed, dynamic axes)
      from dummy inputs of one size;
   2. runs PyTorch on inputs of another size and writes them as input_<i>.pb / the outputs as the
@@ -17,7 +17,7 @@ Exit 0 when every model passes, 1 otherwise.
 
 Usage (Debian's interpreter: python3-torch, python3-torchvision):
     /usr/bin/python3 utils/check_unseen_runtime.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
-        [--only unet,swin_t]
+        [--only unet,swin_t] [--extended]
 """
 import argparse
 import math
@@ -165,6 +165,30 @@ class DetectPost(nn.Module):
         return bx[i][keep], v[keep], lb[i][keep]
 
 
+@torch.jit.script_if_tracing
+def _grow(x: torch.Tensor) -> torch.Tensor:
+    # A scripted loop of constant count whose carried value grows by a
+    # Concat each time (as torchvision's mask pasting does, with a count
+    # known here): a Loop with a carried tensor of three shapes.
+    res = torch.zeros(0, x.size(2))
+    for i in range(3):
+        res = torch.cat((res, x[:, i] * float(i + 1)))
+    return res
+
+
+class LoopZoo(nn.Module):
+    """torch.tensor_split (exported as a Loop building a sequence, as
+    torchvision's MViT does), torch.split with a list, a scripted loop."""
+    def __init__(s):
+        super().__init__()
+        s.l = nn.Linear(8, 8)
+
+    def forward(s, x):
+        cls, rest = torch.tensor_split(s.l(x), (1,), dim=1)
+        parts = torch.split(rest, [2, 3], dim=1)
+        return cls * 2, _grow(rest), parts[1].sum(1)
+
+
 def random_boxes(n, g):
     xy = torch.rand(n, 2, generator=g) * 20  # dense: NMS suppresses some
     return torch.cat([xy, xy + 1 + torch.rand(n, 2, generator=g) * 30], dim=1)
@@ -220,8 +244,67 @@ def models_more():
     yield detect_post()
     yield dict(name="stn", make=STN, opset=16, inputs=[torch.randn(2, 3, 32, 32)], in_names=["x"],
                out_names=["y"], axes={"x": {0: "b"}, "y": {0: "b"}}, test=[torch.randn(3, 3, 32, 32)])
+    yield dict(name="loopzoo", make=LoopZoo, opset=16, inputs=[torch.randn(2, 6, 8)], in_names=["x"],
+               out_names=["c", "g", "p"], axes={"x": {0: "b"}, "c": {0: "b"}, "g": {0: "n"}, "p": {0: "b"}},
+               test=[torch.randn(3, 6, 8)])
     yield dict(name="misc3d", make=Misc, opset=16, inputs=[torch.randn(2, 2, 4, 8, 8)], in_names=["x"],
                out_names=["b", "c", "a", "t"], axes={"x": {0: "b"}}, test=[torch.randn(3, 2, 4, 8, 8)])
+
+
+class LSTMTagger(nn.Module):
+    def __init__(s):
+        super().__init__(); s.e = nn.Embedding(100, 32); s.l = nn.LSTM(32, 48, num_layers=2, bidirectional=True, batch_first=True); s.o = nn.Linear(96, 7)
+    def forward(s, x): return F.log_softmax(s.o(s.l(s.e(x))[0]), -1)
+class GRUEnc(nn.Module):
+    def __init__(s):
+        super().__init__(); s.g = nn.GRU(16, 24, num_layers=1); s.o = nn.Linear(24, 3)
+    def forward(s, x): y, h = s.g(x); return s.o(y), h
+class TorchTE(nn.Module):
+    def __init__(s):
+        super().__init__(); l = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True, norm_first=True, activation="gelu"); s.t = nn.TransformerEncoder(l, 2, enable_nested_tensor=False)
+    def forward(s, x, m): return s.t(x, src_key_padding_mask=m)
+class MHA(nn.Module):
+    def __init__(s):
+        super().__init__(); s.a = nn.MultiheadAttention(32, 4, batch_first=True)
+    def forward(s, q, k): return s.a(q, k, k, need_weights=True)
+class Seg(nn.Module):
+    def __init__(s, m): super().__init__(); s.m = m
+    def forward(s, x): return s.m(x)["out"]
+
+def models_extended():
+    """--extended: exports checked in session 11 that needed no change (and MViT, which needed Loop
+    and sequences); slower, so not in the default list."""
+    yield cnn("mobilenet_v2", lambda: tv.mobilenet_v2(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("regnet_x", lambda: tv.regnet_x_400mf(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("vit_b_32", lambda: tv.vit_b_32(weights=None), 17, (224, 224), False, (224, 224))
+    yield cnn("fcn", lambda: Seg(tv.segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False)),
+              13, (96, 96), True, (64, 96))
+    for name, make in (("mc3_18", tv.video.mc3_18), ("r2plus1d", tv.video.r2plus1d_18)):
+        yield dict(name=name, make=lambda make=make: make(weights=None), opset=13, inputs=[torch.randn(2, 3, 8, 64, 64)],
+                   in_names=["clip"], out_names=["logits"], axes={"clip": {0: "batch"}, "logits": {0: "batch"}},
+                   test=[torch.randn(3, 3, 8, 64, 64)])
+    yield dict(name="lstm_tagger", plan=["--seq", "20"], make=LSTMTagger, opset=13, inputs=[torch.randint(0, 100, (2, 9))],
+               in_names=["ids"], out_names=["y"], axes={"ids": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}},
+               test=[torch.randint(0, 100, (3, 14))])
+    yield dict(name="gru_enc", plan=["--seq", "20"], make=GRUEnc, opset=13, inputs=[torch.randn(9, 2, 16)], in_names=["x"],
+               out_names=["y", "h"], axes={"x": {0: "seq", 1: "batch"}, "y": {0: "seq", 1: "batch"}, "h": {1: "batch"}},
+               test=[torch.randn(14, 3, 16)])
+    m = torch.zeros(2, 12, dtype=torch.bool); m[1, 9:] = True
+    mt = torch.zeros(3, 20, dtype=torch.bool); mt[2, 13:] = True
+    yield dict(name="torch_te", plan=["--seq", "32"], make=TorchTE, opset=14, inputs=[torch.randn(2, 12, 64), m],
+               in_names=["x", "mask"], out_names=["y"],
+               axes={"x": {0: "batch", 1: "seq"}, "mask": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}},
+               test=[torch.randn(3, 20, 64), mt])
+    yield dict(name="mha", plan=["--dim", "lq=8", "--dim", "lk=16"], make=MHA, opset=14,
+               inputs=[torch.randn(2, 5, 32), torch.randn(2, 7, 32)], in_names=["q", "k"], out_names=["y", "w"],
+               axes={"q": {0: "batch", 1: "lq"}, "k": {0: "batch", 1: "lk"}, "y": {0: "batch", 1: "lq"},
+                     "w": {0: "batch", 1: "lq", 2: "lk"}}, test=[torch.randn(3, 6, 32), torch.randn(3, 11, 32)])
+    # 51 Loops (torch.tensor_split) building sequences; fixed 16 x 224 x 224 input. Every tensor in an
+    # allocation of its own would not fit this machine's memory, so no --check=unplanned.
+    yield dict(name="mvit_v2_s", make=lambda: tv.video.mvit_v2_s(weights=None), opset=17,
+               inputs=[torch.randn(1, 3, 16, 224, 224)], in_names=["clip"], out_names=["logits"],
+               axes={"clip": {0: "batch"}, "logits": {0: "batch"}}, test=[torch.randn(1, 3, 16, 224, 224)],
+               run=["--poison"])
 
 
 def export(m, out):
@@ -280,17 +363,20 @@ def main():
     ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tools", "oomplan-run", "oomplan-run"))
     ap.add_argument("--planner", default=os.path.join(ROOT, "build", "tools", "oomplan", "oomplan"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--extended", action="store_true", help="also the slower models_extended()")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     failed = 0
-    for i, m in enumerate(list(models()) + list(models_more())):
+    extended = list(models_extended()) if a.extended else []
+    for i, m in enumerate(list(models()) + list(models_more()) + extended):
         m["seed"] = i
         if only and m["name"] not in only:
             continue
         d = export(m, a.work)
         mp, out = os.path.join(d, "model.onnx"), os.path.join(d, "out")
         r = subprocess.run([a.tool, mp, "--inputs-dir", os.path.join(d, "in"), "--output-dir", out,
-                            "--poison", "--check=unplanned", "--threads=2"], capture_output=True, text=True)
+                            *m.get("run", ["--poison", "--check=unplanned"]), "--threads=2"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             print(f"{m['name']}: FAIL: oomplan-run exit {r.returncode}: {r.stderr.strip()[-300:]}")
             failed += 1

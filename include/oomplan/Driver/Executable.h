@@ -37,7 +37,10 @@ struct Executable {
   std::vector<api::Diagnostic> Diagnostics;
 };
 
-/// Plans R (inference only) for a run with Kernels' workspaces. Errors:
+/// Plans R (inference only) for a run with Kernels' workspaces. Kernels are
+/// the backend: R.Backend (oomplan's --backend, whose estimated library
+/// workspaces serve a planner without kernels) is not read, so nothing is
+/// counted twice. Errors:
 /// the driver's, and unsupported for what the runtime cannot run yet
 /// (training, data-dependent sizes, a batch that does not split evenly).
 llvm::Expected<Executable> planExecutable(const api::Request &R,

@@ -71,7 +71,8 @@ enum class AttrKind : uint8_t {
 };
 
 /// A node attribute. Graph-valued attributes are not kept: the frontend
-/// flattens If into guarded nodes (Node::Guards) and rejects Loop and Scan.
+/// flattens If into guarded nodes (Node::Guards), unrolls Loop and rejects
+/// Scan.
 struct Attribute {
   std::string Name;
   AttrKind Kind = AttrKind::Other;

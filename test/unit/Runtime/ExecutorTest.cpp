@@ -733,3 +733,23 @@ TEST(Executor, IfWithAKnownConditionSkipsTheOtherBranch) {
   EXPECT_EQ(floats(*E, Y), Relu);
   EXPECT_EQ(llvm::count(D.Log, "d2h@compute"), 1); // y out only
 }
+
+// The kernel table is the backend of planExecutable: a Request that also
+// names one (oomplan's --backend, which adds that backend's estimated
+// library workspaces for a planner without kernels) must not count
+// workspaces twice. resnet50's convolutions get cuDNN workspace estimates
+// under --backend=cuda; with the CPU kernels the plan must be the same as
+// without it.
+TEST(Executor, PlanExecutableTakesTheBackendFromItsKernels) {
+  api::Request R;
+  R.ModelPath = OOMPLAN_TEST_MODELS_DIR "/resnet50.onnx";
+  R.Batch = 1;
+  auto Plain = driver::planExecutable(R, cpu());
+  oomplan::test::stopOnError(Plain, "plan");
+  R.Backend = "cuda";
+  auto Named = driver::planExecutable(R, cpu());
+  oomplan::test::stopOnError(Named, "plan with --backend=cuda");
+  EXPECT_EQ(Named->P.ArenaBytes, Plain->P.ArenaBytes);
+  EXPECT_EQ(Named->P.Sched.Steps.size(), Plain->P.Sched.Steps.size());
+  EXPECT_EQ(Named->P.Sched.Tensors.size(), Plain->P.Sched.Tensors.size());
+}
