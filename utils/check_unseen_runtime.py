@@ -271,12 +271,19 @@ class Seg(nn.Module):
     def __init__(s, m): super().__init__(); s.m = m
     def forward(s, x): return s.m(x)["out"]
 
+def random_head(vit):
+    """torchvision's ViT starts with a zero head: every logit would be 0, whatever the body computes."""
+    with torch.no_grad():
+        vit.heads.head.weight.normal_(0, 0.05)
+    return vit
+
+
 def models_extended():
     """--extended: exports checked in session 11 that needed no change (and MViT, which needed Loop
     and sequences); slower, so not in the default list."""
     yield cnn("mobilenet_v2", lambda: tv.mobilenet_v2(weights=None), 13, (96, 96), True, (64, 96))
     yield cnn("regnet_x", lambda: tv.regnet_x_400mf(weights=None), 13, (96, 96), True, (64, 96))
-    yield cnn("vit_b_32", lambda: tv.vit_b_32(weights=None), 17, (224, 224), False, (224, 224))
+    yield cnn("vit_b_32", lambda: random_head(tv.vit_b_32(weights=None)), 17, (224, 224), False, (224, 224))
     yield cnn("fcn", lambda: Seg(tv.segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False)),
               13, (96, 96), True, (64, 96))
     for name, make in (("mc3_18", tv.video.mc3_18), ("r2plus1d", tv.video.r2plus1d_18)):

@@ -115,9 +115,17 @@ def models():
     yield _cnn("efficientnet", lambda: tv.efficientnet_b0(weights=None), 16, True)
     yield _cnn("densenet", lambda: tv.densenet121(weights=None), 13)
     yield _cnn("convnext", lambda: tv.convnext_tiny(weights=None), 17, True)
-    yield _cnn("vit", lambda: tv.vit_b_16(weights=None), 17)
+    yield _cnn("vit", lambda: _random_head(tv.vit_b_16(weights=None)), 17)
     yield _cnn("deeplabv3", lambda: tv.segmentation.deeplabv3_mobilenet_v3_large(
         weights=None, weights_backbone=None, aux_loss=False), 17, True, (160, 192))
+
+
+def _random_head(vit):
+    """torchvision's ViT starts with a zero head, which would make every logit 0 (a comparison
+    that cannot fail)."""
+    with torch.no_grad():
+        vit.heads.head.weight.normal_(0, 0.05)
+    return vit
 
 
 class _Wrap(nn.Module):
