@@ -183,6 +183,39 @@ TEST(Reorder, RunsTheFreeingStepFirst) {
   EXPECT_EQ(verifyMessage(R), "");
 }
 
+// A ready step's score changes when another step runs: a (1000 B) is read
+// by x1 (writes 600 B) and y (writes 600 B); z (700 B) reads x1. Given
+// order a, x1, z, y, out, arena bytes peak at z: a + x1 + z = 2300. The
+// greedy order: after a, x1 and y tie at +600 (x1 first, by index); once x1
+// has run, y holds a's last read (600 - 1000 = -400) and beats z
+// (700 - 600 = +100), so a, x1, y, z, out: peak a + x1 + y = 2200. A
+// scheduler that kept y's score from when it became ready (+600) would
+// pick z and keep the given order.
+TEST(Reorder, RescoresAReadyStepWhenItsReadBecomesTheLast) {
+  Builder B;
+  TensorId X = B.tensor("x", 8, TensorKind::GraphInput);
+  TensorId A = B.tensor("a", 1000);
+  TensorId X1 = B.tensor("x1", 600);
+  TensorId Z = B.tensor("z", 700);
+  TensorId Y = B.tensor("y", 600);
+  TensorId Out = B.tensor("out", 1, TensorKind::GraphOutput);
+  B.step(StepKind::Compute, "Relu", {X}, {A});
+  B.step(StepKind::Compute, "Tanh", {A}, {X1});
+  B.step(StepKind::Compute, "Exp", {X1}, {Z});
+  B.step(StepKind::Compute, "Neg", {A}, {Y});
+  B.step(StepKind::Compute, "Add", {Y, Z}, {Out});
+  EstimateOptions Opts;
+  Opts.AlignBytes = 1;
+  EXPECT_EQ(estimateMemory(B.S, Opts).ArenaPeak, 2300u);
+  Schedule R = reorderForMemory(B.S, Opts, /*Tries=*/0);
+  std::vector<NodeId> Order;
+  for (const Step &St : R.Steps)
+    Order.push_back(St.Node);
+  EXPECT_EQ(Order, (std::vector<NodeId>{0, 1, 3, 2, 4}));
+  EXPECT_EQ(estimateMemory(R, Opts).ArenaPeak, 2200u);
+  EXPECT_EQ(verifyMessage(R), "");
+}
+
 // 2, 4, 8, ... while they divide the batch: 24 = 2^3 x 3 gives 2, 4, 8.
 TEST(MicroBatch, CountsArePowersOfTwoDividingTheBatch) {
   EXPECT_EQ(microBatchCounts(24), (std::vector<unsigned>{2, 4, 8}));
