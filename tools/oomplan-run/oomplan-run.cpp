@@ -216,6 +216,10 @@ static Error runPasses(const driver::Executable &X, runtime::Executor &Ex,
   return Error::success();
 }
 
+// Input files bindFromInputFiles has read for their dims, by path, kept
+// for readInput (each file is read once; a run's inputs can be large).
+static StringMap<TensorFile> ReadForDims;
+
 // Copies the .pb at Path into input I after checking type and dims.
 static Error readInput(const driver::Executable &X, const WholeIO &IO, size_t I,
                        StringRef Path) {
@@ -224,7 +228,14 @@ static Error readInput(const driver::Executable &X, const WholeIO &IO, size_t I,
   runtime::TensorRef T = IO.In[I];
   if (!T.present())
     return makeUnsupportedError("input '" + Name + "' has no known shape");
-  auto F = readTensorFile(Path);
+  Expected<TensorFile> F = TensorFile();
+  auto Kept = ReadForDims.find(Path);
+  if (Kept != ReadForDims.end()) {
+    *F = std::move(Kept->second);
+    ReadForDims.erase(Kept);
+  } else {
+    F = readTensorFile(Path);
+  }
   if (!F)
     return F.takeError();
   if (F->Type != T.Type)
@@ -296,6 +307,7 @@ static Error bindFromInputFiles(api::Request &R,
     return Error::success();
   }
   const Graph &M = **G;
+  ReadForDims.clear();
   auto Given = inputFiles(M);
   if (!Given)
     return Given.takeError();
@@ -328,18 +340,20 @@ static Error bindFromInputFiles(api::Request &R,
     auto T = readTensorFile(It->second);
     if (!T)
       return T.takeError();
-    if (T->Dims.size() != Val.Shape.size())
+    std::vector<int64_t> Dims = T->Dims;
+    ReadForDims[It->second] = std::move(*T);
+    if (Dims.size() != Val.Shape.size())
       continue; // readInput names the file and both shapes
     std::string Said;
     for (size_t I = 0; I < Val.Shape.size(); ++I) {
       const DeclaredDim &D = Val.Shape[I];
       if (D.K != DeclaredDim::Kind::Symbol || !Bound.insert(D.Symbol).second)
         continue;
-      R.Dims.push_back({M.Symbols[D.Symbol], T->Dims[I]});
+      R.Dims.push_back({M.Symbols[D.Symbol], Dims[I]});
       Said += (Said.empty() ? "" : " ") + ("--dim " + M.Symbols[D.Symbol]) +
-              "=" + std::to_string(T->Dims[I]);
+              "=" + std::to_string(Dims[I]);
     }
-    Notes.push_back("input '" + Val.Name + "' (" + dimsText(T->Dims) + " in " +
+    Notes.push_back("input '" + Val.Name + "' (" + dimsText(Dims) + " in " +
                     It->second + ") binds its dims, as " + Said);
   }
   return Error::success();
