@@ -37,6 +37,27 @@ std::string Converter::nodeName(const onnx::NodeProto &N, size_t Index) const {
   return N.op_type() + "#" + std::to_string(Index);
 }
 
+// True when G or a graph nested in it reads Name (or returns it): the
+// iteration number gets a Constant per iteration only then.
+static bool readsName(const onnx::GraphProto &G, const std::string &Name) {
+  for (const onnx::ValueInfoProto &VI : G.output())
+    if (VI.name() == Name)
+      return true;
+  for (const onnx::NodeProto &N : G.node()) {
+    for (const std::string &In : N.input())
+      if (In == Name)
+        return true;
+    for (const onnx::AttributeProto &A : N.attribute()) {
+      if (A.has_g() && readsName(A.g(), Name))
+        return true;
+      for (const onnx::GraphProto &Sub : A.graphs())
+        if (readsName(Sub, Name))
+          return true;
+    }
+  }
+  return false;
+}
+
 llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
                                    const std::string &Where) {
   std::string Label = !N.name().empty() || !Scopes.empty()
@@ -110,6 +131,8 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
       return E;
   std::vector<std::vector<std::string>> Scans(NumScan);
   std::string True;
+  bool ReadsIteration =
+      !Body->input(0).name().empty() && readsName(*Body, Body->input(0).name());
   uint64_t K = 0;
   for (; Cond && K < Limit; ++K) {
     // Nested Loops count their own iterations too.
@@ -136,7 +159,7 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
     if (llvm::Error E = convertWeights(*Body))
       return E;
     // The body's inputs name outer values: no node, only the scope's map.
-    if (!Body->input(0).name().empty())
+    if (ReadsIteration)
       Scopes.back()[Body->input(0).name()] =
           addConstant(ScopeName + "/iteration", ElementType::Int64, {},
                       {static_cast<int64_t>(K)});
