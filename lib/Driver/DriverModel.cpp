@@ -10,6 +10,7 @@
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Frontend/ONNXImporter.h"
+#include "oomplan/Frontend/TypeCheck.h"
 #include "oomplan/IR/GraphPrinter.h"
 #include "oomplan/Planner/MiniMallocCSV.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
@@ -326,6 +327,24 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
   return P.fits() ? 0 : 2;
 }
 
+// Inputs whose types the ONNX schema does not allow (TypeCheck.h): a
+// warning, since the plan is still an answer. Values of steps that never
+// run are not checked.
+static void warnOperandTypes(Session &S, const Graph &G,
+                             const ShapeInfo &Shapes) {
+  std::vector<ElementType> Types(G.Values.size(), ElementType::Undefined);
+  for (ValueId V = 0; V < G.Values.size() && V < Shapes.Values.size(); ++V)
+    if (Shapes.Values[V].Known)
+      Types[V] = Shapes.Values[V].Type;
+  for (NodeId N = 0; N < G.Nodes.size(); ++N)
+    if (neverRuns(Shapes, N))
+      for (ValueId V : G.Nodes[N].Outputs)
+        if (V != NoId)
+          Types[V] = ElementType::Undefined;
+  for (const std::string &W : checkOperandTypes(G, Types))
+    S.warn(W);
+}
+
 Expected<int> driver::runModel(Session &S) {
   const api::Request &R = S.Req;
   auto G = importModel(R);
@@ -340,6 +359,7 @@ Expected<int> driver::runModel(Session &S) {
     return Shapes.takeError();
   for (const std::string &W : Shapes->Warnings)
     S.warn(W);
+  warnOperandTypes(S, **G, *Shapes);
   if (R.Emit != api::EmitKind::Shapes)
     if (Error E = prepareModel(S, *G, *Shapes))
       return E;
@@ -401,6 +421,7 @@ Expected<PlannedModel> driver::planModel(Session &S) {
   M.Shapes = std::move(*Shapes);
   for (const std::string &W : M.Shapes.Warnings)
     S.warn(W);
+  warnOperandTypes(S, *M.G, M.Shapes);
   if (Error E = prepareModel(S, M.G, M.Shapes))
     return E;
   auto Bound = bind(S, *M.G);
