@@ -18,20 +18,9 @@ using namespace oomplan;
 
 static constexpr size_t MaxKnownElements = 64;
 
+// Integer and bool types whose values fit the int64 the importer keeps.
 static bool isIntegral(ElementType T) {
-  switch (T) {
-  case ElementType::Bool:
-  case ElementType::Int8:
-  case ElementType::UInt8:
-  case ElementType::Int16:
-  case ElementType::UInt16:
-  case ElementType::Int32:
-  case ElementType::UInt32:
-  case ElementType::Int64:
-    return true;
-  default:
-    return false;
-  }
+  return isIntegerLike(T) && T != ElementType::UInt64;
 }
 
 // The range of an integral type, to refuse a cast that would wrap (then

@@ -244,11 +244,7 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
     for (size_t I = 0; I < Scans[J].size(); ++I)
       D.Inputs.push_back(addAxesOp("Unsqueeze", Scans[J][I], 0,
                                    Base + "/Unsqueeze@" + std::to_string(I)));
-    Attribute A;
-    A.Name = "axis";
-    A.Kind = AttrKind::Int;
-    A.I = 0;
-    D.Attrs.push_back(std::move(A));
+    D.Attrs.push_back(intAttr("axis", 0));
     D.Outputs.push_back(define(Out));
     addNode(std::move(D));
   }

@@ -100,16 +100,28 @@ std::string Converter::addAxesOp(llvm::StringRef Op, const std::string &In,
     D.Inputs.push_back(
         addConstant(NodeName + "/axes", ElementType::Int64, {1}, {Axis}));
   } else {
-    Attribute A;
-    A.Name = "axes";
-    A.Kind = AttrKind::Ints;
-    A.Ints = {Axis};
-    D.Attrs.push_back(std::move(A));
+    D.Attrs.push_back(intsAttr("axes", {Axis}));
   }
   std::string Out = freshName(NodeName + "_output");
   D.Outputs.push_back(Out);
   addNode(std::move(D));
   return Out;
+}
+
+Attribute Converter::intAttr(std::string Name, int64_t V) {
+  Attribute A;
+  A.Name = std::move(Name);
+  A.Kind = AttrKind::Int;
+  A.I = V;
+  return A;
+}
+
+Attribute Converter::intsAttr(std::string Name, std::vector<int64_t> V) {
+  Attribute A;
+  A.Name = std::move(Name);
+  A.Kind = AttrKind::Ints;
+  A.Ints = std::move(V);
+  return A;
 }
 
 static const onnx::AttributeProto *findAttr(const onnx::NodeProto &N,
@@ -252,11 +264,7 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
               ? addAxesOp("Unsqueeze", List[I], Axis->i(),
                           Label + "/Unsqueeze#" + std::to_string(I))
               : List[I]);
-    Attribute A;
-    A.Name = "axis";
-    A.Kind = AttrKind::Int;
-    A.I = Axis->i();
-    D.Attrs.push_back(std::move(A));
+    D.Attrs.push_back(intAttr("axis", Axis->i()));
     D.Outputs.push_back(Out());
     addNode(std::move(D));
     return llvm::Error::success();
@@ -300,11 +308,7 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
   D.Name = Label;
   D.OpType = "Split";
   D.Inputs.push_back(X);
-  Attribute A;
-  A.Name = "axis";
-  A.Kind = AttrKind::Int;
-  A.I = Axis;
-  D.Attrs.push_back(std::move(A));
+  D.Attrs.push_back(intAttr("axis", Axis));
   if (defaultOpset() >= 13) {
     D.Inputs.push_back(Split && !Split->Scalar
                            ? SplitName
@@ -312,11 +316,7 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
                                          {static_cast<int64_t>(Sizes.size())},
                                          Sizes));
   } else {
-    Attribute S;
-    S.Name = "split";
-    S.Kind = AttrKind::Ints;
-    S.Ints = Sizes;
-    D.Attrs.push_back(std::move(S));
+    D.Attrs.push_back(intsAttr("split", Sizes));
   }
   for (size_t I = 0; I < Sizes.size(); ++I)
     D.Outputs.push_back(freshName(Label + "_output_" + std::to_string(I)));

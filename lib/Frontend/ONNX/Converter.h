@@ -127,6 +127,8 @@ private:
   /// Adds D with the current guards, recording what it makes known.
   void addNode(NodeDesc D);
   int64_t defaultOpset() const;
+  static Attribute intAttr(std::string Name, int64_t V);
+  static Attribute intsAttr(std::string Name, std::vector<int64_t> V);
 
   // ConvertKnown.cpp.
   /// A 0-d or 1-d integer or bool value the importer knows.
