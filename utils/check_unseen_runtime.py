@@ -286,6 +286,15 @@ def models_extended():
     yield cnn("vit_b_32", lambda: random_head(tv.vit_b_32(weights=None)), 17, (224, 224), False, (224, 224))
     yield cnn("fcn", lambda: Seg(tv.segmentation.fcn_resnet50(weights=None, weights_backbone=None, aux_loss=False)),
               13, (96, 96), True, (64, 96))
+    yield cnn("vgg11_bn", lambda: tv.vgg11_bn(weights=None), 13, (224, 224), False, (224, 224))
+    yield cnn("googlenet", lambda: tv.googlenet(weights=None, aux_logits=False, init_weights=True), 13, (96, 96),
+              True, (64, 96))
+    yield cnn("shufflenet05", lambda: tv.shufflenet_v2_x0_5(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("convnext_small", lambda: tv.convnext_small(weights=None), 17, (64, 64), True, (64, 96))
+    yield cnn("efficientnet_b3", lambda: tv.efficientnet_b3(weights=None), 13, (96, 96), True, (64, 96))
+    yield cnn("deeplab_r50", lambda: Seg(tv.segmentation.deeplabv3_resnet50(weights=None, weights_backbone=None,
+                                                                            aux_loss=False)), 13, (96, 96), True, (64, 96))
+    yield cnn("densenet161", lambda: tv.densenet161(weights=None), 13, (64, 64), True, (64, 96))
     for name, make in (("mc3_18", tv.video.mc3_18), ("r2plus1d", tv.video.r2plus1d_18)):
         yield dict(name=name, make=lambda make=make: make(weights=None), opset=13, inputs=[torch.randn(2, 3, 8, 64, 64)],
                    in_names=["clip"], out_names=["logits"], axes={"clip": {0: "batch"}, "logits": {0: "batch"}},
