@@ -271,6 +271,41 @@ class Seg(nn.Module):
     def __init__(s, m): super().__init__(); s.m = m
     def forward(s, x): return s.m(x)["out"]
 
+class KVDecoder(nn.Module):
+    """One decoding step of a GPT-style decoder with a KV cache: past keys and values of dynamic
+    length are concatenated with the new tokens' (as a serving loop feeds them), causal mask offset
+    by the past length, the new cache returned."""
+    def __init__(s, d=64, h=4, layers=2, vocab=500):
+        super().__init__()
+        s.h, s.dh = h, d // h
+        s.emb = nn.Embedding(vocab, d)
+        s.qkv = nn.ModuleList([nn.Linear(d, 3 * d) for _ in range(layers)])
+        s.proj = nn.ModuleList([nn.Linear(d, d) for _ in range(layers)])
+        s.ln = nn.ModuleList([nn.LayerNorm(d) for _ in range(layers)])
+        s.mlp = nn.ModuleList([nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d)) for _ in range(layers)])
+        s.head = nn.Linear(d, vocab)
+
+    def forward(s, ids, past_k, past_v):
+        # past_k, past_v: [layers, batch, heads, past, dh]
+        x = s.emb(ids)
+        b, t = ids.shape
+        ks, vs = [], []
+        for i in range(len(s.qkv)):
+            q, k, v = s.qkv[i](s.ln[i](x)).split(x.shape[-1], dim=-1)
+            q, k, v = (z.reshape(b, t, s.h, s.dh).transpose(1, 2) for z in (q, k, v))
+            k = torch.cat([past_k[i], k], dim=2)
+            v = torch.cat([past_v[i], v], dim=2)
+            ks.append(k); vs.append(v)
+            p = past_k.shape[3]
+            a = q @ k.transpose(-1, -2) / math.sqrt(s.dh)
+            qi = torch.arange(t).unsqueeze(1) + p
+            ki = torch.arange(p + t).unsqueeze(0)
+            a = a.masked_fill(ki > qi, float("-inf")).softmax(-1)
+            x = x + s.proj[i]((a @ v).transpose(1, 2).reshape(b, t, -1))
+            x = x + s.mlp[i](x)
+        return s.head(x), torch.stack(ks), torch.stack(vs)
+
+
 def random_head(vit):
     """torchvision's ViT starts with a zero head: every logit would be 0, whatever the body computes."""
     with torch.no_grad():
@@ -315,6 +350,13 @@ def models_extended():
                inputs=[torch.randn(2, 5, 32), torch.randn(2, 7, 32)], in_names=["q", "k"], out_names=["y", "w"],
                axes={"q": {0: "batch", 1: "lq"}, "k": {0: "batch", 1: "lk"}, "y": {0: "batch", 1: "lq"},
                      "w": {0: "batch", 1: "lq", 2: "lk"}}, test=[torch.randn(3, 6, 32), torch.randn(3, 11, 32)])
+    kv = {0: "layers", 1: "batch", 3: "past"}
+    yield dict(name="kv_decoder", plan=["--dim", "past=128", "--dim", "layers=2", "--seq", "1"], make=KVDecoder, opset=14,
+               inputs=[torch.randint(0, 500, (2, 3)), torch.randn(2, 2, 4, 5, 16), torch.randn(2, 2, 4, 5, 16)],
+               in_names=["ids", "past_k", "past_v"], out_names=["logits", "k", "v"],
+               axes={"ids": {0: "batch", 1: "seq"}, "past_k": kv, "past_v": kv, "logits": {0: "batch", 1: "seq"},
+                     "k": {1: "batch", 3: "total"}, "v": {1: "batch", 3: "total"}},
+               test=[torch.randint(0, 500, (3, 1)), torch.randn(2, 3, 4, 9, 16), torch.randn(2, 3, 4, 9, 16)])
     # 51 Loops (torch.tensor_split) building sequences; fixed 16 x 224 x 224 input. Every tensor in an
     # allocation of its own would not fit this machine's memory, so no --check=unplanned.
     yield dict(name="mvit_v2_s", make=lambda: tv.video.mvit_v2_s(weights=None), opset=17,

@@ -26,12 +26,23 @@ SymbolRoles oomplan::findSymbolRoles(const Graph &G) {
         L == "sequence_length" || L == "seqlen")
       addUnique(R.Seq, S);
   }
+  // A tensor has one batch axis: an input with a batch-named symbol at
+  // another axis (a KV cache [layers, batch, heads, past, dim], a
+  // sequence-first [time, batch, features]) does not have it at axis 0.
+  std::vector<SymbolId> NamedBatch = R.Batch;
+  auto NamedBatchAfterAxis0 = [&](const Value &V) {
+    return llvm::any_of(llvm::drop_begin(V.Shape), [&](const DeclaredDim &D) {
+      return D.K == DeclaredDim::Kind::Symbol &&
+             llvm::is_contained(NamedBatch, D.Symbol);
+    });
+  };
   for (ValueId Id : G.Inputs) {
     const Value &V = G.Values[Id];
     if (!V.HasDeclaredShape || V.Shape.empty())
       continue;
     if (V.Shape[0].K == DeclaredDim::Kind::Symbol &&
-        !llvm::is_contained(R.Seq, V.Shape[0].Symbol))
+        !llvm::is_contained(R.Seq, V.Shape[0].Symbol) &&
+        !NamedBatchAfterAxis0(V))
       addUnique(R.Batch, V.Shape[0].Symbol);
     bool Tokens = isIntegerLike(V.Type) && V.Type != ElementType::Bool;
     if (Tokens && V.Shape.size() >= 2 &&
