@@ -71,8 +71,7 @@ enum class AttrKind : uint8_t {
 };
 
 /// A node attribute. Graph-valued attributes are not kept: the frontend
-/// flattens If into guarded nodes (Node::Guards), unrolls Loop and rejects
-/// Scan.
+/// flattens If into guarded nodes (Node::Guards) and unrolls Loop and Scan.
 struct Attribute {
   std::string Name;
   AttrKind Kind = AttrKind::Other;

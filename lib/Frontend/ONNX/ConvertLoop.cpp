@@ -25,10 +25,6 @@
 
 using namespace oomplan;
 
-/// Body nodes times iterations: beyond this an unrolled graph would be
-/// slow to plan and read, and the model is not what unrolling is for.
-static constexpr uint64_t MaxUnrolledNodes = 1 << 17;
-
 std::string Converter::nodeName(const onnx::NodeProto &N, size_t Index) const {
   if (!N.name().empty())
     return N.name() + NameSuffix;
@@ -56,6 +52,67 @@ static bool readsName(const onnx::GraphProto &G, const std::string &Name) {
     }
   }
   return false;
+}
+
+llvm::Error Converter::convertIteration(
+    const onnx::GraphProto &Body, const std::string &Label,
+    const std::string &Where, uint64_t K,
+    llvm::function_ref<void(llvm::StringMap<std::string> &)> Bind,
+    std::vector<std::string> &Outs) {
+  // Nested Loops count their own iterations too.
+  uint64_t BodySize = std::max(1, Body.node_size());
+  if (UnrolledNodes + BodySize > MaxUnrolledNodes)
+    return unsupported(Where +
+                       ": unsupported: unrolling it would add more "
+                       "than " +
+                       llvm::Twine(MaxUnrolledNodes) +
+                       " nodes (all Loops of the model together)");
+  UnrolledNodes += BodySize;
+  std::string SavedWhere = ScopeWhere, SavedName = ScopeName,
+              SavedSuffix = NameSuffix;
+  std::string Iter = std::to_string(K);
+  ScopeWhere = " in iteration " + Iter + " of the body of " + Where;
+  ScopeName = Label + "/iter" + Iter;
+  NameSuffix += "@" + Iter;
+  Scopes.emplace_back();
+  auto Restore = llvm::make_scope_exit([&] {
+    ScopeWhere = SavedWhere;
+    ScopeName = SavedName;
+    NameSuffix = SavedSuffix;
+    Scopes.pop_back();
+  });
+  if (llvm::Error E = convertWeights(Body))
+    return E;
+  Bind(Scopes.back());
+  for (const onnx::NodeProto &BN : Body.node())
+    for (const std::string &Out : BN.output())
+      if (!Out.empty())
+        define(Out);
+  for (int I = 0; I < Body.node_size(); ++I)
+    if (llvm::Error E = convertNode(Body.node(I), I))
+      return E;
+  for (const onnx::ValueInfoProto &VI : Body.output()) {
+    if (VI.name().empty() || !visible(VI.name()))
+      return err(Where + ": its body returns '" + VI.name() +
+                 "', which neither it nor the graphs around it define");
+    Outs.push_back(resolve(VI.name()));
+  }
+  return llvm::Error::success();
+}
+
+std::string Converter::stackAlong(const std::vector<std::string> &Values,
+                                  int64_t Axis, const std::string &Base,
+                                  const std::string &Out) {
+  NodeDesc D;
+  D.Name = Base;
+  D.OpType = "Concat";
+  for (size_t I = 0; I < Values.size(); ++I)
+    D.Inputs.push_back(addAxesOp("Unsqueeze", Values[I], Axis,
+                                 Base + "/Unsqueeze@" + std::to_string(I)));
+  D.Attrs.push_back(intAttr("axis", Axis));
+  D.Outputs.push_back(Out);
+  addNode(std::move(D));
+  return Out;
 }
 
 llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
@@ -135,56 +192,24 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
       !Body->input(0).name().empty() && readsName(*Body, Body->input(0).name());
   uint64_t K = 0;
   for (; Cond && K < Limit; ++K) {
-    // Nested Loops count their own iterations too.
-    if (UnrolledNodes + BodySize > MaxUnrolledNodes)
-      return unsupported(Where +
-                         ": unsupported: unrolling it would add more "
-                         "than " +
-                         llvm::Twine(MaxUnrolledNodes) +
-                         " nodes (all Loops of the model together)");
-    UnrolledNodes += BodySize;
-    std::string SavedWhere = ScopeWhere, SavedName = ScopeName,
-                SavedSuffix = NameSuffix;
-    std::string Iter = std::to_string(K);
-    ScopeWhere = " in iteration " + Iter + " of the body of " + Where;
-    ScopeName = Label + "/iter" + Iter;
-    NameSuffix += "@" + Iter;
-    Scopes.emplace_back();
-    auto Restore = llvm::make_scope_exit([&] {
-      ScopeWhere = SavedWhere;
-      ScopeName = SavedName;
-      NameSuffix = SavedSuffix;
-      Scopes.pop_back();
-    });
-    if (llvm::Error E = convertWeights(*Body))
-      return E;
-    // The body's inputs name outer values: no node, only the scope's map.
-    if (ReadsIteration)
-      Scopes.back()[Body->input(0).name()] =
-          addConstant(ScopeName + "/iteration", ElementType::Int64, {},
-                      {static_cast<int64_t>(K)});
-    if (!Body->input(1).name().empty()) {
-      if (True.empty())
-        True = addConstant(Label + "/condition", ElementType::Bool, {}, {1});
-      Scopes.back()[Body->input(1).name()] = True;
-    }
-    for (size_t J = 0; J < NumCarried; ++J)
-      if (!Body->input(2 + J).name().empty())
-        Scopes.back()[Body->input(2 + J).name()] = Carried[J];
-    for (const onnx::NodeProto &BN : Body->node())
-      for (const std::string &Out : BN.output())
-        if (!Out.empty())
-          define(Out);
-    for (int I = 0; I < Body->node_size(); ++I)
-      if (llvm::Error E = convertNode(Body->node(I), I))
-        return E;
     std::vector<std::string> Outs;
-    for (const onnx::ValueInfoProto &VI : Body->output()) {
-      if (VI.name().empty() || !visible(VI.name()))
-        return err(Where + ": its body returns '" + VI.name() +
-                   "', which neither it nor the graphs around it define");
-      Outs.push_back(resolve(VI.name()));
-    }
+    auto Bind = [&](llvm::StringMap<std::string> &Scope) {
+      // The body's inputs name outer values: no node, only the scope's map.
+      if (ReadsIteration)
+        Scope[Body->input(0).name()] =
+            addConstant(ScopeName + "/iteration", ElementType::Int64, {},
+                        {static_cast<int64_t>(K)});
+      if (!Body->input(1).name().empty()) {
+        if (True.empty())
+          True = addConstant(Label + "/condition", ElementType::Bool, {}, {1});
+        Scope[Body->input(1).name()] = True;
+      }
+      for (size_t J = 0; J < NumCarried; ++J)
+        if (!Body->input(2 + J).name().empty())
+          Scope[Body->input(2 + J).name()] = Carried[J];
+    };
+    if (llvm::Error E = convertIteration(*Body, Label, Where, K, Bind, Outs))
+      return E;
     std::optional<int64_t> Next = knownScalar(Outs[0]);
     if (!Next)
       return unsupported(
@@ -237,16 +262,7 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
                          ": unsupported: it runs no iteration, so "
                          "the shape of scan output '" +
                          Out + "' is not known");
-    std::string Base = Label + "/scan#" + std::to_string(J);
-    NodeDesc D;
-    D.Name = Base;
-    D.OpType = "Concat";
-    for (size_t I = 0; I < Scans[J].size(); ++I)
-      D.Inputs.push_back(addAxesOp("Unsqueeze", Scans[J][I], 0,
-                                   Base + "/Unsqueeze@" + std::to_string(I)));
-    D.Attrs.push_back(intAttr("axis", 0));
-    D.Outputs.push_back(define(Out));
-    addNode(std::move(D));
+    stackAlong(Scans[J], 0, Label + "/scan#" + std::to_string(J), define(Out));
   }
   return llvm::Error::success();
 }

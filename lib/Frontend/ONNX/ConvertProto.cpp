@@ -321,6 +321,8 @@ llvm::Error Converter::convertWeights(const onnx::GraphProto &GP) {
     VD.HasShape = true;
     for (int64_t Dim : (*D)->Dims)
       VD.Shape.push_back(DeclaredDim::fixed(Dim));
+    if (Scopes.empty())
+      InputDims[T.name()] = (*D)->Dims;
     std::shared_ptr<const TensorData> Kept;
     if (Loc.empty() && (*D)->numElements() <= MaxKeptElements) {
       Kept = *D;
@@ -435,11 +437,7 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   if (OpsetIt == OpsetByDomain.end())
     return err(Where + ": domain '" + Domain +
                "' has no opset import in the model");
-  if (N.op_type() == "Scan")
-    return unsupported(Where +
-                       ": unsupported: control flow (Scan) is not "
-                       "supported yet (If and Loop are); export with the "
-                       "loop unrolled (tracing does)");
+
   const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
       N.op_type(), static_cast<int>(OpsetIt->second), Domain);
   if (!Schema)
@@ -452,6 +450,8 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
     return convertIf(N, Index, Where);
   if (Domain.empty() && N.op_type() == "Loop")
     return convertLoop(N, Index, Where);
+  if (Domain.empty() && N.op_type() == "Scan")
+    return convertScan(N, Index, Where);
   if (Domain.empty() && isSequenceOp(N.op_type()))
     return convertSequenceOp(N, Index, Where);
   NodeDesc D;

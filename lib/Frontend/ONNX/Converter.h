@@ -2,9 +2,10 @@
 //-*-===//
 //
 // One Converter turns one ModelProto into a GraphBuilder's graph. Its
-// methods live in five files: ConvertProto.cpp (values, tensors, attributes,
+// methods live in six files: ConvertProto.cpp (values, tensors, attributes,
 // nodes), ConvertIf.cpp (the flattening of If into guarded nodes, with the
-// name scopes that flattening needs), ConvertLoop.cpp (Loop unrolled),
+// name scopes that flattening needs), ConvertLoop.cpp and ConvertScan.cpp
+// (Loop and Scan unrolled),
 // ConvertSequence.cpp (sequences resolved to lists of tensors) and
 // ConvertKnown.cpp (the small integer values known when importing, which
 // trip counts, loop conditions and sequence positions need).
@@ -17,6 +18,7 @@
 #include "onnx/onnx_pb.h"
 #include "oomplan/IR/GraphBuilder.h"
 #include "oomplan/Support/Error.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include <map>
@@ -101,6 +103,23 @@ private:
   /// condition known when importing.
   llvm::Error convertLoop(const onnx::NodeProto &N, size_t Index,
                           const std::string &Where);
+  /// Converts iteration K of Body (of the Loop or Scan described as Where,
+  /// named Label) in a scope of its own: Bind maps the body's inputs to flat
+  /// names, Outs gets its outputs'. Counts against MaxUnrolledNodes.
+  llvm::Error convertIteration(
+      const onnx::GraphProto &Body, const std::string &Label,
+      const std::string &Where, uint64_t K,
+      llvm::function_ref<void(llvm::StringMap<std::string> &)> Bind,
+      std::vector<std::string> &Outs);
+  /// Adds Out = Concat of Values each unsqueezed at Axis (nodes named after
+  /// Base): the iterations' values stacked on a new axis.
+  std::string stackAlong(const std::vector<std::string> &Values, int64_t Axis,
+                         const std::string &Base, const std::string &Out);
+  // ConvertScan.cpp.
+  /// Unrolls Scan node N (opset 9 on) when its scan length is known: a
+  /// declared dim of a graph input or an initializer.
+  llvm::Error convertScan(const onnx::NodeProto &N, size_t Index,
+                          const std::string &Where);
   /// The name of node N (at Index in its graph) in the flat graph: its own
   /// plus the iteration suffix inside an unrolled Loop, or one saying where
   /// it is when it has none.
@@ -166,12 +185,17 @@ private:
   llvm::StringSet<> Taken, TopLevel;
   /// freshName's last ".K" suffix, by base name.
   llvm::StringMap<unsigned> NextSuffix;
-  /// The declared dims of the top-level graph's inputs, -1 where symbolic.
+  /// The declared dims of the top-level graph's inputs (-1 where symbolic)
+  /// and the dims of its initializers.
   std::map<std::string, std::vector<int64_t>> InputDims;
   /// "@3" inside iteration 3 of an unrolled Loop ("@3@0" nested): named
   /// nodes of a body get it, so that each iteration's nodes have names of
   /// their own.
   std::string NameSuffix;
+  /// Body nodes times iterations, all Loops and Scans of a model together:
+  /// beyond this an unrolled graph would be slow to plan and read, and the
+  /// model is not what unrolling is for.
+  static constexpr uint64_t MaxUnrolledNodes = 1 << 17;
   /// Body nodes converted by unrolling so far, all Loops together.
   uint64_t UnrolledNodes = 0;
   /// Values known when importing, by flat name.
