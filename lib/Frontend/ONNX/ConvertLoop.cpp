@@ -144,12 +144,10 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
                " outputs; its body gives " + llvm::Twine(NumCarried) +
                " carried values and " + llvm::Twine(NumScan) + " scan outputs");
 
-  auto Read = [&](int I, std::string &Flat) -> llvm::Error {
-    if (llvm::Error E = checkVisible(N.input(I), Where))
-      return E;
-    Flat = resolve(N.input(I));
-    return llvm::Error::success();
+  auto Read = [&](int I, std::string &Flat) {
+    return readInput(N, I, Where, Flat);
   };
+
   std::optional<int64_t> Trip;
   bool Cond = true;
   for (int I : {0, 1}) {
@@ -240,18 +238,7 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
     const std::string &Out = N.output(J);
     if (Out.empty())
       continue;
-    auto Seq = Sequences.find(Carried[J]);
-    if (Seq != Sequences.end()) {
-      std::vector<std::string> List = Seq->second;
-      Sequences[define(Out)] = std::move(List);
-      continue;
-    }
-    NodeDesc D;
-    D.Name = Label + "/v_final#" + std::to_string(J);
-    D.OpType = "Identity";
-    D.Inputs.push_back(Carried[J]);
-    D.Outputs.push_back(define(Out));
-    addNode(std::move(D));
+    defineResult(Out, Carried[J], Label + "/v_final#" + std::to_string(J));
   }
   for (size_t J = 0; J < NumScan; ++J) {
     const std::string &Out = N.output(NumCarried + J);

@@ -74,9 +74,8 @@ llvm::Error Converter::convertScan(const onnx::NodeProto &N, size_t Index,
   for (int I = 0; I < N.input_size(); ++I) {
     if (N.input(I).empty())
       return err(Where + ": input " + llvm::Twine(I) + " is empty");
-    if (llvm::Error E = checkVisible(N.input(I), Where))
+    if (llvm::Error E = readInput(N, I, Where, In[I]))
       return E;
-    In[I] = resolve(N.input(I));
   }
   // The length: every scan input's dim along its axis, where known.
   int64_t Length = -1;
@@ -142,16 +141,10 @@ llvm::Error Converter::convertScan(const onnx::NodeProto &N, size_t Index,
       Scans[J].push_back(Outs[NumState + J]);
   }
   CurrentNode = Where;
-  for (size_t J = 0; J < NumState; ++J) {
-    if (N.output(J).empty())
-      continue;
-    NodeDesc D;
-    D.Name = Label + "/state_final#" + std::to_string(J);
-    D.OpType = "Identity";
-    D.Inputs.push_back(State[J]);
-    D.Outputs.push_back(define(N.output(J)));
-    addNode(std::move(D));
-  }
+  for (size_t J = 0; J < NumState; ++J)
+    if (!N.output(J).empty())
+      defineResult(N.output(J), State[J],
+                   Label + "/state_final#" + std::to_string(J));
   for (size_t J = 0; J < K; ++J) {
     const std::string &Out = N.output(NumState + J);
     if (Out.empty())

@@ -41,6 +41,35 @@ std::string Converter::freshName(llvm::StringRef Base) {
   return Name;
 }
 
+llvm::Error Converter::readInput(const onnx::NodeProto &N, int I,
+                                 const std::string &Where, std::string &Flat) {
+  if (llvm::Error E = checkVisible(N.input(I), Where))
+    return E;
+  Flat = resolve(N.input(I));
+  return llvm::Error::success();
+}
+
+void Converter::addIdentity(const std::string &NodeName, const std::string &In,
+                            const std::string &Out) {
+  NodeDesc D;
+  D.Name = NodeName;
+  D.OpType = "Identity";
+  D.Inputs.push_back(In);
+  D.Outputs.push_back(Out);
+  addNode(std::move(D));
+}
+
+void Converter::defineResult(const std::string &Local, const std::string &Flat,
+                             const std::string &NodeName) {
+  auto Seq = Sequences.find(Flat);
+  if (Seq == Sequences.end()) {
+    addIdentity(NodeName, Flat, define(Local));
+    return;
+  }
+  std::vector<std::string> List = Seq->second;
+  Sequences[define(Local)] = std::move(List);
+}
+
 void Converter::addNode(NodeDesc D) {
   D.Guards = Guards;
   noteKnown(D);
@@ -136,12 +165,10 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
                                          const std::string &Where) {
   llvm::StringRef Op = N.op_type();
   std::string Label = nodeName(N, Index);
-  auto Input = [&](int I, std::string &Flat) -> llvm::Error {
-    if (llvm::Error E = checkVisible(N.input(I), Where))
-      return E;
-    Flat = resolve(N.input(I));
-    return llvm::Error::success();
+  auto Input = [&](int I, std::string &Flat) {
+    return readInput(N, I, Where, Flat);
   };
+
   auto Seq = [&](int I, std::vector<std::string> &List) -> llvm::Error {
     std::string Flat;
     if (llvm::Error E = Input(I, Flat))
@@ -239,12 +266,7 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
       return err(Where + ": reads from an empty sequence");
     if (llvm::Error E = Position(1, Size, /*End=*/false, 0, P))
       return E;
-    NodeDesc D;
-    D.Name = Label;
-    D.OpType = "Identity";
-    D.Inputs.push_back(List[P]);
-    D.Outputs.push_back(Out());
-    addNode(std::move(D));
+    addIdentity(Label, List[P], Out());
     return llvm::Error::success();
   }
   if (Op == "ConcatFromSequence") {

@@ -143,6 +143,16 @@ private:
   /// opset's form; returns its output.
   std::string addAxesOp(llvm::StringRef Op, const std::string &In, int64_t Axis,
                         const std::string &NodeName);
+  /// Flat = the flat name of input I of N, after checking it is visible.
+  llvm::Error readInput(const onnx::NodeProto &N, int I,
+                        const std::string &Where, std::string &Flat);
+  /// Adds NodeName: Out = Identity(In).
+  void addIdentity(const std::string &NodeName, const std::string &In,
+                   const std::string &Out);
+  /// Defines the Loop or Scan output Local as the last iteration's Flat: the
+  /// same list for a sequence, else an Identity called NodeName.
+  void defineResult(const std::string &Local, const std::string &Flat,
+                    const std::string &NodeName);
   /// Adds D with the current guards, recording what it makes known.
   void addNode(NodeDesc D);
   int64_t defaultOpset() const;
