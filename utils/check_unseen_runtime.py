@@ -35,6 +35,9 @@ from onnx import numpy_helper
 import torchvision.ops as tvops
 from torchvision.models.detection._utils import _topk_min
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import unseen_arch as ua  # noqa: E402
+
 tv = torchvision.models
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -365,6 +368,37 @@ def models_extended():
                run=["--poison"])
 
 
+def models_new():
+    """Session 12: architectures the lists above lack (utils/unseen_arch.py), and torchvision's
+    SqueezeNet (ceil_mode pools) and detection-free segmentation heads."""
+    ids = lambda b, t, g: torch.randint(0, 200, (b, t), generator=g)
+    g = torch.Generator().manual_seed(3)
+    yield dict(name="llama_like", plan=["--seq", "64"], make=ua.LlamaLike, opset=14, inputs=[ids(2, 9, g)],
+               in_names=["ids"], out_names=["logits"], axes={"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}},
+               test=[ids(3, 13, g)])
+    yield dict(name="clip_text", plan=["--seq", "32"], make=ua.ClipText, opset=14, inputs=[ids(2, 9, g)],
+               in_names=["ids"], out_names=["f"], axes={"ids": {0: "batch", 1: "seq"}, "f": {0: "batch"}},
+               test=[ids(3, 13, g)])
+    yield dict(name="diffusion_block", plan=["--dim", "h=32", "--dim", "w=32", "--dim", "ctx=16"],
+               make=ua.DiffusionBlock, opset=14,
+               inputs=[torch.randn(2, 4, 16, 16), torch.tensor([3, 500]), torch.randn(2, 7, 48)],
+               in_names=["x", "t", "ctx"], out_names=["y"],
+               axes={"x": {0: "batch", 2: "h", 3: "w"}, "t": {0: "batch"}, "ctx": {0: "batch", 1: "ctx"},
+                     "y": {0: "batch", 2: "h", 3: "w"}},
+               test=[torch.randn(3, 4, 24, 16), torch.tensor([1, 250, 999]), torch.randn(3, 5, 48)])
+    yield cnn("yolo_head", ua.YoloHead, 14, (64, 64), True, (96, 64))
+    yield dict(name="moe", plan=["--seq", "16"], make=ua.MoE, opset=14, inputs=[torch.randn(2, 5, 32)], in_names=["x"],
+               out_names=["y", "gate"], axes={"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"},
+                                             "gate": {0: "batch", 1: "seq"}}, test=[torch.randn(3, 7, 32)])
+    yield dict(name="torch_td", plan=["--seq", "16", "--dim", "mem=24"], make=ua.TorchTD, opset=14,
+               inputs=[torch.randn(2, 5, 64), torch.randn(2, 7, 64)], in_names=["tgt", "mem"], out_names=["y"],
+               axes={"tgt": {0: "batch", 1: "seq"}, "mem": {0: "batch", 1: "mem"}, "y": {0: "batch", 1: "seq"}},
+               test=[torch.randn(3, 6, 64), torch.randn(3, 11, 64)])
+    yield cnn("squeezenet", lambda: tv.squeezenet1_1(weights=None), 13, (96, 96), True, (67, 97))
+    yield cnn("lraspp", lambda: Seg(tv.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)),
+              14, (96, 96), True, (64, 96))
+
+
 def export(m, out):
     torch.manual_seed(4321 + m["seed"])
     model = m["make"]().eval()
@@ -426,7 +460,7 @@ def main():
     only = set(filter(None, a.only.split(",")))
     failed = 0
     extended = list(models_extended()) if a.extended else []
-    for i, m in enumerate(list(models()) + list(models_more()) + extended):
+    for i, m in enumerate(list(models()) + list(models_more()) + list(models_new()) + extended):
         m["seed"] = i
         if only and m["name"] not in only:
             continue

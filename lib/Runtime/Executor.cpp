@@ -281,8 +281,9 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
     return E;
   I->Dims = Info.Dims;
   // The queues and events; checked independently before anything runs.
-  auto Accesses = stepAccesses(P, Opts.Unplanned);
-  I->Launch = planLaunches(P, Opts.Unplanned);
+  // With --poison the fills are writes of their steps, ordered as such.
+  auto Accesses = stepAccesses(P, Opts.Unplanned, Opts.Poison);
+  I->Launch = planLaunches(P, Opts.Unplanned, Opts.Poison);
   if (llvm::Error E = verifyLaunchPlan(Accesses, I->Launch))
     return E;
   // The launch plan's events, and two more: the copy queue waits for the
@@ -306,15 +307,11 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
     if (llvm::Error E = I->prepareStep(S))
       return E;
-  if (Opts.Poison)
-    for (BufferId B = 0; B < P.Life.Buffers.size(); ++B) {
-      const LiveBuffer &LB = P.Life.Buffers[B];
-      bool Arena = Opts.Unplanned || P.RegionOf[B] == Region::Arena;
-      if (Arena && LB.Kind != TensorKind::Weight &&
-          LB.Kind != TensorKind::Constant && LB.EndStep > 0 &&
-          LB.EndStep < P.Sched.Steps.size())
-        I->Calls[LB.EndStep - 1].Dying.push_back(B);
-    }
+  if (Opts.Poison) {
+    auto Dying = poisonedAfter(P, Opts.Unplanned);
+    for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
+      I->Calls[S].Dying.assign(Dying[S].begin(), Dying[S].end());
+  }
   return std::unique_ptr<Executor>(new Executor(std::move(I)));
 }
 

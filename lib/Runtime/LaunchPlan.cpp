@@ -18,8 +18,22 @@ Queue runtime::stepQueue(StepKind K) {
                                                            : Queue::Compute;
 }
 
+std::vector<llvm::SmallVector<BufferId, 2>>
+runtime::poisonedAfter(const Plan &P, bool Unplanned) {
+  std::vector<llvm::SmallVector<BufferId, 2>> Out(P.Sched.Steps.size());
+  for (BufferId B = 0; B < P.Life.Buffers.size(); ++B) {
+    const LiveBuffer &LB = P.Life.Buffers[B];
+    bool Arena = Unplanned || P.RegionOf[B] == Region::Arena;
+    if (Arena && LB.Kind != TensorKind::Weight &&
+        LB.Kind != TensorKind::Constant && LB.EndStep > 0 &&
+        LB.EndStep < P.Sched.Steps.size())
+      Out[LB.EndStep - 1].push_back(B);
+  }
+  return Out;
+}
+
 std::vector<llvm::SmallVector<Access, 6>>
-runtime::stepAccesses(const Plan &P, bool Unplanned) {
+runtime::stepAccesses(const Plan &P, bool Unplanned, bool Poison) {
   const Schedule &S = P.Sched;
   std::vector<llvm::SmallVector<Access, 6>> Out(S.Steps.size());
   auto Device = [&](TensorId T, bool Write) {
@@ -56,6 +70,14 @@ runtime::stepAccesses(const Plan &P, bool Unplanned) {
       if (St.Kind == StepKind::Prefetch && S.Tensors[T].HostHome)
         Out[I].push_back(Home(T, false));
     }
+  }
+  // The executor fills with the buffer's root tensor and its bytes
+  // (Executor::Impl::poison), as Device() places the root.
+  if (Poison) {
+    auto Dying = poisonedAfter(P, Unplanned);
+    for (size_t I = 0; I < S.Steps.size(); ++I)
+      for (BufferId B : Dying[I])
+        Out[I].push_back(Device(P.Life.Buffers[B].Root, true));
   }
   return Out;
 }
@@ -102,9 +124,9 @@ runtime::planLaunches(llvm::ArrayRef<llvm::SmallVector<Access, 6>> Accesses,
   return L;
 }
 
-LaunchPlan runtime::planLaunches(const Plan &P, bool Unplanned) {
+LaunchPlan runtime::planLaunches(const Plan &P, bool Unplanned, bool Poison) {
   std::vector<Queue> Queues;
   for (const Step &St : P.Sched.Steps)
     Queues.push_back(stepQueue(St.Kind));
-  return planLaunches(stepAccesses(P, Unplanned), Queues);
+  return planLaunches(stepAccesses(P, Unplanned, Poison), Queues);
 }

@@ -58,14 +58,23 @@ struct LaunchPlan {
 /// The queue of a step: Copy for Prefetch and Offload, Compute otherwise.
 Queue stepQueue(StepKind K);
 
+/// --poison: the buffers each step fills after its work, on its own queue:
+/// those that die after it (in the arena, or every buffer when unplanned;
+/// never weights or constants, nor a buffer alive to the last step).
+std::vector<llvm::SmallVector<BufferId, 2>> poisonedAfter(const Plan &P,
+                                                          bool Unplanned);
+
 /// The bytes each step of P touches: its reads and writes at their
 /// buffers' places (a prefetch also reads its tensors' host homes, an
-/// offload writes them). Unplanned: by tensor id, as Access says.
-std::vector<llvm::SmallVector<Access, 6>> stepAccesses(const Plan &P,
-                                                       bool Unplanned);
+/// offload writes them). Unplanned: by tensor id, as Access says. With
+/// Poison, a step's fills (poisonedAfter) are writes of it too, so that a
+/// fill is ordered after a read of the buffer on the other queue.
+std::vector<llvm::SmallVector<Access, 6>>
+stepAccesses(const Plan &P, bool Unplanned, bool Poison = false);
 
 /// The launch plan of P (the rule above).
-LaunchPlan planLaunches(const Plan &P, bool Unplanned = false);
+LaunchPlan planLaunches(const Plan &P, bool Unplanned = false,
+                        bool Poison = false);
 /// The same from given accesses and queues (for tests).
 LaunchPlan planLaunches(llvm::ArrayRef<llvm::SmallVector<Access, 6>> Accesses,
                         llvm::ArrayRef<Queue> Queues);

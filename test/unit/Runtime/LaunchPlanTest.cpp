@@ -106,6 +106,56 @@ TEST(LaunchPlan, CheckerRejectsMissingAndUnrecordedWaits) {
 
 // Random schedules: 60 steps, one in four on the copy queue, each touching
 // one to three random ranges of a 1 KiB arena or a host region.
+// --poison fills a dying buffer on the queue of the step it dies after.
+// Here t0 (256 bytes at arena offset 0) is written by step 0, offloaded by
+// step 1 on the copy queue, read last by compute step 2, and step 3 writes
+// t1 elsewhere. Without poison, step 2 and the offload only read t0: no
+// event. With it, step 2's fill writes t0 while the offload may still read
+// it, so step 2 waits for the offload.
+TEST(LaunchPlan, PoisonFillWaitsForTheOtherQueuesRead) {
+  Plan P;
+  P.Sched.Tensors.resize(2);
+  P.Sched.Tensors[0].SizeBytes = 256;
+  P.Sched.Tensors[0].HostHome = true;
+  P.Sched.Tensors[1].SizeBytes = 256;
+  P.Sched.Steps.resize(4);
+  P.Sched.Steps[0].Writes = {0};
+  P.Sched.Steps[1].Kind = StepKind::Offload;
+  P.Sched.Steps[1].Reads = {0};
+  P.Sched.Steps[2].Reads = {0};
+  P.Sched.Steps[3].Writes = {1};
+  P.Life.Buffers.resize(2);
+  P.Life.Buffers[0].Root = 0;
+  P.Life.Buffers[0].SizeBytes = 256;
+  P.Life.Buffers[0].StartStep = 0;
+  P.Life.Buffers[0].EndStep = 3;
+  P.Life.Buffers[1].Root = 1;
+  P.Life.Buffers[1].SizeBytes = 256;
+  P.Life.Buffers[1].StartStep = 3;
+  P.Life.Buffers[1].EndStep = 4;
+  P.Life.BufferOf = {0, 1};
+  P.RegionOf = {Region::Arena, Region::Arena};
+  P.OffsetOf = {0, 256};
+  P.HostOffsetOf = {0, NoHostOffset};
+  P.HostBytes = 256;
+  auto Dying = poisonedAfter(P, false);
+  ASSERT_EQ(Dying.size(), 4u);
+  EXPECT_EQ(Dying[2], (llvm::SmallVector<BufferId, 2>{0}));
+  EXPECT_TRUE(Dying[0].empty() && Dying[1].empty() && Dying[3].empty())
+      << "t1 lives to the last step: never filled";
+  LaunchPlan Plain = planLaunches(P);
+  EXPECT_TRUE(Plain.Steps[2].Waits.empty());
+  LaunchPlan L = planLaunches(P, false, /*Poison=*/true);
+  ASSERT_EQ(L.Steps[2].Waits.size(), 1u);
+  EXPECT_EQ(int(L.Steps[2].Waits[0]), L.Steps[1].Record);
+  EXPECT_TRUE(verifies(stepAccesses(P, false, true), L));
+  // The plain plan leaves the fill unordered: the checker says so.
+  EXPECT_FALSE(verifies(stepAccesses(P, false, true), Plain));
+  // Unplanned, by tensor id: the same wait.
+  LaunchPlan U = planLaunches(P, true, true);
+  EXPECT_EQ(U.Steps[2].Waits.size(), 1u);
+}
+
 TEST(LaunchPlan, RandomSchedulesAreOrderedWithNoSpareWait) {
   std::mt19937_64 Rng(12345);
   unsigned Waits = 0;

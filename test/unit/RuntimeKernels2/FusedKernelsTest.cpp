@@ -255,6 +255,40 @@ TEST(FusedAttentionKernel, MatchesUnfusedNoBiasNoMaskRank3) {
   checkAttention(B, 30);
 }
 
+TEST(FusedAttentionKernel, NaNAmongMaskedScoresMakesTheRowNaN) {
+  // Sk 130 walks three key blocks of 64. Every score is -inf (the bias)
+  // but key 129's (0), and row 0 has a NaN at key 64, alone with -inf
+  // scores in the second block, row 1 at key 0, in the first: both rows
+  // are NaN, as the unfused Softmax gives (a block whose max is -inf was
+  // once dropped whole, its NaN with it). Row 2 has no NaN: exactly V's
+  // key 129.
+  AttnCase A;
+  A.Q = {3, 1};
+  A.KT = {1, 130};
+  A.V = {130, 2};
+  A.Bias = {3, 130};
+  A.Scale = 1.0f;
+  std::vector<float> Q{1, 1, 1}, KT(130, 0.5f), V = random(260, 40);
+  std::vector<float> Bias(3 * 130, -INFINITY);
+  std::vector<uint8_t> NoMask;
+  for (int Row = 0; Row < 3; ++Row)
+    Bias[size_t(Row * 130 + 129)] = 0;
+  Bias[64] = NAN;
+  Bias[130] = NAN;
+  std::vector<float> Want = attentionUnfused(A, Q, KT, V, Bias, NoMask);
+  ASSERT_EQ(Want.size(), 6u);
+  EXPECT_TRUE(std::isnan(Want[0]) && std::isnan(Want[2]));
+  OpRunner R("OomplanAttention");
+  R.f("scale", 1.0f).i("k_transposed", 1);
+  std::vector<runtime::TensorRef> Ins{f32(Q, A.Q), f32(KT, A.KT), f32(V, A.V),
+                                      f32(Bias, A.Bias)};
+  std::vector<float> Got = runTo(R, Ins, {3, 2});
+  for (int I = 0; I < 4; ++I)
+    EXPECT_TRUE(std::isnan(Got[size_t(I)])) << "at " << I;
+  expectNear({Got[4], Got[5]}, {V[258], V[259]});
+  expectClose(Got, Want);
+}
+
 //===-- Conv + residual ---------------------------------------------------===//
 
 TEST(FusedConvKernel, HandComputedInPlaceRelu) {

@@ -130,12 +130,21 @@ void biasAndMask(const Attention &A, int64_t B, int64_t Row, int64_t Col0,
 /// The online-softmax step for one row of Kn scores S: turns S into
 /// exp(s - m_new), rescales the row's accumulator and sum by
 /// exp(m_old - m_new). A row whose max is still -inf contributes nothing
-/// (its probabilities are 0), so a later finite block starts clean.
+/// (its probabilities are 0), so a later finite block starts clean. A NaN
+/// score makes the row's sum NaN, which stays NaN (NaN * c + s), so the
+/// row comes out NaN as the unfused Softmax gives it, whatever the block
+/// it falls in: the max skips NaN, and a block of NaN and -inf only would
+/// otherwise be dropped with the -inf ones.
 void onlineRow(float *S, int64_t Kn, float &M, float &L, float *Acc,
                int64_t Dv) {
   float Max = M;
-  for (int64_t J = 0; J < Kn; ++J)
+  bool NaN = false;
+  for (int64_t J = 0; J < Kn; ++J) {
+    NaN |= std::isnan(S[J]);
     Max = std::max(Max, S[J]);
+  }
+  if (NaN)
+    L = std::numeric_limits<float>::quiet_NaN();
   if (Max == -std::numeric_limits<float>::infinity()) {
     std::fill(S, S + Kn, 0.0f);
     return;

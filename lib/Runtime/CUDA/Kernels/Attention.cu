@@ -54,9 +54,15 @@ __global__ void attentionRows(AttentionArgs A) {
           ((Mp[Off[4] + Row * A.Row[4] + Key * A.Col[4]] != 0) == A.FillWhere))
         S = A.Fill;
       P[J] = S;
-      Local = fmaxf(Local, S);
+      Local = MaxKeepNaN()(Local, S);
     }
-    const float Max = fmaxf(M, blockReduce<true>(Local, Red));
+    // A NaN score makes the row NaN, as the unfused Softmax does: L becomes
+    // NaN and stays so (NaN * Corr + Sum). fmaxf below skips the NaN, so a
+    // chunk of NaN and -inf scores alone would otherwise be dropped.
+    const float Tile = blockCombine(Local, Red, -CUDART_INF_F, MaxKeepNaN());
+    if (isnan(Tile))
+      L = CUDART_NAN_F;
+    const float Max = fmaxf(M, Tile);
     if (Max == -CUDART_INF_F) // nothing finite yet: contributes nothing
       continue;
     const float Corr = __expf(M - Max); // 0 while M is -inf

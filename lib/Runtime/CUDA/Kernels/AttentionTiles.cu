@@ -104,12 +104,15 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
     __syncthreads();
     // Per row: the tile's max, the new running max, exp(s - max) and its
     // sum, as the row kernel's chunk step. A tile with nothing finite
-    // (so far) changes nothing.
+    // (so far) changes nothing but a NaN's mark.
     for (int R = Warp; R < TileQ; R += Warps) {
       float S = Ps[R * TileK + Lane];
       float Mx = S;
       for (int O = 16; O > 0; O /= 2)
         Mx = fmaxf(Mx, __shfl_xor_sync(0xffffffffu, Mx, O));
+      // A NaN score makes the row NaN (the unfused Softmax's answer): the
+      // max skips it, so it is flagged, and L stays NaN once set.
+      const bool AnyNaN = __any_sync(0xffffffffu, isnan(S));
       const float Old = M[R], New = fmaxf(Old, Mx);
       float P = 0, C = 1;
       if (New != -CUDART_INF_F) {
@@ -126,6 +129,8 @@ __global__ void attentionTiles(AttentionArgs A, int64_t QTiles) {
           L[R] = L[R] * C + Sum;
           M[R] = New;
         }
+        if (AnyNaN)
+          L[R] = CUDART_NAN_F;
         Corr[R] = C;
       }
     }

@@ -17,6 +17,13 @@ namespace cuda {
 struct MaxOf {
   __device__ float operator()(float A, float B) const { return fmaxf(A, B); }
 };
+/// The max that keeps a NaN (fmaxf drops it): attention must know that a
+/// chunk of NaN and -inf scores holds a NaN.
+struct MaxKeepNaN {
+  __device__ float operator()(float A, float B) const {
+    return isnan(A) || isnan(B) ? A + B : fmaxf(A, B);
+  }
+};
 struct SumOf {
   template <typename T> __device__ T operator()(T A, T B) const {
     return A + B;
