@@ -22,9 +22,17 @@ def rotate_half(x):
     return torch.cat((-b, a), dim=-1)
 
 
+def repeat_kv(x, n):
+    """Hugging Face's LLaMA: each KV head n times, by expand and reshape. (torch.repeat_interleave
+    exports from PyTorch 1.13 with dynamic axes as invalid ONNX: each piece is reshaped with
+    [0, -1, 0, 0], whose zeros copy the wrong axes of the rank-5 piece; docs/shapes.md.)"""
+    b, h, t, d = x.shape
+    return x[:, :, None].expand(b, h, n, t, d).reshape(b, h * n, t, d)
+
+
 class LlamaLike(nn.Module):
     """RMSNorm, rotary position embedding (cos/sin from arange), grouped-query attention
-    (repeat_interleave of the KV heads), causal mask from triu, SwiGLU MLP, tied-free head."""
+    (repeat_kv of the KV heads), causal mask from triu, SwiGLU MLP, untied head."""
     def __init__(s, d=64, h=4, kvh=2, layers=2, vocab=300):
         super().__init__()
         s.h, s.kvh, s.dh = h, kvh, d // h
@@ -54,8 +62,7 @@ class LlamaLike(nn.Module):
             k, v = s.kv[i](y).view(b, t, 2 * s.kvh, s.dh).transpose(1, 2).chunk(2, dim=1)
             q = q * cos + rotate_half(q) * sin
             k = k * cos + rotate_half(k) * sin
-            k = k.repeat_interleave(s.h // s.kvh, dim=1)
-            v = v.repeat_interleave(s.h // s.kvh, dim=1)
+            k, v = repeat_kv(k, s.h // s.kvh), repeat_kv(v, s.h // s.kvh)
             a = (q @ k.transpose(-1, -2)) / math.sqrt(s.dh) + mask
             a = a.softmax(-1) @ v
             x = x + s.o[i](a.transpose(1, 2).reshape(b, t, -1))

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "FitInternal.h"
 #include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/Driver/Import.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/TypeCheck.h"
@@ -22,14 +23,6 @@
 using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::driver;
-
-static Expected<std::unique_ptr<Graph>> importModel(const api::Request &R) {
-  if (!R.ModelBytes)
-    return importModelFile(R.ModelPath);
-  if (StringRef(R.ModelPath).endswith(".onnxtxt"))
-    return importModelText(*R.ModelBytes, R.ModelPath);
-  return importModelBinary(*R.ModelBytes, R.ModelPath);
-}
 
 // One named binding and the option it came from, for conflict messages.
 struct NamedBinding {

@@ -241,6 +241,14 @@ GraphBuilder::orderNodes(const std::vector<std::vector<ValueId>> &Ins) {
   return llvm::Error::success();
 }
 
+llvm::Expected<std::unique_ptr<Graph>> GraphBuilder::snapshot() const {
+  GraphBuilder Copy(G->SourcePath);
+  *Copy.G = *G;
+  Copy.PendingNodes = PendingNodes;
+  Copy.ValueInfos = ValueInfos;
+  return Copy.finish();
+}
+
 llvm::Expected<std::unique_ptr<Graph>> GraphBuilder::finish() {
   std::vector<std::vector<ValueId>> Ins;
   if (llvm::Error E = resolveNodes(Ins))

@@ -18,6 +18,7 @@
 #include "RunReport.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
+#include "oomplan/Driver/Import.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/WeightLoader.h"
 #include "oomplan/Runtime/Backend.h"
@@ -300,8 +301,9 @@ static Error bindFromInputFiles(api::Request &R,
                                 const std::optional<std::string> &Source,
                                 const StringSet<> &Skip,
                                 std::vector<std::string> &Notes) {
-  auto G = Source ? importModelBinary(*Source, R.ModelPath)
-                  : importModelFile(R.ModelPath);
+  auto G =
+      Source ? importModelBinary(*Source, R.ModelPath, driver::importOptions())
+             : importModelFile(R.ModelPath, driver::importOptions());
   if (!G) {
     consumeError(G.takeError()); // planning says what is wrong with it
     return Error::success();
@@ -364,7 +366,7 @@ static Error bindFromInputFiles(api::Request &R,
 // initializers; the request then plans the folded model.
 static Error foldInputs(api::Request &R, StringMap<std::string> &Files,
                         StringSet<> &Folded) {
-  auto G = importModelFile(R.ModelPath);
+  auto G = importModelFile(R.ModelPath, driver::importOptions());
   if (!G)
     return G.takeError();
   auto Given = inputFiles(**G);

@@ -13,24 +13,47 @@
 
 #include "oomplan/IR/Graph.h"
 #include "llvm/Support/Error.h"
+#include <functional>
+#include <vector>
 
 namespace oomplan {
 
 /// Highest default-domain opset we accept (ONNX 1.12 defines 1..17).
 constexpr int64_t MaxSupportedOpset = 17;
 
+/// The dims of every value of a graph the importer has built so far (a
+/// prefix of the model: every node converted yet), by ValueId: the
+/// constant ones, -1 for the others, none where the rank is unknown. The
+/// importer asks when a count it must know while importing is a dim of an
+/// intermediate value, not of a graph input or initializer: how many
+/// tensors a SplitToSequence without a constant split makes (torch's
+/// repeat_interleave), how long a Scan over a computed value is. The shape
+/// pass answers (a layer above this one: the driver passes
+/// driver::importOptions()); without an oracle such nodes are refused. An
+/// error (the prefix's shapes do not infer) is quoted in the refusal.
+using DimOracle =
+    std::function<llvm::Expected<std::vector<std::vector<int64_t>>>(
+        const Graph &Prefix)>;
+
+struct ImportOptions {
+  DimOracle Dims;
+};
+
 /// Loads Path; the format is the ONNX text format when the file name ends in
 /// .onnxtxt/.onnxtext/.txt or the content starts like text, binary otherwise.
-llvm::Expected<std::unique_ptr<Graph>> importModelFile(llvm::StringRef Path);
+llvm::Expected<std::unique_ptr<Graph>>
+importModelFile(llvm::StringRef Path, const ImportOptions &Opts = {});
 
 /// Parses ONNX text. Name is used in messages; external-data locations are
 /// resolved against ModelDir.
-llvm::Expected<std::unique_ptr<Graph>> importModelText(llvm::StringRef Text,
-                                                       llvm::StringRef Name);
+llvm::Expected<std::unique_ptr<Graph>>
+importModelText(llvm::StringRef Text, llvm::StringRef Name,
+                const ImportOptions &Opts = {});
 
 /// Parses a binary ModelProto held in memory.
-llvm::Expected<std::unique_ptr<Graph>> importModelBinary(llvm::StringRef Bytes,
-                                                         llvm::StringRef Name);
+llvm::Expected<std::unique_ptr<Graph>>
+importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name,
+                  const ImportOptions &Opts = {});
 
 } // namespace oomplan
 

@@ -58,6 +58,9 @@ public:
 
   /// Resolves names and checks the graph; the builder is spent afterwards.
   llvm::Expected<std::unique_ptr<Graph>> finish();
+  /// The graph as built so far (no outputs; the value_info given so far
+  /// applies), checked as finish() checks it; the builder goes on.
+  llvm::Expected<std::unique_ptr<Graph>> snapshot() const;
 
 private:
   llvm::Error error(const llvm::Twine &Msg) const;

@@ -280,10 +280,23 @@ llvm::Error split(RuleContext &Ctx) {
   if (Total && Got && *Total != *Got)
     return Ctx.error("split sizes add up to " + llvm::Twine(*Got) +
                      ", the axis has " + llvm::Twine(*Total));
+  // Tracked contents go to the pieces (torch's repeat_interleave splits a
+  // shape-sized repeats tensor and expands by each piece), where every dim
+  // and offset is a constant.
+  const std::optional<std::vector<SymExpr>> &Vals = Ctx.inValues(0);
+  SymExpr Start = SymExpr::constant(0);
   for (size_t I = 0; I < N; ++I) {
     std::vector<SymExpr> Out = In.vec();
     Out[*Axis] = Parts[I];
-    Ctx.setOutput(I, Ctx.inType(0), std::move(Out));
+    std::optional<int64_t> From = Start.getConstant();
+    Start = Start + Parts[I];
+    Ctx.setOutput(I, Ctx.inType(0), Out);
+    if (!Vals || !From)
+      continue;
+    std::vector<int64_t> Starts(In.size(), 0), Steps(In.size(), 1);
+    Starts[*Axis] = *From;
+    if (auto V = sliceValues(*Vals, In, Out, Starts, Steps))
+      Ctx.setOutputValues(I, std::move(*V));
   }
   return llvm::Error::success();
 }

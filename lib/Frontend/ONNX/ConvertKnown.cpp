@@ -10,6 +10,13 @@
 // the reshapes, Gather, Add/Sub/Mul, the comparisons and the logical ops
 // on them. Anything else is unknown, and what needs it says so.
 //
+// Shape and Size of a computed value are known when its dims are
+// constants, which only the shape pass can say (dimsOf asks it over the
+// graph so far). That costs a pass over the graph, so they and the
+// evaluable nodes reading them are kept as recipes (Deferred) and
+// evaluated only when something asks: a trip count such as torch's
+// repeat_interleave Loop, Unsqueeze(Gather(Shape(k), 1)).
+//
 //===----------------------------------------------------------------------===//
 #include "Converter.h"
 #include <limits>
@@ -49,12 +56,26 @@ static bool fits(int64_t V, int32_t OnnxType) {
   }
 }
 
-const Converter::KnownValue *Converter::known(const std::string &Flat) const {
+const Converter::KnownValue *Converter::known(const std::string &Flat) {
+  const KnownValue *K = partial(Flat);
+  return K && K->Missing.empty() ? K : nullptr;
+}
+
+const Converter::KnownValue *Converter::partial(const std::string &Flat) {
   auto It = Known.find(Flat);
+  if (It != Known.end())
+    return &It->second;
+  auto D = Deferred.find(Flat);
+  if (D == Deferred.end())
+    return nullptr;
+  NodeDesc Recipe = std::move(D->second);
+  Deferred.erase(D); // evaluated once, known or not
+  evaluate(Recipe);
+  It = Known.find(Flat);
   return It == Known.end() ? nullptr : &It->second;
 }
 
-std::optional<int64_t> Converter::knownScalar(const std::string &Flat) const {
+std::optional<int64_t> Converter::knownScalar(const std::string &Flat) {
   const KnownValue *K = known(Flat);
   if (!K || K->Values.size() != 1)
     return std::nullopt;
@@ -102,14 +123,63 @@ static std::optional<int64_t> binary(llvm::StringRef Op, int64_t A, int64_t B) {
   return std::nullopt;
 }
 
+// The ops evaluate() computes.
+static bool isEvaluable(llvm::StringRef Op) {
+  static const llvm::StringRef Ops[] = {
+      "Identity", "Squeeze", "Unsqueeze",   "Reshape", "Flatten",
+      "Cast",     "Not",     "Gather",      "Add",     "Sub",
+      "Mul",      "Less",    "LessOrEqual", "Greater", "GreaterOrEqual",
+      "Equal",    "And",     "Or",          "Xor",     "Shape",
+      "Size"};
+  return llvm::is_contained(Ops, Op);
+}
+
 void Converter::noteKnown(const NodeDesc &D) {
-  if (!D.Domain.empty() || D.Outputs.empty() || D.Outputs[0].empty())
+  if (!D.Domain.empty() || D.Outputs.empty() || D.Outputs[0].empty() ||
+      !(D.OpType == "Constant" || isEvaluable(D.OpType)))
     return;
+  bool Later = D.OpType == "Shape" || D.OpType == "Size";
+  for (const std::string &In : D.Inputs)
+    Later |= Deferred.count(In) != 0;
+  if (Later)
+    Deferred[D.Outputs[0]] = D;
+  else
+    evaluate(D);
+}
+
+// Shape (opset 15's start and end; -1 where a dim is not a constant) or
+// Size of X (all dims constants).
+static std::optional<std::vector<int64_t>>
+shapeOf(llvm::StringRef Op, const std::vector<int64_t> &Dims,
+        const Attribute *Start, const Attribute *End) {
+  const int64_t R = static_cast<int64_t>(Dims.size());
+  if (Op == "Size") {
+    int64_t N = 1;
+    for (int64_t D : Dims)
+      if (D < 0 || __builtin_mul_overflow(N, D, &N))
+        return std::nullopt;
+    return std::vector<int64_t>{N};
+  }
+  auto Clamp = [&](const Attribute *A, int64_t Default) {
+    int64_t V = A && A->Kind == AttrKind::Int ? A->I : Default;
+    V = V < 0 ? V + R : V;
+    return std::min(std::max<int64_t>(V, 0), R);
+  };
+  std::vector<int64_t> K;
+  for (int64_t I = Clamp(Start, 0), E = Clamp(End, R); I < E; ++I)
+    K.push_back(Dims[size_t(I)]);
+  if (K.size() > MaxKnownElements)
+    return std::nullopt;
+  return K;
+}
+
+void Converter::evaluate(const NodeDesc &D) {
   const std::string &Out = D.Outputs[0];
   auto In = [&](size_t I) -> const KnownValue * {
-    return I < D.Inputs.size() && !D.Inputs[I].empty() ? known(D.Inputs[I])
+    return I < D.Inputs.size() && !D.Inputs[I].empty() ? partial(D.Inputs[I])
                                                        : nullptr;
   };
+  auto Full = [](const KnownValue *K) { return K && K->Missing.empty(); };
   auto Attr = [&](llvm::StringRef AName) -> const Attribute * {
     for (const Attribute &A : D.Attrs)
       if (A.Name == AName)
@@ -117,6 +187,28 @@ void Converter::noteKnown(const NodeDesc &D) {
     return nullptr;
   };
   llvm::StringRef Op = D.OpType;
+  if (Op == "Shape" || Op == "Size") {
+    if (D.Inputs.empty() || D.Inputs[0].empty())
+      return;
+    // A scalar's dims are empty, as are unknown ones: only a value of known
+    // rank 0 (the oracle cannot say) would be missed, and then its Shape is
+    // simply not known.
+    std::vector<int64_t> Dims = dimsOf(D.Inputs[0]);
+    if (Dims.empty())
+      return;
+    auto K = shapeOf(Op, Dims, Attr("start"), Attr("end"));
+    if (!K)
+      return;
+    KnownValue V{std::move(*K), Op == "Size", {}};
+    if (llvm::is_contained(V.Values, -1)) {
+      for (int64_t X : V.Values)
+        V.Missing.push_back(X < 0);
+      if (!llvm::is_contained(V.Missing, false))
+        return; // nothing known
+    }
+    Known[Out] = std::move(V);
+    return;
+  }
   if (Op == "Constant") {
     if (const Attribute *A = Attr("value")) {
       if (A->Kind == AttrKind::Tensor && A->T) {
@@ -144,7 +236,7 @@ void Converter::noteKnown(const NodeDesc &D) {
   // Reshapes of one element: the value stays, the rank follows the op.
   if ((Op == "Squeeze" || Op == "Unsqueeze" || Op == "Reshape" ||
        Op == "Flatten") &&
-      A->Values.size() == 1) {
+      A->Values.size() == 1 && Full(A)) {
     Known[Out] = {A->Values, Op == "Squeeze"};
     return;
   }
@@ -152,32 +244,72 @@ void Converter::noteKnown(const NodeDesc &D) {
     const Attribute *To = Attr("to");
     if (!To || To->Kind != AttrKind::Int)
       return;
-    KnownValue R{{}, A->Scalar};
-    for (int64_t V : A->Values) {
-      if (!fits(V, static_cast<int32_t>(To->I)))
+    KnownValue R{{}, A->Scalar, A->Missing};
+    for (size_t I = 0; I < A->Values.size(); ++I) {
+      int64_t V = A->Values[I];
+      bool Unknown = !A->Missing.empty() && A->Missing[I];
+      if (!Unknown && !fits(V, static_cast<int32_t>(To->I)))
         return;
-      R.Values.push_back(To->I == onnx::TensorProto::BOOL ? V != 0 : V);
+      R.Values.push_back(To->I == onnx::TensorProto::BOOL && !Unknown ? V != 0
+                                                                      : V);
     }
     Known[Out] = std::move(R);
     return;
   }
-  if (Op == "Not" && A->Values.size() == 1) {
+  if (Op == "Not" && A->Values.size() == 1 && Full(A)) {
     Known[Out] = {{A->Values[0] == 0}, A->Scalar};
     return;
   }
   const KnownValue *Bv = In(1);
   if (!Bv)
     return;
-  if (Op == "Gather" && Bv->Values.size() == 1 && Bv->Scalar) {
+  if (Op == "Gather" && Bv->Values.size() == 1 && Bv->Scalar && Full(Bv)) {
     const Attribute *Axis = Attr("axis");
     int64_t I = Bv->Values[0], N = static_cast<int64_t>(A->Values.size());
     if ((Axis && Axis->I != 0) || A->Scalar || I < -N || I >= N)
       return;
-    Known[Out] = {{A->Values[I < 0 ? I + N : I]}, true};
+    size_t At = size_t(I < 0 ? I + N : I);
+    if (!A->Missing.empty() && A->Missing[At])
+      return;
+    Known[Out] = {{A->Values[At]}, true};
     return;
   }
-  if (A->Values.size() != 1 || Bv->Values.size() != 1)
+  if (A->Values.size() != 1 || Bv->Values.size() != 1 || !Full(A) || !Full(Bv))
     return;
   if (std::optional<int64_t> R = binary(Op, A->Values[0], Bv->Values[0]))
     Known[Out] = {{*R}, A->Scalar && Bv->Scalar};
+}
+
+std::string Converter::prefixFailure() const {
+  if (PrefixFailure.empty())
+    return "";
+  // The message names the file already; keep what follows it.
+  llvm::StringRef M(PrefixFailure);
+  if (M.startswith(Name))
+    M = M.drop_front(Name.size()).ltrim(": ");
+  return " (the shapes of the graph before it do not infer: " + M.str() + ")";
+}
+
+std::vector<int64_t> Converter::dimsOf(const std::string &X) {
+  if (auto D = InputDims.find(X); D != InputDims.end())
+    return D->second;
+  if (auto D = PrefixDims.find(X); D != PrefixDims.end())
+    return D->second;
+  if (!Opts.Dims || DimQueries >= MaxDimQueries)
+    return {};
+  ++DimQueries;
+  auto G = B.snapshot();
+  if (!G) { // the whole graph's check says what is wrong, later
+    llvm::consumeError(G.takeError());
+    return {};
+  }
+  auto All = Opts.Dims(**G);
+  if (!All) {
+    PrefixFailure = llvm::toString(All.takeError());
+    return {};
+  }
+  for (ValueId V = 0; V < All->size() && V < (*G)->Values.size(); ++V)
+    PrefixDims[(*G)->Values[V].Name] = std::move((*All)[V]);
+  auto D = PrefixDims.find(X);
+  return D == PrefixDims.end() ? std::vector<int64_t>() : D->second;
 }

@@ -163,7 +163,8 @@ llvm::Error Converter::convertLoop(const onnx::NodeProto &N, size_t Index,
           (I == 0 ? "trip count" : "condition") + " '" + N.input(I) +
           "' is not a constant when importing (it depends on the input data "
           "or a dynamic dim); oomplan plans a Loop by unrolling it, which "
-          "needs to know how often it runs");
+          "needs to know how often it runs" +
+          prefixFailure());
     if (I == 0)
       Trip = std::max<int64_t>(*K, 0);
     else

@@ -562,7 +562,8 @@ Converter::run(const onnx::ModelProto &M) {
 
 llvm::Expected<std::unique_ptr<Graph>>
 oomplan::convertModelProto(const onnx::ModelProto &Model, llvm::StringRef Name,
-                           std::string &CurrentNode) {
-  Converter C(Name, CurrentNode);
+                           std::string &CurrentNode,
+                           const ImportOptions &Opts) {
+  Converter C(Name, CurrentNode, Opts);
   return C.run(Model);
 }

@@ -3,6 +3,7 @@
 #define OOMPLAN_LIB_FRONTEND_ONNX_CONVERTPROTO_H
 
 #include "onnx/onnx_pb.h"
+#include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/Graph.h"
 #include "llvm/Support/Error.h"
 
@@ -12,7 +13,7 @@ namespace oomplan {
 /// ONNX exceptions; the caller catches them.
 llvm::Expected<std::unique_ptr<Graph>>
 convertModelProto(const onnx::ModelProto &Model, llvm::StringRef Name,
-                  std::string &CurrentNode);
+                  std::string &CurrentNode, const ImportOptions &Opts);
 
 /// The importer's rule for external data: true when Loc is absolute or
 /// climbs out of the model's folder (the weight loader applies it too).

@@ -80,17 +80,17 @@ llvm::Error Converter::convertScan(const onnx::NodeProto &N, size_t Index,
   // The length: every scan input's dim along its axis, where known.
   int64_t Length = -1;
   for (size_t J = 0; J < M; ++J) {
-    auto Dims = InputDims.find(In[NumState + J]);
-    if (Dims == InputDims.end())
+    std::vector<int64_t> Dims = dimsOf(In[NumState + J]);
+    if (Dims.empty())
       continue;
-    int64_t Rank = Dims->second.size();
+    int64_t Rank = Dims.size();
     int64_t A = InAxes[J] < 0 ? InAxes[J] + Rank : InAxes[J];
     if (A < 0 || A >= Rank)
       return err(Where + ": scan_input_axes " + llvm::Twine(InAxes[J]) +
                  " is out of range for scan input '" + N.input(NumState + J) +
                  "' of rank " + llvm::Twine(Rank));
     InAxes[J] = A;
-    int64_t L = Dims->second[A];
+    int64_t L = Dims[A];
     if (L < 0)
       continue;
     if (Length >= 0 && L != Length)
@@ -100,9 +100,12 @@ llvm::Error Converter::convertScan(const onnx::NodeProto &N, size_t Index,
   }
   if (Length < 0)
     return unsupported(
-        Where + ": unsupported: the length of its scan inputs is not known "
-                "when importing (only a graph input's declared dim or an "
-                "initializer's says it); oomplan plans a Scan by unrolling it");
+        Where +
+        ": unsupported: the length of its scan inputs is not known "
+        "when importing (a graph input's declared dim, an "
+        "initializer's, or a dim the shape pass finds constant says "
+        "it); oomplan plans a Scan by unrolling it" +
+        prefixFailure());
   uint64_t BodySize = std::max(1, Body->node_size());
   if (uint64_t(Length) > (MaxUnrolledNodes - UnrolledNodes) / BodySize)
     return unsupported(Where + ": unsupported: unrolling its " +

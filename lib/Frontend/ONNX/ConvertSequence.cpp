@@ -292,9 +292,10 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
     return llvm::Error::success();
   }
   // SplitToSequence: as many pieces as a constant 1-D split says; a scalar
-  // split or none cuts by the input's dim, which only a graph input's
-  // declared shape gives when importing (the runtime checks inputs
-  // against it).
+  // split or none cuts by the input's dim, which a graph input's declared
+  // shape gives when importing (the runtime checks inputs against it), or
+  // the shape pass over the graph so far when that dim is a constant
+  // (torch's repeat_interleave splits a computed value by its dim).
   std::string X, SplitName;
   if (llvm::Error E = Tensor(0, X))
     return E;
@@ -312,17 +313,19 @@ llvm::Error Converter::convertSequenceOp(const onnx::NodeProto &N, size_t Index,
   if (Split && !Split->Scalar) {
     Sizes = Split->Values;
   } else {
-    auto Decl = InputDims.find(X);
-    int64_t Rank = Decl == InputDims.end() ? 0 : Decl->second.size();
+    std::vector<int64_t> Dims = dimsOf(X);
+    int64_t Rank = Dims.size();
     int64_t A = Axis < 0 ? Axis + Rank : Axis;
-    int64_t Dim = A >= 0 && A < Rank ? Decl->second[A] : -1;
+    int64_t Dim = A >= 0 && A < Rank ? Dims[A] : -1;
     int64_t Piece = Split ? Split->Values[0] : 1;
     if (Dim < 0 || Piece <= 0)
       return unsupported(
           Where + ": unsupported: SplitToSequence " +
           (Split ? "with a scalar 'split'" : "without a constant 1-D 'split'") +
-          " makes as many tensors as the input's dim, which is not known when "
-          "importing; oomplan keeps a sequence only where its length is");
+          " makes as many tensors as the input's dim, which is not a "
+          "constant when importing; oomplan keeps a sequence only where its "
+          "length is" +
+          prefixFailure());
     for (int64_t Done = 0; Done < Dim; Done += Piece)
       Sizes.push_back(std::min(Piece, Dim - Done));
   }

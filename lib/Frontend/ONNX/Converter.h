@@ -16,6 +16,7 @@
 
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
+#include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphBuilder.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
@@ -31,8 +32,9 @@ namespace oomplan {
 
 class Converter {
 public:
-  Converter(llvm::StringRef Name, std::string &CurrentNode)
-      : Name(Name), CurrentNode(CurrentNode), B(Name.str()) {}
+  Converter(llvm::StringRef Name, std::string &CurrentNode,
+            const ImportOptions &Opts)
+      : Name(Name), CurrentNode(CurrentNode), B(Name.str()), Opts(Opts) {}
   llvm::Expected<std::unique_ptr<Graph>> run(const onnx::ModelProto &M);
 
 private:
@@ -164,19 +166,47 @@ private:
   struct KnownValue {
     std::vector<int64_t> Values;
     bool Scalar = false;
+    /// Per element, true where unknown (a Shape's symbolic dims: Values
+    /// holds -1 there); empty when every element is known. Only Gather
+    /// and Cast see through it; known() hides such values.
+    std::vector<bool> Missing;
   };
   /// Records the value of D's output when D is a small integer Constant or
   /// integer arithmetic, a comparison, a cast or a reshape of known values.
   void noteKnown(const NodeDesc &D);
+  /// D's value into Known when its inputs are known (evaluating deferred
+  /// ones first).
+  void evaluate(const NodeDesc &D);
   /// Records the value of a top-level integer initializer.
   void noteKnownWeight(const std::string &Name, const TensorData &T);
-  const KnownValue *known(const std::string &Flat) const;
+  /// Null when not known; evaluates a deferred recipe on first ask.
+  const KnownValue *known(const std::string &Flat);
+  /// The same, also for values with Missing elements.
+  const KnownValue *partial(const std::string &Flat);
   /// The single value of a known one-element value.
-  std::optional<int64_t> knownScalar(const std::string &Flat) const;
+  std::optional<int64_t> knownScalar(const std::string &Flat);
+  /// The dims of flat value X known when importing (-1 where not a
+  /// constant; empty when its rank is unknown): a graph input's declared
+  /// ones or an initializer's, else what the importer's DimOracle says of
+  /// the graph built so far. One oracle call answers for every value built
+  /// before it (PrefixDims); at most MaxDimQueries calls per model.
+  std::vector<int64_t> dimsOf(const std::string &X);
+  /// For a refusal after dimsOf found nothing: " (the shapes of the graph
+  /// before it do not infer: ...)" when the last oracle call failed.
+  std::string prefixFailure() const;
 
   llvm::StringRef Name;
   std::string &CurrentNode;
   GraphBuilder B;
+  const ImportOptions &Opts;
+  /// dimsOf's answers from the oracle, by flat name.
+  std::map<std::string, std::vector<int64_t>> PrefixDims;
+  /// Each oracle call runs the shape pass over the graph so far: bounded,
+  /// so that a model asking at every layer stays linear in practice.
+  static constexpr unsigned MaxDimQueries = 256;
+  unsigned DimQueries = 0;
+  /// The last oracle call's error, for refusals.
+  std::string PrefixFailure;
   std::map<std::string, int64_t> OpsetByDomain;
   /// One map per branch being converted, innermost last: local name to the
   /// flattened graph's name.
@@ -210,6 +240,9 @@ private:
   uint64_t UnrolledNodes = 0;
   /// Values known when importing, by flat name.
   std::map<std::string, KnownValue> Known;
+  /// Values that may be known once asked: Shape and Size, and evaluable
+  /// nodes reading them (ConvertKnown.cpp), by flat name.
+  std::map<std::string, NodeDesc> Deferred;
   /// Sequence values, by flat name: the tensors they hold, in order.
   std::map<std::string, std::vector<std::string>> Sequences;
 };

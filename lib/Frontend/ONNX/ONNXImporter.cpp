@@ -33,7 +33,8 @@ static llvm::Expected<std::unique_ptr<Graph>> guarded(llvm::StringRef Name,
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
-oomplan::importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name) {
+oomplan::importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name,
+                           const ImportOptions &Opts) {
   if (Bytes.empty())
     return makeInputError(Name + ": the file is empty, not an ONNX model");
   if (Bytes.size() > static_cast<size_t>(INT_MAX))
@@ -57,12 +58,13 @@ oomplan::importModelBinary(llvm::StringRef Bytes, llvm::StringRef Name) {
         if (!Model.has_graph() || Model.ir_version() <= 0)
           return makeInputError(Name + ": not an ONNX model (no graph or no "
                                        "ir_version in the protobuf message)");
-        return convertModelProto(Model, Name, CurrentNode);
+        return convertModelProto(Model, Name, CurrentNode, Opts);
       });
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
-oomplan::importModelText(llvm::StringRef Text, llvm::StringRef Name) {
+oomplan::importModelText(llvm::StringRef Text, llvm::StringRef Name,
+                         const ImportOptions &Opts) {
   return guarded(
       Name,
       [&](std::string &CurrentNode) -> llvm::Expected<std::unique_ptr<Graph>> {
@@ -75,7 +77,7 @@ oomplan::importModelText(llvm::StringRef Text, llvm::StringRef Name) {
                                 llvm::StringRef(S.ErrorMessage()).trim());
         if (!Model.has_graph())
           return makeInputError(Name + ": the ONNX text has no graph");
-        return convertModelProto(Model, Name, CurrentNode);
+        return convertModelProto(Model, Name, CurrentNode, Opts);
       });
 }
 
@@ -88,7 +90,7 @@ static bool looksLikeText(llvm::StringRef Path, llvm::StringRef Bytes) {
 }
 
 llvm::Expected<std::unique_ptr<Graph>>
-oomplan::importModelFile(llvm::StringRef Path) {
+oomplan::importModelFile(llvm::StringRef Path, const ImportOptions &Opts) {
   if (!llvm::sys::fs::exists(Path))
     return makeIOError(Path + ": no such file");
   if (llvm::sys::fs::is_directory(Path))
@@ -99,6 +101,6 @@ oomplan::importModelFile(llvm::StringRef Path) {
     return makeIOError(Path + ": cannot read: " + Buf.getError().message());
   llvm::StringRef Bytes = (*Buf)->getBuffer();
   if (looksLikeText(Path, Bytes))
-    return importModelText(Bytes, Path);
-  return importModelBinary(Bytes, Path);
+    return importModelText(Bytes, Path, Opts);
+  return importModelBinary(Bytes, Path, Opts);
 }
