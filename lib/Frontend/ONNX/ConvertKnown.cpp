@@ -295,7 +295,8 @@ std::vector<int64_t> Converter::dimsOf(const std::string &X) {
     return D->second;
   if (auto D = PrefixDims.find(X); D != PrefixDims.end())
     return D->second;
-  if (!Opts.Dims || DimQueries >= MaxDimQueries)
+  if (!Opts.Dims || DimQueries >= MaxDimQueries ||
+      DimQueryNodes >= MaxDimQueryNodes)
     return {};
   ++DimQueries;
   auto G = B.snapshot();
@@ -303,6 +304,7 @@ std::vector<int64_t> Converter::dimsOf(const std::string &X) {
     llvm::consumeError(G.takeError());
     return {};
   }
+  DimQueryNodes += (*G)->Nodes.size();
   auto All = Opts.Dims(**G);
   if (!All) {
     PrefixFailure = llvm::toString(All.takeError());

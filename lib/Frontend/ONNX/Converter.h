@@ -201,10 +201,13 @@ private:
   const ImportOptions &Opts;
   /// dimsOf's answers from the oracle, by flat name.
   std::map<std::string, std::vector<int64_t>> PrefixDims;
-  /// Each oracle call runs the shape pass over the graph so far: bounded,
-  /// so that a model asking at every layer stays linear in practice.
+  /// Each oracle call runs the shape pass over the graph so far: bounded
+  /// in calls and in nodes passed over (all calls together), so that a
+  /// crafted model asking at every node cannot make the import slow.
   static constexpr unsigned MaxDimQueries = 256;
+  static constexpr uint64_t MaxDimQueryNodes = uint64_t(1) << 22;
   unsigned DimQueries = 0;
+  uint64_t DimQueryNodes = 0;
   /// The last oracle call's error, for refusals.
   std::string PrefixFailure;
   std::map<std::string, int64_t> OpsetByDomain;
