@@ -65,12 +65,31 @@ const Converter::KnownValue *Converter::partial(const std::string &Flat) {
   auto It = Known.find(Flat);
   if (It != Known.end())
     return &It->second;
-  auto D = Deferred.find(Flat);
-  if (D == Deferred.end())
-    return nullptr;
-  NodeDesc Recipe = std::move(D->second);
-  Deferred.erase(D); // evaluated once, known or not
-  evaluate(Recipe);
+  // The recipes Flat needs, inputs first, with a stack of our own rather
+  // than recursion (a crafted chain of Identities from a Shape may be
+  // long). Each is evaluated once, known or not; when one runs, none of
+  // its inputs is a recipe any more, so evaluate() does not come back here
+  // for one.
+  std::vector<std::string> Stack{Flat};
+  while (!Stack.empty()) {
+    auto D = Deferred.find(Stack.back());
+    if (D == Deferred.end()) {
+      Stack.pop_back();
+      continue;
+    }
+    bool Ready = true;
+    for (const std::string &In : D->second.Inputs)
+      if (Deferred.count(In)) {
+        Stack.push_back(In);
+        Ready = false;
+      }
+    if (!Ready)
+      continue;
+    NodeDesc Recipe = std::move(D->second);
+    Deferred.erase(D);
+    Stack.pop_back();
+    evaluate(Recipe);
+  }
   It = Known.find(Flat);
   return It == Known.end() ? nullptr : &It->second;
 }

@@ -104,4 +104,35 @@ g (float[batch,3] x) => (float c) <float[3,4] w = {1,0,0,1,0,1,0,1,0,0,1,1}> {
             std::string::npos);
 }
 
+// The recipes a count needs are evaluated with a stack of their own: a
+// chain of 50,000 Identities between the Shape and the trip count (a
+// crafted model) imports without exhausting the call stack.
+TEST(ImportDims, ALongChainOfRecipesIsNotRecursion) {
+  std::string Text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch,3] x) => (float c) <float[3,4] w = {1,0,0,1,0,1,0,1,0,0,1,1}> {
+  h = MatMul(x, w)
+  sh = Shape(h)
+  one = Constant<value = int64 {1}>()
+  m0 = Gather(sh, one)
+)";
+  const int N = 50000;
+  for (int I = 1; I <= N; ++I)
+    Text += "  m" + std::to_string(I) + " = Identity(m" +
+            std::to_string(I - 1) + ")\n";
+  Text += "  t = Constant<value = bool {1}>()\n"
+          "  c0 = Constant<value = float {0}>()\n"
+          "  c = Loop(m" +
+          std::to_string(N) + R"(, t, c0) <
+    body = b (int64 i, bool ci, float cc) => (bool co, float cn) {
+      co = Identity(ci)
+      inc = Constant<value = float {1}>()
+      cn = Add(cc, inc)
+    }
+  >
+})";
+  auto G = importModelText(Text, "chain.onnxtxt", driver::importOptions());
+  ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
+  EXPECT_EQ(count(**G, "Add"), 4u) << "four iterations";
+}
+
 } // namespace

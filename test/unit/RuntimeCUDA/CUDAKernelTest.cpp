@@ -391,6 +391,33 @@ void expectSameOutputs(const Planned &CPU, const Planned &GPU, float Atol,
   }
 }
 
+// Text in a temporary .onnxtxt file; its path, or "" (a failure noted).
+std::string writeModel(llvm::StringRef Text, const char *Stem) {
+  llvm::SmallString<128> Path;
+  int FD = -1;
+  std::error_code EC =
+      llvm::sys::fs::createTemporaryFile(Stem, "onnxtxt", FD, Path);
+  EXPECT_FALSE(EC) << EC.message();
+  if (EC)
+    return "";
+  llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  OS << Text;
+  return std::string(Path);
+}
+
+// R on G with each CUDA attention kernel (rows, then tiles), against CPU.
+void expectBothAttentionKernels(const api::Request &R, const Planned &CPU,
+                                const Backend &G) {
+  for (const char *Kernel : {"rows", "tiles"}) {
+    ::setenv("OOMPLAN_CUDA_ATTENTION", Kernel, 1);
+    auto GPU = planAndRun(R, G);
+    expectSameOutputs(CPU, *GPU, 1e-5f, Kernel);
+    if (::testing::Test::HasFatalFailure())
+      break;
+  }
+  ::unsetenv("OOMPLAN_CUDA_ATTENTION");
+}
+
 size_t countOp(const Planned &P, llvm::StringRef Op) {
   size_t N = 0;
   for (const Step &St : P.X.P.Sched.Steps)
@@ -511,16 +538,10 @@ g (float[1,3,19,7] q, float[1,3,37,7] k, float[1,3,37,5] v,
   p2 = Softmax<axis = -1>(sm2)
   y2 = MatMul(p2, v2)
 })";
-  llvm::SmallString<128> Path;
-  int FD = -1;
-  ASSERT_FALSE(
-      llvm::sys::fs::createTemporaryFile("attention", "onnxtxt", FD, Path));
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-  }
+  std::string Path = writeModel(Text, "attention");
+  ASSERT_FALSE(Path.empty());
   api::Request R;
-  R.ModelPath = std::string(Path);
+  R.ModelPath = Path;
   auto CPU = planAndRun(R, *openBackend("cpu"));
   EXPECT_EQ(countOp(*CPU, "OomplanAttention"), 2u) << "the pattern fuses";
   auto X = driver::planExecutable(R, cuda::cudaKernelTable());
@@ -535,14 +556,7 @@ g (float[1,3,19,7] q, float[1,3,37,7] k, float[1,3,37,5] v,
     GTEST_SKIP() << "fusion and kernel coverage checked; no CUDA device: "
                  << Why;
   }
-  for (const char *Kernel : {"rows", "tiles"}) {
-    ::setenv("OOMPLAN_CUDA_ATTENTION", Kernel, 1);
-    auto GPU = planAndRun(R, *G);
-    expectSameOutputs(*CPU, *GPU, 1e-5f, Kernel);
-    if (HasFatalFailure())
-      return;
-  }
-  ::unsetenv("OOMPLAN_CUDA_ATTENTION");
+  expectBothAttentionKernels(R, *CPU, *G);
   llvm::sys::fs::remove(Path);
 }
 
@@ -574,16 +588,10 @@ g (float[1,2,3,8] q, float[1,2,8,300] kt, float[1,2,300,5] v)
   p = Softmax<axis = -1>(sb)
   y = MatMul(p, v)
 })";
-  llvm::SmallString<128> Path;
-  int FD = -1;
-  ASSERT_FALSE(
-      llvm::sys::fs::createTemporaryFile("attention-nan", "onnxtxt", FD, Path));
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-  }
+  std::string Path = writeModel(Text, "attention-nan");
+  ASSERT_FALSE(Path.empty());
   api::Request R;
-  R.ModelPath = std::string(Path);
+  R.ModelPath = Path;
   auto CPU = planAndRun(R, *openBackend("cpu"));
   EXPECT_EQ(countOp(*CPU, "OomplanAttention"), 1u) << "the pattern fuses";
   TensorRef Y = CPU->E->tensor(CPU->X.G->Outputs[0]);
@@ -596,13 +604,6 @@ g (float[1,2,3,8] q, float[1,2,8,300] kt, float[1,2,300,5] v)
     llvm::sys::fs::remove(Path);
     GTEST_SKIP() << "the CPU's NaN rows checked; no CUDA device: " << Why;
   }
-  for (const char *Kernel : {"rows", "tiles"}) {
-    ::setenv("OOMPLAN_CUDA_ATTENTION", Kernel, 1);
-    auto GPU = planAndRun(R, *G);
-    expectSameOutputs(*CPU, *GPU, 1e-5f, Kernel);
-    if (HasFatalFailure())
-      break;
-  }
-  ::unsetenv("OOMPLAN_CUDA_ATTENTION");
+  expectBothAttentionKernels(R, *CPU, *G);
   llvm::sys::fs::remove(Path);
 }
