@@ -17,7 +17,7 @@ Exit 0 when every model passes, 1 otherwise.
 
 Usage (Debian's interpreter: python3-torch, python3-torchvision):
     /usr/bin/python3 utils/check_unseen_runtime.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
-        [--only unet,swin_t] [--extended]
+        [--only unet,swin_t] [--extended] [--export-only]
 """
 import argparse
 import math
@@ -456,6 +456,8 @@ def main():
     ap.add_argument("--planner", default=os.path.join(ROOT, "build", "tools", "oomplan", "oomplan"))
     ap.add_argument("--only", default="")
     ap.add_argument("--extended", action="store_true", help="also the slower models_extended()")
+    ap.add_argument("--export-only", action="store_true",
+                    help="only export WORK/NAME/{model.onnx,in,ref} (utils/gpu-bundle.sh carries them)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     failed = 0
@@ -465,6 +467,9 @@ def main():
         if only and m["name"] not in only:
             continue
         d = export(m, a.work)
+        if a.export_only:
+            print(f"{m['name']}: exported to {d}")
+            continue
         mp, out = os.path.join(d, "model.onnx"), os.path.join(d, "out")
         r = subprocess.run([a.tool, mp, "--inputs-dir", os.path.join(d, "in"), "--output-dir", out,
                             *m.get("run", ["--poison", "--check=unplanned"]), "--threads=2"],

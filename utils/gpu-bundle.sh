@@ -4,8 +4,10 @@
 # OpenBLAS, so they go along): oomplan, oomplan-run and the CUDA kernel
 # tests, stripped; the shared libraries they load except the C library and
 # the CUDA libraries (the GPU machine has its own cudart, cuBLAS and cuDNN,
-# in the toolkit or in PyTorch's nvidia-* packages); and the ONNX node tests
-# whose every op has a CUDA kernel.
+# in the toolkit or in PyTorch's nvidia-* packages); the ONNX node tests
+# whose every op has a CUDA kernel; and, where this machine has Debian's
+# PyTorch, the exports of utils/check_unseen_runtime.py whose every op has
+# one (gpu-check's section 5).
 #
 #   utils/gpu-bundle.sh            # builds BUILD_DIR (default build) first
 # Then, with a GPU lent: run(command="bash utils/gpu-check.sh", carry=[".gpu.tgz"])
@@ -56,6 +58,65 @@ for d in sorted(glob.glob("/usr/share/libonnx-testdata/data/node/*")):
         kept += 1
 print(f"gpu-bundle: {kept} node tests use only ops with CUDA kernels ({len(ops)} ops)")
 PY
+# Exports oomplan was not developed on, whose every op has a CUDA kernel.
+# Up to 2 MB a model travels whole, with PyTorch 1.13's outputs as the
+# reference; a larger one without its weights (external data left behind,
+# as test/models), and gpu-check runs it with --random-weights on both
+# backends and compares the two. Skipped without python3-torch.
+if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
+  exp=$(mktemp -d /tmp/oomplan-unseen.XXXXXX)
+  /usr/bin/python3 utils/check_unseen_runtime.py "$exp" --export-only >"$exp.log" 2>&1 ||
+    { tail -n 5 "$exp.log"; echo "gpu-bundle: exporting the unseen models failed" >&2; exit 1; }
+  /usr/bin/python3 - "$exp" <<'PY'
+import glob, os, shutil, subprocess, sys, onnx
+exp = sys.argv[1]
+ops = set(subprocess.run([".gpu/bin/oomplan-run", "--list-kernels", "--backend=cuda"],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, LD_LIBRARY_PATH=".gpu/lib")).stdout.split())
+ops |= {"Constant", "If"} if "OomplanIf" in ops else {"Constant"}
+def nodes(g):
+    for n in g.node:
+        yield n
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.GRAPH:
+                yield from nodes(a.g)
+kept, lines = [], []
+for d in sorted(glob.glob(os.path.join(exp, "*"))):
+    name, mp = os.path.basename(d), os.path.join(d, "model.onnx")
+    m = onnx.load(mp)
+    if not {n.op_type for n in nodes(m.graph)} <= ops:
+        continue
+    to = os.path.join(".gpu/unseen", name)
+    shutil.copytree(os.path.join(d, "in"), os.path.join(to, "in"))
+    if os.path.getsize(mp) <= 2 << 20:
+        shutil.copy(mp, to)
+        shutil.copytree(os.path.join(d, "ref"), os.path.join(to, "ref"))
+        lines.append(f"{name} ref")
+    else:
+        # Large initializers point at a file that does not travel; small
+        # ones (shapes, axes, scales) keep their values, which the graph's
+        # meaning depends on.
+        for t in m.graph.initializer:
+            n = 1
+            for x in t.dims:
+                n *= x
+            if n > 64:
+                t.ClearField("raw_data")
+                for f in ("float_data", "int32_data", "int64_data", "double_data"):
+                    t.ClearField(f)
+                t.data_location = onnx.TensorProto.EXTERNAL
+                del t.external_data[:]
+                e = t.external_data.add()
+                e.key, e.value = "location", name + ".stripped.bin"
+        onnx.save(m, os.path.join(to, "model.onnx"))
+        lines.append(f"{name} cpu")
+    kept.append(name)
+if lines:
+    open(".gpu/unseen/list.txt", "w").write("\n".join(lines) + "\n")
+print(f"gpu-bundle: {len(kept)} unseen exports with every op on CUDA: {' '.join(kept)}")
+PY
+  rm -rf "$exp" "$exp.log"
+fi
 tar -czf .gpu.tgz .gpu
 rm -rf .gpu
 size=$(stat -c %s .gpu.tgz)

@@ -16,9 +16,12 @@
 #   3. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
 #   4. latency against PyTorch eager at batch 8 (resnet50, bert_like);
-#   5. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
-#   6. with the time left, the kernel tests under compute-sanitizer.
-# 5 and 6 come last: no bar names them.
+#   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
+#      carried by gpu-bundle.sh when every op has a CUDA kernel): against
+#      PyTorch 1.13's outputs, or against the CPU executor on random weights;
+#   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
+#   7. with the time left, the kernel tests under compute-sanitizer.
+# 5 to 7 come last: no bar names them.
 # Each step is bounded by a timeout and the whole by GPU_CHECK_SECONDS (480);
 # a failed step is recorded, the rest go on.
 # A dry run of the script's plumbing without a GPU (here):
@@ -380,9 +383,61 @@ except Exception as e:
     print(f"| {tag} | ? | not measured ({e}) | | |")
 PY
 done
+if [ -f "$B/unseen/list.txt" ] && have_time "the unseen exports"; then
+say ""
+say "## 5. Exports oomplan was not developed on, on CUDA"
+say ""
+say "ref: against PyTorch 1.13's outputs (atol 1e-4 + rtol 1e-3, the CPU backend's bar in"
+say "check_unseen_runtime.py); cpu: weights left behind, random (--seed 1) on both backends, against"
+say "the CPU executor (rtol 1e-3, atol 1e-5 + 1e-5 max |ref|: random weights give outputs in the"
+say "hundreds, whose near-zero elements differ by the rounding of terms of that size)."
+say ""
+say "| export | against | outputs | largest difference / largest \\|ref\\| | CUDA run's memory |"
+say "|---|---|---|---|---|"
+while read -r name mode; do
+  have_time "unseen export $name" || break
+  u=$B/unseen/$name
+  ex=()
+  [ "$mode" = cpu ] && ex=(--random-weights --seed 1)
+  ref=$u/ref
+  if [ "$mode" = cpu ]; then
+    ref=$work/unseen-$name-cpu
+    timeout "$(left 60)" "$RUN" "$u/model.onnx" --inputs-dir "$u/in" "${ex[@]}" \
+      --threads "$(nproc)" --output-dir "$ref" >"$ref.txt" 2>&1 ||
+      { fail "unseen $name: CPU run: $(tail -n 1 "$ref.txt")"; continue; }
+  fi
+  got=$work/unseen-$name-cuda
+  timeout "$(left 60)" "$RUN" "$u/model.onnx" --inputs-dir "$u/in" "${ex[@]}" \
+    --backend=$BACKEND --output-dir "$got" >"$got.txt" 2>&1 ||
+    { fail "unseen $name: CUDA run: $(tail -n 1 "$got.txt")"; continue; }
+  tol=(--scale-atol 1e-5)
+  [ "$mode" = ref ] && tol=(--atol 1e-4)
+  cmp=$($PY utils/compare_outputs.py "$ref" "$got" "${tol[@]}")
+  [ $? = 0 ] || fail "unseen $name: outputs differ"
+  $PY - "$name" "$mode" "$cmp" "$got.txt" <<'PY' | tee -a "$res"
+import json, sys
+name, mode, cmp, log = sys.argv[1:]
+try:
+    m = json.loads(cmp)
+except Exception:
+    m = {"ok": False, "outputs": [], "error": cmp[:120]}
+o = m.get("outputs", [])
+d = max((x.get("max_abs_diff", 0) / max(x.get("max_abs_ref", 0), 1e-30) for x in o), default=0)
+beyond = sum(x.get("beyond", 0) for x in o)
+lines = [l.strip() for l in open(log)]
+# The device allocations against the plan (CUDA), else the plan's total.
+mem = next((l for l in lines if " allocations " in l),
+           next((l for l in lines if l.startswith("plan total")), ""))
+print(f"| {name} | {mode} | {'yes' if m.get('ok') else 'NO ' + m.get('error', '') + f'({beyond} beyond)'} | "
+      f"{d:.1e} | {mem[:100]} |")
+PY
+done <"$B/unseen/list.txt"
+elapsed
+fi
+
 if have_time "the ONNX node tests"; then
 say ""
-say "## 5. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
+say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
 # Its own deadline, 15 s inside the timeout: the results so far are
 # written even when the node tests do not all finish.
 conf_s=$(left 150)
@@ -401,7 +456,7 @@ if [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
   for tool in memcheck racecheck; do
     have_time "compute-sanitizer --tool $tool" || break
     say ""
-    say "## 6. compute-sanitizer --tool $tool on the kernel tests"
+    say "## 7. compute-sanitizer --tool $tool on the kernel tests"
     timeout "$(left 200)" "$san" --tool $tool --error-exitcode 9 --print-limit 20 \
       "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/sanitizer-$tool.txt" 2>&1
     rc=$?

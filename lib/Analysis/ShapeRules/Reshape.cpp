@@ -210,7 +210,21 @@ llvm::Error depthSpace(RuleContext &Ctx) {
   if (B <= 0)
     return Ctx.error("blocksize must be positive");
   SymExpr BS = SymExpr::constant(B), BB = BS * BS; // Poisoned on overflow.
-  if (Ctx.node().OpType == "DepthToSpace")
+  // A known dim that the block does not divide is a bad model (the spec
+  // requires it; every runtime refuses it), not a floor to round down.
+  auto Indivisible = [](const SymExpr &D, int64_t By) {
+    std::optional<int64_t> V = D.getConstant();
+    return V && By > 0 && *V % By != 0;
+  };
+  const bool ToSpace = Ctx.node().OpType == "DepthToSpace";
+  if (ToSpace && B <= INT32_MAX && Indivisible(In[1], B * B))
+    return Ctx.error("channels (" + llvm::Twine(*In[1].getConstant()) +
+                     ") are not a multiple of blocksize^2 (" +
+                     llvm::Twine(B * B) + ")");
+  if (!ToSpace && (Indivisible(In[2], B) || Indivisible(In[3], B)))
+    return Ctx.error("height or width is not a multiple of blocksize (" +
+                     llvm::Twine(B) + ")");
+  if (ToSpace)
     Ctx.setOutput(
         0, Ctx.inType(0),
         {In[0], SymExpr::floorDiv(In[1], BB), In[2] * BS, In[3] * BS});

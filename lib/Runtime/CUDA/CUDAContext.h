@@ -69,6 +69,10 @@ llvm::Error dnnFailure(const KernelContext &C, cudnnStatus_t S,
 /// parameters so). At most Context::ScratchInts values.
 llvm::Error hostInts(const KernelContext &C, unsigned I,
                      llvm::SmallVectorImpl<int64_t> &Out);
+/// Input I's values as doubles, likewise (float, double, int32 or int64;
+/// Resize's scales and roi).
+llvm::Error hostDoubles(const KernelContext &C, unsigned I,
+                        llvm::SmallVectorImpl<double> &Out);
 /// Input I's first value as a double, likewise (Clip's bounds).
 llvm::Expected<double> hostScalar(const KernelContext &C, unsigned I);
 

@@ -150,6 +150,62 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
   }
 }
 
+llvm::Error cuda::hostDoubles(const KernelContext &C, unsigned I,
+                              llvm::SmallVectorImpl<double> &Out) {
+  Out.clear();
+  if (I >= C.Inputs.size() || !C.Inputs[I].present())
+    return llvm::Error::success();
+  const TensorRef &T = C.Inputs[I];
+  const uint64_t N = T.numElements();
+  auto Read = [&](const TensorRef &H) {
+    for (uint64_t K = 0; K < N; ++K)
+      Out.push_back(H.Type == ElementType::Float    ? double(H.data<float>()[K])
+                    : H.Type == ElementType::Double ? H.data<double>()[K]
+                    : H.Type == ElementType::Int64
+                        ? double(H.data<int64_t>()[K])
+                        : double(H.data<int32_t>()[K]));
+  };
+  const bool Known =
+      T.Type == ElementType::Float || T.Type == ElementType::Double ||
+      T.Type == ElementType::Int64 || T.Type == ElementType::Int32;
+  if (!Known)
+    return C.unsupported("input " + llvm::Twine(I) +
+                         " must be float, double, int32 or int64");
+  if (I < C.HostInputs.size() && C.HostInputs[I].present() &&
+      C.HostInputs[I].Type == T.Type) {
+    Read(C.HostInputs[I]);
+    return llvm::Error::success();
+  }
+  ValueId V = I < C.N.Inputs.size() ? C.N.Inputs[I] : NoId;
+  if (V != NoId && C.G.Values[V].Data &&
+      C.G.Values[V].Data->numElements() == N) {
+    const TensorData &D = *C.G.Values[V].Data;
+    if (D.Floats.size() == N) {
+      Out.assign(D.Floats.begin(), D.Floats.end());
+      return llvm::Error::success();
+    }
+    if (D.Ints.size() == N) {
+      for (int64_t X : D.Ints)
+        Out.push_back(double(X));
+      return llvm::Error::success();
+    }
+  }
+  if (N > Context::ScratchInts)
+    return C.unsupported("input " + llvm::Twine(I) + " has " + llvm::Twine(N) +
+                         " values; the CUDA kernel reads at most " +
+                         llvm::Twine(Context::ScratchInts) + " on the host");
+  Context &X = context();
+  TensorRef H = T;
+  H.Data = X.HostScratch;
+  if (int E = cudaMemcpyAsync(X.HostScratch, T.Data, T.bytes(),
+                              cudaMemcpyDeviceToHost, X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  if (int E = cudaStreamSynchronize(X.Compute))
+    return kernelFailure(C, E, "reading input " + llvm::Twine(I));
+  Read(H);
+  return llvm::Error::success();
+}
+
 namespace {
 // A non-null address for a zero-byte region: never dereferenced (every
 // kernel returns before touching zero elements), never freed.

@@ -21,6 +21,8 @@ const CUDAKernelTable &cudaKernels() {
     CUDAKernelTable T;
     registerEltwiseKernels(T);
     registerDataKernels(T);
+    registerLayoutKernels(T);
+    registerIndexKernels(T);
     registerNormKernels(T);
     registerBlasKernels(T);
     registerDnnKernels(T);

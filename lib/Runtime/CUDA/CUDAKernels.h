@@ -30,6 +30,10 @@ void registerEltwiseKernels(CUDAKernelTable &T);
 // DataKernels.cpp: views (Reshape, Flatten, Squeeze, Unsqueeze), Transpose,
 // Expand, Concat, Slice, Gather, Pad, Shape, Size, ConstantOfShape, Range.
 void registerDataKernels(CUDAKernelTable &T);
+// LayoutKernels.cpp: Split, Tile, DepthToSpace, SpaceToDepth.
+void registerLayoutKernels(CUDAKernelTable &T);
+// IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, Resize, Upsample.
+void registerIndexKernels(CUDAKernelTable &T);
 // NormKernels.cpp: Softmax, LogSoftmax, LayerNormalization,
 // BatchNormalization, Reduce*, GlobalAveragePool, GlobalMaxPool.
 void registerNormKernels(CUDAKernelTable &T);

@@ -31,10 +31,33 @@ template <UnaryOp Op> llvm::Error runUnary(const KernelContext &C) {
     A = C.N.getFloat("alpha", 0.2);
     B = C.N.getFloat("beta", 0.5);
   }
+  // The attribute defaults of the ONNX documents, as the CPU kernels'.
+  if (Op == UnaryOp::Elu || Op == UnaryOp::Celu ||
+      Op == UnaryOp::ThresholdedRelu)
+    A = C.N.getFloat("alpha", 1.0);
+  if (Op == UnaryOp::Selu) {
+    A = C.N.getFloat("alpha", 1.67326319217681884765625);
+    B = C.N.getFloat("gamma", 1.05070102214813232421875);
+  }
+  if (Op == UnaryOp::Shrink) {
+    A = C.N.getFloat("lambd", 0.5);
+    B = C.N.getFloat("bias", 0);
+  }
   return launched(C,
                   unary(Op, *dtypeOf(In.Type), In.Data, Out.Data,
                         int64_t(Out.numElements()), A, B, context().Compute),
                   "unary kernel");
+}
+
+template <FloatClass What> llvm::Error runClassify(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  int Flags = (C.N.getInt("detect_positive", 1) != 0 ? 1 : 0) |
+              (C.N.getInt("detect_negative", 1) != 0 ? 2 : 0);
+  return launched(C,
+                  classify(What, Flags, *dtypeOf(In.Type), In.Data,
+                           Out.data<bool>(), int64_t(Out.numElements()),
+                           context().Compute),
+                  "IsNaN/IsInf kernel");
 }
 
 // Clip: min and max are inputs (opset 11+) or attributes (opset 6).
@@ -92,6 +115,31 @@ template <BinaryOp Op> llvm::Error runFold(const KernelContext &C) {
       return E;
   }
   return llvm::Error::success();
+}
+
+// Sum folds Add; Mean divides the sum by the count afterwards, in the
+// output's type, as the CPU's (V / K, not a multiplication by 1 / K).
+llvm::Error runSum(const KernelContext &C) { return runFold<BinaryOp::Add>(C); }
+llvm::Error runMean(const KernelContext &C) {
+  if (llvm::Error E = runFold<BinaryOp::Add>(C))
+    return E;
+  const TensorRef &Out = C.Outputs[0];
+  if (C.Inputs.size() == 1)
+    return llvm::Error::success();
+  return launched(C,
+                  unary(UnaryOp::DivScalar, *dtypeOf(Out.Type), Out.Data,
+                        Out.Data, int64_t(Out.numElements()),
+                        double(C.Inputs.size()), 0, context().Compute),
+                  "Mean kernel");
+}
+
+template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C);
+
+// Mod: numpy's (the divisor's sign) unless fmod=1, C's.
+llvm::Error runMod(const KernelContext &C) {
+  if (C.N.getInt("fmod", 0) != 0)
+    return runBinary<BinaryOp::FMod>(C);
+  return runBinary<BinaryOp::Mod>(C);
 }
 
 template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C) {
@@ -219,6 +267,26 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("HardSigmoid", {runUnary<UnaryOp::HardSigmoid>, nullptr, FloatTypes});
   Un("Softplus", {runUnary<UnaryOp::Softplus>, nullptr, FloatTypes});
   Un("Not", {runUnary<UnaryOp::Not>, nullptr, {ElementType::Bool}});
+  Un("Round", {runUnary<UnaryOp::Round>, nullptr, FloatTypes});
+  Un("Tan", {runUnary<UnaryOp::Tan>, nullptr, FloatTypes});
+  Un("Asin", {runUnary<UnaryOp::Asin>, nullptr, FloatTypes});
+  Un("Acos", {runUnary<UnaryOp::Acos>, nullptr, FloatTypes});
+  Un("Atan", {runUnary<UnaryOp::Atan>, nullptr, FloatTypes});
+  Un("Sinh", {runUnary<UnaryOp::Sinh>, nullptr, FloatTypes});
+  Un("Cosh", {runUnary<UnaryOp::Cosh>, nullptr, FloatTypes});
+  Un("Asinh", {runUnary<UnaryOp::Asinh>, nullptr, FloatTypes});
+  Un("Acosh", {runUnary<UnaryOp::Acosh>, nullptr, FloatTypes});
+  Un("Atanh", {runUnary<UnaryOp::Atanh>, nullptr, FloatTypes});
+  Un("Softsign", {runUnary<UnaryOp::Softsign>, nullptr, FloatTypes});
+  Un("HardSwish", {runUnary<UnaryOp::HardSwish>, nullptr, FloatTypes});
+  Un("Elu", {runUnary<UnaryOp::Elu>, nullptr, FloatTypes});
+  Un("Selu", {runUnary<UnaryOp::Selu>, nullptr, FloatTypes});
+  Un("Celu", {runUnary<UnaryOp::Celu>, nullptr, FloatTypes});
+  Un("ThresholdedRelu",
+     {runUnary<UnaryOp::ThresholdedRelu>, nullptr, FloatTypes});
+  Un("Shrink", {runUnary<UnaryOp::Shrink>, nullptr, FloatTypes});
+  Un("IsNaN", {runClassify<FloatClass::NaN>, nullptr, FloatTypes});
+  Un("IsInf", {runClassify<FloatClass::Inf>, nullptr, FloatTypes});
   Un("Clip", {runClip, nullptr, FloatTypes, 0b110});
   Un("Add", {runBinary<BinaryOp::Add>, nullptr, NumberTypes});
   Un("Sub", {runBinary<BinaryOp::Sub>, nullptr, NumberTypes});
@@ -227,6 +295,9 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Pow", {runBinary<BinaryOp::Pow>, nullptr, FloatTypes});
   Un("Max", {runBinary<BinaryOp::Max>, nullptr, NumberTypes});
   Un("Min", {runBinary<BinaryOp::Min>, nullptr, NumberTypes});
+  Un("Mod", {runMod, nullptr, NumberTypes});
+  Un("Sum", {runSum, nullptr, FloatTypes});
+  Un("Mean", {runMean, nullptr, FloatTypes});
   Un("PRelu", {runBinary<BinaryOp::PRelu>, nullptr, FloatTypes});
   Un("Equal", {runBinary<BinaryOp::Equal>, nullptr, {}});
   Un("Greater", {runBinary<BinaryOp::Greater>, nullptr, NumberTypes});

@@ -104,6 +104,27 @@ llvm::Error runBatchNorm(const KernelContext &C) {
       "BatchNormalization kernel");
 }
 
+// InstanceNormalization: each (n, c) plane normalized by its own
+// statistics, then scaled by its channel's scale and B (the CPU kernel's
+// checks; the statistics in double as there).
+llvm::Error runInstanceNorm(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  if (X.Dims.size() < 3 || C.Inputs.size() < 3)
+    return C.badInput("needs X (rank >= 3), scale and B");
+  const int64_t Ch = X.Dims[1];
+  for (unsigned I = 1; I < 3; ++I)
+    if (!C.Inputs[I].present() || C.Inputs[I].Type != ElementType::Float ||
+        int64_t(C.Inputs[I].numElements()) != Ch)
+      return C.badInput("scale and B must be per channel, of X's type");
+  return launched(
+      C,
+      instanceNorm(X.data<float>(), C.Inputs[1].data<float>(),
+                   C.Inputs[2].data<float>(), C.Outputs[0].data<float>(),
+                   X.Dims[0] * Ch, Ch, cpu::productOf(X.Dims, 2, X.Dims.size()),
+                   float(C.N.getFloat("epsilon", 1e-5)), context().Compute),
+      "InstanceNormalization kernel");
+}
+
 template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
   if (X.Dims.size() < 2)
@@ -174,6 +195,7 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "LogSoftmax", {runSoftmax<true>, nullptr, F32});
   addKernel(T, "LayerNormalization", {runLayerNorm, nullptr, F32});
   addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
+  addKernel(T, "InstanceNormalization", {runInstanceNorm, nullptr, F32});
   addKernel(T, "GlobalAveragePool",
             {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
   addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});

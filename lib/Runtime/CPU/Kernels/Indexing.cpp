@@ -15,6 +15,38 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
+/// DepthToSpace (ToSpace) and SpaceToDepth as one strided copy: the
+/// output's dims in the transposed order and the input's strides for them.
+llvm::Error depthSpaceView(const KernelContext &C, bool ToSpace,
+                           DimVector &Dims, DimVector &Src) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  if (In.Dims.size() != 4)
+    return C.badInput("input must be 4-D (N, C, H, W)");
+  const int64_t B = C.N.getInt("blocksize", 0);
+  if (B <= 0)
+    return C.badInput("blocksize must be positive");
+  const int64_t N = In.Dims[0], Ch = In.Dims[1], H = In.Dims[2], W = In.Dims[3];
+  if (ToSpace) {
+    if (Ch % (B * B))
+      return C.badInput("channels are not a multiple of blocksize^2");
+    const int64_t Cp = Ch / (B * B), HW = H * W;
+    Dims = {N, Cp, H, B, W, B};
+    if (C.N.getString("mode", "DCR") == "CRD")
+      Src = {Ch * HW, B * B * HW, W, B * HW, 1, HW};
+    else // DCR: input viewed as [N, b1, b2, C', H, W]
+      Src = {Ch * HW, HW, W, B * Cp * HW, 1, Cp * HW};
+  } else {
+    if (H % B || W % B)
+      return C.badInput("height or width is not a multiple of blocksize");
+    // Input viewed as [N, C, H/b, b1, W/b, b2]; output [N, b1, b2, C, .., ..].
+    Dims = {N, B, B, Ch, H / B, W / B};
+    Src = {Ch * H * W, W, 1, H * W, B * W, B};
+  }
+  if (Out.numElements() != In.numElements())
+    return C.badInput("output size differs from the input's");
+  return llvm::Error::success();
+}
+
 namespace {
 
 /// Ints from input I when present, else from attribute Attr, else nothing.
@@ -334,31 +366,9 @@ llvm::Error runOneHot(const KernelContext &C) {
 
 llvm::Error runDepthSpace(const KernelContext &C, bool ToSpace) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  if (In.Dims.size() != 4)
-    return C.badInput("input must be 4-D (N, C, H, W)");
-  const int64_t B = C.N.getInt("blocksize", 0);
-  if (B <= 0)
-    return C.badInput("blocksize must be positive");
-  const int64_t N = In.Dims[0], Ch = In.Dims[1], H = In.Dims[2], W = In.Dims[3];
   DimVector Dims, Src;
-  if (ToSpace) {
-    if (Ch % (B * B))
-      return C.badInput("channels are not a multiple of blocksize^2");
-    const int64_t Cp = Ch / (B * B), HW = H * W;
-    Dims = {N, Cp, H, B, W, B};
-    if (C.N.getString("mode", "DCR") == "CRD")
-      Src = {Ch * HW, B * B * HW, W, B * HW, 1, HW};
-    else // DCR: input viewed as [N, b1, b2, C', H, W]
-      Src = {Ch * HW, HW, W, B * Cp * HW, 1, Cp * HW};
-  } else {
-    if (H % B || W % B)
-      return C.badInput("height or width is not a multiple of blocksize");
-    // Input viewed as [N, C, H/b, b1, W/b, b2]; output [N, b1, b2, C, .., ..].
-    Dims = {N, B, B, Ch, H / B, W / B};
-    Src = {Ch * H * W, W, 1, H * W, B * W, B};
-  }
-  if (Out.numElements() != In.numElements())
-    return C.badInput("output size differs from the input's");
+  if (llvm::Error E = depthSpaceView(C, ToSpace, Dims, Src))
+    return E;
   stridedCopy(Out.Data, In.Data, Dims, Src, elemBytes(In.Type), &C.Pool);
   return llvm::Error::success();
 }

@@ -10,8 +10,10 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
+#include "ResizeTaps.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Kernel.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <cstring>
@@ -292,6 +294,27 @@ void registerResizeKernels(ops::KernelTable<Kernel> &T);     // Resize.cpp
 void registerTopKKernels(ops::KernelTable<Kernel> &T);       // TopK.cpp
 void registerGridSampleKernels(ops::KernelTable<Kernel> &T); // GridSample.cpp
 void registerQuantizedKernels(ops::KernelTable<Kernel> &T);  // Quantized.cpp
+
+/// Resize's and Upsample's method and axes (ResizeTaps.h).
+struct ResizeSetup {
+  resize::Method M;
+  double Extrapolation = 0;
+  llvm::SmallVector<resize::Axis, 6> Axes;
+};
+/// Input I's values as doubles, read wherever the backend keeps them.
+using ResizeNumbers = llvm::function_ref<llvm::Error(
+    unsigned I, llvm::SmallVectorImpl<double> &)>;
+/// Reads Resize's attributes and its scales and roi (through Numbers) into
+/// S; unsupported or bad-input errors name the node (Resize.cpp, shared
+/// with the CUDA kernel).
+llvm::Error resizeSetup(const KernelContext &C, ResizeNumbers Numbers,
+                        ResizeSetup &S);
+
+/// DepthToSpace (ToSpace) and SpaceToDepth as a strided copy: Dims are the
+/// output's in the copy's order, Src the input's strides (Indexing.cpp; the
+/// CUDA kernels make the same copy).
+llvm::Error depthSpaceView(const KernelContext &C, bool ToSpace,
+                           DimVector &Dims, DimVector &Src);
 
 /// Dst[i] = Src[offset(i)] for every index i of OutDims in row-major order,
 /// offset(i) = sum of i_k * SrcStrides[k] (in elements; negative and zero

@@ -100,6 +100,51 @@ __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
     return X > T(0) ? T(1) : (X < T(0) ? T(-1) : T(0));
   case UnaryOp::PowScalar: // in double, as the CPU's Pow of mixed types
     return A == 2 ? X * X : T(::pow(double(X), A));
+  case UnaryOp::Round: // halves to even, as numpy.round and the CPU's
+    return rint(X);
+  case UnaryOp::Tan:
+    return tan(X);
+  case UnaryOp::Asin:
+    return asin(X);
+  case UnaryOp::Acos:
+    return acos(X);
+  case UnaryOp::Atan:
+    return atan(X);
+  case UnaryOp::Sinh:
+    return sinh(X);
+  case UnaryOp::Cosh:
+    return cosh(X);
+  case UnaryOp::Asinh:
+    return asinh(X);
+  case UnaryOp::Acosh:
+    return acosh(X);
+  case UnaryOp::Atanh:
+    return atanh(X);
+  case UnaryOp::Softsign:
+    return X / (T(1) + fabs(X));
+  case UnaryOp::HardSwish: {
+    // std::max(0, std::min(1, x / 6 + 0.5)) as the CPU writes it, so that
+    // NaN goes the same way through both comparisons.
+    T Y = X / T(6) + T(0.5);
+    T M = Y < T(1) ? Y : T(1);
+    return X * (T(0) < M ? M : T(0));
+  }
+  case UnaryOp::Elu:
+    return X < T(0) ? T(A) * (exp(X) - T(1)) : X;
+  case UnaryOp::Selu: // A alpha, B gamma
+    return X > T(0) ? T(B) * X : T(B) * (T(A) * exp(X) - T(A));
+  case UnaryOp::Celu: { // std::max(0, x) + std::min(0, a (exp(x / a) - 1))
+    T E = T(A) * (exp(X / T(A)) - T(1));
+    return (T(0) < X ? X : T(0)) + (E < T(0) ? E : T(0));
+  }
+  case UnaryOp::ThresholdedRelu:
+    return X > T(A) ? X : T(0);
+  case UnaryOp::Shrink: { // compared in double, as the CPU's
+    double D = double(X);
+    return D < -A ? T(D + B) : (D > A ? T(D - B) : T(0));
+  }
+  case UnaryOp::DivScalar:
+    return X / T(A);
   default:
     return X;
   }
@@ -133,6 +178,18 @@ __global__ void intUnaryKernel(UnaryOp Op, const T *In, T *Out, int64_t N) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x)
     Out[I] = intUnaryOp<T>(Op, In[I]);
+}
+
+template <typename T>
+__global__ void classifyKernel(FloatClass What, int Flags, const T *In,
+                               bool *Out, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    T X = In[I];
+    Out[I] = What == FloatClass::NaN
+                 ? X != X
+                 : isinf(X) && (X > T(0) ? (Flags & 1) : (Flags & 2));
+  }
 }
 
 __global__ void notKernel(const bool *In, bool *Out, int64_t N) {
@@ -174,15 +231,23 @@ __device__ inline double modOf(double X, double Y) { return ::fmod(X, Y); }
 template <typename T> __device__ T floatOnly(BinaryOp Op, T X, T Y) {
   if (Op == BinaryOp::Pow)
     return powOf(X, Y);
-  if (Op == BinaryOp::Mod)
+  if (Op == BinaryOp::FMod)
     return modOf(X, Y);
+  if (Op == BinaryOp::Mod) { // numpy.mod: the divisor's sign, as the CPU's
+    T R = modOf(X, Y);
+    return (R != T(0) && ((R < T(0)) != (Y < T(0)))) ? R + Y : R;
+  }
   return arith(Op, X, Y);
 }
 template <typename T> __device__ T intOnly(BinaryOp Op, T X, T Y) {
-  if (Op == BinaryOp::Mod) { // the divisor's sign (ONNX Mod, fmod=0)
-    if (Y == T(0))
+  if (Op == BinaryOp::Mod || Op == BinaryOp::FMod) {
+    // A zero divisor gives 0, and -1 gives 0 (INT_MIN % -1 overflows), as
+    // the CPU kernel; Mod takes the divisor's sign, FMod the dividend's.
+    if (Y == T(0) || Y == T(-1))
       return T(0);
     T R = X % Y;
+    if (Op == BinaryOp::FMod)
+      return R;
     return (R != T(0) && ((R < T(0)) != (Y < T(0)))) ? R + Y : R;
   }
   if (Op == BinaryOp::Div && Y == T(0))
@@ -445,6 +510,22 @@ int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
   default:
     return int(cudaErrorInvalidValue);
   }
+  return lastError();
+}
+
+int classify(FloatClass What, int Flags, DType T, const void *In, bool *Out,
+             int64_t N, cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  int G = blocksFor(N);
+  if (T == DType::F32)
+    classifyKernel<float><<<G, Block, 0, Stream>>>(
+        What, Flags, static_cast<const float *>(In), Out, N);
+  else if (T == DType::F64)
+    classifyKernel<double><<<G, Block, 0, Stream>>>(
+        What, Flags, static_cast<const double *>(In), Out, N);
+  else
+    return int(cudaErrorInvalidValue);
   return lastError();
 }
 

@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 
+#include "../../CPU/Kernels/ResizeTaps.h"
 #include <cstdint>
 
 typedef struct CUstream_st *cudaStream_t;
@@ -53,14 +54,39 @@ enum class UnaryOp : int {
   Gelu,
   Sign,
   Not,
-  PowScalar
+  PowScalar,
+  Round,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  Softsign,
+  HardSwish,
+  Elu,
+  Selu,
+  Celu,
+  ThresholdedRelu,
+  Shrink,
+  DivScalar
 };
 /// Out[i] = op(In[i]) for N elements (In may equal Out). A and B are the
-/// op's parameters (Clip: min, max; LeakyRelu: alpha; HardSigmoid: alpha,
-/// beta; PowScalar: the exponent). F32 and F64 (Not: Bool; Neg, Abs, Sign,
-/// Relu: also I32, I64).
+/// op's parameters (Clip: min, max; LeakyRelu, Elu, Celu, ThresholdedRelu:
+/// alpha; HardSigmoid: alpha, beta; Selu: alpha, gamma; Shrink: lambd,
+/// bias; PowScalar: the exponent; DivScalar: the divisor, Mean's count).
+/// F32 and F64 (Not: Bool; Neg, Abs, Sign, Relu: also I32, I64).
 int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
           double B, cudaStream_t Stream);
+
+/// Out[i] = whether In[i] is NaN (IsNaN), or an infinity of a sign Flags
+/// asks for (IsInf: bit 0 positive, bit 1 negative), F32 and F64.
+enum class FloatClass : int { NaN, Inf };
+int classify(FloatClass What, int Flags, DType T, const void *In, bool *Out,
+             int64_t N, cudaStream_t Stream);
 
 enum class BinaryOp : int {
   Add,
@@ -70,7 +96,8 @@ enum class BinaryOp : int {
   Pow,
   Max,
   Min,
-  Mod,
+  Mod,  ///< numpy.mod: the divisor's sign (ONNX Mod, fmod=0)
+  FMod, ///< C's fmod: the dividend's sign (fmod=1)
   Equal,
   Greater,
   Less,
@@ -150,6 +177,44 @@ int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
 int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
               float *Mean, float *InvStd, int64_t Rows, int64_t Cols, float Eps,
               bool ScaleOne, bool BiasOne, cudaStream_t Stream);
+
+/// InstanceNormalization on [N * C planes, Size], F32: each plane
+/// normalized by its own mean and variance (in double), then
+/// Y = x_hat * Scale[c] + Bias[c] with c = plane % C.
+int instanceNorm(const float *X, const float *Scale, const float *Bias,
+                 float *Y, int64_t Planes, int64_t C, int64_t Size, float Eps,
+                 cudaStream_t Stream);
+
+/// ArgMax (IsMax) or ArgMin along the middle axis of [Outer, Len, Inner]
+/// (Len >= 1); Out gets [Outer, Inner] indices. numpy's rules: NaN wins,
+/// ties go to the first index unless Last. F32, F64, I32, I64.
+int argReduce(bool IsMax, bool Last, DType T, const void *In, int64_t *Out,
+              int64_t Outer, int64_t Len, int64_t Inner, cudaStream_t Stream);
+
+/// CumSum along the middle axis of [Outer, Len, Inner] (Out may be In).
+/// F32, F64, I32, I64.
+int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
+           int64_t Inner, bool Exclusive, bool Reverse, cudaStream_t Stream);
+
+/// Trilu on N elements of matrices Rows x Cols: upper keeps j >= i + K,
+/// lower keeps j <= i + K, the rest is zero bytes.
+int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
+          int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream);
+
+/// Resize and Upsample (dense input and output of Rank dims).
+struct ResizeArgs {
+  resize::Method M;
+  int Rank = 0;
+  int64_t InDims[MaxRank] = {}, OutDims[MaxRank] = {}, InStride[MaxRank] = {};
+  resize::Axis Axes[MaxRank];
+  double Extrapolation = 0;
+};
+/// Any mode, F32 and F64 (the CPU's resizeTyped).
+int resizeInterpolate(const ResizeArgs &A, DType T, const void *X, void *Y,
+                      cudaStream_t Stream);
+/// Nearest, elements of 1, 2, 4 or 8 bytes (the CPU's resizeNearestBytes).
+int resizeNearest(const ResizeArgs &A, int ElemBytes, const void *X, void *Y,
+                  cudaStream_t Stream);
 
 enum class ReduceOp : int {
   Sum,

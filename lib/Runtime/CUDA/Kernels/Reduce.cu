@@ -65,11 +65,12 @@ __global__ void softmaxStrided(const float *In, float *Out, int64_t Outer,
 // is off by enough to show after the division by a small deviation.
 // ScaleStep, BiasStep: 1 for one value per column, 0 for one value in all
 // (the CPU kernel's two forms of Scale and B). An empty row (Cols 0) has
-// mean 0 and 1/sqrt(Eps), as on the CPU.
+// mean 0 and 1/sqrt(Eps), as on the CPU. PerRow > 0 (InstanceNormalization):
+// the parameters are per row instead, index row % PerRow.
 __global__ void layerNormRows(const float *X, const float *Scale,
                               const float *Bias, float *Y, float *Mean,
                               float *InvStd, int64_t Cols, float Eps,
-                              int ScaleStep, int BiasStep) {
+                              int ScaleStep, int BiasStep, int64_t PerRow) {
   __shared__ double Shared[32];
   const float *R = X + blockIdx.x * Cols;
   float *W = Y + blockIdx.x * Cols;
@@ -84,9 +85,12 @@ __global__ void layerNormRows(const float *X, const float *Scale,
   }
   double Var = Cols ? blockSumDouble(V, Shared) / double(Cols) : 0.0;
   double Inv = 1.0 / sqrt(Var + double(Eps));
-  for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x)
-    W[C] = float((double(R[C]) - Mu) * Inv * double(Scale[C * ScaleStep]) +
-                 (Bias ? double(Bias[C * BiasStep]) : 0.0));
+  const int64_t P = PerRow ? int64_t(blockIdx.x) % PerRow : 0;
+  for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x) {
+    const int64_t At = PerRow ? P : C;
+    W[C] = float((double(R[C]) - Mu) * Inv * double(Scale[At * ScaleStep]) +
+                 (Bias ? double(Bias[At * BiasStep]) : 0.0));
+  }
   if (threadIdx.x == 0) {
     if (Mean)
       Mean[blockIdx.x] = float(Mu);
@@ -227,7 +231,19 @@ int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
     return int(cudaErrorInvalidValue);
   layerNormRows<<<unsigned(Rows), Block, 0, Stream>>>(
       X, Scale, Bias, Y, Mean, InvStd, Cols, Eps, ScaleOne ? 0 : 1,
-      BiasOne ? 0 : 1);
+      BiasOne ? 0 : 1, 0);
+  return lastError();
+}
+
+int instanceNorm(const float *X, const float *Scale, const float *Bias,
+                 float *Y, int64_t Planes, int64_t C, int64_t Size, float Eps,
+                 cudaStream_t Stream) {
+  if (Planes == 0)
+    return 0;
+  if (Planes >= (int64_t(1) << 31) || C <= 0)
+    return int(cudaErrorInvalidValue);
+  layerNormRows<<<unsigned(Planes), Block, 0, Stream>>>(
+      X, Scale, Bias, Y, nullptr, nullptr, Size, Eps, 1, 1, C);
   return lastError();
 }
 

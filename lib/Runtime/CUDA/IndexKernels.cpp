@@ -1,0 +1,139 @@
+//===- IndexKernels.cpp - ArgMax/ArgMin, CumSum, Trilu, Resize on CUDA ----===//
+//
+// The ops whose result at an element depends on its position: the host
+// side reads the attributes and the small inputs (CumSum's axis, Trilu's
+// k, Resize's scales and roi) on the host, with the CPU kernels' checks,
+// and the launchers (Kernels/IndexOps.cu, Kernels/Resize.cu) do the rest.
+// Resize's setup and per-axis taps are the CPU kernel's own functions
+// (cpu::resizeSetup, ResizeTaps.h), so both backends read a model alike.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+const llvm::SmallVector<ElementType, 4> NumberTypes = {
+    ElementType::Float, ElementType::Double, ElementType::Int32,
+    ElementType::Int64};
+
+template <bool IsMax> llvm::Error runArg(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0];
+  int64_t Axis = C.N.getInt("axis", 0);
+  if (!cpu::normAxis(Axis, int64_t(In.Dims.size())))
+    return C.badInput("axis out of range");
+  if (In.Dims[Axis] == 0)
+    return C.badInput("ArgMax/ArgMin over an empty axis");
+  return launched(
+      C,
+      argReduce(IsMax, C.N.getInt("select_last_index", 0) != 0,
+                *dtypeOf(In.Type), In.Data, C.Outputs[0].data<int64_t>(),
+                cpu::productOf(In.Dims, 0, size_t(Axis)), In.Dims[Axis],
+                cpu::productOf(In.Dims, size_t(Axis) + 1, In.Dims.size()),
+                context().Compute),
+      "ArgMax/ArgMin kernel");
+}
+
+llvm::Error runCumSum(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0];
+  llvm::SmallVector<int64_t, 1> Axis;
+  if (C.Inputs.size() < 2 || !C.Inputs[1].present() ||
+      C.Inputs[1].numElements() != 1)
+    return C.badInput("axis must be an integer scalar");
+  if (llvm::Error E = hostInts(C, 1, Axis))
+    return E;
+  if (Axis.size() != 1 || !cpu::normAxis(Axis[0], int64_t(In.Dims.size())))
+    return C.badInput("axis out of range");
+  const int64_t A = Axis[0];
+  return launched(C,
+                  cumSum(*dtypeOf(In.Type), In.Data, C.Outputs[0].Data,
+                         cpu::productOf(In.Dims, 0, size_t(A)), In.Dims[A],
+                         cpu::productOf(In.Dims, size_t(A) + 1, In.Dims.size()),
+                         C.N.getInt("exclusive", 0) != 0,
+                         C.N.getInt("reverse", 0) != 0, context().Compute),
+                  "CumSum kernel");
+}
+
+llvm::Error runTrilu(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  if (In.Dims.size() < 2)
+    return C.badInput("Trilu needs a tensor of rank 2 or more");
+  int64_t K = 0;
+  if (cpu::hasInput(C, 1)) {
+    llvm::SmallVector<int64_t, 1> V;
+    if (llvm::Error E = hostInts(C, 1, V))
+      return E;
+    if (V.empty())
+      return C.badInput("k is empty");
+    K = V[0];
+  }
+  const int64_t Rows = In.Dims[In.Dims.size() - 2],
+                Cols = In.Dims[In.Dims.size() - 1];
+  // Past Rows + Cols either way every element is kept or none is: clamped
+  // so that r + k cannot overflow on the device.
+  K = std::clamp<int64_t>(K, -(Rows + Cols), Rows + Cols);
+  return launched(C,
+                  trilu(In.Data, Out.Data, int(elementBits(In.Type) / 8),
+                        int64_t(Out.numElements()), Rows, Cols, K,
+                        C.N.getInt("upper", 1) != 0, context().Compute),
+                  "Trilu kernel");
+}
+
+llvm::Error runResize(const KernelContext &C) {
+  cpu::ResizeSetup S;
+  if (llvm::Error E = cpu::resizeSetup(
+          C,
+          [&](unsigned I, llvm::SmallVectorImpl<double> &V) {
+            return hostDoubles(C, I, V);
+          },
+          S))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (Y.numElements() == 0)
+    return llvm::Error::success();
+  for (int64_t D : X.Dims)
+    if (D == 0)
+      return C.badInput("resizing an empty input");
+  if (X.Dims.empty())
+    return copyUnlessAliased(C);
+  if (X.Dims.size() > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  ResizeArgs A;
+  A.M = S.M;
+  A.Rank = int(X.Dims.size());
+  A.Extrapolation = S.Extrapolation;
+  cpu::DimVector Strides = cpu::stridesOf(X.Dims);
+  for (int D = 0; D < A.Rank; ++D) {
+    A.InDims[D] = X.Dims[D];
+    A.OutDims[D] = Y.Dims[D];
+    A.InStride[D] = Strides[D];
+    A.Axes[D] = S.Axes[D];
+  }
+  if (X.Type == ElementType::Float || X.Type == ElementType::Double)
+    return launched(C,
+                    resizeInterpolate(A, *dtypeOf(X.Type), X.Data, Y.Data,
+                                      context().Compute),
+                    "Resize kernel");
+  const int EB = int(elementBits(X.Type) / 8);
+  if (S.M.M == resize::Mode::Nearest && EB >= 1 && EB <= 8)
+    return launched(C, resizeNearest(A, EB, X.Data, Y.Data, context().Compute),
+                    "Resize kernel");
+  return C.unsupported("linear or cubic Resize of type " +
+                       elementTypeName(X.Type));
+}
+} // namespace
+
+void cuda::registerIndexKernels(CUDAKernelTable &T) {
+  addKernel(T, "ArgMax", {runArg<true>, nullptr, NumberTypes});
+  addKernel(T, "ArgMin", {runArg<false>, nullptr, NumberTypes});
+  // DeviceUnread: CumSum's axis, Trilu's k and Resize's roi, scales and
+  // sizes are read on the host (hostInts, hostDoubles).
+  addKernel(T, "CumSum", {runCumSum, nullptr, NumberTypes, 0b10});
+  addKernel(T, "Trilu", {runTrilu, nullptr, {}, 0b10});
+  addKernel(T, "Resize", {runResize, nullptr, {}, 0b1110});
+  addKernel(T, "Upsample", {runResize, nullptr, {}, 0b10});
+}

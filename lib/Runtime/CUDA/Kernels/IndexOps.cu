@@ -1,0 +1,164 @@
+//===- IndexOps.cu - ArgMax/ArgMin, CumSum and Trilu ----------------------===//
+//
+// Ops whose result at an element depends on its index along an axis. The
+// first two walk one line of [Outer, Len, Inner] per thread, in order, as
+// the CPU kernels do (AxisOps.cpp), so ties and NaN resolve the same way
+// and a running sum rounds the same way; these lines are short in the
+// models that use them (a vocabulary, a sequence), so a thread per line is
+// enough. Trilu is a masked copy over the last two dims.
+//
+//===----------------------------------------------------------------------===//
+#include "Launch.h"
+#include <cstdint>
+#include <cuda_runtime.h>
+#include <type_traits>
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+namespace {
+constexpr int Block = 256;
+int lastError() { return int(cudaGetLastError()); }
+int gridFor(int64_t N) {
+  int64_t B = (N + Block - 1) / Block;
+  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
+}
+
+template <typename T> __device__ bool isNaN(T V) {
+  if constexpr (std::is_floating_point<T>::value)
+    return V != V;
+  else
+    return false;
+}
+
+// numpy's argmax/argmin: a NaN wins over every number, and the first NaN
+// wins unless Last asks for the last (the CPU kernel's rules).
+template <typename T>
+__global__ void argKernel(const T *X, int64_t *Y, int64_t Outer, int64_t Len,
+                          int64_t Inner, bool IsMax, bool Last) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
+    const T *L = X + (I / Inner) * Len * Inner + I % Inner;
+    T Best = L[0];
+    int64_t BestK = 0;
+    for (int64_t K = 1; K < Len; ++K) {
+      T V = L[K * Inner];
+      bool Take;
+      if (isNaN(Best))
+        Take = Last && isNaN(V);
+      else if (isNaN(V))
+        Take = true;
+      else
+        Take = IsMax ? (Last ? V >= Best : V > Best)
+                     : (Last ? V <= Best : V < Best);
+      if (Take) {
+        Best = V;
+        BestK = K;
+      }
+    }
+    Y[I] = BestK;
+  }
+}
+
+template <typename T>
+__global__ void cumSumKernel(const T *X, T *Y, int64_t Outer, int64_t Len,
+                             int64_t Inner, bool Exclusive, bool Reverse) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t Base = (I / Inner) * Len * Inner + I % Inner;
+    T Acc = T(0);
+    for (int64_t J = 0; J < Len; ++J) {
+      const int64_t Off = Base + (Reverse ? Len - 1 - J : J) * Inner;
+      T V = X[Off]; // read first: Y may alias X
+      if (Exclusive) {
+        Y[Off] = Acc;
+        Acc = T(Acc + V);
+      } else {
+        Acc = T(Acc + V);
+        Y[Off] = Acc;
+      }
+    }
+  }
+}
+
+// Upper keeps columns j >= r + K, lower keeps j <= r + K; the rest is 0.
+template <typename T>
+__global__ void triluKernel(const T *X, T *Y, int64_t N, int64_t Rows,
+                            int64_t Cols, int64_t K, bool Upper) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t J = I % Cols, R = (I / Cols) % Rows;
+    const bool Keep = Upper ? J >= R + K : J <= R + K;
+    Y[I] = Keep ? X[I] : T(0);
+  }
+}
+
+template <typename F> int byType(DType T, F &&Fn) {
+  switch (T) {
+  case DType::F32:
+    return Fn(float());
+  case DType::F64:
+    return Fn(double());
+  case DType::I32:
+    return Fn(int32_t());
+  case DType::I64:
+    return Fn(int64_t());
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+}
+} // namespace
+
+int argReduce(bool IsMax, bool Last, DType T, const void *In, int64_t *Out,
+              int64_t Outer, int64_t Len, int64_t Inner, cudaStream_t Stream) {
+  if (Outer * Inner == 0)
+    return 0;
+  return byType(T, [&](auto Z) {
+    using V = decltype(Z);
+    argKernel<V><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
+        static_cast<const V *>(In), Out, Outer, Len, Inner, IsMax, Last);
+    return lastError();
+  });
+}
+
+int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
+           int64_t Inner, bool Exclusive, bool Reverse, cudaStream_t Stream) {
+  if (Outer * Inner == 0 || Len == 0)
+    return 0;
+  return byType(T, [&](auto Z) {
+    using V = decltype(Z);
+    cumSumKernel<V><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
+        static_cast<const V *>(In), static_cast<V *>(Out), Outer, Len, Inner,
+        Exclusive, Reverse);
+    return lastError();
+  });
+}
+
+int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
+          int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream) {
+  if (N == 0 || Rows == 0 || Cols == 0)
+    return 0;
+  auto Go = [&](auto Z) {
+    using V = decltype(Z);
+    triluKernel<V><<<gridFor(N), Block, 0, Stream>>>(static_cast<const V *>(In),
+                                                     static_cast<V *>(Out), N,
+                                                     Rows, Cols, K, Upper);
+    return lastError();
+  };
+  switch (ElemBytes) {
+  case 1:
+    return Go(uint8_t());
+  case 2:
+    return Go(uint16_t());
+  case 4:
+    return Go(uint32_t());
+  case 8:
+    return Go(uint64_t());
+  }
+  return int(cudaErrorInvalidValue);
+}
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan

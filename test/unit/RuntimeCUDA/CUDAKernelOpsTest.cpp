@@ -1,0 +1,156 @@
+//===- CUDAKernelOpsTest.cpp - the CUDA kernels of exported models' ops ---===//
+//
+// The ops real exports use beyond the four test models (MobileNetV3's
+// HardSwish, YOLO's and U-Net's Resize and Split, GroupNorm's
+// InstanceNormalization, CLIP's ArgMax, position ids' CumSum, causal
+// masks' Trilu, ...), each against the CPU backend (CUDAKernelCompare.h).
+// Inputs are uniform in [-2, 2]; the models shape them into each op's
+// domain (Acosh's [1, inf), Atanh's (-1, 1)) and make ties (Floor) and
+// infinities (1 / 0) where a rule for them exists.
+//
+//===----------------------------------------------------------------------===//
+#include "CUDAKernelCompare.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::unit;
+
+namespace {
+
+TEST(CUDAKernels, MoreActivationsAndMath) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,5,7] x) => (float[3,5,7] rd, float[3,5,7] tn, float[3,5,7] as,
+    float[3,5,7] ac, float[3,5,7] at, float[3,5,7] sh, float[3,5,7] ch,
+    float[3,5,7] ash, float[3,5,7] ach, float[3,5,7] ath, float[3,5,7] ss,
+    float[3,5,7] hs, float[3,5,7] el, float[3,5,7] se,
+    float[3,5,7] ce, float[3,5,7] tr, float[3,5,7] sk, bool[3,5,7] nan,
+    bool[3,5,7] inf, bool[3,5,7] pinf)
+    <float half = {0.5}, float two5 = {2.5}, float pt4 = {0.4}, float one = {1}> {
+  x2 = Mul(x, two5)
+  rd = Round(x2)
+  tn = Tan(x)
+  h = Mul(x, half)
+  as = Asin(h)
+  ac = Acos(h)
+  at = Atan(x)
+  sh = Sinh(x)
+  ch = Cosh(x)
+  ash = Asinh(x)
+  ax = Abs(x)
+  ge1 = Add(ax, one)
+  ach = Acosh(ge1)
+  small = Mul(x, pt4)
+  ath = Atanh(small)
+  ss = Softsign(x)
+  hs = HardSwish(x2)
+  el = Elu<alpha = 0.5>(x)
+  se = Selu(x)
+  ce = Celu<alpha = 2.0>(x)
+  tr = ThresholdedRelu<alpha = 0.3>(x)
+  sk = Shrink<lambd = 0.4, bias = 0.1>(x)
+  lg = Log(x)
+  nan = IsNaN(lg)
+  fl = Floor(x)
+  r = Reciprocal(fl)
+  inf = IsInf(r)
+  pinf = IsInf<detect_negative = 0>(r)
+})");
+}
+
+TEST(CUDAKernels, ModSumMean) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] a, float[3,1] b, float[4] c) => (float[2,3,4] fm,
+    float[2,3,4] nm, int64[2,3,4] im, int64[2,3,4] ifm, float[2,3,4] s3,
+    float[2,3,4] m3, float[3,4] m2, float[2,3,4] s1)
+    <float three = {3}, float one = {1}> {
+  ab = Abs(b)
+  den = Add(ab, one)
+  fm = Mod<fmod = 1>(a, den)
+  nb = Neg(den)
+  nm = Mod(a, nb)
+  a3 = Mul(a, three)
+  fa = Floor(a3)
+  ia = Cast<to = 7>(fa)
+  fb = Floor(b)
+  ib = Cast<to = 7>(fb)
+  im = Mod(ia, ib)
+  ifm = Mod<fmod = 1>(ia, ib)
+  s3 = Sum(a, b, c)
+  m3 = Mean(a, b, c)
+  m2 = Mean(b, c)
+  s1 = Sum(a)
+})");
+}
+
+TEST(CUDAKernels, SplitTileDepthSpace) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,6,4] x, float[1,8,2,3] d) => (float[2,1,4] p0, float[2,3,4] p1,
+    float[2,2,4] p2, float[2,6,2] q0, float[2,6,2] q1, float[4,6,12] tl,
+    float[2,12,4] tl2, float[1,2,4,6] dcr, float[1,2,4,6] crd,
+    float[1,8,2,3] s2d)
+    <int64[3] split = {1, 3, 2}, int64[3] reps = {2, 1, 3},
+     int64[3] reps2 = {1, 2, 1}> {
+  p0, p1, p2 = Split<axis = 1>(x, split)
+  q0, q1 = Split<axis = -1>(x)
+  tl = Tile(x, reps)
+  tl2 = Tile(x, reps2)
+  dcr = DepthToSpace<blocksize = 2>(d)
+  crd = DepthToSpace<blocksize = 2, mode = "CRD">(d)
+  s2d = SpaceToDepth<blocksize = 2>(dcr)
+})");
+}
+
+// Floor makes ties (ArgMax's first index, select_last_index's last);
+// CumSum runs along a middle axis, exclusive and reversed.
+TEST(CUDAKernels, ArgCumSumTriluInstanceNorm) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,5,6] x, float[2,3,4,5] y) => (int64[2,1,6] amx, int64[2,5] amn,
+    float[2,5,6] cs, float[2,5,6] cse, int64[2,5,6] ics,
+    float[2,5,6] up, float[2,5,6] lo, float[2,5,6] up0, float[2,3,4,5] inn)
+    <int64 ax = {1}, int64 k = {1}, int64 km = {-2},
+     float[3] s = {1, 0.5, 2}, float[3] b = {0, 1, -1}> {
+  fx = Floor(x)
+  amx = ArgMax<axis = 1>(fx)
+  amn = ArgMin<axis = -1, keepdims = 0, select_last_index = 1>(fx)
+  ix = Cast<to = 7>(fx)
+  cs = CumSum(x, ax)
+  cse = CumSum<exclusive = 1, reverse = 1>(x, ax)
+  ics = CumSum<reverse = 1>(ix, ax)
+  up = Trilu(x, k)
+  lo = Trilu<upper = 0>(x, km)
+  up0 = Trilu(x)
+  inn = InstanceNormalization<epsilon = 1e-5>(y, s, b)
+})");
+}
+
+// Resize's modes and coordinate transforms, each a path of the shared
+// taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
+// sizes (half_pixel), cubic (align_corners, exclude_outside),
+// tf_crop_and_resize with an roi and an extrapolation value, and nearest
+// on int64 (the whole-element gather).
+TEST(CUDAKernels, ResizeModes) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,2,5,6] x) => (float[1,2,10,12] nn, float[1,2,7,9] lin,
+    float[1,2,8,4] cub, float[1,2,4,4] crop, int64[1,2,9,13] inn,
+    float[1,2,3,15] pt)
+    <float[0] noroi = {}, float[4] s2 = {1, 1, 2, 2},
+     int64[4] sz = {1, 2, 7, 9}, int64[4] sz2 = {1, 2, 8, 4},
+     float[8] roi = {0, 0, 0.1, -0.2, 1, 1, 0.8, 1.3},
+     int64[4] sz3 = {1, 2, 4, 4}, int64[4] sz4 = {1, 2, 9, 13},
+     float[4] s3 = {1, 1, 0.6, 2.5}> {
+  nn = Resize<mode = "nearest", coordinate_transformation_mode = "asymmetric",
+              nearest_mode = "floor">(x, noroi, s2)
+  lin = Resize<mode = "linear">(x, noroi, noroi, sz)
+  cub = Resize<mode = "cubic", coordinate_transformation_mode = "align_corners",
+               exclude_outside = 1>(x, noroi, noroi, sz2)
+  crop = Resize<mode = "linear",
+                coordinate_transformation_mode = "tf_crop_and_resize",
+                extrapolation_value = 7.5>(x, roi, noroi, sz3)
+  ix = Cast<to = 7>(x)
+  inn = Resize<mode = "nearest", nearest_mode = "round_prefer_ceil">(ix, noroi, noroi, sz4)
+  pt = Resize<mode = "linear",
+              coordinate_transformation_mode = "pytorch_half_pixel">(x, noroi, s3)
+})");
+}
+
+} // namespace
