@@ -317,8 +317,10 @@ public:
       // later run's Gather could raise the flag before it is cleared.
       if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))
         return cudaFailure(E, "clearing the index-error flag");
-      return makeInputError("a Gather index was out of range (its output "
-                            "holds zeros there)");
+      return makeInputError(
+          "an index of a Gather, GatherElements, ScatterElements or "
+          "ScatterND was out of range (a gather's output holds zeros there; "
+          "a scatter skipped that update)");
     }
     return llvm::Error::success();
   }

@@ -23,6 +23,7 @@ const CUDAKernelTable &cudaKernels() {
     registerDataKernels(T);
     registerLayoutKernels(T);
     registerIndexKernels(T);
+    registerGatherScatterKernels(T);
     registerNormKernels(T);
     registerBlasKernels(T);
     registerDnnKernels(T);

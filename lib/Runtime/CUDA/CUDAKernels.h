@@ -32,8 +32,10 @@ void registerEltwiseKernels(CUDAKernelTable &T);
 void registerDataKernels(CUDAKernelTable &T);
 // LayoutKernels.cpp: Split, Tile, DepthToSpace, SpaceToDepth.
 void registerLayoutKernels(CUDAKernelTable &T);
-// IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, Resize, Upsample.
+// IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, TopK, Resize, Upsample.
 void registerIndexKernels(CUDAKernelTable &T);
+// GatherScatterKernels.cpp: GatherElements, ScatterElements, ScatterND.
+void registerGatherScatterKernels(CUDAKernelTable &T);
 // NormKernels.cpp: Softmax, LogSoftmax, LayerNormalization,
 // BatchNormalization, Reduce*, GlobalAveragePool, GlobalMaxPool.
 void registerNormKernels(CUDAKernelTable &T);

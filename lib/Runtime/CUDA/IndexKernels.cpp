@@ -1,10 +1,11 @@
-//===- IndexKernels.cpp - ArgMax/ArgMin, CumSum, Trilu, Resize on CUDA ----===//
+//===- IndexKernels.cpp - ArgMax/ArgMin, CumSum, Trilu, TopK, Resize (CUDA)
+//===//
 //
 // The ops whose result at an element depends on its position: the host
 // side reads the attributes and the small inputs (CumSum's axis, Trilu's
-// k, Resize's scales and roi) on the host, with the CPU kernels' checks,
-// and the launchers (Kernels/IndexOps.cu, Kernels/Resize.cu) do the rest.
-// Resize's setup and per-axis taps are the CPU kernel's own functions
+// k, TopK's k, Resize's scales and roi) on the host, with the CPU kernels'
+// checks, and the launchers (Kernels/IndexOps.cu, Kernels/Resize.cu) do the
+// rest. Resize's setup and per-axis taps are the CPU kernel's own functions
 // (cpu::resizeSetup, ResizeTaps.h), so both backends read a model alike.
 //
 //===----------------------------------------------------------------------===//
@@ -83,6 +84,51 @@ llvm::Error runTrilu(const KernelContext &C) {
                   "Trilu kernel");
 }
 
+// TopK with a k known when the plan was made: the outputs' dims hold it.
+// A k computed at run time gives outputs of a data-dependent size, which
+// the CUDA executor does not run (docs/cuda.md).
+llvm::Error runTopK(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  int64_t Axis = C.N.getInt("axis", -1);
+  if (!cpu::normAxis(Axis, int64_t(X.Dims.size())))
+    return C.badInput("axis out of range");
+  if (C.ActualDims)
+    return C.unsupported("a k known only at run time");
+  int64_t K = C.N.getInt("k", -1);
+  if (cpu::hasInput(C, 1)) {
+    llvm::SmallVector<int64_t, 1> V;
+    if (llvm::Error E = hostInts(C, 1, V))
+      return E;
+    if (V.size() != 1)
+      return C.badInput("k must hold one value");
+    K = V[0];
+  }
+  if (K < 0 || K > X.Dims[Axis])
+    return C.badInput("k = " + llvm::Twine(K) + " is outside [0, " +
+                      llvm::Twine(X.Dims[Axis]) + "]");
+  void *Values = nullptr;
+  int64_t *Indices = nullptr;
+  for (unsigned I = 0; I < C.Outputs.size() && I < 2; ++I) {
+    const TensorRef &Out = C.Outputs[I];
+    if (!Out.present())
+      continue;
+    if (Out.Dims.size() != X.Dims.size() || Out.Dims[Axis] != K)
+      return C.badInput("outputs disagree with k");
+    if (I == 0)
+      Values = Out.Data;
+    else if (Out.Type != ElementType::Int64)
+      return C.badInput("Indices must be int64");
+    else
+      Indices = Out.data<int64_t>();
+  }
+  return launched(C,
+                  topK(*dtypeOf(X.Type), X.Data, Values, Indices,
+                       cpu::productOf(X.Dims, 0, size_t(Axis)), X.Dims[Axis],
+                       cpu::productOf(X.Dims, size_t(Axis) + 1, X.Dims.size()),
+                       K, C.N.getInt("largest", 1) != 0, context().Compute),
+                  "TopK kernel");
+}
+
 llvm::Error runResize(const KernelContext &C) {
   cpu::ResizeSetup S;
   if (llvm::Error E = cpu::resizeSetup(
@@ -130,10 +176,11 @@ llvm::Error runResize(const KernelContext &C) {
 void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "ArgMax", {runArg<true>, nullptr, NumberTypes});
   addKernel(T, "ArgMin", {runArg<false>, nullptr, NumberTypes});
-  // DeviceUnread: CumSum's axis, Trilu's k and Resize's roi, scales and
-  // sizes are read on the host (hostInts, hostDoubles).
+  // DeviceUnread: CumSum's axis, Trilu's and TopK's k, and Resize's roi, scales
+  // and sizes are read on the host (hostInts, hostDoubles).
   addKernel(T, "CumSum", {runCumSum, nullptr, NumberTypes, 0b10});
   addKernel(T, "Trilu", {runTrilu, nullptr, {}, 0b10});
+  addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
   addKernel(T, "Resize", {runResize, nullptr, {}, 0b1110});
   addKernel(T, "Upsample", {runResize, nullptr, {}, 0b10});
 }

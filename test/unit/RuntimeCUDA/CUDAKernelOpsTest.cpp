@@ -123,6 +123,51 @@ g (float[2,5,6] x, float[2,3,4,5] y) => (int64[2,1,6] amx, int64[2,5] amn,
 })");
 }
 
+// TopK: ties from Floor go by index; smallest along a middle axis; k = 0
+// and k = the whole axis.
+TEST(CUDAKernels, TopK) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,4,37] x) => (float[3,4,5] v, int64[3,4,5] i, float[3,2,37] sv,
+    int64[3,2,37] si, float[3,4,0] zv, int64[3,4,37] ai)
+    <int64[1] k5 = {5}, int64[1] k2 = {2}, int64[1] k0 = {0}, int64[1] k37 = {37},
+     float three = {3}> {
+  x3 = Mul(x, three)
+  fx = Floor(x3)
+  v, i = TopK(fx, k5)
+  sv, si = TopK<axis = 1, largest = 0>(x, k2)
+  zv, zi = TopK(x, k0)
+  av, ai = TopK(fx, k37)
+})");
+}
+
+// The element and ND gathers and scatters, with negative indices, int32
+// indices, reduction add onto repeated indices (exact here: the updates
+// are small integers), and ScatterND's slices (swin_t's masks, index_put).
+TEST(CUDAKernels, GatherScatter) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
+    float[3,4,5] sa, float[3,4,5] nd, float[3,4,5] nda, float[3,4,5] nde)
+    <int64[3,2,5] ix = {0, 1, 2, 3, 0, -1, -2, -3, -4, 1, 3, 3, 0, 0, 1,
+                        2, 2, 2, 2, 2, 1, 0, 3, 2, 1, 0, 1, 2, 3, -1},
+     int32[3,2,5] iu = {0, 1, 2, 3, 0, 3, 2, 1, 0, 1, 1, 0, 3, 2, 3,
+                        2, 3, 0, 1, 2, 1, 0, 3, 2, 1, 0, 2, 1, 3, 0},
+     int64[2,1] nix = {2, -3}, int64[2,2] nix2 = {0, 3, 1, -2},
+     int64[2,2] nrep = {1, 1, 1, 1}, float half = {0.5}, int64[1] s0 = {0},
+     int64[1] e2 = {2}, int64 zero = {0}, int64 one = {1}> {
+  ge = GatherElements<axis = 1>(x, ix)
+  se = ScatterElements<axis = 1>(x, iu, u)
+  fu = Floor(u)
+  sa = ScatterElements<axis = 1, reduction = "add">(x, ix, fu)
+  x2 = Slice(x, s0, e2, s0)
+  u1 = Mul(x2, half)
+  nd = ScatterND(x, nix, u1)
+  fu2 = Gather<axis = 0>(fu, zero)
+  nda = ScatterND<reduction = "add">(x, nrep, fu2)
+  u2 = Gather<axis = 0>(u, one)
+  nde = ScatterND(x, nix2, u2)
+})");
+}
+
 // Resize's modes and coordinate transforms, each a path of the shared
 // taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
 // sizes (half_pixel), cubic (align_corners, exclude_outside),

@@ -1,13 +1,17 @@
-//===- IndexOps.cu - ArgMax/ArgMin, CumSum and Trilu ----------------------===//
+//===- IndexOps.cu - ArgMax/ArgMin, CumSum, Trilu and TopK ----------------===//
 //
 // Ops whose result at an element depends on its index along an axis. The
 // first two walk one line of [Outer, Len, Inner] per thread, in order, as
 // the CPU kernels do (AxisOps.cpp), so ties and NaN resolve the same way
 // and a running sum rounds the same way; these lines are short in the
 // models that use them (a vocabulary, a sequence), so a thread per line is
-// enough. Trilu is a masked copy over the last two dims.
+// enough. Trilu is a masked copy over the last two dims. TopK takes one
+// block per line and picks its k elements one at a time, each the first
+// after the previous one in the CPU kernel's order (value, then index), by
+// a block-wide reduction: no scratch, so no workspace to plan.
 //
 //===----------------------------------------------------------------------===//
+#include "BlockReduce.cuh"
 #include "Launch.h"
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -94,6 +98,55 @@ __global__ void triluKernel(const T *X, T *Y, int64_t N, int64_t Rows,
   }
 }
 
+// The CPU kernel's order (TopK.cpp): larger (smaller) values first, equal
+// values by index. Combining keeps the earlier of two candidates; -1 is
+// none.
+template <typename T> struct TopKOrder {
+  const T *Src;
+  int64_t Inner;
+  bool Largest;
+  __device__ bool before(long long A, long long B) const {
+    T VA = Src[A * Inner], VB = Src[B * Inner];
+    if (VA != VB)
+      return Largest ? VA > VB : VA < VB;
+    return A < B;
+  }
+  __device__ long long operator()(long long A, long long B) const {
+    if (A < 0)
+      return B;
+    if (B < 0)
+      return A;
+    return before(B, A) ? B : A;
+  }
+};
+
+template <typename T>
+__global__ void topKKernel(const T *X, T *Vals, int64_t *Idx, int64_t Lines,
+                           int64_t Len, int64_t Inner, int64_t K,
+                           bool Largest) {
+  __shared__ long long Shared[32];
+  for (int64_t L = blockIdx.x; L < Lines; L += gridDim.x) {
+    const int64_t O = L / Inner, I = L % Inner;
+    const TopKOrder<T> Ord{X + O * Len * Inner + I, Inner, Largest};
+    long long Prev = -1;
+    for (int64_t J = 0; J < K; ++J) {
+      long long Best = -1;
+      for (long long C = threadIdx.x; C < Len; C += blockDim.x)
+        if (Prev < 0 || Ord.before(Prev, C))
+          Best = Ord(Best, C);
+      Best = blockCombine<long long>(Best, Shared, -1LL, Ord);
+      if (threadIdx.x == 0) {
+        const int64_t At = (O * K + J) * Inner + I;
+        if (Vals)
+          Vals[At] = Ord.Src[Best * Inner];
+        if (Idx)
+          Idx[At] = Best;
+      }
+      Prev = Best;
+    }
+  }
+}
+
 template <typename F> int byType(DType T, F &&Fn) {
   switch (T) {
   case DType::F32:
@@ -131,6 +184,22 @@ int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
     cumSumKernel<V><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
         static_cast<const V *>(In), static_cast<V *>(Out), Outer, Len, Inner,
         Exclusive, Reverse);
+    return lastError();
+  });
+}
+
+int topK(DType T, const void *In, void *Values, int64_t *Indices, int64_t Outer,
+         int64_t Len, int64_t Inner, int64_t K, bool Largest,
+         cudaStream_t Stream) {
+  const int64_t Lines = Outer * Inner;
+  if (Lines == 0 || K == 0)
+    return 0;
+  const int G = int(Lines < 65535 * 8 ? Lines : 65535 * 8);
+  return byType(T, [&](auto Z) {
+    using V = decltype(Z);
+    topKKernel<V><<<G, Block, 0, Stream>>>(static_cast<const V *>(In),
+                                           static_cast<V *>(Values), Indices,
+                                           Lines, Len, Inner, K, Largest);
     return lastError();
   });
 }

@@ -201,6 +201,45 @@ int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
 int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
           int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream);
 
+/// TopK along the middle axis of [Outer, Len, Inner]: Values (may be null)
+/// and Indices (may be null) get [Outer, K, Inner], larger (or smaller)
+/// values first and equal values by index, as the CPU kernel. F32, F64,
+/// I32, I64.
+int topK(DType T, const void *In, void *Values, int64_t *Indices, int64_t Outer,
+         int64_t Len, int64_t Inner, int64_t K, bool Largest,
+         cudaStream_t Stream);
+
+/// GatherElements and ScatterElements: index element I (of an index
+/// tensor with IdxDims) names data's element at I's coordinates with the
+/// axis one replaced by the index (negative from the end, AxisDim long).
+struct ElementsArgs {
+  int Rank = 0, Axis = 0;
+  int64_t AxisDim = 0;
+  int64_t IdxDims[MaxRank] = {}, DataStride[MaxRank] = {};
+};
+/// Out (IdxDims, dense) = the named elements of Data. Int32 or int64
+/// indices; one out of range gives 0 and sets *BadIndex.
+int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
+                   bool Index64, void *Out, int ElemBytes, int64_t N,
+                   int *BadIndex, cudaStream_t Stream);
+/// Out's named elements = Updates (Add: += Updates, of type T: F32, F64,
+/// I32, I64). Out already holds the data.
+int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
+                    bool Index64, const void *Updates, bool Add, DType T,
+                    int ElemBytes, int64_t N, int *BadIndex,
+                    cudaStream_t Stream);
+
+/// ScatterND: update tuple t (K int64 indices into data's first K dims,
+/// of Dims and Stride) names a slice of Slice elements; N = tuples * Slice.
+struct NDArgs {
+  int K = 0;
+  int64_t Slice = 0;
+  int64_t Dims[MaxRank] = {}, Stride[MaxRank] = {};
+};
+int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
+              const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
+              int *BadIndex, cudaStream_t Stream);
+
 /// Resize and Upsample (dense input and output of Rank dims).
 struct ResizeArgs {
   resize::Method M;

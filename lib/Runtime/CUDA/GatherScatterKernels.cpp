@@ -1,0 +1,140 @@
+//===- GatherScatterKernels.cpp - GatherElements, ScatterElements, ScatterND //
+//
+// The CPU kernels' checks (Gather.cpp) on the host, then one launcher each
+// (Kernels/Scatter.cu). Indices are read on the device: one out of range
+// raises the device flag that Gather uses, and the executor reports it
+// after the run. The scatters start from a copy of the data (none when the
+// planner gave the output the data's bytes). Reductions: none and add (mul,
+// max and min are refused: the device has no atomics for them that keep
+// the CPU's rounding).
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
+
+/// Whether the scatter adds; an error for a reduction the kernel lacks.
+llvm::Expected<bool> addReduction(const KernelContext &C) {
+  std::string R = C.N.getString("reduction", "none");
+  if (R == "none")
+    return false;
+  if (R != "add")
+    return C.unsupported("reduction '" + R +
+                         "' (the CUDA kernel has none and add)");
+  const TensorRef &In = C.Inputs[0];
+  if (!dtypeOf(In.Type) ||
+      (In.Type != ElementType::Float && In.Type != ElementType::Double &&
+       In.Type != ElementType::Int32 && In.Type != ElementType::Int64))
+    return C.unsupported("reduction add on type " + elementTypeName(In.Type));
+  return true;
+}
+
+llvm::Expected<ElementsArgs> elementsArgs(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1];
+  const int64_t R = int64_t(In.Dims.size());
+  int64_t Axis = C.N.getInt("axis", 0);
+  if (!cpu::normAxis(Axis, R))
+    return C.badInput("axis out of range");
+  if (int64_t(Idx.Dims.size()) != R)
+    return C.badInput("indices and data differ in rank");
+  if (R > MaxRank)
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  if (Idx.Type != ElementType::Int64 && Idx.Type != ElementType::Int32)
+    return C.unsupported("indices must be int32 or int64");
+  ElementsArgs A;
+  A.Rank = int(R);
+  A.Axis = int(Axis);
+  A.AxisDim = In.Dims[Axis];
+  cpu::DimVector S = cpu::stridesOf(In.Dims);
+  for (int64_t D = 0; D < R; ++D) {
+    A.IdxDims[D] = Idx.Dims[D];
+    A.DataStride[D] = S[D];
+  }
+  return A;
+}
+
+llvm::Error runGatherElements(const KernelContext &C) {
+  auto A = elementsArgs(C);
+  if (!A)
+    return A.takeError();
+  const TensorRef &Idx = C.Inputs[1], &Out = C.Outputs[0];
+  if (Out.numElements() != Idx.numElements())
+    return C.badInput("output and indices differ in size");
+  return launched(C,
+                  gatherElements(*A, C.Inputs[0].Data, Idx.Data,
+                                 Idx.Type == ElementType::Int64, Out.Data,
+                                 elemBytesOf(Out), int64_t(Idx.numElements()),
+                                 context().BadIndex, context().Compute),
+                  "GatherElements kernel");
+}
+
+llvm::Error runScatterElements(const KernelContext &C) {
+  auto A = elementsArgs(C);
+  if (!A)
+    return A.takeError();
+  auto Add = addReduction(C);
+  if (!Add)
+    return Add.takeError();
+  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Upd = C.Inputs[2];
+  if (Upd.numElements() != Idx.numElements())
+    return C.badInput("updates and indices differ in size");
+  if (llvm::Error E = copyUnlessAliased(C))
+    return E;
+  return launched(C,
+                  scatterElements(*A, C.Outputs[0].Data, Idx.Data,
+                                  Idx.Type == ElementType::Int64, Upd.Data,
+                                  *Add, dtypeOf(In.Type).value_or(DType::F32),
+                                  elemBytesOf(In), int64_t(Idx.numElements()),
+                                  context().BadIndex, context().Compute),
+                  "ScatterElements kernel");
+}
+
+llvm::Error runScatterND(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Upd = C.Inputs[2];
+  auto Add = addReduction(C);
+  if (!Add)
+    return Add.takeError();
+  const int64_t R = int64_t(In.Dims.size()), Q = int64_t(Idx.Dims.size());
+  if (Q < 1 || R < 1)
+    return C.badInput("indices rank or batch_dims out of range");
+  if (Idx.Type != ElementType::Int64)
+    return C.badInput("indices must be int64");
+  NDArgs A;
+  const int64_t K = Idx.Dims[Q - 1];
+  if (K > R)
+    return C.badInput("index tuples are longer than data's rank");
+  A.K = int(K);
+  A.Slice = cpu::productOf(In.Dims, size_t(K), size_t(R));
+  const int64_t Tuples = cpu::productOf(Idx.Dims, 0, size_t(Q - 1));
+  if (int64_t(Upd.numElements()) != Tuples * A.Slice)
+    return C.badInput("updates size disagrees with data and indices");
+  cpu::DimVector S = cpu::stridesOf(In.Dims);
+  for (int64_t J = 0; J < K; ++J) {
+    A.Dims[J] = In.Dims[J];
+    A.Stride[J] = S[J];
+  }
+  if (llvm::Error E = copyUnlessAliased(C))
+    return E;
+  return launched(C,
+                  scatterND(A, C.Outputs[0].Data, Idx.data<int64_t>(), Upd.Data,
+                            *Add, dtypeOf(In.Type).value_or(DType::F32),
+                            elemBytesOf(In), int64_t(Upd.numElements()),
+                            context().BadIndex, context().Compute),
+                  "ScatterND kernel");
+}
+} // namespace
+
+void cuda::registerGatherScatterKernels(CUDAKernelTable &T) {
+  addKernel(T, "GatherElements", {runGatherElements, nullptr, {}});
+  addKernel(T, "ScatterElements", {runScatterElements, nullptr, {}});
+  // Scatter (opset 9 and 10) is ScatterElements under its old name.
+  addKernel(T, "Scatter", {runScatterElements, nullptr, {}});
+  addKernel(T, "ScatterND", {runScatterND, nullptr, {}});
+}

@@ -1,0 +1,212 @@
+//===- Scatter.cu - GatherElements, ScatterElements, ScatterND ------------===//
+//
+// One thread per index (GatherElements, ScatterElements) or per updated
+// element (ScatterND). An index is normalized as the CPU kernels do
+// (negative counts from the end); one out of range is skipped and raises
+// the device flag (*BadIndex), which the executor turns into an error after
+// the run, as Gather's. Reduction add uses atomics: each element's sum is
+// exact up to the order of its terms. Without a reduction, duplicate
+// indices leave one of their updates, unspecified which (ONNX leaves that
+// case undefined; the CPU kernel keeps the last).
+//
+//===----------------------------------------------------------------------===//
+#include "Launch.h"
+#include <cstdint>
+#include <cuda_runtime.h>
+#include <type_traits>
+
+namespace oomplan {
+namespace runtime {
+namespace cuda {
+
+namespace {
+constexpr int Block = 256;
+int lastError() { return int(cudaGetLastError()); }
+int gridFor(int64_t N) {
+  int64_t B = (N + Block - 1) / Block;
+  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
+}
+
+__device__ inline int64_t indexAt(const void *Index, bool Index64, int64_t I) {
+  return Index64 ? static_cast<const int64_t *>(Index)[I]
+                 : int64_t(static_cast<const int32_t *>(Index)[I]);
+}
+
+// In range after normalization: writes the index to V.
+__device__ inline bool fixIndex(int64_t &V, int64_t Dim) {
+  if (V < 0)
+    V += Dim;
+  return V >= 0 && V < Dim;
+}
+
+// The element of data that index element I names (ElementsArgs), or -1.
+__device__ int64_t elementOffset(const ElementsArgs &A, const void *Index,
+                                 bool Index64, int64_t I) {
+  int64_t V = indexAt(Index, Index64, I);
+  if (!fixIndex(V, A.AxisDim))
+    return -1;
+  int64_t Off = 0, Rem = I;
+  for (int D = A.Rank - 1; D >= 0; --D) {
+    const int64_t C = Rem % A.IdxDims[D];
+    Rem /= A.IdxDims[D];
+    Off += (D == A.Axis ? V : C) * A.DataStride[D];
+  }
+  return Off;
+}
+
+template <typename T>
+__global__ void gatherElementsKernel(ElementsArgs A, const T *Data,
+                                     const void *Index, bool Index64, T *Out,
+                                     int64_t N, int *Bad) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t Off = elementOffset(A, Index, Index64, I);
+    if (Off < 0) {
+      *Bad = 1;
+      Out[I] = T(0);
+    } else {
+      Out[I] = Data[Off];
+    }
+  }
+}
+
+template <typename T> __device__ void addTo(T *Dst, T V) {
+  if constexpr (sizeof(T) == 8 && !std::is_floating_point<T>::value)
+    atomicAdd(reinterpret_cast<unsigned long long *>(Dst),
+              static_cast<unsigned long long>(V));
+  else
+    atomicAdd(Dst, V);
+}
+
+template <typename T, bool Add>
+__global__ void scatterElementsKernel(ElementsArgs A, T *Out, const void *Index,
+                                      bool Index64, const T *Upd, int64_t N,
+                                      int *Bad) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t Off = elementOffset(A, Index, Index64, I);
+    if (Off < 0)
+      *Bad = 1;
+    else if constexpr (Add)
+      addTo(Out + Off, Upd[I]);
+    else
+      Out[Off] = Upd[I];
+  }
+}
+
+template <typename T, bool Add>
+__global__ void scatterNDKernel(NDArgs A, T *Out, const int64_t *Index,
+                                const T *Upd, int64_t N, int *Bad) {
+  for (int64_t E = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; E < N;
+       E += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t T0 = E / A.Slice;
+    int64_t Off = E % A.Slice;
+    bool Ok = true;
+    for (int J = 0; J < A.K; ++J) {
+      int64_t V = Index[T0 * A.K + J];
+      Ok = Ok && fixIndex(V, A.Dims[J]);
+      Off += V * A.Stride[J];
+    }
+    if (!Ok)
+      *Bad = 1;
+    else if constexpr (Add)
+      addTo(Out + Off, Upd[E]);
+    else
+      Out[Off] = Upd[E];
+  }
+}
+
+// Elements of 1, 2, 4 or 8 bytes as unsigned integers of that width.
+template <typename F> int byWidth(int ElemBytes, F &&Fn) {
+  switch (ElemBytes) {
+  case 1:
+    return Fn(uint8_t());
+  case 2:
+    return Fn(uint16_t());
+  case 4:
+    return Fn(uint32_t());
+  case 8:
+    return Fn(uint64_t());
+  }
+  return int(cudaErrorInvalidValue);
+}
+
+// The types an add reduces: F32, F64, I32, I64.
+template <typename F> int byAddType(DType T, F &&Fn) {
+  switch (T) {
+  case DType::F32:
+    return Fn(float());
+  case DType::F64:
+    return Fn(double());
+  case DType::I32:
+    return Fn(int32_t());
+  case DType::I64:
+    return Fn(int64_t());
+  default:
+    return int(cudaErrorInvalidValue);
+  }
+}
+} // namespace
+
+int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
+                   bool Index64, void *Out, int ElemBytes, int64_t N,
+                   int *BadIndex, cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    gatherElementsKernel<V><<<gridFor(N), Block, 0, Stream>>>(
+        A, static_cast<const V *>(Data), Index, Index64, static_cast<V *>(Out),
+        N, BadIndex);
+    return lastError();
+  });
+}
+
+int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
+                    bool Index64, const void *Updates, bool Add, DType T,
+                    int ElemBytes, int64_t N, int *BadIndex,
+                    cudaStream_t Stream) {
+  if (N == 0)
+    return 0;
+  if (Add)
+    return byAddType(T, [&](auto Z) {
+      using V = decltype(Z);
+      scatterElementsKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
+          A, static_cast<V *>(Out), Index, Index64,
+          static_cast<const V *>(Updates), N, BadIndex);
+      return lastError();
+    });
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    scatterElementsKernel<V, false><<<gridFor(N), Block, 0, Stream>>>(
+        A, static_cast<V *>(Out), Index, Index64,
+        static_cast<const V *>(Updates), N, BadIndex);
+    return lastError();
+  });
+}
+
+int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
+              const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
+              int *BadIndex, cudaStream_t Stream) {
+  if (N == 0 || A.Slice == 0)
+    return 0;
+  if (Add)
+    return byAddType(T, [&](auto Z) {
+      using V = decltype(Z);
+      scatterNDKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
+          A, static_cast<V *>(Out), Index, static_cast<const V *>(Updates), N,
+          BadIndex);
+      return lastError();
+    });
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    scatterNDKernel<V, false><<<gridFor(N), Block, 0, Stream>>>(
+        A, static_cast<V *>(Out), Index, static_cast<const V *>(Updates), N,
+        BadIndex);
+    return lastError();
+  });
+}
+
+} // namespace cuda
+} // namespace runtime
+} // namespace oomplan
