@@ -1,4 +1,4 @@
-//===- GatherScatterKernels.cpp - GatherElements, ScatterElements, ScatterND //
+//===- GatherScatterKernels.cpp - element and ND gathers, scatters (CUDA) -===//
 //
 // The CPU kernels' checks (Gather.cpp) on the host, then one launcher each
 // (Kernels/Scatter.cu). Indices are read on the device: one out of range

@@ -1,5 +1,4 @@
-//===- IndexKernels.cpp - ArgMax/ArgMin, CumSum, Trilu, TopK, Resize (CUDA)
-//===//
+//===- IndexKernels.cpp - ArgMax, CumSum, Trilu, TopK, Resize on CUDA ----===//
 //
 // The ops whose result at an element depends on its position: the host
 // side reads the attributes and the small inputs (CumSum's axis, Trilu's
