@@ -7,11 +7,12 @@ Usage: compare_outputs.py REF_DIR GOT_DIR [--rtol 1e-3] [--atol 1e-5] [--scale-a
 Prints one JSON object: per output, the element count, how many elements
 differ by more than atol + rtol * |ref|, the largest absolute difference,
 the largest |ref|, and the norm-relative error ||got - ref|| / ||ref||.
---scale-atol S adds S * max |ref| of the output to atol: for runs whose
+--scale-atol S adds S * max |ref| (over the finite elements) to atol: for runs whose
 sums go in another order (other threads, another device) on weights of no
 meaning, where an element that cancels to near zero differs by the
 rounding of its terms, which scale with the output, not with the element.
-Integer and bool outputs must be equal. Exit 0 when every element is
+A NaN or infinity in the reference must be matched exactly. Integer and
+bool outputs must be equal. Exit 0 when every element is
 within the bound, 1 otherwise (2 on missing or unreadable files).
 """
 import argparse
@@ -56,15 +57,25 @@ def main():
             ok = False
         elif x.dtype.kind == "f":
             x64, y64 = x.astype(np.float64), y.astype(np.float64)
-            d = np.abs(y64 - x64)
-            atol = a.atol + a.scale_atol * float(np.abs(x64).max(initial=0))
-            bad = d > atol + a.rtol * np.abs(x64)
-            rec.update(beyond=int(bad.sum()), max_abs_diff=float(d.max(initial=0)),
-                       max_abs_ref=float(np.abs(x64).max(initial=0)),
-                       norm_rel=float(np.linalg.norm(y64 - x64) /
-                                      max(np.linalg.norm(x64), 1e-30)),
-                       nan=int(np.isnan(y64).sum()))
-            ok = ok and rec["beyond"] == 0 and rec["nan"] == 0
+            # Non-finite reference elements must be matched exactly (NaN by
+            # NaN, an infinity by the same one); the scale and the norms
+            # are those of the finite ones, so that one inf or NaN in the
+            # reference neither widens nor voids the bound elsewhere.
+            fin = np.isfinite(x64)
+            xf, yf = np.where(fin, x64, 0.0), np.where(fin, y64, 0.0)
+            scale = float(np.abs(xf).max(initial=0))
+            d = np.abs(yf - xf)
+            atol = a.atol + a.scale_atol * scale
+            bad = fin & ~(d <= atol + a.rtol * np.abs(xf))  # NaN got: bad
+            nonfin = ~fin & ~((np.isnan(x64) & np.isnan(y64)) | (x64 == y64))
+            # The figures leave out the NaNs of got, which "nan" counts.
+            dr = np.where(np.isnan(d), 0.0, d)
+            rec.update(beyond=int(bad.sum()) + int(nonfin.sum()),
+                       max_abs_diff=float(dr.max(initial=0)),
+                       max_abs_ref=scale,
+                       norm_rel=float(np.linalg.norm(dr) / max(np.linalg.norm(xf), 1e-30)),
+                       nan=int((np.isnan(y64) & fin).sum()))
+            ok = ok and rec["beyond"] == 0
         else:
             rec["beyond"] = int((x != y).sum())
             ok = ok and rec["beyond"] == 0

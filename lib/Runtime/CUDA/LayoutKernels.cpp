@@ -59,8 +59,10 @@ llvm::Error runSplit(const KernelContext &C) {
 }
 
 // Tile: an axis repeated r times is two axes of the index space, [r, d],
-// the outer one at stride 0; an axis not repeated stays one. So rank 4 (or
-// more, when some axes are not repeated) fits MaxRank.
+// the outer one at stride 0; an axis not repeated merges into the data
+// axis before it (the input is dense, so d_a * d_a+1 elements at the inner
+// stride are the same elements). So up to four repeated axes fit MaxRank
+// at any rank.
 llvm::Error runTile(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const size_t R = In.Dims.size();
@@ -73,8 +75,14 @@ llvm::Error runTile(const KernelContext &C) {
     return llvm::Error::success();
   cpu::DimVector InStride = cpu::stridesOf(In.Dims);
   Strided S;
+  bool LastIsData = false; // the last index axis is one of data, not a repeat
   for (size_t A = 0; A < R; ++A) {
     const int64_t Rep = Out.Dims[A] / In.Dims[A];
+    if (Rep == 1 && LastIsData) {
+      S.Dims[S.Rank - 1] *= In.Dims[A];
+      S.Stride[0][S.Rank - 1] = InStride[A];
+      continue;
+    }
     const int Need = Rep > 1 ? 2 : 1;
     if (S.Rank + Need > MaxRank)
       return C.unsupported("more than " + llvm::Twine(MaxRank) +
@@ -85,6 +93,7 @@ llvm::Error runTile(const KernelContext &C) {
     }
     S.Dims[S.Rank] = In.Dims[A];
     S.Stride[0][S.Rank++] = InStride[A];
+    LastIsData = true;
   }
   return launched(
       C,

@@ -24,10 +24,14 @@ g (float[3,5,7] x) => (float[3,5,7] rd, float[3,5,7] tn, float[3,5,7] as,
     float[3,5,7] ash, float[3,5,7] ach, float[3,5,7] ath, float[3,5,7] ss,
     float[3,5,7] hs, float[3,5,7] el, float[3,5,7] se,
     float[3,5,7] ce, float[3,5,7] tr, float[3,5,7] sk, bool[3,5,7] nan,
-    bool[3,5,7] inf, bool[3,5,7] pinf)
-    <float half = {0.5}, float two5 = {2.5}, float pt4 = {0.4}, float one = {1}> {
+    bool[3,5,7] inf, bool[3,5,7] pinf, bool[3,5,7] ninf, bool[3,5,7] none)
+    <float half = {0.5}, float two5 = {2.5}, float pt4 = {0.4}, float one = {1},
+     float four = {4}> {
   x2 = Mul(x, two5)
-  rd = Round(x2)
+  x4 = Mul(x, four)
+  q = Floor(x4)
+  halves = Mul(q, half)
+  rd = Round(halves)
   tn = Tan(x)
   h = Mul(x, half)
   as = Asin(h)
@@ -54,6 +58,9 @@ g (float[3,5,7] x) => (float[3,5,7] rd, float[3,5,7] tn, float[3,5,7] as,
   r = Reciprocal(fl)
   inf = IsInf(r)
   pinf = IsInf<detect_negative = 0>(r)
+  nr = Neg(r)
+  ninf = IsInf<detect_positive = 0>(nr)
+  none = IsInf<detect_negative = 0>(nr)
 })");
 }
 
@@ -87,9 +94,10 @@ TEST(CUDAKernels, SplitTileDepthSpace) {
 g (float[2,6,4] x, float[1,8,2,3] d) => (float[2,1,4] p0, float[2,3,4] p1,
     float[2,2,4] p2, float[2,6,2] q0, float[2,6,2] q1, float[4,6,12] tl,
     float[2,12,4] tl2, float[1,2,4,6] dcr, float[1,2,4,6] crd,
-    float[1,8,2,3] s2d)
+    float[1,8,2,3] s2d, float[2,2,3,6,2,4] tl6)
     <int64[3] split = {1, 3, 2}, int64[3] reps = {2, 1, 3},
-     int64[3] reps2 = {1, 2, 1}> {
+     int64[3] reps2 = {1, 2, 1}, int64[6] shape6 = {2, 1, 3, 2, 2, 2},
+     int64[6] reps6 = {1, 2, 1, 3, 1, 2}> {
   p0, p1, p2 = Split<axis = 1>(x, split)
   q0, q1 = Split<axis = -1>(x)
   tl = Tile(x, reps)
@@ -97,6 +105,8 @@ g (float[2,6,4] x, float[1,8,2,3] d) => (float[2,1,4] p0, float[2,3,4] p1,
   dcr = DepthToSpace<blocksize = 2>(d)
   crd = DepthToSpace<blocksize = 2, mode = "CRD">(d)
   s2d = SpaceToDepth<blocksize = 2>(dcr)
+  x6 = Reshape(x, shape6)
+  tl6 = Tile(x6, reps6)
 })");
 }
 
@@ -106,12 +116,15 @@ TEST(CUDAKernels, ArgCumSumTriluInstanceNorm) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2,5,6] x, float[2,3,4,5] y) => (int64[2,1,6] amx, int64[2,5] amn,
     float[2,5,6] cs, float[2,5,6] cse, int64[2,5,6] ics,
-    float[2,5,6] up, float[2,5,6] lo, float[2,5,6] up0, float[2,3,4,5] inn)
+    float[2,5,6] up, float[2,5,6] lo, float[2,5,6] up0, float[2,3,4,5] inn,
+    int64[2,6] anan)
     <int64 ax = {1}, int64 k = {1}, int64 km = {-2},
      float[3] s = {1, 0.5, 2}, float[3] b = {0, 1, -1}> {
   fx = Floor(x)
   amx = ArgMax<axis = 1>(fx)
   amn = ArgMin<axis = -1, keepdims = 0, select_last_index = 1>(fx)
+  lx = Log(x)
+  anan = ArgMax<axis = 1, keepdims = 0>(lx)
   ix = Cast<to = 7>(fx)
   cs = CumSum(x, ax)
   cse = CumSum<exclusive = 1, reverse = 1>(x, ax)
@@ -171,18 +184,22 @@ g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
 // Resize's modes and coordinate transforms, each a path of the shared
 // taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
 // sizes (half_pixel), cubic (align_corners, exclude_outside),
-// tf_crop_and_resize with an roi and an extrapolation value, and nearest
-// on int64 (the whole-element gather).
+// tf_crop_and_resize with an roi and an extrapolation value, nearest on
+// int64 (the whole-element gather, zero outside the roi), the defaults,
+// tf_half_pixel_for_nn, and align_corners from 7 to 3 with ceil, where a
+// fused multiply-add would move a coordinate past an integer.
 TEST(CUDAKernels, ResizeModes) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[1,2,5,6] x) => (float[1,2,10,12] nn, float[1,2,7,9] lin,
-    float[1,2,8,4] cub, float[1,2,4,4] crop, int64[1,2,9,13] inn,
-    float[1,2,3,15] pt)
+g (float[1,2,5,6] x, float[1,1,7,7] r7) => (float[1,2,10,12] nn,
+    float[1,2,7,9] lin, float[1,2,8,4] cub, float[1,2,4,4] crop,
+    int64[1,2,9,13] inn, float[1,2,3,15] pt, float[1,2,4,4] dn,
+    float[1,2,9,13] nh, float[1,1,3,3] ac, int64[1,2,4,4] bin)
     <float[0] noroi = {}, float[4] s2 = {1, 1, 2, 2},
      int64[4] sz = {1, 2, 7, 9}, int64[4] sz2 = {1, 2, 8, 4},
      float[8] roi = {0, 0, 0.1, -0.2, 1, 1, 0.8, 1.3},
      int64[4] sz3 = {1, 2, 4, 4}, int64[4] sz4 = {1, 2, 9, 13},
-     float[4] s3 = {1, 1, 0.6, 2.5}> {
+     float[4] s3 = {1, 1, 0.6, 2.5}, int64[4] sz5 = {1, 1, 3, 3},
+     float hundred = {100}> {
   nn = Resize<mode = "nearest", coordinate_transformation_mode = "asymmetric",
               nearest_mode = "floor">(x, noroi, s2)
   lin = Resize<mode = "linear">(x, noroi, noroi, sz)
@@ -195,6 +212,31 @@ g (float[1,2,5,6] x) => (float[1,2,10,12] nn, float[1,2,7,9] lin,
   inn = Resize<mode = "nearest", nearest_mode = "round_prefer_ceil">(ix, noroi, noroi, sz4)
   pt = Resize<mode = "linear",
               coordinate_transformation_mode = "pytorch_half_pixel">(x, noroi, s3)
+  dn = Resize(x, noroi, noroi, sz3)
+  nh = Resize<coordinate_transformation_mode = "tf_half_pixel_for_nn",
+              nearest_mode = "ceil">(x, noroi, noroi, sz4)
+  ac = Resize<coordinate_transformation_mode = "align_corners",
+              nearest_mode = "ceil">(r7, noroi, noroi, sz5)
+  big = Mul(x, hundred)
+  bi = Cast<to = 7>(big)
+  bin = Resize<mode = "nearest", coordinate_transformation_mode = "tf_crop_and_resize">(bi, roi, noroi, sz3)
+})");
+}
+
+// The opsets before 11: Upsample (opset 9) and Resize-10 take the scales
+// as input 1 and default to asymmetric coordinates with floor rounding.
+TEST(CUDAKernels, UpsampleAndResize10) {
+  compareBackends(R"(<ir_version: 5, opset_import: ["" : 9]>
+g (float[1,2,5,6] x) => (float[1,2,10,18] up, float[1,2,10,12] ul)
+    <float[4] s = {1, 1, 2, 3}, float[4] s2 = {1, 1, 2, 2}> {
+  up = Upsample(x, s)
+  ul = Upsample<mode = "linear">(x, s2)
+})");
+  compareBackends(R"(<ir_version: 5, opset_import: ["" : 10]>
+g (float[1,2,5,6] x) => (float[1,2,7,9] r, float[1,2,7,9] rl)
+    <float[4] s = {1, 1, 1.5, 1.5}> {
+  r = Resize(x, s)
+  rl = Resize<mode = "linear">(x, s)
 })");
 }
 
