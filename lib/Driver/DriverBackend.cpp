@@ -41,8 +41,8 @@ Error driver::installBackend(Session &S) {
                           "instances of placement");
   std::shared_ptr<BackendRecord> Rec = S.Backend;
   Rec->Cuda = true;
-  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
-                           ArrayRef<std::optional<int64_t>> B,
+  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &,
+                           ArrayRef<std::optional<int64_t>>,
                            Schedule &Sched) -> Error {
     unsigned Convs = 0, Products = 0;
     for (Step &St : Sched.Steps) {
@@ -52,7 +52,8 @@ Error driver::installBackend(Session &S) {
       uint64_t Bytes = runtime::cuda::workspaceBound(N.OpType);
       if (Bytes == 0)
         continue;
-      bool Conv = N.OpType == "Conv" || N.OpType == fused::ConvOp;
+      bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
+                  N.OpType == fused::ConvOp;
       ++(Conv ? Convs : Products);
       addWorkspaceWrite(Sched, St, N, Bytes);
     }

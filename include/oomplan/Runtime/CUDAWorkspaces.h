@@ -37,7 +37,7 @@ constexpr uint64_t blasWorkspaceFor(int Major) {
 /// planner counts itself). Every CUDA kernel with a workspace has a bound
 /// here (RuntimeCUDATests checks it against the kernel table).
 inline uint64_t workspaceBound(llvm::StringRef OpType) {
-  if (OpType == "Conv" || OpType == fused::ConvOp)
+  if (OpType == "Conv" || OpType == "ConvTranspose" || OpType == fused::ConvOp)
     return ConvWorkspaceLimit;
   if (OpType == "MatMul" || OpType == "Gemm" || OpType == fused::MatMulOp)
     return blasWorkspaceFor(9);

@@ -27,6 +27,7 @@ const CUDAKernelTable &cudaKernels() {
     registerNormKernels(T);
     registerBlasKernels(T);
     registerDnnKernels(T);
+    registerConvTransposeKernels(T);
     registerFusedKernels(T);
     return T;
   }();

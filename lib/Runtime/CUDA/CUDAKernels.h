@@ -44,6 +44,9 @@ void registerBlasKernels(CUDAKernelTable &T);
 // DnnKernels.cpp: Conv, MaxPool, AveragePool (cuDNN).
 void registerDnnKernels(CUDAKernelTable &T);
 
+// ConvTransposeKernels.cpp: ConvTranspose (cuDNN's data gradient).
+void registerConvTransposeKernels(CUDAKernelTable &T);
+
 // FusedKernels.cpp: OomplanConv, OomplanMatMul, OomplanAttention.
 void registerFusedKernels(CUDAKernelTable &T);
 

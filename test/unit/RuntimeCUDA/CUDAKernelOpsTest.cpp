@@ -181,6 +181,39 @@ g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
 })");
 }
 
+// ConvTranspose on cuDNN's data gradient: 2-d with stride, padding and
+// output_padding, grouped with dilation, 1-d, 3-d, output_shape with
+// SAME_UPPER-style pads, and a bias.
+TEST(CUDAKernels, ConvTranspose) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4,5,6] x, float[2,2,9] s, float[1,2,3,4,4] v) => (float[2,3,10,12] a,
+    float[2,6,7,8] b, float[2,3,19] c, float[1,2,6,8,8] d, float[2,3,10,12] e)
+    <float[4,3,3,3] w = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, -0.8, 0.9, 1.0, -1.1, 1.2,
+                         0.1, 0.2, 0.3, -0.4, 0.5, 0.6, -0.7, 0.8, 0.9, -1.0, 1.1, 1.2,
+                         -0.1, 0.2, 0.3, 0.4, -0.5, 0.6, 0.7, 0.8, -0.9, 1.0, 1.1, -1.2,
+                         0.1, 0.2, -0.3, 0.4, 0.5, -0.6, 0.7, 0.8, 0.9, -1.0, 1.1, 1.2,
+                         0.1, -0.2, 0.3, 0.4, 0.5, 0.6, -0.7, 0.8, 0.9, 1.0, -1.1, 1.2,
+                         -0.1, 0.2, 0.3, -0.4, 0.5, 0.6, 0.7, -0.8, 0.9, 1.0, 1.1, -1.2,
+                         0.1, 0.2, 0.3, 0.4, -0.5, -0.6, 0.7, 0.8, 0.9, -1.0, -1.1, 1.2,
+                         0.1, -0.2, -0.3, 0.4, 0.5, 0.6, 0.7, -0.8, -0.9, 1.0, 1.1, 1.2,
+                         -0.1, -0.2, 0.3, 0.4, 0.5, 0.6, -0.7, -0.8, 0.9, 1.0, -1.1, -1.2},
+     float[3] bias = {0.5, -1, 2},
+     float[4,3,2,2] wg = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2,
+                          -0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8, -0.9, -1.0, -1.1, -1.2,
+                          0.2, 0.4, 0.6, 0.8, 1.0, 1.2, -0.2, -0.4, -0.6, -0.8, -1.0, -1.2,
+                          0.3, -0.3, 0.3, -0.3, 0.3, -0.3, 0.3, -0.3, 0.3, -0.3, 0.3, -0.3},
+     float[2,3,3] w1 = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9,
+                        -0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8, -0.9},
+     float[2,2,2,2,2] w3 = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6,
+                            -0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8, -0.9, -1.0, -1.1, -1.2, -1.3, -1.4, -1.5, -1.6}> {
+  a = ConvTranspose<strides = [2, 2], pads = [1, 1, 1, 1], output_padding = [1, 1]>(x, w, bias)
+  b = ConvTranspose<group = 2, dilations = [2, 2]>(x, wg)
+  c = ConvTranspose<strides = [2], pads = [0, 0]>(s, w1)
+  d = ConvTranspose<strides = [2, 2, 2]>(v, w3)
+  e = ConvTranspose<strides = [2, 2], output_shape = [10, 12]>(x, w)
+})");
+}
+
 // Resize's modes and coordinate transforms, each a path of the shared
 // taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
 // sizes (half_pixel), cubic (align_corners, exclude_outside),

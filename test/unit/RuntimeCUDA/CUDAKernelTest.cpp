@@ -409,9 +409,10 @@ TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
     // ask; cuBLAS: the pre-Hopper 4 MiB): never above the bound.
     EXPECT_LE(Kern->Workspace(Node(), {}, {}), Bound) << Name;
   }
-  // Conv, MatMul, Gemm and the three fused ops.
-  EXPECT_EQ(WithWorkspace, 6u);
+  // Conv, ConvTranspose, MatMul, Gemm and the three fused ops.
+  EXPECT_EQ(WithWorkspace, 7u);
   EXPECT_EQ(cuda::workspaceBound("Conv"), uint64_t(64) << 20);
+  EXPECT_EQ(cuda::workspaceBound("ConvTranspose"), uint64_t(64) << 20);
   EXPECT_EQ(cuda::workspaceBound("MatMul"), uint64_t(32) << 20);
 }
 
