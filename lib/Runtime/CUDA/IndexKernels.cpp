@@ -1,4 +1,4 @@
-//===- IndexKernels.cpp - ArgMax, CumSum, Trilu, TopK, Resize on CUDA ----===//
+//===- IndexKernels.cpp - ArgMax, CumSum, Trilu, TopK, Einsum, Resize -----===//
 //
 // The ops whose result at an element depends on its position: the host
 // side reads the attributes and the small inputs (CumSum's axis, Trilu's
@@ -128,6 +128,38 @@ llvm::Error runTopK(const KernelContext &C) {
                   "TopK kernel");
 }
 
+// Einsum: the CPU kernel's setup, then its loop on the device.
+llvm::Error runEinsum(const KernelContext &C) {
+  cpu::EinsumSetup S;
+  if (llvm::Error E = cpu::einsumSetup(C, S))
+    return E;
+  if (C.Inputs.size() > size_t(EinsumArgs::MaxOps))
+    return C.unsupported("more than " + llvm::Twine(EinsumArgs::MaxOps) +
+                         " operands");
+  if (S.OutDims.size() > size_t(MaxRank) || S.SumDims.size() > size_t(MaxRank))
+    return C.unsupported("more than " + llvm::Twine(MaxRank) +
+                         " output or summed labels");
+  EinsumArgs A;
+  A.NOp = int(C.Inputs.size());
+  A.OutRank = int(S.OutDims.size());
+  A.SumRank = int(S.SumDims.size());
+  for (int K = 0; K < A.OutRank; ++K)
+    A.OutDims[K] = S.OutDims[K];
+  for (int K = 0; K < A.SumRank; ++K)
+    A.SumDims[K] = S.SumDims[K];
+  for (int P = 0; P < A.NOp; ++P) {
+    A.Data[P] = C.Inputs[P].Data;
+    for (int K = 0; K < A.OutRank; ++K)
+      A.OutStride[P][K] = S.OutStrides[P][K];
+    for (int K = 0; K < A.SumRank; ++K)
+      A.SumStride[P][K] = S.SumStrides[P][K];
+  }
+  return launched(C,
+                  einsum(A, *dtypeOf(C.Outputs[0].Type), C.Outputs[0].Data,
+                         context().Compute),
+                  "Einsum kernel");
+}
+
 llvm::Error runResize(const KernelContext &C) {
   cpu::ResizeSetup S;
   if (llvm::Error E = cpu::resizeSetup(
@@ -180,6 +212,7 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "CumSum", {runCumSum, nullptr, NumberTypes, 0b10});
   addKernel(T, "Trilu", {runTrilu, nullptr, {}, 0b10});
   addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
+  addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "Resize", {runResize, nullptr, {}, 0b1110});
   addKernel(T, "Upsample", {runResize, nullptr, {}, 0b10});
 }

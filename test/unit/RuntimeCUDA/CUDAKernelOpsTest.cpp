@@ -214,6 +214,23 @@ g (float[2,4,5,6] x, float[2,2,9] s, float[1,2,3,4,4] v) => (float[2,3,10,12] a,
 })");
 }
 
+// Einsum, the CPU's loop on the device: a batched product (T5's scores),
+// a contraction with a broadcast operand (MoE's gate), a diagonal, the
+// implicit output, a sum over every label, and three operands.
+TEST(CUDAKernels, Einsum) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 12]>
+g (float[2,3,4,5] q, float[2,3,6,5] k, float[2,7,5] x, float[4,5] e,
+   float[5,5] m) => (float[2,3,4,6] s, float[2,7,4] g, float[5] d,
+   float[5,4] t, float r, float[2,3,4] three) {
+  s = Einsum<equation = "bnqd,bnkd->bnqk">(q, k)
+  g = Einsum<equation = "bsd,ed->bse">(x, e)
+  d = Einsum<equation = "ii->i">(m)
+  t = Einsum<equation = "ij">(e)
+  r = Einsum<equation = "ij->">(m)
+  three = Einsum<equation = "bnqd,bnkd,ed->bne">(q, k, e)
+})");
+}
+
 // Resize's modes and coordinate transforms, each a path of the shared
 // taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
 // sizes (half_pixel), cubic (align_corners, exclude_outside),

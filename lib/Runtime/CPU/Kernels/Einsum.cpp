@@ -5,7 +5,8 @@
 // operand, a stride (repeated labels add their strides: a diagonal), then
 // sums the product of the operands over the labels missing from the output.
 // Any equation ONNX allows runs this way, at a cost of the product of all
-// label sizes, fine for the small contractions it is used for here.
+// label sizes, fine for the small contractions it is used for here. The
+// CUDA kernel runs the same loop from the same setup (einsumSetup).
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
@@ -54,24 +55,10 @@ bool parseTerm(llvm::StringRef S, int64_t Rank, int64_t EllRank,
 }
 
 template <typename T>
-void einsumTyped(const KernelContext &C, llvm::ArrayRef<Label> Out,
-                 llvm::ArrayRef<Label> Summed,
-                 const std::map<Label, int64_t> &Size,
-                 const std::vector<std::map<Label, int64_t>> &Strides) {
+void einsumTyped(const KernelContext &C, const EinsumSetup &E) {
   const size_t NOp = C.Inputs.size();
-  DimVector OutDims, SumDims;
-  for (Label L : Out)
-    OutDims.push_back(Size.at(L));
-  for (Label L : Summed)
-    SumDims.push_back(Size.at(L));
-  // Per operand: stride per output axis and per summed axis.
-  std::vector<DimVector> OS(NOp), SS(NOp);
-  for (size_t P = 0; P < NOp; ++P) {
-    for (Label L : Out)
-      OS[P].push_back(Strides[P].count(L) ? Strides[P].at(L) : 0);
-    for (Label L : Summed)
-      SS[P].push_back(Strides[P].count(L) ? Strides[P].at(L) : 0);
-  }
+  const DimVector &OutDims = E.OutDims, &SumDims = E.SumDims;
+  const std::vector<DimVector> &OS = E.OutStrides, &SS = E.SumStrides;
   const int64_t NOut = productOf(OutDims, 0, OutDims.size());
   const int64_t NSum = productOf(SumDims, 0, SumDims.size());
   T *Y = C.Outputs[0].data<T>();
@@ -106,9 +93,7 @@ void einsumTyped(const KernelContext &C, llvm::ArrayRef<Label> Out,
 
 } // namespace
 
-llvm::Error runEinsum(const KernelContext &C) {
-  if (llvm::Error E = requireInputs(C, 0))
-    return E;
+llvm::Error einsumSetup(const KernelContext &C, EinsumSetup &E) {
   std::string Eq;
   for (char Ch : C.N.getString("equation", ""))
     if (Ch != ' ')
@@ -175,9 +160,31 @@ llvm::Error runEinsum(const KernelContext &C) {
   for (const TensorRef &In : C.Inputs)
     if (In.Type != C.Outputs[0].Type)
       return C.badInput("operand types differ");
-  if (!visitNumeric(C.Outputs[0].Type, [&](auto Tag) {
-        einsumTyped<decltype(Tag)>(C, Out, Summed, Size, Strides);
-      }))
+  // Per operand: its stride per output axis and per summed axis.
+  E = EinsumSetup();
+  for (Label L : Out)
+    E.OutDims.push_back(Size.at(L));
+  for (Label L : Summed)
+    E.SumDims.push_back(Size.at(L));
+  E.OutStrides.resize(Terms.size());
+  E.SumStrides.resize(Terms.size());
+  for (size_t P = 0; P < Terms.size(); ++P) {
+    for (Label L : Out)
+      E.OutStrides[P].push_back(Strides[P].count(L) ? Strides[P].at(L) : 0);
+    for (Label L : Summed)
+      E.SumStrides[P].push_back(Strides[P].count(L) ? Strides[P].at(L) : 0);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runEinsum(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 0))
+    return E;
+  EinsumSetup E;
+  if (llvm::Error Err = einsumSetup(C, E))
+    return Err;
+  if (!visitNumeric(C.Outputs[0].Type,
+                    [&](auto Tag) { einsumTyped<decltype(Tag)>(C, E); }))
     return C.unsupported("Einsum of type " +
                          elementTypeName(C.Outputs[0].Type));
   return llvm::Error::success();

@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace oomplan {
 namespace runtime {
@@ -294,6 +295,17 @@ void registerResizeKernels(ops::KernelTable<Kernel> &T);     // Resize.cpp
 void registerTopKKernels(ops::KernelTable<Kernel> &T);       // TopK.cpp
 void registerGridSampleKernels(ops::KernelTable<Kernel> &T); // GridSample.cpp
 void registerQuantizedKernels(ops::KernelTable<Kernel> &T);  // Quantized.cpp
+
+/// Einsum as one loop: the output's dims and the summed labels' sizes, and
+/// each operand's stride per output axis and per summed axis (0 where the
+/// operand lacks the label; repeated labels add up: a diagonal).
+struct EinsumSetup {
+  DimVector OutDims, SumDims;
+  std::vector<DimVector> OutStrides, SumStrides;
+};
+/// Parses the equation against the operands' dims (Einsum.cpp, shared with
+/// the CUDA kernel); bad-input errors name the node.
+llvm::Error einsumSetup(const KernelContext &C, EinsumSetup &E);
 
 /// Resize's and Upsample's method and axes (ResizeTaps.h).
 struct ResizeSetup {

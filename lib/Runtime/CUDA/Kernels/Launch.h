@@ -240,6 +240,18 @@ int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
               const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
               int *BadIndex, cudaStream_t Stream);
 
+/// Einsum from cpu::einsumSetup: Y (dense over OutDims) = the sum over
+/// SumDims of the product of the operands at their strides. At most MaxOps
+/// operands. F32, F64, I32, I64.
+struct EinsumArgs {
+  static constexpr int MaxOps = 4;
+  int NOp = 0, OutRank = 0, SumRank = 0;
+  int64_t OutDims[MaxRank] = {}, SumDims[MaxRank] = {};
+  int64_t OutStride[MaxOps][MaxRank] = {}, SumStride[MaxOps][MaxRank] = {};
+  const void *Data[MaxOps] = {};
+};
+int einsum(const EinsumArgs &A, DType T, void *Y, cudaStream_t Stream);
+
 /// Resize and Upsample (dense input and output of Rank dims).
 struct ResizeArgs {
   resize::Method M;
