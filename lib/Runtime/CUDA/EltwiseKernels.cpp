@@ -310,6 +310,8 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Xor", {runBinary<BinaryOp::Xor>, nullptr, {ElementType::Bool}});
   Un("Where", {runWhere, nullptr, {ElementType::Bool}});
   Un("Cast", {runCast, nullptr, {}});
+  // CastLike: input 1 gives only the type, which the output already has.
+  Un("CastLike", {runCast, nullptr, {}, 0b10});
   Un("Identity", {runIdentity, nullptr, {}});
   Un("Dropout", {runDropout, nullptr, {}});
 }

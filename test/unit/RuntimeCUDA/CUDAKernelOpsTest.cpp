@@ -64,11 +64,11 @@ g (float[3,5,7] x) => (float[3,5,7] rd, float[3,5,7] tn, float[3,5,7] as,
 })");
 }
 
-TEST(CUDAKernels, ModSumMean) {
+TEST(CUDAKernels, ModSumMeanCastLike) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2,3,4] a, float[3,1] b, float[4] c) => (float[2,3,4] fm,
     float[2,3,4] nm, int64[2,3,4] im, int64[2,3,4] ifm, float[2,3,4] s3,
-    float[2,3,4] m3, float[3,4] m2, float[2,3,4] s1)
+    float[2,3,4] m3, float[3,4] m2, float[2,3,4] s1, int64[2,3,4] cl)
     <float three = {3}, float one = {1}> {
   ab = Abs(b)
   den = Add(ab, one)
@@ -86,6 +86,7 @@ g (float[2,3,4] a, float[3,1] b, float[4] c) => (float[2,3,4] fm,
   m3 = Mean(a, b, c)
   m2 = Mean(b, c)
   s1 = Sum(a)
+  cl = CastLike(a3, ib)
 })");
 }
 
