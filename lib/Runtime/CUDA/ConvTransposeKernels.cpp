@@ -200,9 +200,32 @@ llvm::Error runConvTranspose(const KernelContext &C) {
   if (HasBias && int64_t(C.Inputs[2].numElements()) != Y.Dims[1])
     return C.badInput("bias length differs from the output channels");
   float One = 1, Zero = 0;
-  if (cudnnStatus_t St = cudnnConvolutionBackwardData(
-          context().Dnn, &One, S.D.W, W.Data, S.D.Y, X.Data, S.D.Conv, S.Algo,
-          C.Workspace, S.WorkspaceBytes, &Zero, S.D.X, Y.Data))
+  auto Backward = [&] {
+    return cudnnConvolutionBackwardData(
+        context().Dnn, &One, S.D.W, W.Data, S.D.Y, X.Data, S.D.Conv, S.Algo,
+        C.Workspace, S.WorkspaceBytes, &Zero, S.D.X, Y.Data);
+  };
+  cudnnStatus_t St = Backward();
+  // As Conv's (DnnKernels.cpp): the heuristic can list an algorithm the
+  // call refuses for some grouped or dilated geometries; ALGO_1 runs them,
+  // in the planned workspace, and becomes the geometry's choice. Refused
+  // on the host before anything is queued, so a capture is not broken.
+  if (notSupported(St) && S.Algo != CUDNN_CONVOLUTION_BWD_DATA_ALGO_1) {
+    size_t B1 = 0;
+    if (cudnnGetConvolutionBackwardDataWorkspaceSize(
+            context().Dnn, S.D.W, S.D.Y, S.D.Conv, S.D.X,
+            CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, &B1) == CUDNN_STATUS_SUCCESS &&
+        B1 <= C.WorkspaceBytes) {
+      S.Algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+      S.WorkspaceBytes = B1;
+      St = Backward();
+      if (St == CUDNN_STATUS_SUCCESS) {
+        std::lock_guard<std::mutex> Lock(context().Lock);
+        algoCache()[S.Key] = {S.Algo, S.WorkspaceBytes};
+      }
+    }
+  }
+  if (St)
     return dnnFailure(C, St, "cudnnConvolutionBackwardData");
   if (!HasBias)
     return llvm::Error::success();

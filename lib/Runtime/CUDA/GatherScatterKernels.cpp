@@ -44,6 +44,11 @@ llvm::Expected<ElementsArgs> elementsArgs(const KernelContext &C) {
     return C.badInput("axis out of range");
   if (int64_t(Idx.Dims.size()) != R)
     return C.badInput("indices and data differ in rank");
+  for (int64_t D = 0; D < R; ++D) // as the CPU's forEachElementIndex
+    if (D != Axis && Idx.Dims[D] > In.Dims[D])
+      return C.badInput("indices dim " + llvm::Twine(D) + " (" +
+                        llvm::Twine(Idx.Dims[D]) + ") exceeds data's (" +
+                        llvm::Twine(In.Dims[D]) + ")");
   if (R > MaxRank)
     return C.unsupported("rank above " + llvm::Twine(MaxRank));
   if (Idx.Type != ElementType::Int64 && Idx.Type != ElementType::Int32)
@@ -110,6 +115,9 @@ llvm::Error runScatterND(const KernelContext &C) {
   const int64_t K = Idx.Dims[Q - 1];
   if (K > R)
     return C.badInput("index tuples are longer than data's rank");
+  if (K > MaxRank)
+    return C.unsupported("index tuples of more than " + llvm::Twine(MaxRank) +
+                         " values");
   A.K = int(K);
   A.Slice = cpu::productOf(In.Dims, size_t(K), size_t(R));
   const int64_t Tuples = cpu::productOf(Idx.Dims, 0, size_t(Q - 1));

@@ -138,30 +138,33 @@ g (float[2,5,6] x, float[2,3,4,5] y) => (int64[2,1,6] amx, int64[2,5] amn,
 }
 
 // TopK: ties from Floor go by index; smallest along a middle axis; k = 0
-// and k = the whole axis.
+// and k = the whole axis; a line of 300 (more than a block's 256 threads).
 TEST(CUDAKernels, TopK) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[3,4,37] x) => (float[3,4,5] v, int64[3,4,5] i, float[3,2,37] sv,
-    int64[3,2,37] si, float[3,4,0] zv, int64[3,4,37] ai)
+g (float[3,4,37] x, float[2,300] y) => (float[3,4,5] v, int64[3,4,5] i,
+    float[3,2,37] sv, int64[3,2,37] si, float[3,4,0] zv, int64[3,4,37] ai,
+    float[2,7] lv, int64[2,7] li)
     <int64[1] k5 = {5}, int64[1] k2 = {2}, int64[1] k0 = {0}, int64[1] k37 = {37},
-     float three = {3}> {
+     int64[1] k7 = {7}, float three = {3}> {
   x3 = Mul(x, three)
   fx = Floor(x3)
   v, i = TopK(fx, k5)
   sv, si = TopK<axis = 1, largest = 0>(x, k2)
   zv, zi = TopK(x, k0)
   av, ai = TopK(fx, k37)
+  lv, li = TopK<largest = 0>(y, k7)
 })");
 }
 
 // The element and ND gathers and scatters, with negative indices, int32
-// indices, reduction add onto repeated indices (exact here: the updates
-// are small integers), and ScatterND's slices (swin_t's masks, index_put).
+// indices, reduction add onto repeated indices (ix repeats in its first
+// three columns of batch 0; the device adds in any order, within the
+// tolerance), and ScatterND's slices (swin_t's masks, index_put).
 TEST(CUDAKernels, GatherScatter) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 16]>
 g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
     float[3,4,5] sa, float[3,4,5] nd, float[3,4,5] nda, float[3,4,5] nde)
-    <int64[3,2,5] ix = {0, 1, 2, 3, 0, -1, -2, -3, -4, 1, 3, 3, 0, 0, 1,
+    <int64[3,2,5] ix = {0, 1, 2, 3, 0, 0, -3, 2, -4, 1, 3, 3, 0, 0, 1,
                         2, 2, 2, 2, 2, 1, 0, 3, 2, 1, 0, 1, 2, 3, -1},
      int32[3,2,5] iu = {0, 1, 2, 3, 0, 3, 2, 1, 0, 1, 1, 0, 3, 2, 3,
                         2, 3, 0, 1, 2, 1, 0, 3, 2, 1, 0, 2, 1, 3, 0},
@@ -182,9 +185,18 @@ g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
 })");
 }
 
+// Scatter, ScatterElements' name at opsets 9 and 10.
+TEST(CUDAKernels, ScatterOpset10) {
+  compareBackends(R"(<ir_version: 5, opset_import: ["" : 10]>
+g (float[3,4] x, float[3,2] u) => (float[3,4] y)
+    <int64[3,2] i = {1, 3, 0, 2, 3, 1}> {
+  y = Scatter<axis = 1>(x, i, u)
+})");
+}
+
 // ConvTranspose on cuDNN's data gradient: 2-d with stride, padding and
 // output_padding, grouped with dilation, 1-d, 3-d, output_shape with
-// SAME_UPPER-style pads, and a bias.
+// its odd pad at the beginning (pads 1 and 0), and a bias.
 TEST(CUDAKernels, ConvTranspose) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2,4,5,6] x, float[2,2,9] s, float[1,2,3,4,4] v) => (float[2,3,10,12] a,
@@ -216,19 +228,22 @@ g (float[2,4,5,6] x, float[2,2,9] s, float[1,2,3,4,4] v) => (float[2,3,10,12] a,
 }
 
 // Einsum, the CPU's loop on the device: a batched product (T5's scores),
-// a contraction with a broadcast operand (MoE's gate), a diagonal, the
-// implicit output, a sum over every label, and three operands.
+// a contraction (MoE's gate), a diagonal, the implicit output (a
+// transpose), a sum over every label, three operands, and a batch label of
+// size 1 broadcast against 2.
 TEST(CUDAKernels, Einsum) {
   compareBackends(R"(<ir_version: 8, opset_import: ["" : 12]>
 g (float[2,3,4,5] q, float[2,3,6,5] k, float[2,7,5] x, float[4,5] e,
-   float[5,5] m) => (float[2,3,4,6] s, float[2,7,4] g, float[5] d,
-   float[5,4] t, float r, float[2,3,4] three) {
+   float[5,5] m, float[1,3,4] p1, float[2,4,5] p2) => (float[2,3,4,6] s,
+   float[2,7,4] g, float[5] d, float[5,4] t, float r, float[2,3,4] three,
+   float[2,3,5] bc) {
   s = Einsum<equation = "bnqd,bnkd->bnqk">(q, k)
   g = Einsum<equation = "bsd,ed->bse">(x, e)
   d = Einsum<equation = "ii->i">(m)
-  t = Einsum<equation = "ij">(e)
+  t = Einsum<equation = "ji">(e)
   r = Einsum<equation = "ij->">(m)
   three = Einsum<equation = "bnqd,bnkd,ed->bne">(q, k, e)
+  bc = Einsum<equation = "bij,bjk->bik">(p1, p2)
 })");
 }
 

@@ -77,6 +77,13 @@ llvm::Error forEachElementIndex(const KernelContext &C,
   const int64_t R = int64_t(DataDims.size());
   if (int64_t(Idx.Dims.size()) != R)
     return C.badInput("indices and data differ in rank");
+  // Off the axis an index element names data at its own coordinates: an
+  // index dim past data's would read or write outside it.
+  for (int64_t K = 0; K < R; ++K)
+    if (K != Axis && Idx.Dims[K] > DataDims[K])
+      return C.badInput("indices dim " + llvm::Twine(K) + " (" +
+                        llvm::Twine(Idx.Dims[K]) + ") exceeds data's (" +
+                        llvm::Twine(DataDims[K]) + ")");
   DimVector DS = stridesOf(DataDims);
   DimVector Coord(R, 0);
   const uint64_t N = Idx.numElements();

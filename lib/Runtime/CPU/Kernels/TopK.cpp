@@ -1,9 +1,9 @@
 //===- TopK.cpp - CPU kernel: TopK ----------------------------------------===//
 //
 // The k largest (or smallest) elements along an axis and their indices,
-// sorted, with equal values ordered by index, as ONNX's reference does
-// (its stable argsort). The index array of one slice is the step's
-// workspace, declared by topKWorkspace: a kernel never allocates.
+// sorted, with equal values ordered by index and NaN after every number,
+// as ONNX's reference does (its stable argsort). The index array of one slice
+// is the step's workspace, declared by topKWorkspace: a kernel never allocates.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
@@ -40,8 +40,15 @@ void topKTyped(const KernelContext &C, int64_t Axis, int64_t K, bool Largest,
       const T *Src = X.data<const T>() + O * D * Inner + I;
       for (int64_t J = 0; J < D; ++J)
         Order[J] = J;
+      // A total order, NaN included: NaN after every number either way
+      // (ONNX's reference sorts with numpy's stable argsort, which puts
+      // NaN last), equal values and NaNs by index. Without NaN's place the
+      // order is not strict weak and partial_sort's result undefined.
       auto Before = [&](int64_t A, int64_t B) {
         T VA = Src[A * Inner], VB = Src[B * Inner];
+        const bool NA = VA != VA, NB = VB != VB;
+        if (NA || NB)
+          return NA == NB ? A < B : NB;
         if (VA != VB)
           return Largest ? VA > VB : VA < VB;
         return A < B;

@@ -98,15 +98,19 @@ __global__ void triluKernel(const T *X, T *Y, int64_t N, int64_t Rows,
   }
 }
 
-// The CPU kernel's order (TopK.cpp): larger (smaller) values first, equal
-// values by index. Combining keeps the earlier of two candidates; -1 is
-// none.
+// The CPU kernel's order (TopK.cpp): larger (smaller) values first, NaN
+// after every number, equal values and NaNs by index: a total order, so
+// every pick finds a candidate while k <= the line's length. Combining keeps
+// the earlier of two candidates; -1 is none.
 template <typename T> struct TopKOrder {
   const T *Src;
   int64_t Inner;
   bool Largest;
   __device__ bool before(long long A, long long B) const {
     T VA = Src[A * Inner], VB = Src[B * Inner];
+    const bool NA = VA != VA, NB = VB != VB; // NaN after every number
+    if (NA || NB)
+      return NA == NB ? A < B : NB;
     if (VA != VB)
       return Largest ? VA > VB : VA < VB;
     return A < B;
@@ -135,6 +139,8 @@ __global__ void topKKernel(const T *X, T *Vals, int64_t *Idx, int64_t Lines,
         if (Prev < 0 || Ord.before(Prev, C))
           Best = Ord(Best, C);
       Best = blockCombine<long long>(Best, Shared, -1LL, Ord);
+      if (Best < 0) // cannot happen with k <= Len; never read before data
+        break;
       if (threadIdx.x == 0) {
         const int64_t At = (O * K + J) * Inner + I;
         if (Vals)
