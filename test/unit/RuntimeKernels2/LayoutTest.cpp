@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OpRunner.h"
+#include <cmath>
+#include <limits>
 
 using namespace oomplan;
 using namespace oomplan::test;
@@ -252,4 +254,40 @@ TEST(IndexingKernels, OneHotAndTopK) {
   RUN_OK(S, {f32(X, {4}), i64(K, {1})}, {f32(V, {2}), i64(I, {2})});
   expectNear(V, {1, 2});
   EXPECT_EQ(I, (I64{0, 3}));
+}
+
+// NaN goes after every number, largest or smallest first, NaNs by index:
+// ONNX's reference sorts with numpy's stable argsort, which puts NaN last.
+// (Without a place for NaN the order was not strict weak, and partial_sort
+// undefined.)
+TEST(IndexingKernels, TopKPutsNaNLast) {
+  const float NaN = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> X{3, NaN, 1, NaN, 5}, V(5);
+  I64 K{5}, I(5);
+  OpRunner T("TopK");
+  RUN_OK(T, {f32(X, {5}), i64(K, {1})}, {f32(V, {5}), i64(I, {5})});
+  EXPECT_EQ(I, (I64{4, 0, 2, 1, 3}));
+  expectNear({V[0], V[1], V[2]}, {5, 3, 1});
+  EXPECT_TRUE(std::isnan(V[3]) && std::isnan(V[4]));
+  I64 K3{3}, I3(3);
+  std::vector<float> V3(3);
+  OpRunner S("TopK");
+  S.i("largest", 0);
+  RUN_OK(S, {f32(X, {5}), i64(K3, {1})}, {f32(V3, {3}), i64(I3, {3})});
+  EXPECT_EQ(I3, (I64{2, 0, 4}));
+  expectNear(V3, {1, 3, 5});
+}
+
+// Off the axis an index names data at its own coordinates: an indices dim
+// past data's is refused (it read past data before).
+TEST(IndexingKernels, GatherElementsIndicesWithinDataOffTheAxis) {
+  std::vector<float> D{1, 2, 3, 4}, Y(6);
+  I64 EI{0, 0, 1, 0, 1, 1};
+  OpRunner GE("GatherElements");
+  GE.i("axis", 1);
+  llvm::Error E = GE.run({f32(D, {2, 2}), i64(EI, {3, 2})}, {f32(Y, {3, 2})});
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(
+      llvm::toString(std::move(E)).find("indices dim 0 (3) exceeds data's (2)"),
+      std::string::npos);
 }
