@@ -32,8 +32,8 @@ void registerEltwiseKernels(CUDAKernelTable &T);
 void registerDataKernels(CUDAKernelTable &T);
 // LayoutKernels.cpp: Split, Tile, DepthToSpace, SpaceToDepth.
 void registerLayoutKernels(CUDAKernelTable &T);
-// IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, TopK, Einsum, Resize,
-// Upsample.
+// IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, TopK, Einsum, GridSample,
+// Resize, Upsample.
 void registerIndexKernels(CUDAKernelTable &T);
 // GatherScatterKernels.cpp: GatherElements, ScatterElements, ScatterND.
 void registerGatherScatterKernels(CUDAKernelTable &T);

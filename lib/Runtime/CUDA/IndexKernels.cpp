@@ -160,6 +160,21 @@ llvm::Error runEinsum(const KernelContext &C) {
                   "Einsum kernel");
 }
 
+llvm::Error runGridSample(const KernelContext &C) {
+  gridsample::Mode M;
+  gridsample::Padding Pad;
+  bool Align;
+  if (llvm::Error E = cpu::gridSampleSetup(C, M, Pad, Align))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Grid = C.Inputs[1], &Y = C.Outputs[0];
+  return launched(C,
+                  gridSample(X.data<float>(), Grid.data<float>(),
+                             Y.data<float>(), X.Dims[0], X.Dims[1], X.Dims[2],
+                             X.Dims[3], Grid.Dims[1], Grid.Dims[2], M, Pad,
+                             Align, context().Compute),
+                  "GridSample kernel");
+}
+
 llvm::Error runResize(const KernelContext &C) {
   cpu::ResizeSetup S;
   if (llvm::Error E = cpu::resizeSetup(
@@ -213,6 +228,7 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "Trilu", {runTrilu, nullptr, {}, 0b10});
   addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
+  addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
   addKernel(T, "Resize", {runResize, nullptr, {}, 0b1110});
   addKernel(T, "Upsample", {runResize, nullptr, {}, 0b10});
 }

@@ -247,6 +247,23 @@ g (float[2,3,4,5] q, float[2,3,6,5] k, float[2,7,5] x, float[4,5] e,
 })");
 }
 
+// GridSample, the CPU's per-point function on the device: the three modes
+// and the three paddings, align_corners both ways, with grid points past
+// [-1, 1] (the inputs reach 2) so that padding and reflection matter.
+TEST(CUDAKernels, GridSample) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[2,3,5,6] x, float[2,4,7,2] grid) => (float[2,3,4,7] bl,
+    float[2,3,4,7] nz, float[2,3,4,7] cb, float[2,3,4,7] br,
+    float[2,3,4,7] rf, float[2,3,4,7] ra) {
+  bl = GridSample(x, grid)
+  nz = GridSample<mode = "nearest", padding_mode = "border">(x, grid)
+  cb = GridSample<mode = "bicubic", align_corners = 1>(x, grid)
+  br = GridSample<padding_mode = "border", align_corners = 1>(x, grid)
+  rf = GridSample<padding_mode = "reflection">(x, grid)
+  ra = GridSample<mode = "bicubic", padding_mode = "reflection", align_corners = 1>(x, grid)
+})");
+}
+
 // Resize's modes and coordinate transforms, each a path of the shared
 // taps (ResizeTaps.h): nearest by scales (asymmetric, floor), linear by
 // sizes (half_pixel), cubic (align_corners, exclude_outside),

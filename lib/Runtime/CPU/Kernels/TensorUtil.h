@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
+#include "GridSamplePoint.h"
 #include "ResizeTaps.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Kernel.h"
@@ -306,6 +307,11 @@ struct EinsumSetup {
 /// Parses the equation against the operands' dims (Einsum.cpp, shared with
 /// the CUDA kernel); bad-input errors name the node.
 llvm::Error einsumSetup(const KernelContext &C, EinsumSetup &E);
+
+/// GridSample's checks (2-D float X and grid, the output's dims) and its
+/// attributes (GridSample.cpp, shared with the CUDA kernel).
+llvm::Error gridSampleSetup(const KernelContext &C, gridsample::Mode &M,
+                            gridsample::Padding &Pad, bool &Align);
 
 /// Resize's and Upsample's method and axes (ResizeTaps.h).
 struct ResizeSetup {

@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 
+#include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/ResizeTaps.h"
 #include <cstdint>
 
@@ -251,6 +252,13 @@ struct EinsumArgs {
   const void *Data[MaxOps] = {};
 };
 int einsum(const EinsumArgs &A, DType T, void *Y, cudaStream_t Stream);
+
+/// GridSample (2-D, float): X [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
+/// into Y [N, C, Ho, Wo] (GridSamplePoint.h).
+int gridSample(const float *X, const float *Grid, float *Y, int64_t N,
+               int64_t C, int64_t H, int64_t W, int64_t Ho, int64_t Wo,
+               gridsample::Mode M, gridsample::Padding Pad, bool Align,
+               cudaStream_t Stream);
 
 /// Resize and Upsample (dense input and output of Rank dims).
 struct ResizeArgs {
