@@ -22,24 +22,16 @@ int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
 // Split: output k is the input's [At_k, At_k + len_k) on the axis, a copy
 // over [Outer, len_k * Inner] from rows of In.Dims[Axis] * Inner.
 llvm::Error runSplit(const KernelContext &C) {
+  int64_t Axis;
+  if (llvm::Error E = cpu::splitAxis(C, Axis))
+    return E;
   const TensorRef &In = C.Inputs[0];
-  const int64_t R = int64_t(In.Dims.size());
-  int64_t Axis = C.N.getInt("axis", 0);
-  if (!cpu::normAxis(Axis, R))
-    return C.badInput("axis out of range");
   const int64_t Outer = cpu::productOf(In.Dims, 0, size_t(Axis));
   const int64_t Inner =
       cpu::productOf(In.Dims, size_t(Axis) + 1, In.Dims.size());
   int64_t At = 0;
   for (const TensorRef &Out : C.Outputs) {
-    if (Out.Dims.size() != In.Dims.size())
-      return C.badInput("outputs differ in rank from the input");
-    for (int64_t A = 0; A < R; ++A)
-      if (A != Axis && In.Dims[A] != Out.Dims[A])
-        return C.badInput("an output differs from the input off the axis");
     const int64_t Len = Out.Dims[Axis];
-    if (At + Len > In.Dims[Axis])
-      return C.badInput("outputs are longer than the input on the axis");
     if (Out.present() && Len && Outer && Inner) {
       Strided S;
       S.Rank = 2;
@@ -53,8 +45,6 @@ llvm::Error runSplit(const KernelContext &C) {
     }
     At += Len;
   }
-  if (At != In.Dims[Axis])
-    return C.badInput("outputs do not cover the input on the axis");
   return llvm::Error::success();
 }
 

@@ -15,6 +15,32 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
+/// Split's axis, after checking that the outputs tile the input along it
+/// (the output dims, fixed by shape inference, give each piece's length).
+llvm::Error splitAxis(const KernelContext &C, int64_t &Axis) {
+  if (llvm::Error E = requireInputs(C, 1))
+    return E;
+  const TensorRef &In = C.Inputs[0];
+  const int64_t R = int64_t(In.Dims.size());
+  Axis = C.N.getInt("axis", 0);
+  if (!normAxis(Axis, R))
+    return C.badInput("axis out of range");
+  int64_t At = 0;
+  for (const TensorRef &Out : C.Outputs) {
+    if (Out.Dims.size() != In.Dims.size())
+      return C.badInput("outputs differ in rank from the input");
+    for (int64_t A = 0; A < R; ++A)
+      if (A != Axis && In.Dims[A] != Out.Dims[A])
+        return C.badInput("an output differs from the input off the axis");
+    if (At + Out.Dims[Axis] > In.Dims[Axis])
+      return C.badInput("outputs are longer than the input on the axis");
+    At += Out.Dims[Axis];
+  }
+  if (At != In.Dims[Axis])
+    return C.badInput("outputs do not cover the input on the axis");
+  return llvm::Error::success();
+}
+
 /// DepthToSpace (ToSpace) and SpaceToDepth as one strided copy: the
 /// output's dims in the transposed order and the input's strides for them.
 llvm::Error depthSpaceView(const KernelContext &C, bool ToSpace,
@@ -158,26 +184,17 @@ llvm::Error runConcat(const KernelContext &C) {
 }
 
 llvm::Error runSplit(const KernelContext &C) {
-  if (llvm::Error E = requireInputs(C, 1))
+  int64_t Axis;
+  if (llvm::Error E = splitAxis(C, Axis))
     return E;
   const TensorRef &In = C.Inputs[0];
   const int64_t R = int64_t(In.Dims.size());
-  int64_t Axis = C.N.getInt("axis", 0);
-  if (!normAxis(Axis, R))
-    return C.badInput("axis out of range");
   const uint64_t EB = elemBytes(In.Type);
   const int64_t Outer = productOf(In.Dims, 0, size_t(Axis));
   const int64_t Inner = productOf(In.Dims, size_t(Axis) + 1, size_t(R));
   int64_t At = 0;
   for (const TensorRef &Out : C.Outputs) {
-    if (Out.Dims.size() != In.Dims.size())
-      return C.badInput("outputs differ in rank from the input");
-    for (int64_t A = 0; A < R; ++A)
-      if (A != Axis && In.Dims[A] != Out.Dims[A])
-        return C.badInput("an output differs from the input off the axis");
     int64_t Len = Out.Dims[Axis];
-    if (At + Len > In.Dims[Axis])
-      return C.badInput("outputs are longer than the input on the axis");
     if (Out.present() && Len)
       for (int64_t O = 0; O < Outer; ++O)
         std::memcpy(Out.data<char>() + uint64_t(O * Len * Inner) * EB,
@@ -186,8 +203,6 @@ llvm::Error runSplit(const KernelContext &C) {
                     uint64_t(Len * Inner) * EB);
     At += Len;
   }
-  if (At != In.Dims[Axis])
-    return C.badInput("outputs do not cover the input on the axis");
   return llvm::Error::success();
 }
 

@@ -328,6 +328,10 @@ using ResizeNumbers = llvm::function_ref<llvm::Error(
 llvm::Error resizeSetup(const KernelContext &C, ResizeNumbers Numbers,
                         ResizeSetup &S);
 
+/// Split's axis, normalized, once the outputs are checked to tile the
+/// input along it (Indexing.cpp; the CUDA kernel makes the same check).
+llvm::Error splitAxis(const KernelContext &C, int64_t &Axis);
+
 /// DepthToSpace (ToSpace) and SpaceToDepth as a strided copy: Dims are the
 /// output's in the copy's order, Src the input's strides (Indexing.cpp; the
 /// CUDA kernels make the same copy).

@@ -7,7 +7,7 @@
 // MoE gates).
 //
 //===----------------------------------------------------------------------===//
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -16,13 +16,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-int lastError() { return int(cudaGetLastError()); }
-int gridFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 template <typename T>
 __global__ void einsumKernel(EinsumArgs A, T *Y, int64_t NOut, int64_t NSum) {
   for (int64_t O = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; O < NOut;

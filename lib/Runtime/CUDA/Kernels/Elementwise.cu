@@ -5,7 +5,7 @@
 // index arithmetic is cheap next to the memory traffic of these ops.
 //
 //===----------------------------------------------------------------------===//
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -17,13 +17,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-
-int blocksFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 // Element offsets of the operands at dense index I.
 __device__ inline void offsetsAt(const Strided &S, int64_t I, int Ops,
                                  int64_t *Off) {
@@ -415,8 +408,6 @@ __global__ void rangeKernel(const T *Start, const T *Delta, T *Out, int64_t N) {
     Out[I] = T(Start[0] + T(I) * Delta[0]);
 }
 
-int lastError() { return int(cudaGetLastError()); }
-
 __device__ inline float sigmoidOf(float X) {
   if (X >= 0)
     return 1.f / (1.f + expf(-X));
@@ -464,27 +455,13 @@ __global__ void epilogueKernel(Act A, float *Y, const float *Bias, Strided S,
   }
 }
 
-// Elements of 1, 2, 4 or 8 bytes as unsigned integers of that width.
-template <typename F> int byWidth(int ElemBytes, F &&Fn) {
-  switch (ElemBytes) {
-  case 1:
-    return Fn(uint8_t());
-  case 2:
-    return Fn(uint16_t());
-  case 4:
-    return Fn(uint32_t());
-  case 8:
-    return Fn(uint64_t());
-  }
-  return int(cudaErrorInvalidValue);
-}
 } // namespace
 
 int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
           double B, cudaStream_t Stream) {
   if (N == 0)
     return 0;
-  int G = blocksFor(N);
+  int G = gridFor(N);
   switch (T) {
   case DType::F32:
     unaryKernel<float><<<G, Block, 0, Stream>>>(
@@ -517,7 +494,7 @@ int classify(FloatClass What, int Flags, DType T, const void *In, bool *Out,
              int64_t N, cudaStream_t Stream) {
   if (N == 0)
     return 0;
-  int G = blocksFor(N);
+  int G = gridFor(N);
   if (T == DType::F32)
     classifyKernel<float><<<G, Block, 0, Stream>>>(
         What, Flags, static_cast<const float *>(In), Out, N);
@@ -534,7 +511,7 @@ int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
   int64_t N = countOf(S);
   if (N == 0)
     return 0;
-  int G = blocksFor(N);
+  int G = gridFor(N);
 #define OOMPLAN_BINARY(CT, FLOAT)                                              \
   if (isCompare(Op))                                                           \
     compareKernel<CT><<<G, Block, 0, Stream>>>(                                \
@@ -592,7 +569,7 @@ int where(const bool *Cond, const void *X, const void *Y, void *Out,
     return 0;
   return byWidth(ElemBytes, [&](auto Z) {
     using T = decltype(Z);
-    whereKernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+    whereKernel<T><<<gridFor(N), Block, 0, Stream>>>(
         Cond, static_cast<const T *>(X), static_cast<const T *>(Y),
         static_cast<T *>(Out), S, N);
     return lastError();
@@ -606,7 +583,7 @@ int stridedCopy(const void *In, int64_t InOffset, void *Out, int ElemBytes,
     return 0;
   return byWidth(ElemBytes, [&](auto Z) {
     using T = decltype(Z);
-    stridedKernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+    stridedKernel<T><<<gridFor(N), Block, 0, Stream>>>(
         static_cast<const T *>(In) + InOffset, static_cast<T *>(Out), S, N);
     return lastError();
   });
@@ -619,7 +596,7 @@ int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
     return 0;
   return byWidth(ElemBytes, [&](auto Z) {
     using T = decltype(Z);
-    strided2Kernel<T><<<blocksFor(N), Block, 0, Stream>>>(
+    strided2Kernel<T><<<gridFor(N), Block, 0, Stream>>>(
         static_cast<const T *>(In) + InOffset,
         static_cast<T *>(Out) + OutOffset, S, N);
     return lastError();
@@ -629,7 +606,7 @@ int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
 namespace {
 template <typename From>
 int castFrom(DType To, const From *In, void *Out, int64_t N, cudaStream_t St) {
-  int G = blocksFor(N);
+  int G = gridFor(N);
   switch (To) {
   case DType::F32:
     castKernel<From, float><<<G, Block, 0, St>>>(In, (float *)Out, N);
@@ -695,8 +672,8 @@ int fill(void *Out, uint64_t Bytes, uint64_t Pattern, int PatternBytes,
     return 0;
   return byWidth(PatternBytes, [&](auto Z) {
     using T = decltype(Z);
-    fillKernel<T><<<blocksFor(N), Block, 0, Stream>>>(static_cast<T *>(Out), N,
-                                                      T(Pattern));
+    fillKernel<T><<<gridFor(N), Block, 0, Stream>>>(static_cast<T *>(Out), N,
+                                                    T(Pattern));
     return lastError();
   });
 }
@@ -720,8 +697,8 @@ int epilogue(Act A, float *Y, const float *Bias, const Strided &S, float Min,
   int64_t N = countOf(S);
   if (N == 0 || (A == Act::None && !Bias))
     return 0;
-  epilogueKernel<<<blocksFor(N), Block, 0, Stream>>>(A, Y, Bias, S, N, Min, Max,
-                                                     Alpha);
+  epilogueKernel<<<gridFor(N), Block, 0, Stream>>>(A, Y, Bias, S, N, Min, Max,
+                                                   Alpha);
   return lastError();
 }
 
@@ -729,7 +706,7 @@ int range(DType T, const void *Start, const void *Delta, void *Out, int64_t N,
           cudaStream_t Stream) {
   if (N == 0)
     return 0;
-  int G = blocksFor(N);
+  int G = gridFor(N);
   switch (T) {
   case DType::F32:
     rangeKernel<float><<<G, Block, 0, Stream>>>(

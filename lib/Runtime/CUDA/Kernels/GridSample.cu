@@ -7,7 +7,7 @@
 // folds), and a contracted multiply-add can move one across an integer.
 //
 //===----------------------------------------------------------------------===//
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -16,8 +16,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-
 __global__ void gridSampleKernel(const float *X, const float *Grid, float *Y,
                                  int64_t N, int64_t Ch, int64_t H, int64_t W,
                                  int64_t Points, gridsample::Mode M,
@@ -41,10 +39,9 @@ int gridSample(const float *X, const float *Grid, float *Y, int64_t N,
   const int64_t Total = N * C * Ho * Wo;
   if (Total == 0)
     return 0;
-  int64_t B = (Total + Block - 1) / Block;
-  gridSampleKernel<<<int(B < 65535 * 8 ? B : 65535 * 8), Block, 0, Stream>>>(
+  gridSampleKernel<<<gridFor(Total), Block, 0, Stream>>>(
       X, Grid, Y, N, C, H, W, Ho * Wo, M, Pad, Align);
-  return int(cudaGetLastError());
+  return lastError();
 }
 
 } // namespace cuda

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockReduce.cuh"
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -22,13 +22,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-int lastError() { return int(cudaGetLastError()); }
-int gridFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 template <typename T> __device__ bool isNaN(T V) {
   if constexpr (std::is_floating_point<T>::value)
     return V != V;
@@ -153,27 +146,13 @@ __global__ void topKKernel(const T *X, T *Vals, int64_t *Idx, int64_t Lines,
   }
 }
 
-template <typename F> int byType(DType T, F &&Fn) {
-  switch (T) {
-  case DType::F32:
-    return Fn(float());
-  case DType::F64:
-    return Fn(double());
-  case DType::I32:
-    return Fn(int32_t());
-  case DType::I64:
-    return Fn(int64_t());
-  default:
-    return int(cudaErrorInvalidValue);
-  }
-}
 } // namespace
 
 int argReduce(bool IsMax, bool Last, DType T, const void *In, int64_t *Out,
               int64_t Outer, int64_t Len, int64_t Inner, cudaStream_t Stream) {
   if (Outer * Inner == 0)
     return 0;
-  return byType(T, [&](auto Z) {
+  return byNumberType(T, [&](auto Z) {
     using V = decltype(Z);
     argKernel<V><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
         static_cast<const V *>(In), Out, Outer, Len, Inner, IsMax, Last);
@@ -185,7 +164,7 @@ int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
            int64_t Inner, bool Exclusive, bool Reverse, cudaStream_t Stream) {
   if (Outer * Inner == 0 || Len == 0)
     return 0;
-  return byType(T, [&](auto Z) {
+  return byNumberType(T, [&](auto Z) {
     using V = decltype(Z);
     cumSumKernel<V><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
         static_cast<const V *>(In), static_cast<V *>(Out), Outer, Len, Inner,
@@ -201,7 +180,7 @@ int topK(DType T, const void *In, void *Values, int64_t *Indices, int64_t Outer,
   if (Lines == 0 || K == 0)
     return 0;
   const int G = int(Lines < 65535 * 8 ? Lines : 65535 * 8);
-  return byType(T, [&](auto Z) {
+  return byNumberType(T, [&](auto Z) {
     using V = decltype(Z);
     topKKernel<V><<<G, Block, 0, Stream>>>(static_cast<const V *>(In),
                                            static_cast<V *>(Values), Indices,
@@ -214,24 +193,13 @@ int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
           int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream) {
   if (N == 0 || Rows == 0 || Cols == 0)
     return 0;
-  auto Go = [&](auto Z) {
+  return byWidth(ElemBytes, [&](auto Z) {
     using V = decltype(Z);
     triluKernel<V><<<gridFor(N), Block, 0, Stream>>>(static_cast<const V *>(In),
                                                      static_cast<V *>(Out), N,
                                                      Rows, Cols, K, Upper);
     return lastError();
-  };
-  switch (ElemBytes) {
-  case 1:
-    return Go(uint8_t());
-  case 2:
-    return Go(uint16_t());
-  case 4:
-    return Go(uint32_t());
-  case 8:
-    return Go(uint64_t());
-  }
-  return int(cudaErrorInvalidValue);
+  });
 }
 
 } // namespace cuda

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockReduce.cuh"
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cfloat>
 #include <cuda_runtime.h>
 #include <math_constants.h>
@@ -17,14 +17,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-
-int lastError() { return int(cudaGetLastError()); }
-int gridFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 __global__ void softmaxRows(const float *In, float *Out, int64_t Cols,
                             bool Log) {
   __shared__ float Shared[32];

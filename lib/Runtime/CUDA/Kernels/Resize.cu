@@ -7,7 +7,7 @@
 // interpolate), so both backends round alike.
 //
 //===----------------------------------------------------------------------===//
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -16,13 +16,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-int lastError() { return int(cudaGetLastError()); }
-int gridFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 // The taps of every axis at dense output index I; Outside when any axis
 // falls past a tf_crop_and_resize roi. Off[a] is the input's stride.
 __device__ bool tapsAt(const ResizeArgs &A, int64_t I, resize::Taps *T) {
@@ -127,23 +120,12 @@ int resizeNearest(const ResizeArgs &A, int ElemBytes, const void *X, void *Y,
   int64_t N = outCount(A);
   if (N == 0)
     return 0;
-  auto Go = [&](auto Z) {
+  return byWidth(ElemBytes, [&](auto Z) {
     using V = decltype(Z);
     nearestKernel<V><<<gridFor(N), Block, 0, Stream>>>(
         A, static_cast<const V *>(X), static_cast<V *>(Y), N);
     return lastError();
-  };
-  switch (ElemBytes) {
-  case 1:
-    return Go(uint8_t());
-  case 2:
-    return Go(uint16_t());
-  case 4:
-    return Go(uint32_t());
-  case 8:
-    return Go(uint64_t());
-  }
-  return int(cudaErrorInvalidValue);
+  });
 }
 
 } // namespace cuda

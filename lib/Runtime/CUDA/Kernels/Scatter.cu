@@ -10,7 +10,7 @@
 // case undefined; the CPU kernel keeps the last).
 //
 //===----------------------------------------------------------------------===//
-#include "Launch.h"
+#include "Launching.cuh"
 #include <cstdint>
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -20,13 +20,6 @@ namespace runtime {
 namespace cuda {
 
 namespace {
-constexpr int Block = 256;
-int lastError() { return int(cudaGetLastError()); }
-int gridFor(int64_t N) {
-  int64_t B = (N + Block - 1) / Block;
-  return int(B < 65535 * 8 ? (B > 0 ? B : 1) : 65535 * 8);
-}
-
 __device__ inline int64_t indexAt(const void *Index, bool Index64, int64_t I) {
   return Index64 ? static_cast<const int64_t *>(Index)[I]
                  : int64_t(static_cast<const int32_t *>(Index)[I]);
@@ -116,36 +109,6 @@ __global__ void scatterNDKernel(NDArgs A, T *Out, const int64_t *Index,
   }
 }
 
-// Elements of 1, 2, 4 or 8 bytes as unsigned integers of that width.
-template <typename F> int byWidth(int ElemBytes, F &&Fn) {
-  switch (ElemBytes) {
-  case 1:
-    return Fn(uint8_t());
-  case 2:
-    return Fn(uint16_t());
-  case 4:
-    return Fn(uint32_t());
-  case 8:
-    return Fn(uint64_t());
-  }
-  return int(cudaErrorInvalidValue);
-}
-
-// The types an add reduces: F32, F64, I32, I64.
-template <typename F> int byAddType(DType T, F &&Fn) {
-  switch (T) {
-  case DType::F32:
-    return Fn(float());
-  case DType::F64:
-    return Fn(double());
-  case DType::I32:
-    return Fn(int32_t());
-  case DType::I64:
-    return Fn(int64_t());
-  default:
-    return int(cudaErrorInvalidValue);
-  }
-}
 } // namespace
 
 int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
@@ -169,7 +132,7 @@ int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
   if (N == 0)
     return 0;
   if (Add)
-    return byAddType(T, [&](auto Z) {
+    return byNumberType(T, [&](auto Z) {
       using V = decltype(Z);
       scatterElementsKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
           A, static_cast<V *>(Out), Index, Index64,
@@ -191,7 +154,7 @@ int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
   if (N == 0 || A.Slice == 0)
     return 0;
   if (Add)
-    return byAddType(T, [&](auto Z) {
+    return byNumberType(T, [&](auto Z) {
       using V = decltype(Z);
       scatterNDKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
           A, static_cast<V *>(Out), Index, static_cast<const V *>(Updates), N,
