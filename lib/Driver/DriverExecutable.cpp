@@ -11,6 +11,7 @@
 #include "Workspace.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Executable.h"
+#include "oomplan/Runtime/HalfInFloat.h"
 #include "oomplan/Support/Error.h"
 #include <algorithm>
 
@@ -106,14 +107,18 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
     if (!Op || !Kernels.get(ops::opCode(*Op)))
       continue; // the executor reports the missing kernel
     const runtime::Kernel &K = *Kernels.get(ops::opCode(*Op));
-    if (!K.Workspace)
+    ElementType In0 = N.Inputs.empty() || N.Inputs[0] == NoId
+                          ? ElementType::Undefined
+                          : Shapes.Values[N.Inputs[0]].Type;
+    if (!K.Workspace && !runtime::widensHalf(K, In0))
       continue;
     SmallVector<runtime::TensorRef, 4> In, Out;
     if (Error E = shapeRefs(G, Shapes, Bindings, N.Inputs, In))
       return E;
     if (Error E = shapeRefs(G, Shapes, Bindings, N.Outputs, Out))
       return E;
-    uint64_t Bytes = K.Workspace(N, In, Out);
+    // With the float copies of a half step's operands (HalfInFloat.h).
+    uint64_t Bytes = runtime::kernelWorkspace(K, N, In, Out);
     if (Bytes == 0)
       continue;
     driver::addWorkspaceWrite(S, St, N, Bytes);

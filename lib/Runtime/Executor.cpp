@@ -24,6 +24,7 @@
 #include "oomplan/Runtime/Executor.h"
 #include "ExecutorImpl.h"
 #include "oomplan/Frontend/WeightLoader.h"
+#include "oomplan/Runtime/HalfInFloat.h"
 #include "oomplan/Runtime/LaunchPlan.h"
 #include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
@@ -147,7 +148,7 @@ static llvm::Expected<const Kernel *> findKernel(const Graph &G, NodeId N,
                                 Nd.OpType);
   const Kernel &K = *Kernels.get(ops::opCode(*Op));
   if (!K.Types.empty() && InType != ElementType::Undefined &&
-      !llvm::is_contained(K.Types, InType))
+      !llvm::is_contained(K.Types, InType) && !widensHalf(K, InType))
     return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(N) +
                                 ": the " + BackendName + " kernel for " +
                                 Nd.OpType + " has no " +
@@ -238,6 +239,17 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
   if (!K)
     return K.takeError();
   C.K = *K;
+  // A float kernel on a half step runs on float copies (HalfInFloat.h),
+  // converted by this backend's Cast.
+  if (!C.In.empty() && widensHalf(**K, C.In[0].Type)) {
+    const auto &Cast = Kernels.get(ops::opCode(*ops::lookupOp("Cast")));
+    if (!Cast)
+      return makeUnsupportedError(G.SourcePath + ": " +
+                                  G.describeNode(St.Node) + ": the " +
+                                  Dev.name() + " backend has no Cast kernel "
+                                  "to run " + Nd.OpType + " in float");
+    C.HalfCast = &*Cast;
+  }
   C.Kind = CallKind::Kernel;
   for (TensorId T : St.Writes)
     if (upperBound(T) || reported(T)) {
@@ -472,7 +484,8 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
       C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
     if (!C.Actual.empty())
       Ctx.ActualDims = C.Actual.data();
-    if (llvm::Error E = C.K->Run(Ctx))
+    if (llvm::Error E = C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast)
+                                   : C.K->Run(Ctx))
       return prependContext(std::move(E), G.SourcePath + ": ");
     if (!C.Actual.empty())
       if (llvm::Error E = takeActualDims(S))

@@ -71,6 +71,9 @@ enum class CallKind : uint8_t {
 struct StepCall {
   CallKind Kind = CallKind::Nothing;
   const Kernel *K = nullptr;
+  /// Set when K runs on float copies of half operands (HalfInFloat.h): the
+  /// backend's Cast kernel, which converts them.
+  const Kernel *HalfCast = nullptr;
   llvm::SmallVector<TensorRef, 4> In, Out;
   void *Workspace = nullptr;
   uint64_t WorkspaceBytes = 0;

@@ -88,6 +88,23 @@ TEST(ShapeKernels, ConstantAndConstantOfShape) {
   K.tensorAttr("value", V);
   RUN_OK(K, {i64(Shape, {1})}, {i64(Y, {3})});
   EXPECT_EQ(Y, (I64{7, 7, 7}));
+  // float16 and bfloat16 values: 1.5 is 0x3E00 and 0x3FC0.
+  for (ElementType T : {ElementType::Float16, ElementType::BFloat16}) {
+    TensorData H;
+    H.Type = T;
+    H.Dims = {1};
+    H.Floats = {1.5};
+    std::vector<uint16_t> Bits(3);
+    runtime::TensorRef Out;
+    Out.Data = Bits.data();
+    Out.Type = T;
+    Out.Dims = {3};
+    OpRunner KH("ConstantOfShape");
+    KH.tensorAttr("value", H);
+    RUN_OK(KH, {i64(Shape, {1})}, {Out});
+    uint16_t Want = T == ElementType::Float16 ? 0x3E00 : 0x3FC0;
+    EXPECT_EQ(Bits, (std::vector<uint16_t>{Want, Want, Want}));
+  }
   TensorData Big;
   Big.Type = ElementType::Float;
   Big.Dims = {2000}; // larger than the importer keeps: no values

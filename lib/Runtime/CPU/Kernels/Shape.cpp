@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "Elementwise.h"
 #include "TensorUtil.h"
 #include <cmath>
 
@@ -87,9 +88,25 @@ llvm::Error runExpand(const KernelContext &C) {
   return llvm::Error::success();
 }
 
+/// Whether storeValue can write an element of type T.
+bool storable(ElementType T) {
+  return T == ElementType::Float16 || T == ElementType::BFloat16 ||
+         visitNumericOrBool(T, [](auto) {});
+}
+
 /// Writes V (an integer or a floating value) to element I of Out.
 void storeValue(const TensorRef &Out, uint64_t I, double F, int64_t Int,
                 bool IsInt) {
+  // The 16-bit floats: rounded to nearest even from the double.
+  double D = IsInt ? double(Int) : F;
+  if (Out.Type == ElementType::Float16) {
+    Out.data<uint16_t>()[I] = toHalf(D).Bits;
+    return;
+  }
+  if (Out.Type == ElementType::BFloat16) {
+    Out.data<uint16_t>()[I] = toBFloat16(D).Bits;
+    return;
+  }
   visitNumericOrBool(Out.Type, [&](auto Tag) {
     using T = decltype(Tag);
     if constexpr (std::is_same<T, bool>::value)
@@ -140,8 +157,7 @@ llvm::Error runConstant(const KernelContext &C) {
             "string)");
       if (Out.Type != D.Type)
         return C.badInput("output type differs from the constant's");
-      if (elemBytes(Out.Type) == 0 ||
-          !visitNumericOrBool(Out.Type, [](auto) {}))
+      if (elemBytes(Out.Type) == 0 || !storable(Out.Type))
         return C.unsupported("Constant of type " + elementTypeName(Out.Type));
       for (uint64_t I = 0; I < N; ++I)
         storeValue(Out, I, IsInt ? 0 : D.Floats[I], IsInt ? D.Ints[I] : 0,
@@ -184,7 +200,7 @@ llvm::Error runConstantOfShape(const KernelContext &C) {
     else
       return C.unsupported("value of type " + elementTypeName(A->T->Type));
   }
-  if (!visitNumericOrBool(Out.Type, [](auto) {}))
+  if (!storable(Out.Type))
     return C.unsupported("output type " + elementTypeName(Out.Type));
   const uint64_t N = Out.numElements();
   if (N == 0)
@@ -225,7 +241,7 @@ llvm::Error runEyeLike(const KernelContext &C) {
   const TensorRef &Out = C.Outputs[0];
   if (Out.Dims.size() != 2)
     return C.badInput("EyeLike needs a 2-D input");
-  if (!visitNumericOrBool(Out.Type, [](auto) {}))
+  if (!storable(Out.Type))
     return C.unsupported("output type " + elementTypeName(Out.Type));
   std::memset(Out.Data, 0, Out.bytes());
   const int64_t K = C.N.getInt("k", 0), Rows = Out.Dims[0], Cols = Out.Dims[1];
