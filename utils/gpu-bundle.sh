@@ -117,6 +117,13 @@ print(f"gpu-bundle: {len(kept)} unseen exports with every op on CUDA: {' '.join(
 PY
   rm -rf "$exp" "$exp.log"
 fi
+# float16 and bfloat16 versions of two test models (weightless as they
+# are: external data left behind), for gpu-check's section 5b.
+mkdir -p .gpu/half
+for m in resnet50 bert_like; do
+  /usr/bin/python3 utils/to_float16.py "test/models/$m.onnx" ".gpu/half/${m}_f16.onnx"
+  /usr/bin/python3 utils/to_float16.py "test/models/$m.onnx" ".gpu/half/${m}_bf16.onnx" --bfloat16
+done
 tar -czf .gpu.tgz .gpu
 rm -rf .gpu
 size=$(stat -c %s .gpu.tgz)

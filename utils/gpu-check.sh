@@ -148,26 +148,28 @@ ran() { # what rc prefix: prefix.json, prefix.err
   return 1
 }
 
-model_case() { # name args...
+model_case() { # name-or-path args... (CMP_ARGS: compare_outputs.py's bounds)
   have_time "$*" || return
-  local name=$1
+  local name=$1 model=test/models/$1.onnx
+  if [ -f "$1" ]; then model=$1 name=$(basename "$1" .onnx); fi
   shift
   local tag
   tag="$name$(echo "$*" | tr -d ' -')"
   local cpu=$work/$tag-cpu cu=$work/$tag-cuda
-  timeout "$(left 120)" "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+  timeout "$(left 120)" "$RUN" "$model" "$@" --random-weights --seed 1 \
     --threads "$(nproc)" --output-dir "$cpu" --json >"$cpu.json" 2>"$cpu.err"
   ran "$tag: CPU run" $? "$cpu" || return
-  timeout "$(left 120)" "$RUN" "test/models/$name.onnx" "$@" --random-weights --seed 1 \
+  timeout "$(left 120)" "$RUN" "$model" "$@" --random-weights --seed 1 \
     --backend=$BACKEND --repeat 10 --output-dir "$cu" --json >"$cu.json" 2>"$cu.err"
   ran "$tag: CUDA run" $? "$cu" || return
   local cmp crc
-  cmp=$($PY utils/compare_outputs.py "$cpu" "$cu")
+  # shellcheck disable=SC2086
+  cmp=$($PY utils/compare_outputs.py "$cpu" "$cu" ${CMP_ARGS:-})
   crc=$?
   [ $crc -gt 1 ] && fail "$tag: comparing the outputs: $cmp"
   # --backend=cuda: the planner's bound on the run's allocations, made
   # without asking the GPU (each library workspace at its limit).
-  timeout "$(left 60)" "$PLAN" "test/models/$name.onnx" "$@" --device H200 \
+  timeout "$(left 60)" "$PLAN" "$model" "$@" --device H200 \
     --backend=cuda --emit=json -o "$work/$tag-plan.json" 2>/dev/null
   $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" <<'PY' | tee -a "$res"
 import json, sys
@@ -434,6 +436,28 @@ PY
 done <"$B/unseen/list.txt"
 elapsed
 fi
+
+say ""
+say "## 5b. float16 and bfloat16 models: CUDA against the CPU executor"
+say ""
+say "test/models converted by utils/to_float16.py, random weights. MatMul and the elementwise"
+say "ops run natively on half storage; the rest on float copies (HalfInFloat.h). Bound: rtol"
+say "2e-2 + 5e-3 max |ref| (two backends rounding to 16 bits in another order). No bar names it."
+say ""
+say "| case | outputs within the bound | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted) |"
+say "|---|---|---|---|---|---|---|---|---|---|"
+if [ -d "$B/half" ]; then
+  for h in resnet50_f16 resnet50_bf16; do
+    CMP_ARGS="--rtol 2e-2 --scale-atol 5e-3" model_case "$B/half/$h.onnx" $R8
+  done
+  for h in bert_like_f16 bert_like_bf16; do
+    CMP_ARGS="--rtol 2e-2 --scale-atol 5e-3" model_case "$B/half/$h.onnx" $B8
+  done
+else
+  say "(skipped: the bundle has no .gpu/half)"
+fi
+
+elapsed
 
 if have_time "the ONNX node tests"; then
 say ""

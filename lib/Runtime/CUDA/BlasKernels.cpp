@@ -20,6 +20,13 @@ using namespace oomplan::runtime::cuda;
 
 namespace {
 const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
+// MatMul takes float16 and bfloat16 natively (cublasGemmEx: half storage,
+// FP32 accumulation, the result rounded once, as the CPU's float kernel on
+// float copies), so a half model's weights need no float copies. Gemm's
+// bias handling is float-only: its half steps run on float copies
+// (HalfInFloat.h).
+const llvm::SmallVector<ElementType, 4> MatMulTypes = {
+    ElementType::Float, ElementType::Float16, ElementType::BFloat16};
 
 } // namespace
 
@@ -44,11 +51,13 @@ llvm::Error useWorkspace(const KernelContext &C) {
   return llvm::Error::success();
 }
 
-// Row-major Y (M x N) = op(A) op(B), op(A) M x K, op(B) K x N, batched.
+// Row-major Y (M x N) = op(A) op(B), op(A) M x K, op(B) K x N, batched;
+// every operand of type T (Float, Float16 or BFloat16). Strides are in
+// elements.
 llvm::Error gemm(const KernelContext &C, bool TA, bool TB, int64_t M, int64_t N,
-                 int64_t K, float Alpha, const float *A, int64_t StrideA,
-                 const float *B, int64_t StrideB, float Beta, float *Y,
-                 int64_t Batches) {
+                 int64_t K, float Alpha, const void *A, int64_t StrideA,
+                 const void *B, int64_t StrideB, float Beta, void *Y,
+                 int64_t Batches, ElementType T = ElementType::Float) {
   if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || Batches > INT32_MAX)
     return C.unsupported("a product dimension above 2^31");
   // cuBLAS requires every leading dimension >= 1 (a K of 0 would give 0).
@@ -56,11 +65,23 @@ llvm::Error gemm(const KernelContext &C, bool TA, bool TB, int64_t M, int64_t N,
       LdB = int(std::max<int64_t>(1, TB ? K : N));
   cublasOperation_t OpA = TA ? CUBLAS_OP_T : CUBLAS_OP_N,
                     OpB = TB ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasStatus_t S = cublasSgemmStridedBatched(
-      context().Blas, OpB, OpA, int(N), int(M), int(K), &Alpha, B, LdB, StrideB,
-      A, LdA, StrideA, &Beta, Y, int(N), M * N, int(Batches));
+  if (T == ElementType::Float) {
+    cublasStatus_t S = cublasSgemmStridedBatched(
+        context().Blas, OpB, OpA, int(N), int(M), int(K), &Alpha,
+        static_cast<const float *>(B), LdB, StrideB,
+        static_cast<const float *>(A), LdA, StrideA, &Beta,
+        static_cast<float *>(Y), int(N), M * N, int(Batches));
+    if (S)
+      return blasFailure(C, S, "cublasSgemmStridedBatched");
+    return llvm::Error::success();
+  }
+  cudaDataType_t DT = T == ElementType::Float16 ? CUDA_R_16F : CUDA_R_16BF;
+  cublasStatus_t S = cublasGemmStridedBatchedEx(
+      context().Blas, OpB, OpA, int(N), int(M), int(K), &Alpha, B, DT, LdB,
+      StrideB, A, DT, LdA, StrideA, &Beta, Y, DT, int(N), M * N, int(Batches),
+      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (S)
-    return blasFailure(C, S, "cublasSgemmStridedBatched");
+    return blasFailure(C, S, "cublasGemmStridedBatchedEx");
   return llvm::Error::success();
 }
 
@@ -82,21 +103,27 @@ llvm::Error cuda::runMatMul(const KernelContext &C) {
     return C.badInput("the output's size disagrees with the operands'");
   if (Y.numElements() == 0)
     return llvm::Error::success();
+  if (A.Type != B.Type || A.Type != Y.Type)
+    return C.unsupported("operand types " + elementTypeName(A.Type) + ", " +
+                         elementTypeName(B.Type));
+  const int64_t EB = int64_t(elementBits(Y.Type) / 8);
   if (K == 0)
-    return launched(C, fill(Y.Data, Y.bytes(), 0, 4, context().Compute),
+    return launched(C, fill(Y.Data, Y.bytes(), 0, int(EB), context().Compute),
                     "MatMul zero fill");
   if (llvm::Error E = useWorkspace(C))
     return E;
   const int64_t NA = cpu::productOf(ABatch, 0, BR),
                 NB = cpu::productOf(BBatch, 0, BR);
-  const float *AP = A.data<float>(), *BP = B.data<float>();
-  float *YP = Y.data<float>();
+  const char *AP = A.data<const char>(), *BP = B.data<const char>();
+  char *YP = Y.data<char>();
+  const ElementType T = Y.Type;
   // B shared: the batches of A are rows of one tall product.
   if (NB == 1 && NA == Batches)
-    return gemm(C, false, false, Batches * M, N, K, 1, AP, 0, BP, 0, 0, YP, 1);
+    return gemm(C, false, false, Batches * M, N, K, 1, AP, 0, BP, 0, 0, YP, 1,
+                T);
   if ((NA == 1 || NA == Batches) && (NB == 1 || NB == Batches))
     return gemm(C, false, false, M, N, K, 1, AP, NA == 1 ? 0 : M * K, BP,
-                NB == 1 ? 0 : K * N, 0, YP, Batches);
+                NB == 1 ? 0 : K * N, 0, YP, Batches, T);
   // Both broadcast on different axes: one product per batch.
   cpu::DimVector AS = cpu::stridesOf(ABatch), BS = cpu::stridesOf(BBatch);
   for (int64_t Bt = 0; Bt < Batches; ++Bt) {
@@ -107,8 +134,9 @@ llvm::Error cuda::runMatMul(const KernelContext &C) {
       AOff += (ABatch[I] == 1 ? 0 : X) * AS[I];
       BOff += (BBatch[I] == 1 ? 0 : X) * BS[I];
     }
-    if (llvm::Error E = gemm(C, false, false, M, N, K, 1, AP + AOff * M * K, 0,
-                             BP + BOff * K * N, 0, 0, YP + Bt * M * N, 1))
+    if (llvm::Error E =
+            gemm(C, false, false, M, N, K, 1, AP + AOff * M * K * EB, 0,
+                 BP + BOff * K * N * EB, 0, 0, YP + Bt * M * N * EB, 1, T))
       return E;
   }
   return llvm::Error::success();
@@ -159,6 +187,6 @@ llvm::Error cuda::runGemm(const KernelContext &C) {
 }
 
 void cuda::registerBlasKernels(CUDAKernelTable &T) {
-  addKernel(T, "MatMul", {runMatMul, blasWorkspace, F32});
+  addKernel(T, "MatMul", {runMatMul, blasWorkspace, MatMulTypes});
   addKernel(T, "Gemm", {runGemm, blasWorkspace, F32});
 }

@@ -7,6 +7,7 @@
 // that a run can report it beside the plan (issue 13, item 4).
 //
 //===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/Elementwise.h"
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
 #include "Kernels/Launch.h"
@@ -95,6 +96,12 @@ llvm::Error cuda::hostInts(const KernelContext &C, unsigned I,
   return llvm::Error::success();
 }
 
+// A float16 or bfloat16 value from its bits.
+static double halfValue(ElementType T, uint16_t Bits) {
+  return T == ElementType::Float16 ? double(cpu::toFloat(cpu::Half{Bits}))
+                                   : double(cpu::toFloat(cpu::BFloat16{Bits}));
+}
+
 llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
   const TensorRef &T = C.Inputs[I];
   if (I < C.HostInputs.size() && C.HostInputs[I].present()) {
@@ -110,6 +117,9 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
       return double(H.data<int64_t>()[0]);
     case ElementType::Bool:
       return H.data<bool>()[0] ? 1.0 : 0.0;
+    case ElementType::Float16:
+    case ElementType::BFloat16:
+      return halfValue(H.Type, H.data<uint16_t>()[0]);
     default:
       break;
     }
@@ -144,9 +154,12 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
     return double(*static_cast<const int64_t *>(P));
   case ElementType::Bool:
     return *static_cast<const unsigned char *>(P) ? 1.0 : 0.0;
+  case ElementType::Float16:
+  case ElementType::BFloat16:
+    return halfValue(T.Type, *static_cast<const uint16_t *>(P));
   default:
     return C.unsupported("input " + llvm::Twine(I) +
-                         " must be float, double, int32, int64 or bool");
+                         " must be a float, int32, int64 or bool");
   }
 }
 

@@ -52,6 +52,8 @@ std::optional<DType> dtypeOf(ElementType T) {
     return DType::I8;
   case ElementType::Float16:
     return DType::F16;
+  case ElementType::BFloat16:
+    return DType::BF16;
   default:
     return std::nullopt;
   }

@@ -16,11 +16,15 @@ using namespace oomplan::runtime;
 using namespace oomplan::runtime::cuda;
 
 namespace {
-const llvm::SmallVector<ElementType, 4> FloatTypes = {ElementType::Float,
-                                                      ElementType::Double};
+// float16 and bfloat16 natively: loaded to float, the result rounded once
+// (Elementwise.cu's Store), so a half model's elementwise steps need no
+// float copies (HalfInFloat.h).
+const llvm::SmallVector<ElementType, 4> FloatTypes = {
+    ElementType::Float, ElementType::Double, ElementType::Float16,
+    ElementType::BFloat16};
 const llvm::SmallVector<ElementType, 4> NumberTypes = {
-    ElementType::Float, ElementType::Double, ElementType::Int32,
-    ElementType::Int64};
+    ElementType::Float, ElementType::Double,  ElementType::Int32,
+    ElementType::Int64, ElementType::Float16, ElementType::BFloat16};
 
 template <UnaryOp Op> llvm::Error runUnary(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];

@@ -229,6 +229,13 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
-  addKernel(T, "Resize", {runResize, nullptr, {}, 0b1110});
-  addKernel(T, "Upsample", {runResize, nullptr, {}, 0b10});
+  // Every type but the 16-bit floats, which run on float copies
+  // (HalfInFloat.h): linear and cubic modes interpolate in float.
+  const llvm::SmallVector<ElementType, 4> NotHalf = {
+      ElementType::Float,  ElementType::Double, ElementType::Int8,
+      ElementType::Int16,  ElementType::Int32,  ElementType::Int64,
+      ElementType::UInt8,  ElementType::UInt16, ElementType::UInt32,
+      ElementType::UInt64, ElementType::Bool};
+  addKernel(T, "Resize", {runResize, nullptr, NotHalf, 0b1110});
+  addKernel(T, "Upsample", {runResize, nullptr, NotHalf, 0b10});
 }

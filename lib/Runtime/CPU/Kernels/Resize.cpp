@@ -225,8 +225,10 @@ llvm::Error runResize(const KernelContext &C) {
 } // namespace
 
 void registerResizeKernels(CPUKernelTable &T) {
-  addKernel(T, "Resize", Kernel{&runResize, nullptr, {}});
-  addKernel(T, "Upsample", Kernel{&runResize, nullptr, {}});
+  // Every type but the 16-bit floats, which run on float copies
+  // (HalfInFloat.h): linear and cubic modes interpolate in float.
+  addKernel(T, "Resize", Kernel{&runResize, nullptr, numericTypes()});
+  addKernel(T, "Upsample", Kernel{&runResize, nullptr, numericTypes()});
 }
 
 } // namespace cpu

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
 #include <cstdint>
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <math_constants.h>
@@ -36,6 +37,27 @@ int64_t countOf(const Strided &S) {
     N *= S.Dims[D];
   return N;
 }
+
+// The 16-bit floats are storage: arithmetic is in float, and each result
+// is rounded once to nearest even, as the CPU kernels do (ComputeOf in
+// CPU/Kernels/Elementwise.h).
+template <typename S> struct Store {
+  using C = S;
+  static __device__ C load(S V) { return V; }
+  static __device__ S store(C V) { return V; }
+};
+template <> struct Store<__half> {
+  using C = float;
+  static __device__ float load(__half V) { return __half2float(V); }
+  static __device__ __half store(float V) { return __float2half_rn(V); }
+};
+template <> struct Store<__nv_bfloat16> {
+  using C = float;
+  static __device__ float load(__nv_bfloat16 V) { return __bfloat162float(V); }
+  static __device__ __nv_bfloat16 store(float V) {
+    return __float2bfloat16_rn(V);
+  }
+};
 
 template <typename T>
 __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
@@ -161,9 +183,10 @@ template <typename T> __device__ T intUnaryOp(UnaryOp Op, T X) {
 template <typename T>
 __global__ void unaryKernel(UnaryOp Op, const T *In, T *Out, int64_t N,
                             double A, double B) {
+  using St = Store<T>;
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x)
-    Out[I] = unaryOp<T>(Op, In[I], A, B);
+    Out[I] = St::store(unaryOp<typename St::C>(Op, St::load(In[I]), A, B));
 }
 
 template <typename T>
@@ -178,10 +201,10 @@ __global__ void classifyKernel(FloatClass What, int Flags, const T *In,
                                bool *Out, int64_t N) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x) {
-    T X = In[I];
+    auto X = Store<T>::load(In[I]);
     Out[I] = What == FloatClass::NaN
                  ? X != X
-                 : isinf(X) && (X > T(0) ? (Flags & 1) : (Flags & 2));
+                 : isinf(X) && (X > 0 ? (Flags & 1) : (Flags & 2));
   }
 }
 
@@ -289,8 +312,10 @@ __global__ void binaryKernel(BinaryOp Op, const T *A, const T *B, T *Out,
        I += int64_t(gridDim.x) * blockDim.x) {
     int64_t Off[2];
     offsetsAt(S, I, 2, Off);
+    using St = Store<T>;
     if constexpr (Float)
-      Out[I] = floatOnly<T>(Op, A[Off[0]], B[Off[1]]);
+      Out[I] = St::store(floatOnly<typename St::C>(Op, St::load(A[Off[0]]),
+                                                   St::load(B[Off[1]])));
     else
       Out[I] = intOnly<T>(Op, A[Off[0]], B[Off[1]]);
   }
@@ -303,7 +328,7 @@ __global__ void compareKernel(BinaryOp Op, const T *A, const T *B, bool *Out,
        I += int64_t(gridDim.x) * blockDim.x) {
     int64_t Off[2];
     offsetsAt(S, I, 2, Off);
-    Out[I] = compare<T>(Op, A[Off[0]], B[Off[1]]);
+    Out[I] = compare(Op, Store<T>::load(A[Off[0]]), Store<T>::load(B[Off[1]]));
   }
 }
 
@@ -358,11 +383,14 @@ template <> struct IntRange<int64_t> {
 };
 template <typename T> __device__ inline auto loadOf(T V) { return V; }
 __device__ inline float loadOf(__half V) { return __half2float(V); }
+__device__ inline float loadOf(__nv_bfloat16 V) { return __bfloat162float(V); }
 template <typename To, typename V> __device__ inline To convertTo(V X) {
   if constexpr (std::is_same<To, bool>::value) {
     return X != V(0);
   } else if constexpr (std::is_same<To, __half>::value) {
     return __double2half(double(X));
+  } else if constexpr (std::is_same<To, __nv_bfloat16>::value) {
+    return __double2bfloat16(double(X));
   } else if constexpr (std::is_integral<To>::value &&
                        std::is_floating_point<V>::value) {
     const double D = double(X);
@@ -472,6 +500,16 @@ int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
         <<<G, Block, 0, Stream>>>(Op, static_cast<const double *>(In),
                                   static_cast<double *>(Out), N, A, B);
     break;
+  case DType::F16:
+    unaryKernel<__half><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const __half *>(In), static_cast<__half *>(Out), N, A,
+        B);
+    break;
+  case DType::BF16:
+    unaryKernel<__nv_bfloat16><<<G, Block, 0, Stream>>>(
+        Op, static_cast<const __nv_bfloat16 *>(In),
+        static_cast<__nv_bfloat16 *>(Out), N, A, B);
+    break;
   case DType::I32:
     intUnaryKernel<int32_t><<<G, Block, 0, Stream>>>(
         Op, static_cast<const int32_t *>(In), static_cast<int32_t *>(Out), N);
@@ -501,6 +539,12 @@ int classify(FloatClass What, int Flags, DType T, const void *In, bool *Out,
   else if (T == DType::F64)
     classifyKernel<double><<<G, Block, 0, Stream>>>(
         What, Flags, static_cast<const double *>(In), Out, N);
+  else if (T == DType::F16)
+    classifyKernel<__half><<<G, Block, 0, Stream>>>(
+        What, Flags, static_cast<const __half *>(In), Out, N);
+  else if (T == DType::BF16)
+    classifyKernel<__nv_bfloat16><<<G, Block, 0, Stream>>>(
+        What, Flags, static_cast<const __nv_bfloat16 *>(In), Out, N);
   else
     return int(cudaErrorInvalidValue);
   return lastError();
@@ -527,6 +571,12 @@ int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
     break;
   case DType::F64:
     OOMPLAN_BINARY(double, true)
+    break;
+  case DType::F16:
+    OOMPLAN_BINARY(__half, true)
+    break;
+  case DType::BF16:
+    OOMPLAN_BINARY(__nv_bfloat16, true)
     break;
   case DType::I32:
     OOMPLAN_BINARY(int32_t, false)
@@ -632,6 +682,10 @@ int castFrom(DType To, const From *In, void *Out, int64_t N, cudaStream_t St) {
   case DType::F16:
     castKernel<From, __half><<<G, Block, 0, St>>>(In, (__half *)Out, N);
     break;
+  case DType::BF16:
+    castKernel<From, __nv_bfloat16>
+        <<<G, Block, 0, St>>>(In, (__nv_bfloat16 *)Out, N);
+    break;
   default:
     return int(cudaErrorInvalidValue);
   }
@@ -660,6 +714,8 @@ int cast(DType From, DType To, const void *In, void *Out, int64_t N,
     return castFrom(To, (const int8_t *)In, Out, N, Stream);
   case DType::F16:
     return castFrom(To, (const __half *)In, Out, N, Stream);
+  case DType::BF16:
+    return castFrom(To, (const __nv_bfloat16 *)In, Out, N, Stream);
   default:
     return int(cudaErrorInvalidValue);
   }

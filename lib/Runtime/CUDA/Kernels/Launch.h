@@ -23,7 +23,7 @@ namespace cuda {
 constexpr int MaxRank = 8;
 
 /// Element types the kernels handle (ElementType's subset).
-enum class DType : int { F32, F64, I32, I64, Bool, U8, I8, F16 };
+enum class DType : int { F32, F64, I32, I64, Bool, U8, I8, F16, BF16 };
 
 /// An N-d index space and, per operand, its element strides into it (0 on a
 /// broadcast axis). Rank <= MaxRank; rank 0 is one element.
