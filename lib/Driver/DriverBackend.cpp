@@ -17,6 +17,7 @@
 #include "Workspace.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Runtime/CUDAWorkspaces.h"
+#include "oomplan/Runtime/HalfInFloat.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -24,6 +25,39 @@
 using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::driver;
+
+// The float copies a half step of a kernel that computes in float gets
+// on CUDA (HalfInFloat.h): when the node's first input is float16 or
+// bfloat16, one per half input and output. The step's reads are the
+// node's present inputs in order, its writes its present outputs.
+static uint64_t halfCopies(const Schedule &Sched, const ShapeInfo &Shapes,
+                           const Step &St, const Node &N) {
+  // A tensor's counted type: its own, else its graph value's.
+  auto TypeOf = [&](const ScheduleTensor &T) {
+    if (T.Type != ElementType::Undefined || T.Value == NoId ||
+        T.Value >= Shapes.Values.size())
+      return T.Type;
+    return Shapes.Values[T.Value].Type;
+  };
+  if (!runtime::cuda::halfInFloat(N.OpType) || N.Inputs.empty() ||
+      N.Inputs[0] == NoId || St.Reads.empty() ||
+      !runtime::isHalfType(TypeOf(Sched.Tensors[St.Reads[0]])))
+    return 0;
+  uint64_t Bytes = 0;
+  auto Add = [&](ArrayRef<ValueId> Values, ArrayRef<TensorId> Tensors) {
+    size_t K = 0;
+    for (ValueId V : Values) {
+      if (V == NoId || K >= Tensors.size())
+        continue;
+      const ScheduleTensor &T = Sched.Tensors[Tensors[K++]];
+      if (runtime::isHalfType(TypeOf(T)))
+        Bytes += runtime::halfCopyBytes(T.SizeBytes / 2);
+    }
+  };
+  Add(N.Inputs, St.Reads);
+  Add(N.Outputs, St.Writes);
+  return Bytes;
+}
 
 Error driver::installBackend(Session &S) {
   if (!S.Req.Backend)
@@ -41,7 +75,7 @@ Error driver::installBackend(Session &S) {
                           "instances of placement");
   std::shared_ptr<BackendRecord> Rec = S.Backend;
   Rec->Cuda = true;
-  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &,
+  S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
                            ArrayRef<std::optional<int64_t>>,
                            Schedule &Sched) -> Error {
     unsigned Convs = 0, Products = 0;
@@ -50,8 +84,14 @@ Error driver::installBackend(Session &S) {
         continue;
       const Node &N = G.Nodes[St.Node];
       uint64_t Bytes = runtime::cuda::workspaceBound(N.OpType);
-      if (Bytes == 0)
+      uint64_t Copies = halfCopies(Sched, Shapes, St, N);
+      if (Bytes + Copies == 0)
         continue;
+      if (Bytes == 0) { // float copies only: not a library workspace
+        addWorkspaceWrite(Sched, St, N, Copies);
+        continue;
+      }
+      Bytes += Copies;
       bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
                   N.OpType == fused::ConvOp;
       ++(Conv ? Convs : Products);

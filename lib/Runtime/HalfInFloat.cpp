@@ -27,9 +27,12 @@ bool runtime::widensHalf(const Kernel &K, ElementType InType) {
          llvm::is_contained(K.Types, ElementType::Float);
 }
 
+uint64_t runtime::halfCopyBytes(uint64_t Elements) {
+  constexpr uint64_t Align = 256;
+  return (Elements * 4 + Align - 1) / Align * Align;
+}
+
 namespace {
-constexpr uint64_t Align = 256;
-uint64_t alignUp(uint64_t X) { return (X + Align - 1) / Align * Align; }
 
 /// The refs the float kernel sees (half ones retyped to Float, Data not
 /// yet set) and each widened operand's offset in the workspace.
@@ -51,7 +54,7 @@ Layout layoutOf(llvm::ArrayRef<TensorRef> In, llvm::ArrayRef<TensorRef> Out) {
         continue;
       To.back().Type = ElementType::Float;
       At.back() = int64_t(L.CopyBytes);
-      L.CopyBytes += alignUp(R.numElements() * 4);
+      L.CopyBytes += halfCopyBytes(R.numElements());
     }
   };
   Add(In, L.In, L.InAt);

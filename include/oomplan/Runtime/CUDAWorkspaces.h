@@ -44,6 +44,27 @@ inline uint64_t workspaceBound(llvm::StringRef OpType) {
   return 0;
 }
 
+/// Without a device: whether the CUDA kernel of OpType runs a float16 or
+/// bfloat16 step on float copies of its half operands (HalfInFloat.h), so
+/// that `oomplan --backend=cuda` counts the copies. The others take halves
+/// natively (the elementwise ops, MatMul, the ops that move bytes) or have
+/// no CUDA kernel. RuntimeCUDATests checks the list against the table.
+inline bool halfInFloat(llvm::StringRef OpType) {
+  static const llvm::StringRef Ops[] = {
+      "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Conv",
+      "ConvTranspose", "CumSum", "Einsum", "Gemm", "GlobalAveragePool",
+      "GlobalMaxPool", "GridSample", "InstanceNormalization",
+      "LayerNormalization", "LogSoftmax", "MaxPool", "ReduceL1", "ReduceL2",
+      "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
+      "ReduceSum", "ReduceSumSquare", "Resize", "Softmax", "TopK", "Upsample",
+      // The fused ops: fusion takes float32 only, so never a half step.
+      fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
+  for (llvm::StringRef Op : Ops)
+    if (OpType == Op)
+      return true;
+  return false;
+}
+
 } // namespace cuda
 } // namespace runtime
 } // namespace oomplan

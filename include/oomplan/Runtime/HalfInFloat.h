@@ -36,6 +36,12 @@ uint64_t kernelWorkspace(const Kernel &K, const Node &N,
                          llvm::ArrayRef<TensorRef> In,
                          llvm::ArrayRef<TensorRef> Out);
 
+/// The bytes of the float copy of a half operand of Elements elements: 4
+/// each, rounded up to 256 (each copy starts at a 256-byte boundary of the
+/// workspace, cuBLAS's and cuDNN's alignment). The planner-only path
+/// (`oomplan --backend=cuda`) sums these too.
+uint64_t halfCopyBytes(uint64_t Elements);
+
 /// Runs K on float copies of C's half operands, converting with Cast (the
 /// backend's Cast kernel, which converts Inputs[0] into Outputs[0]'s type).
 /// C.Workspace holds kernelWorkspace's bytes.

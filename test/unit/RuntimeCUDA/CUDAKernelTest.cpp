@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CUDAKernelCompare.h"
+#include "oomplan/Runtime/HalfInFloat.h"
 #include "llvm/Support/FileSystem.h"
 #include <cstdlib>
 
@@ -390,6 +391,19 @@ TEST(CUDAKernels, FusedOpsOnTestModels) {
 // workspace must have one there, or the planner-only plan would be smaller
 // than the run's. OomplanAttention's scratch is the CPU formula, which the
 // planner counts itself. Runs without a GPU (in builds with CUDA, as CI's).
+// The planner's list of CUDA kernels that run halves on float copies
+// (CUDAWorkspaces.h's halfInFloat) is the table's: a kernel missing from it
+// would make `oomplan --backend=cuda` smaller than the run.
+TEST(CUDAWorkspaceBounds, HalfInFloatListIsTheTables) {
+  const KernelTable &K = cuda::cudaKernelTable();
+  for (const ops::OpInfo &Op : ops::allOps()) {
+    const auto &Kern = K.get(ops::opCode(Op));
+    bool Table = Kern && (widensHalf(*Kern, ElementType::Float16) ||
+                          widensHalf(*Kern, ElementType::BFloat16));
+    EXPECT_EQ(cuda::halfInFloat(Op.Name), Table) << Op.Name;
+  }
+}
+
 TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
   const KernelTable &K = cuda::cudaKernelTable();
   unsigned WithWorkspace = 0;

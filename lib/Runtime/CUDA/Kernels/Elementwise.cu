@@ -501,14 +501,14 @@ int unary(UnaryOp Op, DType T, const void *In, void *Out, int64_t N, double A,
                                   static_cast<double *>(Out), N, A, B);
     break;
   case DType::F16:
-    unaryKernel<__half><<<G, Block, 0, Stream>>>(
-        Op, static_cast<const __half *>(In), static_cast<__half *>(Out), N, A,
-        B);
+    unaryKernel<__half>
+        <<<G, Block, 0, Stream>>>(Op, static_cast<const __half *>(In),
+                                  static_cast<__half *>(Out), N, A, B);
     break;
   case DType::BF16:
-    unaryKernel<__nv_bfloat16><<<G, Block, 0, Stream>>>(
-        Op, static_cast<const __nv_bfloat16 *>(In),
-        static_cast<__nv_bfloat16 *>(Out), N, A, B);
+    unaryKernel<__nv_bfloat16>
+        <<<G, Block, 0, Stream>>>(Op, static_cast<const __nv_bfloat16 *>(In),
+                                  static_cast<__nv_bfloat16 *>(Out), N, A, B);
     break;
   case DType::I32:
     intUnaryKernel<int32_t><<<G, Block, 0, Stream>>>(
