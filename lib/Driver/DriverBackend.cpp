@@ -83,18 +83,15 @@ Error driver::installBackend(Session &S) {
       if (St.Kind != StepKind::Compute || St.Node == NoId)
         continue;
       const Node &N = G.Nodes[St.Node];
-      uint64_t Bytes = runtime::cuda::workspaceBound(N.OpType);
-      uint64_t Copies = halfCopies(Sched, Shapes, St, N);
-      if (Bytes + Copies == 0)
+      uint64_t Library = runtime::cuda::workspaceBound(N.OpType);
+      uint64_t Bytes = Library + halfCopies(Sched, Shapes, St, N);
+      if (Bytes == 0)
         continue;
-      if (Bytes == 0) { // float copies only: not a library workspace
-        addWorkspaceWrite(Sched, St, N, Copies);
-        continue;
+      if (Library) { // float copies alone are no library workspace
+        bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
+                    N.OpType == fused::ConvOp;
+        ++(Conv ? Convs : Products);
       }
-      Bytes += Copies;
-      bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
-                  N.OpType == fused::ConvOp;
-      ++(Conv ? Convs : Products);
       addWorkspaceWrite(Sched, St, N, Bytes);
     }
     // The first plan is the main one; later calls re-plan at other

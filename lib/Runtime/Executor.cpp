@@ -246,8 +246,10 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     if (!Cast)
       return makeUnsupportedError(G.SourcePath + ": " +
                                   G.describeNode(St.Node) + ": the " +
-                                  Dev.name() + " backend has no Cast kernel "
-                                  "to run " + Nd.OpType + " in float");
+                                  Dev.name() +
+                                  " backend has no Cast kernel "
+                                  "to run " +
+                                  Nd.OpType + " in float");
     C.HalfCast = &*Cast;
   }
   C.Kind = CallKind::Kernel;
@@ -484,8 +486,8 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
       C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
     if (!C.Actual.empty())
       Ctx.ActualDims = C.Actual.data();
-    if (llvm::Error E = C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast)
-                                   : C.K->Run(Ctx))
+    if (llvm::Error E =
+            C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast) : C.K->Run(Ctx))
       return prependContext(std::move(E), G.SourcePath + ": ");
     if (!C.Actual.empty())
       if (llvm::Error E = takeActualDims(S))

@@ -114,9 +114,7 @@ llvm::Error runtime::runHalfInFloat(const KernelContext &C, const Kernel &K,
     std::vector<float> &V = HostCopies.emplace_back(H.numElements());
     const uint16_t *Bits = H.data<const uint16_t>();
     for (size_t I = 0; I < V.size(); ++I)
-      V[I] = H.Type == ElementType::Float16
-                 ? cpu::toFloat(cpu::Half{Bits[I]})
-                 : cpu::toFloat(cpu::BFloat16{Bits[I]});
+      V[I] = cpu::halfBitsToFloat(H.Type, Bits[I]);
     H.Data = V.data();
     H.Type = ElementType::Float;
   }

@@ -96,12 +96,6 @@ llvm::Error cuda::hostInts(const KernelContext &C, unsigned I,
   return llvm::Error::success();
 }
 
-// A float16 or bfloat16 value from its bits.
-static double halfValue(ElementType T, uint16_t Bits) {
-  return T == ElementType::Float16 ? double(cpu::toFloat(cpu::Half{Bits}))
-                                   : double(cpu::toFloat(cpu::BFloat16{Bits}));
-}
-
 llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
   const TensorRef &T = C.Inputs[I];
   if (I < C.HostInputs.size() && C.HostInputs[I].present()) {
@@ -119,7 +113,7 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
       return H.data<bool>()[0] ? 1.0 : 0.0;
     case ElementType::Float16:
     case ElementType::BFloat16:
-      return halfValue(H.Type, H.data<uint16_t>()[0]);
+      return cpu::halfBitsToFloat(H.Type, H.data<uint16_t>()[0]);
     default:
       break;
     }
@@ -156,7 +150,7 @@ llvm::Expected<double> cuda::hostScalar(const KernelContext &C, unsigned I) {
     return *static_cast<const unsigned char *>(P) ? 1.0 : 0.0;
   case ElementType::Float16:
   case ElementType::BFloat16:
-    return halfValue(T.Type, *static_cast<const uint16_t *>(P));
+    return cpu::halfBitsToFloat(T.Type, *static_cast<const uint16_t *>(P));
   default:
     return C.unsupported("input " + llvm::Twine(I) +
                          " must be a float, int32, int64 or bool");

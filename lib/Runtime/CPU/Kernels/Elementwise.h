@@ -89,6 +89,11 @@ inline float toFloat(BFloat16 H) {
   std::memcpy(&F, &U, 4);
   return F;
 }
+/// The value of a float16 (T Float16) or bfloat16 (otherwise) from its bits.
+inline float halfBitsToFloat(ElementType T, uint16_t Bits) {
+  return T == ElementType::Float16 ? toFloat(Half{Bits})
+                                   : toFloat(BFloat16{Bits});
+}
 inline Half toHalf(double D) { return {roundToSmallFloat<10, 5>(D)}; }
 inline BFloat16 toBFloat16(double D) { return {roundToSmallFloat<7, 8>(D)}; }
 

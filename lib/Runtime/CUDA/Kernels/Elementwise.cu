@@ -381,9 +381,6 @@ template <> struct IntRange<int32_t> {
 template <> struct IntRange<int64_t> {
   static constexpr int64_t Lo = INT64_MIN, Hi = INT64_MAX;
 };
-template <typename T> __device__ inline auto loadOf(T V) { return V; }
-__device__ inline float loadOf(__half V) { return __half2float(V); }
-__device__ inline float loadOf(__nv_bfloat16 V) { return __bfloat162float(V); }
 template <typename To, typename V> __device__ inline To convertTo(V X) {
   if constexpr (std::is_same<To, bool>::value) {
     return X != V(0);
@@ -410,7 +407,7 @@ template <typename From, typename To>
 __global__ void castKernel(const From *In, To *Out, int64_t N) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x)
-    Out[I] = convertTo<To>(loadOf(In[I]));
+    Out[I] = convertTo<To>(Store<From>::load(In[I]));
 }
 
 template <typename T> __global__ void fillKernel(T *Out, int64_t N, T Value) {
