@@ -7,7 +7,7 @@
 # in the toolkit or in PyTorch's nvidia-* packages); the ONNX node tests
 # whose every op has a CUDA kernel; and, where this machine has Debian's
 # PyTorch, the exports of utils/check_unseen_runtime.py whose every op has
-# one (gpu-check's section 5).
+# one, or a CPU kernel for a host step (gpu-check's section 5).
 #
 #   utils/gpu-bundle.sh            # builds BUILD_DIR (default build) first
 # Then, with a GPU lent: run(command="bash utils/gpu-check.sh", carry=[".gpu.tgz"])
@@ -58,7 +58,8 @@ for d in sorted(glob.glob("/usr/share/libonnx-testdata/data/node/*")):
         kept += 1
 print(f"gpu-bundle: {kept} node tests use only ops with CUDA kernels ({len(ops)} ops)")
 PY
-# Exports oomplan was not developed on, whose every op has a CUDA kernel.
+# Exports oomplan was not developed on, whose every op has a CUDA kernel or
+# runs as a host step (a CPU kernel).
 # Up to 2 MB a model travels whole, with PyTorch 1.13's outputs as the
 # reference; a larger one without its weights (external data left behind,
 # as test/models), and gpu-check runs it with --random-weights on both
@@ -70,9 +71,16 @@ if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
   /usr/bin/python3 - "$exp" <<'PY'
 import glob, os, shutil, subprocess, sys, onnx
 exp = sys.argv[1]
-ops = set(subprocess.run([".gpu/bin/oomplan-run", "--list-kernels", "--backend=cuda"],
-                         capture_output=True, text=True,
-                         env=dict(os.environ, LD_LIBRARY_PATH=".gpu/lib")).stdout.split())
+def table(backend):
+    return set(subprocess.run([".gpu/bin/oomplan-run", "--list-kernels", "--backend=" + backend],
+                              capture_output=True, text=True,
+                              env=dict(os.environ, LD_LIBRARY_PATH=".gpu/lib")).stdout.split())
+ops = table("cuda")
+# Ops CUDA lacks run as host steps (docs/cuda.md) where the CPU has them;
+# Loop, Scan and the sequence ops are unrolled when importing.
+ops |= table("cpu") | {"Loop", "Scan", "SequenceConstruct", "SequenceEmpty", "SequenceInsert",
+                       "SequenceErase", "SequenceAt", "SequenceLength", "ConcatFromSequence",
+                       "SplitToSequence"}
 ops |= {"Constant", "If"} if "OomplanIf" in ops else {"Constant"}
 def nodes(g):
     for n in g.node:
@@ -113,7 +121,7 @@ for d in sorted(glob.glob(os.path.join(exp, "*"))):
     kept.append(name)
 if lines:
     open(".gpu/unseen/list.txt", "w").write("\n".join(lines) + "\n")
-print(f"gpu-bundle: {len(kept)} unseen exports with every op on CUDA: {' '.join(kept)}")
+print(f"gpu-bundle: {len(kept)} unseen exports, every op on CUDA or in a host step: {' '.join(kept)}")
 PY
   rm -rf "$exp" "$exp.log"
 fi

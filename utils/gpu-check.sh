@@ -430,6 +430,10 @@ lines = [l.strip() for l in open(log)]
 # The device allocations against the plan (CUDA), else the plan's total.
 mem = next((l for l in lines if " allocations " in l),
            next((l for l in lines if l.startswith("plan total")), ""))
+# Steps CUDA has no kernel for ran on the host (docs/cuda.md, host steps).
+host = next((l for l in lines if " ran on the host " in l), "")
+if host:
+    mem = mem[:60] + "; host steps:" + host.split(":", 2)[-1].split(";")[0]
 print(f"| {name} | {mode} | {'yes' if m.get('ok') else 'NO ' + m.get('error', '') + f'({beyond} beyond)'} | "
       f"{d:.1e} | {mem[:100]} |")
 PY

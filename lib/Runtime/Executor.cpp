@@ -24,6 +24,7 @@
 #include "oomplan/Runtime/Executor.h"
 #include "ExecutorImpl.h"
 #include "oomplan/Frontend/WeightLoader.h"
+#include "oomplan/Runtime/Backend.h"
 #include "oomplan/Runtime/HalfInFloat.h"
 #include "oomplan/Runtime/LaunchPlan.h"
 #include "oomplan/Runtime/RandomInputs.h"
@@ -34,6 +35,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -134,10 +136,10 @@ llvm::Error Executor::Impl::makeMirrors() {
 }
 
 // The kernel of step S's node, or an unsupported error naming it.
-static llvm::Expected<const Kernel *> findKernel(const Graph &G, NodeId N,
-                                                 const KernelTable &Kernels,
-                                                 ElementType InType,
-                                                 llvm::StringRef Backend) {
+llvm::Expected<const Kernel *> detail::findKernel(const Graph &G, NodeId N,
+                                                  const KernelTable &Kernels,
+                                                  ElementType InType,
+                                                  llvm::StringRef Backend) {
   std::string BackendName = Backend == "cpu" ? "CPU" : Backend.upper();
   const Node &Nd = G.Nodes[N];
   const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
@@ -233,16 +235,24 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
         St.Kind == StepKind::Recompute ? CallKind::Copy : CallKind::Nothing;
     return llvm::Error::success();
   }
-  auto K = findKernel(G, St.Node, Kernels,
-                      C.In.empty() ? ElementType::Undefined : C.In[0].Type,
-                      Dev.name());
+  auto K = hostKernel(
+      S, findKernel(G, St.Node, Kernels,
+                    C.In.empty() ? ElementType::Undefined : C.In[0].Type,
+                    Dev.name()));
   if (!K)
     return K.takeError();
   C.K = *K;
   // A float kernel on a half step runs on float copies (HalfInFloat.h),
-  // converted by this backend's Cast.
+  // converted by this backend's Cast (a host step's: the CPU's).
   if (!C.In.empty() && widensHalf(**K, C.In[0].Type)) {
-    const auto &Cast = Kernels.get(ops::opCode(*ops::lookupOp("Cast")));
+    const KernelTable *Table = &Kernels;
+    if (C.Host) {
+      auto CPU = backendKernels("cpu");
+      if (!CPU)
+        return CPU.takeError();
+      Table = *CPU;
+    }
+    const auto &Cast = Table->get(ops::opCode(*ops::lookupOp("Cast")));
     if (!Cast)
       return makeUnsupportedError(G.SourcePath + ": " +
                                   G.describeNode(St.Node) + ": the " +
@@ -273,22 +283,17 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
         "the plan aligns buffers to " + llvm::Twine(P.AlignBytes) +
         " bytes; the " + I->Dev.name() + " device needs " + llvm::Twine(A) +
         " (plan with --align " + llvm::Twine(A) + " or more)");
-  // Dims evaluated during the run are the host's business: the CPU's.
-  if (!I->Dev.hostVisible() &&
-      llvm::any_of(Info.SymbolicDims,
-                   [](const std::vector<SymExpr> &D) { return !D.empty(); }))
-    return makeUnsupportedError(
-        "values of data-dependent size are read by later steps; the " +
-        I->Dev.name() +
-        " backend does not run such a plan yet (the CPU "
-        "backend does)");
   // Kernels first: an unsupported op is reported before anything is
   // allocated.
   I->Calls.resize(P.Sched.Steps.size());
   I->Addr.assign(P.Sched.Tensors.size(), nullptr);
+  I->findSizeReports();
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
     if (llvm::Error E = I->prepareStep(S))
       return E;
+  // Dims evaluated during the run are the host's business.
+  if (llvm::Error E = I->checkDataDependentOnHost())
+    return E;
   if (llvm::Error E = I->bindTensors())
     return E;
   if (llvm::Error E = I->makeMirrors())
@@ -321,6 +326,8 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
     if (llvm::Error E = I->prepareStep(S))
       return E;
+  if (llvm::Error E = I->makeStaging())
+    return E;
   if (Opts.Poison) {
     auto Dying = poisonedAfter(P, Opts.Unplanned);
     for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
@@ -479,6 +486,11 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     if (!C.DynIn.empty() || !C.DynOut.empty())
       if (llvm::Error E = refreshDims(C))
         return E;
+    if (C.Host) {
+      if (llvm::Error E = runHostStep(S, L.Q))
+        return E;
+      break;
+    }
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
     Ctx.HostInputs = C.HostIn;
@@ -753,8 +765,9 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
     return Dev.replay(*Recording);
   // Data-dependent dims and conditions read back are decided on the host
   // during the run: nothing a replay could repeat.
+  // A host step waits for the device at every run.
   bool Upper = llvm::any_of(Calls, [](const StepCall &C) {
-    return !C.Actual.empty() || !C.Guards.empty();
+    return !C.Actual.empty() || !C.Guards.empty() || C.Host;
   });
   if (!Ran || !Opts.Record || Opts.Profile || RecordFailed || Upper ||
       !Dev.canRecord())
@@ -868,6 +881,12 @@ DeviceUse Executor::deviceUse() const {
   U.HostBytes = I->P.HostBytes;
   U.FirstRunDropBytes = I->FirstRunDrop;
   U.LaterRunsDropBytes = I->LaterRunsDrop;
+  std::map<std::string, unsigned> Host;
+  for (uint64_t S = 0; S < I->Calls.size(); ++S)
+    if (I->Calls[S].Host)
+      ++Host[I->G.Nodes[I->P.Sched.Steps[S].Node].OpType];
+  U.HostOps.assign(Host.begin(), Host.end());
+  U.HostStagingBytes = I->StagingBytes;
   return U;
 }
 

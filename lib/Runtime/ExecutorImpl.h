@@ -84,6 +84,11 @@ struct StepCall {
   /// Evaluated on the host (HostShapes.cpp): the run copies the outputs
   /// listed in Upload to the device instead of calling the kernel.
   bool OnHost = false;
+  /// A host step (HostSteps.cpp): K is the CPU kernel, run on host copies
+  /// of the operands at every run. HostWorkspaceBytes: its scratch, in the
+  /// host staging buffer.
+  bool Host = false;
+  uint64_t HostWorkspaceBytes = 0;
   llvm::SmallVector<TensorId, 2> Upload;
   /// Data-dependent outputs: the dims the kernel reports (KernelContext::
   /// ActualDims), one per output; empty when every output is exact.
@@ -95,6 +100,14 @@ struct StepCall {
   /// their slot in In or Out and their tensor, re-dimmed before each call.
   llvm::SmallVector<std::pair<unsigned, TensorId>, 2> DynIn, DynOut;
 };
+
+/// The kernel of node N in Kernels for a first input of type InType (a
+/// half type a float kernel widens counts as handled), or an unsupported
+/// error naming the node, the op and the backend.
+llvm::Expected<const Kernel *> findKernel(const Graph &G, NodeId N,
+                                          const KernelTable &Kernels,
+                                          ElementType InType,
+                                          llvm::StringRef Backend);
 
 } // namespace detail
 
@@ -135,6 +148,14 @@ struct Executor::Impl {
   llvm::DenseMap<TensorId, HostBuffer> HostVal;
   /// Where a condition is copied back to (guardsHold), made on first use.
   HostBuffer GuardByte;
+  /// Host steps' operands and scratch (HostSteps.cpp): one buffer, made
+  /// when the executor is created, reused by each host step in turn.
+  HostBuffer Staging;
+  uint64_t StagingBytes = 0;
+  /// Per step: it is the first, in schedule order, to write a tensor whose
+  /// size is data-dependent and read later (RunInfo::Reported): its kernel
+  /// reports that size (HostSteps.cpp).
+  std::vector<bool> ReportsSize;
   bool HostShapesDone = false;
   /// The device's recording of the steps (Device::beginRecording), once
   /// made; RecordFailed: the device could not record them (a kernel waits
@@ -227,6 +248,19 @@ struct Executor::Impl {
   llvm::Error bindTensors();
   llvm::Error makeMirrors();
   llvm::Error prepareStep(uint64_t S);
+  /// Host steps (HostSteps.cpp): whether step S, whose device kernel is
+  /// DeviceK (an error when the device has none), runs on the host with
+  /// the CPU kernel, and that kernel; sizes and allocates Staging; runs one.
+  llvm::Expected<const Kernel *>
+  hostKernel(uint64_t S, llvm::Expected<const Kernel *> DeviceK);
+  void findSizeReports();
+  llvm::Error makeStaging();
+  llvm::Error runHostStep(uint64_t S, Queue Q);
+  /// A step that reports a data-dependent size runs on the device: its
+  /// dims would reach the host only after a wait per step. An error
+  /// naming it when later steps read such sizes and the device is not
+  /// the host's.
+  llvm::Error checkDataDependentOnHost() const;
   /// False when a guard of a step's node does not hold: the step is in the
   /// If branch this run does not take, and does nothing. Q: the step's.
   llvm::Expected<bool> guardsHold(const StepCall &C, Queue Q);

@@ -55,7 +55,8 @@ void Executor::Impl::planHostShapes() {
   for (uint64_t S = 0; S < Calls.size(); ++S) {
     const StepCall &C = Calls[S];
     const Step &St = Sc.Steps[S];
-    if (C.OnHost)
+    // A host step reads a host value where there is one (runHostStep).
+    if (C.OnHost || C.Host)
       continue;
     if (C.Kind != CallKind::Kernel) {
       for (TensorId T : St.Reads)
@@ -123,8 +124,14 @@ bool Executor::Impl::evaluateOnHost(uint64_t S) {
     if (It == HostVal.end() || (*It->second.get() != 0) != WhenTrue)
       return false;
   }
+  // Nothing of data-dependent size, read or written: its dims, and so a
+  // Shape of it, are known only during a run.
   for (TensorId T : St.Writes)
-    if (upperBound(T) || !Info.Present[T] || tensorBytes(T) > MaxHostValueBytes)
+    if (upperBound(T) || reported(T) || dynamic(T) || !Info.Present[T] ||
+        tensorBytes(T) > MaxHostValueBytes)
+      return false;
+  for (TensorId T : St.Reads)
+    if (dynamic(T) || reported(T) || upperBound(T))
       return false;
   bool DimsOnly = Nd.OpType == "Shape" || Nd.OpType == "Size";
   static const char Dummy[64] = {};

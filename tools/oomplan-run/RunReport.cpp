@@ -113,6 +113,14 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
         if (D.Overhead.HandleBytes)
           J.attribute("handle_bytes", int64_t(*D.Overhead.HandleBytes));
         J.attribute("pinned_host_bytes", int64_t(D.HostBytes));
+        J.attributeArray("host_steps", [&] {
+          for (const auto &[Op, Steps] : D.HostOps)
+            J.object([&] {
+              J.attribute("op", Op);
+              J.attribute("steps", int64_t(Steps));
+            });
+        });
+        J.attribute("host_staging_bytes", int64_t(D.HostStagingBytes));
       });
     if (R.Budget) {
       J.attribute("budget_bytes", int64_t(*R.Budget));
@@ -215,6 +223,18 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
       OS << D.Device << ": free memory dropped " << *D.LaterRunsDropBytes
          << " bytes more over the later runs (a CUDA graph's own, outside "
             "the plan)\n";
+    if (!D.HostOps.empty()) {
+      unsigned Steps = 0;
+      for (const auto &HO : D.HostOps)
+        Steps += HO.second;
+      OS << D.Device << ": " << Steps << " step" << (Steps == 1 ? "" : "s")
+         << " ran on the host with the CPU kernel (no " << D.Device
+         << " kernel, or a data-dependent size), each a wait for the device:";
+      for (const auto &[Op, N] : D.HostOps)
+        OS << ' ' << Op << " x" << N;
+      OS << "; staged in " << D.HostStagingBytes << " bytes ("
+         << formatBytes(D.HostStagingBytes) << ") of host memory\n";
+    }
     if (D.Overhead.ContextBytes || D.Overhead.HandleBytes) {
       OS << D.Device << " overhead:";
       if (D.Overhead.ContextBytes)

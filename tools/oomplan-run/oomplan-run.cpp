@@ -100,6 +100,12 @@ static cl::opt<bool> NoGraph(
     "no-graph", cl::cat(RunCat),
     cl::desc("cuda: run every step on its own in every run, instead of "
              "replaying a CUDA graph of the steps after the first run"));
+static cl::opt<bool> NoHostSteps(
+    "no-host-steps", cl::cat(RunCat),
+    cl::desc("cuda: refuse a plan with a step the device has no kernel for, "
+             "or a data-dependent size later steps read, instead of running "
+             "that step on the host with the CPU kernel (copies and a wait "
+             "for the device at each)"));
 static cl::opt<bool> ListKernels(
     "list-kernels", cl::cat(RunCat),
     cl::desc("Print the op types the --backend has kernels for, one per line, "
@@ -614,6 +620,7 @@ static Expected<int> runTool(api::Request R) {
   EO.Profile = Profile;
   EO.Dev = Back->Dev;
   EO.Record = !NoGraph;
+  EO.HostSteps = !NoHostSteps;
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, EO);
   if (!Ex)
     return Ex.takeError();

@@ -77,6 +77,13 @@ struct ExecOptions {
   /// steps and every later run replays them. Not with Profile (per-step
   /// times need per-step waits). The first run always goes step by step.
   bool Record = true;
+  /// On a device the host cannot touch: a step the device has no kernel
+  /// for (its op, or its type), and every step that reports a
+  /// data-dependent size (NonZero, NonMaxSuppression...), runs on the host
+  /// with the CPU kernel: its inputs copied to host memory, the device
+  /// synchronized, its outputs copied back (a host step; HostSteps.cpp).
+  /// False: such a plan is refused, naming the first step.
+  bool HostSteps = true;
 };
 
 /// The device memory a run took, against the plan (issue 13, item 4).
@@ -100,6 +107,12 @@ struct DeviceUse {
   /// second; later runs replay it): none with a single run. Anything here is
   /// memory the plan did not allocate.
   std::optional<uint64_t> LaterRunsDropBytes;
+  /// Host steps (ExecOptions::HostSteps), by op type, in op-type order:
+  /// how many steps of the plan run on the host.
+  std::vector<std::pair<std::string, unsigned>> HostOps;
+  /// The host memory their operands and scratch are staged in (allocated
+  /// once, when the executor is created; not device memory).
+  uint64_t HostStagingBytes = 0;
 };
 
 /// Time spent in one op type (ExecOptions::Profile).

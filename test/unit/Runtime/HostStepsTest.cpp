@@ -1,0 +1,240 @@
+//===- HostStepsTest.cpp - steps a device lacks run on the host ----------===//
+//
+// On a device the host cannot touch (the logging device: host memory
+// underneath, hostVisible() false), a step whose op the device's kernel
+// table lacks, and a step that reports a data-dependent size, run on the
+// host with the CPU kernel (ExecOptions::HostSteps, HostSteps.cpp): inputs
+// copied to the host, a synchronize, outputs copied back. Values are worked
+// out by hand in each comment; the exact queue log shows where the copies
+// and the wait go.
+//
+//===----------------------------------------------------------------------===//
+#include "LoggingDevice.h"
+#include "RuntimeTestModel.h"
+#include "oomplan/Driver/Executable.h"
+#include "oomplan/Support/Error.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::unit;
+
+namespace {
+
+// The CPU's kernels without those of Missing: a device that lacks them.
+KernelTable cpuWithout(std::initializer_list<const char *> Missing) {
+  KernelTable T;
+  for (const ops::OpInfo &Op : ops::allOps()) {
+    if (llvm::any_of(Missing, [&](const char *M) {
+          return llvm::StringRef(Op.Name) == M;
+        }))
+      continue;
+    if (const auto &K = cpu().get(ops::opCode(Op)))
+      T.set(ops::opCode(Op), *K);
+  }
+  return T;
+}
+
+// a = Neg(x); b = Relu(a); c = Add(b, b); y = Sub(c, a). For x = [1, -2, 3,
+// -4]: a = [-1, 2, -3, 4], b = [0, 2, 0, 4], c = [0, 4, 0, 8], y = [1, 2, 3,
+// 4]. For x = [-1, -1, -1, -1]: a = [1, 1, 1, 1] = b, c = [2, 2, 2, 2], y =
+// [1, 1, 1, 1].
+const char *Chain = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) {
+  a = Neg(x)
+  b = Relu(a)
+  c = Add(b, b)
+  y = Sub(c, a)
+})";
+
+// The device has no Relu: that one step reads a back to the host, waits
+// for the device, runs the CPU's Relu and copies b to the device; the other
+// steps run on the device with no copy. Log of a run: x in and the copy
+// queue's join (event 0: the plan has no events of its own), the steps'
+// begin timer, the host step's d2h, sync and h2d, the join back (event 1),
+// the end timer, y out, sync. Staging: a and b, 16 bytes each, each on a
+// 64-byte boundary: 128 bytes of host memory, and no device byte beyond
+// the plan.
+TEST(HostSteps, AnOpTheDeviceLacksRunsOnTheHost) {
+  Model M(Chain);
+  KernelTable Device = cpuWithout({"Relu"});
+  Plan P = M.plan(M.schedule(Device));
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  O.Poison = true;
+  auto E = makeExec(M, P, I, Device, O);
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  for (auto [In, Want] : {std::make_pair(std::vector<float>{1, -2, 3, -4},
+                                         std::vector<float>{1, 2, 3, 4}),
+                          std::make_pair(std::vector<float>{-1, -1, -1, -1},
+                                         std::vector<float>{1, 1, 1, 1})}) {
+    setFloats(*E, X, In);
+    D.Log.clear();
+    ASSERT_FALSE(llvm::errorToBool(E->run()));
+    EXPECT_EQ(floats(*E, Y), Want);
+    EXPECT_EQ(D.Log, (std::vector<std::string>{
+                         "h2d@compute", "record0@compute", "wait0@copy",
+                         "timer0@compute",                           // begin
+                         "d2h@compute", "sync", "h2d@compute",       // Relu
+                         "record1@copy", "wait1@compute",            // join
+                         "timer1@compute", "d2h@compute", "sync"})); // y out
+  }
+  DeviceUse U = E->deviceUse();
+  ASSERT_EQ(U.HostOps.size(), 1u);
+  EXPECT_EQ(U.HostOps[0].first, "Relu");
+  EXPECT_EQ(U.HostOps[0].second, 1u);
+  EXPECT_EQ(U.HostStagingBytes, 128u);
+  EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
+}
+
+// With host steps off, the same plan is refused before anything is
+// allocated, naming the node and op, as without the fallback.
+TEST(HostSteps, OffRefusesTheMissingKernel) {
+  Model M(Chain);
+  KernelTable Device = cpuWithout({"Relu"});
+  Plan P = M.plan(M.schedule(Device));
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  O.HostSteps = false;
+  auto E = Executor::create(*M.G, P, I, Device, O);
+  ASSERT_FALSE(bool(E));
+  llvm::Error Err = E.takeError();
+  EXPECT_EQ(errorCategory(Err), ErrorCategory::Unsupported);
+  EXPECT_NE(llvm::toString(std::move(Err))
+                .find("node #1 (Relu): no LOGGING kernel for op Relu"),
+            std::string::npos);
+  EXPECT_TRUE(D.Regions.empty());
+}
+
+// A step the CPU has no kernel for either (a training optimizer) keeps
+// the device's error.
+TEST(HostSteps, NoKernelAnywhereIsTheDevicesError) {
+  Model M(
+      R"(<ir_version: 8, opset_import: ["" : 17, "ai.onnx.preview.training" : 1]>
+g (float r, int64 t, float[2] x, float[2] gr, float[2] h) => (float[2] x_new, float[2] h_new) {
+  x_new, h_new = ai.onnx.preview.training.Adagrad<decay_factor = 0.1, epsilon = 0.00001, norm_coefficient = 0.001>(r, t, x, gr, h)
+})");
+  KernelTable None;
+  Plan P = M.plan(M.schedule(None));
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = Executor::create(*M.G, P, I, None, O);
+  ASSERT_FALSE(bool(E));
+  EXPECT_NE(llvm::toString(E.takeError())
+                .find("node #0 (Adagrad): no LOGGING kernel for op Adagrad"),
+            std::string::npos);
+}
+
+// NonZero's size is read by later steps (Cast, Add): on a device the host
+// cannot touch, NonZero runs on the host (although the device table has
+// it), so its count is known before Cast and Add are queued with their
+// dims. x = [0, 3, 0, 5]: nz = [[1, 3]], c = [[1, 3]], y = [[2, 6]];
+// x = [7, 7, 7, 0]: y = [[0, 2, 4]]; x = [0, 0, 0, 0]: y is [1, 0]. The
+// same values as on the host device.
+TEST(HostSteps, DataDependentSizesAreReportedOnTheHost) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[1, ?] y) {
+  nz = NonZero(x)
+  c = Cast<to = 1>(nz)
+  y = Add(c, c)
+})");
+  api::Request R;
+  R.ModelPath = M.Path;
+  auto X = driver::planExecutable(R, cpu());
+  oomplan::test::stopOnError(X, "plan");
+  TensorId C = X->G->findValue("c"), In = X->G->findValue("x"),
+           Y = X->G->findValue("y");
+  ASSERT_FALSE(X->Info.SymbolicDims[C].empty()); // read by Add: dynamic
+  struct Case {
+    std::vector<float> In;
+    std::vector<float> Want;
+  };
+  std::vector<Case> Cases = {
+      {{0, 3, 0, 5}, {2, 6}}, {{7, 7, 7, 0}, {0, 2, 4}}, {{0, 0, 0, 0}, {}}};
+  LoggingDevice D;
+  for (Device *Dev : {(Device *)nullptr, (Device *)&D}) {
+    ExecOptions O;
+    O.Dev = Dev;
+    O.Poison = true;
+    auto E = Executor::create(*X->G, X->P, X->Info, cpu(), O);
+    oomplan::test::stopOnError(E, "executor");
+    for (const Case &K : Cases) {
+      setFloats(**E, In, K.In);
+      ASSERT_FALSE(llvm::errorToBool((*E)->run()));
+      TensorRef Out = (*E)->tensor(Y);
+      EXPECT_EQ(Out.Dims,
+                (llvm::SmallVector<int64_t, 6>{1, int64_t(K.Want.size())}));
+      EXPECT_EQ(floats(**E, Y), K.Want);
+    }
+    DeviceUse U = (*E)->deviceUse();
+    if (Dev) {
+      ASSERT_EQ(U.HostOps.size(), 1u);
+      EXPECT_EQ(U.HostOps[0].first, "NonZero");
+    } else {
+      EXPECT_TRUE(U.HostOps.empty()); // the host's device: no host steps
+    }
+  }
+  // Off: such a plan cannot run on that device, and says why.
+  ExecOptions O;
+  O.Dev = &D;
+  O.HostSteps = false;
+  auto E = Executor::create(*X->G, X->P, X->Info, cpu(), O);
+  ASSERT_FALSE(bool(E));
+  EXPECT_NE(llvm::toString(E.takeError())
+                .find("(NonZero): its output has a data-dependent size that "
+                      "later steps read, and host steps are off"),
+            std::string::npos);
+}
+
+// A half step on the host runs as on the CPU: the CPU's LayerNormalization
+// takes float, so it runs on float copies of its half operands, converted
+// by the CPU's Cast, in the host step's scratch (not the device's).
+// Staging, sized when the executor is made, before any value is known:
+// h, sc, b and n (12 or 6 bytes each, 64 with their boundary; at the run sc
+// and b are host values, computed from constants, and are not copied), and
+// the float copies of h, sc, b and n (each rounded to 256 bytes:
+// HalfInFloat.h), 1280 bytes. The output is bit-identical to the host device's
+// run. Row 0, [0.5, -1, 2]: mean 0.5, variance 1.5, so (x - 0.5) / sqrt(1.5) *
+// [1, 2, 0.5] = [0, -2.449, 0.612].
+TEST(HostSteps, AHalfStepWidensOnTheHost) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] x) => (float[2, 3] y) {
+  h = Cast<to = 10>(x)
+  scf = Constant<value = float[3] {1, 2, 0.5}>()
+  bf = Constant<value = float[3] {0, 0, 0}>()
+  sc = Cast<to = 10>(scf)
+  b = Cast<to = 10>(bf)
+  n = LayerNormalization<axis = 1, epsilon = 0.0>(h, sc, b)
+  y = Cast<to = 1>(n)
+})");
+  KernelTable Lacking = cpuWithout({"LayerNormalization"});
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  std::vector<float> In = {0.5f, -1, 2, 3, 3, -0.25f};
+  auto Run = [&](const KernelTable &K, Device *Dev, uint64_t *Staging) {
+    Plan P = M.plan(M.schedule(K));
+    RunInfo I = M.info(P);
+    ExecOptions O;
+    O.Dev = Dev;
+    auto E = makeExec(M, P, I, K, O);
+    setFloats(*E, X, In);
+    EXPECT_FALSE(llvm::errorToBool(E->run()));
+    if (Staging)
+      *Staging = E->deviceUse().HostStagingBytes;
+    return floats(*E, Y);
+  };
+  LoggingDevice D;
+  uint64_t Staging = 0;
+  std::vector<float> Host = Run(cpu(), nullptr, nullptr);
+  EXPECT_EQ(Run(Lacking, &D, &Staging), Host);
+  EXPECT_EQ(Staging, 1280u);
+  EXPECT_NEAR(Host[0], 0.0f, 1e-3);
+  EXPECT_NEAR(Host[1], -2.449f, 3e-3);
+  EXPECT_NEAR(Host[2], 0.612f, 1e-3);
+}
+
+} // namespace
