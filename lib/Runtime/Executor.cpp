@@ -883,7 +883,7 @@ DeviceUse Executor::deviceUse() const {
   U.LaterRunsDropBytes = I->LaterRunsDrop;
   std::map<std::string, unsigned> Host;
   for (uint64_t S = 0; S < I->Calls.size(); ++S)
-    if (I->Calls[S].Host)
+    if (I->Calls[S].Host && !I->Calls[S].OnHost) // not shape arithmetic
       ++Host[I->G.Nodes[I->P.Sched.Steps[S].Node].OpType];
   U.HostOps.assign(Host.begin(), Host.end());
   U.HostStagingBytes = I->StagingBytes;

@@ -12,7 +12,9 @@
 #include "LoggingDevice.h"
 #include "RuntimeTestModel.h"
 #include "oomplan/Driver/Executable.h"
+#include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
+#include <map>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -235,6 +237,66 @@ g (float[2, 3] x) => (float[2, 3] y) {
   EXPECT_NEAR(Host[0], 0.0f, 1e-3);
   EXPECT_NEAR(Host[1], -2.449f, 3e-3);
   EXPECT_NEAR(Host[2], 0.612f, 1e-3);
+}
+
+// bert_like (test/models, random weights) at batch 2, seq 8 on a device
+// without Gather, LayerNormalization and Where: its embeddings, every
+// LayerNormalization and every attention mask's Where run on the host
+// between device steps, with --poison on. The outputs must be bit-identical to
+// the host device's run (the same CPU kernels, the same order), and the device
+// allocations the plan's regions.
+TEST(HostSteps, BertLikeInterleavesHostAndDeviceSteps) {
+  KernelTable Lacking = cpuWithout({"Gather", "LayerNormalization", "Where"});
+  api::Request R;
+  R.ModelPath = OOMPLAN_TEST_MODELS_DIR "/bert_like.onnx";
+  R.Batch = 2;
+  R.Seq = 8;
+  auto Run = [&](const KernelTable &K, Device *Dev,
+                 std::vector<std::vector<char>> &Outs, DeviceUse &U) {
+    auto X = driver::planExecutable(R, K);
+    oomplan::test::stopOnError(X, "plan");
+    ExecOptions O;
+    O.Dev = Dev;
+    O.Poison = true;
+    auto E = Executor::create(*X->G, X->P, X->Info, K, O);
+    oomplan::test::stopOnError(E, "executor");
+    ASSERT_FALSE(llvm::errorToBool((*E)->loadWeights(R.ModelPath, {}, 5)));
+    for (size_t I = 0; I < X->G->Inputs.size(); ++I) {
+      TensorRef T = (*E)->tensor(X->G->Inputs[I]);
+      fillRandomWeight(T, 3, I);
+      if (T.Type == ElementType::Int64) // token ids and a mask
+        for (uint64_t J = 0; J < T.numElements(); ++J)
+          T.data<int64_t>()[J] = int64_t(J % 7 + 1);
+    }
+    ASSERT_FALSE(llvm::errorToBool((*E)->run()));
+    for (ValueId V : X->G->Outputs) {
+      TensorRef T = (*E)->tensor(V);
+      Outs.emplace_back(T.data<char>(), T.data<char>() + T.bytes());
+    }
+    U = (*E)->deviceUse();
+    EXPECT_EQ(U.AllocatedBytes,
+              X->P.WeightBytes + X->P.IOBytes + X->P.ArenaBytes);
+  };
+  std::vector<std::vector<char>> Host, Logged;
+  DeviceUse HU, LU;
+  Run(cpu(), nullptr, Host, HU);
+  LoggingDevice D;
+  Run(Lacking, &D, Logged, LU);
+  ASSERT_EQ(Host.size(), 2u);
+  EXPECT_EQ(Host, Logged);
+  std::map<std::string, unsigned> Ops(LU.HostOps.begin(), LU.HostOps.end());
+  // Every one of the model's 25 LayerNormalizations (each on a [2, 8, d]
+  // activation); of its 24 Wheres and 101 Gathers, those of shape
+  // arithmetic are computed once on the host before the run
+  // (HostShapes.cpp) and are not host steps, the masks' and embeddings'
+  // are.
+  EXPECT_EQ(Ops["LayerNormalization"], 25u);
+  EXPECT_GT(Ops["Where"], 0u);
+  EXPECT_LT(Ops["Where"], 24u);
+  EXPECT_GT(Ops["Gather"], 0u);
+  EXPECT_LT(Ops["Gather"], 101u);
+  EXPECT_EQ(Ops.size(), 3u);
+  EXPECT_GT(LU.HostStagingBytes, 0u);
 }
 
 } // namespace
