@@ -46,7 +46,8 @@ struct RunInfo {
   /// step reads, planned at its upper bound; its kernel reports the dims
   /// (KernelContext::ActualDims) and tensor() returns those after the run.
   std::vector<bool> UpperBound;
-  /// Data-dependent sizes that later steps read (CPU backend only): per
+  /// Data-dependent sizes that later steps read (on a device the host
+  /// cannot touch, the step deciding each runs on the host): per
   /// tensor, its dims as exact formulas over Symbols, which extend the
   /// model's with one symbol per data-dependent size (the exactness run,
   /// ShapeInference.h); empty for a tensor whose dims are Dims. Before each
