@@ -1,0 +1,110 @@
+//===- CUDAHostStepsTest.cpp - what CUDA lacks runs as host steps --------===//
+//
+// Without a GPU: the CPU's kernels limited to the op types the CUDA table
+// has, on the logging device (host memory the executor must not touch),
+// stand in for a CUDA run, so the ops CUDA lacks, and the step deciding a
+// data-dependent size, go through the host steps exactly as they would on
+// CUDA (HostSteps.cpp). Outputs must be bit-identical to the CPU backend's
+// run, and the host steps exactly the model's ops the table lacks plus the
+// size-deciding NonZero.
+//
+//===----------------------------------------------------------------------===//
+#include "LoggingDevice.h"
+#include "RuntimeTestModel.h"
+#include "oomplan/Runtime/CUDA.h"
+#include <map>
+#include <set>
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::unit;
+
+namespace {
+
+// The CPU's kernels for the op types CUDA has kernels for.
+KernelTable cpuAsCUDA() {
+  const KernelTable &CUDA = cuda::cudaKernelTable();
+  KernelTable T;
+  for (const ops::OpInfo &Op : ops::allOps())
+    if (CUDA.get(ops::opCode(Op)))
+      if (const auto &K = cpu().get(ops::opCode(Op)))
+        T.set(ops::opCode(Op), *K);
+  return T;
+}
+
+// x = [0, 2, 0, -1]: nz = [[1, 3]], t = [[1], [3]], v = x[1], x[3] = [2,
+// -1], y = v * v = [4, 1] (data-dependent: [n] with n = 2). r = Relu(x) =
+// [0, 2, 0, 0] as indices, depth 3: oh = [[1, 0, 0], [0, 0, 1], [1, 0, 0],
+// [1, 0, 0]]. An LSTM (hidden 4) over s, weights 0.1 everywhere: compared
+// with the CPU run only.
+const char *Lacking = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x, float[5, 2, 3] s) => (float[?] y, float[4, 3] oh, float[5, 1, 2, 4] ys) {
+  nz = NonZero(x)
+  t = Transpose(nz)
+  v = GatherND(x, t)
+  y = Mul(v, v)
+  r = Relu(x)
+  ri = Cast<to = 7>(r)
+  depth = Constant<value = int64 {3}>()
+  onoff = Constant<value = float[2] {0, 1}>()
+  oh = OneHot(ri, depth, onoff)
+  ws = Constant<value = int64[3] {1, 16, 3}>()
+  rs = Constant<value = int64[3] {1, 16, 4}>()
+  w = ConstantOfShape<value = float[1] {0.1}>(ws)
+  rr = ConstantOfShape<value = float[1] {0.1}>(rs)
+  ys, yh, yc = LSTM<hidden_size = 4>(s, w, rr)
+})";
+
+TEST(CUDAHostSteps, WhatCUDALacksRunsOnTheHost) {
+  Model M(Lacking);
+  api::Request R;
+  R.ModelPath = M.Path;
+  KernelTable AsCUDA = cpuAsCUDA();
+  std::vector<std::vector<char>> Outs[2];
+  std::map<std::string, unsigned> HostOps;
+  LoggingDevice D;
+  for (int Dev = 0; Dev < 2; ++Dev) {
+    const KernelTable &K = Dev ? AsCUDA : cpu();
+    auto X = driver::planExecutable(R, K);
+    oomplan::test::stopOnError(X, "plan");
+    ExecOptions O;
+    O.Dev = Dev ? &D : nullptr;
+    O.Poison = true;
+    auto E = Executor::create(*X->G, X->P, X->Info, K, O);
+    oomplan::test::stopOnError(E, "executor");
+    ASSERT_FALSE(llvm::errorToBool((*E)->loadWeights(R.ModelPath)));
+    std::vector<float> XIn = {0, 2, 0, -1};
+    setFloats(**E, X->G->findValue("x"), XIn);
+    TensorRef S = (*E)->tensor(X->G->findValue("s"));
+    for (uint64_t I = 0; I < S.numElements(); ++I)
+      S.data<float>()[I] = float(int(I % 7) - 3) / 4;
+    llvm::Error Err = (*E)->run();
+    ASSERT_FALSE(bool(Err))
+        << (Dev ? "logging: " : "cpu: ") << llvm::toString(std::move(Err));
+    for (ValueId V : X->G->Outputs) {
+      TensorRef T = (*E)->tensor(V);
+      Outs[Dev].emplace_back(T.data<char>(), T.data<char>() + T.bytes());
+    }
+    EXPECT_EQ(floats(**E, X->G->findValue("y")), (std::vector<float>{4, 1}));
+    EXPECT_EQ(floats(**E, X->G->findValue("oh")),
+              (std::vector<float>{1, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0}));
+    if (Dev)
+      for (auto &[Op, N] : (*E)->deviceUse().HostOps)
+        HostOps[Op] = N;
+  }
+  EXPECT_EQ(Outs[0], Outs[1]);
+  // The host steps: the model's run-time ops the CUDA table lacks (not
+  // the constants' ConstantOfShape, computed once before the run), and
+  // NonZero, which decides y's size, whether CUDA has it or not.
+  std::map<std::string, unsigned> Want = {{"NonZero", 1}};
+  for (const char *Op :
+       {"Transpose", "GatherND", "Mul", "Relu", "Cast", "OneHot", "LSTM"})
+    if (!cuda::cudaKernelTable().get(ops::opCode(*ops::lookupOp(Op))))
+      Want[Op] = 1;
+  EXPECT_EQ(HostOps, Want);
+  EXPECT_TRUE(Want.count("LSTM") && Want.count("GatherND") &&
+              Want.count("OneHot"))
+      << "CUDA has kernels for these now: pick ops it still lacks";
+}
+
+} // namespace
