@@ -152,9 +152,11 @@ struct Executor::Impl {
   /// when the executor is created, reused by each host step in turn.
   HostBuffer Staging;
   uint64_t StagingBytes = 0;
-  /// Per step: it is the first, in schedule order, to write a tensor whose
-  /// size is data-dependent and read later (RunInfo::Reported): its kernel
-  /// reports that size (HostSteps.cpp).
+  /// Per step: its kernel decides a data-dependent size: it is the first,
+  /// in schedule order, to write a tensor whose size is data-dependent and
+  /// read later (RunInfo::Reported), or it writes a data-dependent graph
+  /// output nothing reads (RunInfo::UpperBound) that has no formula
+  /// (HostSteps.cpp).
   std::vector<bool> ReportsSize;
   bool HostShapesDone = false;
   /// The device's recording of the steps (Device::beginRecording), once

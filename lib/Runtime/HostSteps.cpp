@@ -4,10 +4,11 @@
 // host with the CPU kernel instead (ExecOptions::HostSteps):
 // - a step whose op, or whose input type, has no kernel on the device
 //   (the recurrent ops, GatherND, OneHot, NonMaxSuppression... on CUDA);
-// - a step that reports a data-dependent size (NonZero, Unique, Compress,
-//   NonMaxSuppression, TopK with a run-time k): later steps are sized by
-//   what it reports, so the host must know it before it queues them, and a
-//   device kernel would need a wait to hand it back anyway.
+// - a step whose kernel decides a data-dependent size (NonZero, Unique,
+//   Compress, NonMaxSuppression, TopK with a run-time k): later steps are
+//   sized by what it reports, so the host must know it before it queues
+//   them, and a device kernel would need a wait to hand it back anyway (the
+//   CUDA kernels report none).
 // This is what other runtimes do with an op their device lacks (ONNX
 // Runtime's CUDA provider places it on the CPU provider with copies
 // around it): the graph runs whole, slower by a wait per host step,
@@ -73,15 +74,21 @@ Executor::Impl::hostKernel(uint64_t S, llvm::Expected<const Kernel *> DeviceK) {
 // Every tensor whose dims hold a data-dependent size's symbol reports it
 // (takeActualDims binds it again, to the same value, after each later
 // writer); the first writer of a symbol is the step whose kernel decides it.
+// A data-dependent graph output nothing reads (RunInfo::UpperBound) whose
+// dims have no formula is sized by its own step's kernel (with a formula,
+// the sizes it uses are decided before it).
 void Executor::Impl::findSizeReports() {
   ReportsSize.assign(P.Sched.Steps.size(), false);
   llvm::DenseSet<SymbolId> Seen;
   for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
-    for (TensorId T : P.Sched.Steps[S].Writes)
+    for (TensorId T : P.Sched.Steps[S].Writes) {
+      if (upperBound(T) && !dynamic(T))
+        ReportsSize[S] = true;
       if (reported(T))
         for (const auto &AxisSym : Info.Reported[T])
           if (Seen.insert(AxisSym.second).second)
             ReportsSize[S] = true;
+    }
 }
 
 llvm::Error Executor::Impl::checkDataDependentOnHost() const {

@@ -15,6 +15,7 @@
 #include "oomplan/Runtime/RandomInputs.h"
 #include "oomplan/Support/Error.h"
 #include <map>
+#include <tuple>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -191,6 +192,44 @@ g (float[4] x) => (float[1, ?] y) {
                 .find("(NonZero): its output has a data-dependent size that "
                       "later steps read, and host steps are off"),
             std::string::npos);
+}
+
+// A data-dependent graph output nothing reads (TopK with a run-time k:
+// RunInfo::UpperBound) is sized by its step's kernel: on a device the host
+// cannot touch that step runs on the host although the device's table has
+// TopK, and the outputs take the dims it reports. x = [3, 1, 4, 1, 5, 9]:
+// k = 2 gives v = [9, 5], i = [5, 4]; k = 4 gives v = [9, 5, 4, 3], i = [5,
+// 4, 2, 0].
+TEST(HostSteps, ARunTimeKIsReportedOnTheHost) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[6] x, int64[1] k) => (float[?] v, int64[?] i) {
+  v, i = TopK<axis = 0>(x, k)
+})");
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  TensorId V = M.G->findValue("v"), Ix = M.G->findValue("i");
+  ASSERT_TRUE(I.UpperBound[V]);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = makeExec(M, P, I, cpu(), O);
+  setFloats(*E, M.G->findValue("x"), {3, 1, 4, 1, 5, 9});
+  for (auto [K, WantV, WantI] :
+       {std::make_tuple(2, std::vector<float>{9, 5},
+                        std::vector<int64_t>{5, 4}),
+        std::make_tuple(4, std::vector<float>{9, 5, 4, 3},
+                        std::vector<int64_t>{5, 4, 2, 0})}) {
+    E->tensor(M.G->findValue("k")).data<int64_t>()[0] = K;
+    ASSERT_FALSE(llvm::errorToBool(E->run()));
+    EXPECT_EQ(floats(*E, V), WantV);
+    TensorRef R = E->tensor(Ix);
+    EXPECT_EQ(std::vector<int64_t>(R.data<int64_t>(),
+                                   R.data<int64_t>() + R.numElements()),
+              WantI);
+  }
+  DeviceUse U = E->deviceUse();
+  ASSERT_EQ(U.HostOps.size(), 1u);
+  EXPECT_EQ(U.HostOps[0].first, "TopK");
 }
 
 // A half step on the host runs as on the CPU: the CPU's LayerNormalization
