@@ -17,6 +17,7 @@ fasterrcnn_resnet50_fpn, retinanet_resnet50_fpn), it
 Exit 0 when every model passes, 1 otherwise.
 
 Usage: /usr/bin/python3 utils/check_detection_runtime.py WORKDIR [--tool PATH] [--only a,b]
+       [--backend cpu|cuda|cuda-on-cpu]
 """
 import argparse
 import os
@@ -62,10 +63,11 @@ def export(name, work):
     return d, {k: v.numpy() for k, v in ref.items()}
 
 
-def ours(d, tool):
+def ours(d, tool, backend):
     out = os.path.join(d, "out")
     r = subprocess.run([tool, os.path.join(d, "model.onnx"), "--inputs-dir", os.path.join(d, "in"),
-                        "--output-dir", out, "--poison"], capture_output=True, text=True)
+                        "--output-dir", out, "--poison", "--backend=" + backend],
+                       capture_output=True, text=True)
     if r.returncode != 0:
         return None, r.stderr.strip()[-300:]
     g = onnx.load(os.path.join(d, "model.onnx"), load_external_data=False).graph
@@ -99,6 +101,8 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--tool", default=os.path.join(ROOT, "build", "tools", "oomplan-run", "oomplan-run"))
     ap.add_argument("--only", default="")
+    ap.add_argument("--backend", default="cpu",
+                    help="oomplan-run's --backend (cuda-on-cpu: the CUDA run's host steps on the CPU)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     failed = 0
@@ -106,7 +110,7 @@ def main():
         if only and name not in only:
             continue
         d, ref = export(name, a.work)
-        got, err = ours(d, a.tool)
+        got, err = ours(d, a.tool, a.backend)
         if got is None:
             print(f"{name}: FAIL: oomplan-run: {err}")
             failed += 1

@@ -807,6 +807,7 @@ int main(int argc, char **argv) {
   InitLLVM Y(argc, argv);
 #ifdef OOMPLAN_HAVE_CUDA
   runtime::addBackend("cuda", runtime::cuda::openCUDABackend);
+  runtime::addBackend("cuda-on-cpu", runtime::cuda::openCUDAOnCPUBackend);
 #endif
   std::vector<const cl::OptionCategory *> Cats(tool::categories().begin(),
                                                tool::categories().end());
@@ -814,9 +815,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(Cats);
   // oomplan's --backend, with this tool's meaning.
   cl::opt<std::string> &Backend = tool::backendOption();
-  Backend.setDescription("Where the plan runs: cpu (default), or cuda (GPU 0; "
-                         "builds with CUDA only)");
-  Backend.setValueStr("cpu|cuda");
+  Backend.setDescription(
+      "Where the plan runs: cpu (default); cuda (GPU 0; builds with CUDA "
+      "only); or cuda-on-cpu, a CUDA run rehearsed without a GPU: the CPU "
+      "kernels of the ops CUDA has, on memory treated as a device's, so "
+      "what CUDA lacks runs as host steps as it would there (not CUDA's "
+      "memory: no cuDNN or cuBLAS workspaces)");
+  Backend.setValueStr("cpu|cuda|cuda-on-cpu");
   int RC = runCommands(argc, argv);
   if (RC >= 0)
     return RC;

@@ -2,7 +2,9 @@
 //-*-===//
 //
 // In builds with CUDA (OOMPLAN_ENABLE_CUDA, library oomplanRuntimeCUDA).
-// A program adds it with runtime::addBackend("cuda", openCUDABackend).
+// A program adds it with runtime::addBackend("cuda", openCUDABackend), and
+// its rehearsal on the CPU with addBackend("cuda-on-cpu",
+// openCUDAOnCPUBackend).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_RUNTIME_CUDA_H
@@ -26,6 +28,12 @@ llvm::Expected<Backend> openCUDABackend();
 /// host device validates kernels without running them). Its workspace
 /// queries give their no-device answers (cuDNN's: 0).
 const KernelTable &cudaKernelTable();
+
+/// cuda-on-cpu: a CUDA run rehearsed without a GPU (CUDAOnCPU.cpp): the CPU
+/// kernels of the op and input types the CUDA table has, on host memory the
+/// executor treats as a device's (stagedHostDevice), so every step CUDA
+/// lacks runs as a host step, as on a GPU. Never fails.
+llvm::Expected<Backend> openCUDAOnCPUBackend();
 
 } // namespace cuda
 } // namespace runtime

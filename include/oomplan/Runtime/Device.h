@@ -142,6 +142,13 @@ public:
 /// shared by every CPU executor.
 Device &hostDevice();
 
+/// Host memory behind the interface of a device the host cannot touch
+/// (hostVisible() false, CUDA's 16-byte alignment, synchronous queues), so
+/// that the executor's device path (staged weights, mirrored inputs and
+/// outputs, shape values computed on the host, host steps) runs and is
+/// checked on any machine: the cuda-on-cpu backend's device (CUDA.h).
+Device &stagedHostDevice();
+
 } // namespace runtime
 } // namespace oomplan
 
