@@ -1,5 +1,7 @@
 //===- GatherScatterKernels.cpp - element and ND gathers, scatters (CUDA) -===//
 //
+// Also OneHot, a scatter of ones.
+//
 // The CPU kernels' checks (Gather.cpp) on the host, then one launcher each
 // (Kernels/Scatter.cu). Indices are read on the device: one out of range
 // raises the device flag that Gather uses, and the executor reports it
@@ -137,9 +139,81 @@ llvm::Error runScatterND(const KernelContext &C) {
                             context().BadIndex, context().Compute),
                   "ScatterND kernel");
 }
+// The CPU kernel's checks (Gather.cpp's NDIndexer), then one thread per
+// gathered element.
+llvm::Error runGatherND(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Out = C.Outputs[0];
+  const int64_t R = int64_t(In.Dims.size()), Q = int64_t(Idx.Dims.size());
+  const int64_t B = C.N.getInt("batch_dims", 0);
+  if (Q < 1 || B < 0 || B >= std::min(R, Q))
+    return C.badInput("indices rank or batch_dims out of range");
+  if (Idx.Type != ElementType::Int64)
+    return C.badInput("indices must be int64");
+  const int64_t K = Idx.Dims[Q - 1];
+  if (B + K > R)
+    return C.badInput("index tuples are longer than data's rank");
+  if (K > MaxRank)
+    return C.unsupported("index tuples of more than " + llvm::Twine(MaxRank) +
+                         " values");
+  for (int64_t I = 0; I < B; ++I)
+    if (In.Dims[I] != Idx.Dims[I])
+      return C.badInput("batch dims of data and indices differ");
+  NDArgs A;
+  A.K = int(K);
+  A.Slice = cpu::productOf(In.Dims, size_t(B + K), size_t(R));
+  A.Tuples = cpu::productOf(Idx.Dims, size_t(B), size_t(Q - 1));
+  A.DataBatch = cpu::productOf(In.Dims, size_t(B), size_t(R));
+  const int64_t Batches = cpu::productOf(In.Dims, 0, size_t(B));
+  if (int64_t(Out.numElements()) != Batches * A.Tuples * A.Slice)
+    return C.badInput("output size disagrees with data and indices");
+  cpu::DimVector S = cpu::stridesOf(In.Dims);
+  for (int64_t J = 0; J < K; ++J) {
+    A.Dims[J] = In.Dims[B + J];
+    A.Stride[J] = S[B + J];
+  }
+  return launched(C,
+                  gatherND(A, In.Data, Idx.data<int64_t>(), Out.Data,
+                           elemBytesOf(In), int64_t(Out.numElements()),
+                           context().BadIndex, context().Compute),
+                  "GatherND kernel");
+}
+
+// Depth is the planned output's dim on the axis (shape inference put the
+// depth input's value there; a depth known only at run time makes the
+// output data-dependent, and that step runs on the host), so the depth
+// input's bytes are never read on the device.
+llvm::Error runOneHot(const KernelContext &C) {
+  const TensorRef &Idx = C.Inputs[0], &Out = C.Outputs[0];
+  if (C.Inputs.size() < 3 || !C.Inputs[1].present() || !C.Inputs[2].present() ||
+      C.Inputs[2].numElements() != 2)
+    return C.badInput("OneHot needs depth and a two-element values input");
+  const TensorRef &Values = C.Inputs[2];
+  const int64_t R = int64_t(Out.Dims.size());
+  int64_t Axis = C.N.getInt("axis", -1);
+  if (!cpu::normAxis(Axis, R) || Values.Type != Out.Type)
+    return C.badInput("axis or values disagree with the planned output");
+  auto T = dtypeOf(Idx.Type);
+  if (!T)
+    return C.unsupported("indices of type " + elementTypeName(Idx.Type));
+  return launched(C,
+                  oneHot(*T, Idx.Data, Values.Data, Out.Data, elemBytesOf(Out),
+                         cpu::productOf(Out.Dims, 0, size_t(Axis)),
+                         Out.Dims[Axis],
+                         cpu::productOf(Out.Dims, size_t(Axis) + 1, size_t(R)),
+                         context().Compute),
+                  "OneHot kernel");
+}
 } // namespace
 
 void cuda::registerGatherScatterKernels(CUDAKernelTable &T) {
+  addKernel(T, "GatherND", {runGatherND, nullptr, {}});
+  // Indices: the types the launcher reads (a float truncated, as the CPU's).
+  addKernel(T, "OneHot",
+            {runOneHot,
+             nullptr,
+             {ElementType::Float, ElementType::Double, ElementType::Int32,
+              ElementType::Int64},
+             /*DeviceUnread=*/1u << 1});
   addKernel(T, "GatherElements", {runGatherElements, nullptr, {}});
   addKernel(T, "ScatterElements", {runScatterElements, nullptr, {}});
   // Scatter (opset 9 and 10) is ScatterElements under its old name.

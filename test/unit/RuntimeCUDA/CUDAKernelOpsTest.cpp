@@ -185,6 +185,28 @@ g (float[3,4,5] x, float[3,2,5] u) => (float[3,2,5] ge, float[3,4,5] se,
 })");
 }
 
+// GatherND: whole rows (tuples of one index, one negative), single
+// elements (tuples of three), and batch_dims 1 (per-batch tuples of two);
+// OneHot over int64 indices from x (negatives wrap, one past depth gives
+// all off values), over float indices (truncated toward zero), on axis 0
+// and on the last axis. Before session 15 both ran as host steps on CUDA.
+TEST(CUDAKernels, GatherNDOneHot) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[3,4,5] x, float[2,3] f) => (float[2,4,5] rows, float[3] elems,
+    float[3,2,5] batched, float[5,2,3] oh0, float[2,3,4] ohf)
+    <int64[2,1] r = {2, -3}, int64[3,3] e = {0, 0, 0, 2, 3, 4, 1, -1, -5},
+     int64[3,2,2] b = {0, 1, 3, 4, 1, 1, 2, 2, 0, 0, 3, 0},
+     int64 d5 = {5}, float d4 = {4}, float[2] onoff = {-1, 3}, float two = {2}> {
+  rows = GatherND(x, r)
+  elems = GatherND(x, e)
+  batched = GatherND<batch_dims = 1>(x, b)
+  f2 = Mul(f, two)
+  fi = Cast<to = 7>(f2)
+  oh0 = OneHot<axis = 0>(fi, d5, onoff)
+  ohf = OneHot(f2, d4, onoff)
+})");
+}
+
 // Scatter, ScatterElements' name at opsets 9 and 10.
 TEST(CUDAKernels, ScatterOpset10) {
   compareBackends(R"(<ir_version: 5, opset_import: ["" : 10]>

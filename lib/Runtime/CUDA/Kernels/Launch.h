@@ -230,16 +230,33 @@ int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
                     int ElemBytes, int64_t N, int *BadIndex,
                     cudaStream_t Stream);
 
-/// ScatterND: update tuple t (K int64 indices into data's first K dims,
-/// of Dims and Stride) names a slice of Slice elements; N = tuples * Slice.
+/// ScatterND and GatherND: tuple t (K int64 indices into data's dims after
+/// the batch dims, of Dims and Stride) names a slice of Slice elements;
+/// N = tuples * Slice. GatherND's batch dims: tuple t belongs to batch
+/// t / Tuples, whose data starts at that times DataBatch (ScatterND has
+/// none: Tuples and DataBatch 0).
 struct NDArgs {
   int K = 0;
   int64_t Slice = 0;
+  int64_t Tuples = 0, DataBatch = 0;
   int64_t Dims[MaxRank] = {}, Stride[MaxRank] = {};
 };
 int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
               const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
               int *BadIndex, cudaStream_t Stream);
+/// Out (dense: tuples, then each slice) = the named slices of Data; an
+/// index out of range gives 0 and sets *BadIndex.
+int gatherND(const NDArgs &A, const void *Data, const int64_t *Index,
+             void *Out, int ElemBytes, int64_t N, int *BadIndex,
+             cudaStream_t Stream);
+
+/// OneHot: Out [Outer, Depth, Inner] = OnOff[1] where the index at [Outer,
+/// Inner] (IndexType F32, F64, I32 or I64; a float truncated toward zero,
+/// a negative one counted from Depth) equals the depth position, else
+/// OnOff[0] (two elements of ElemBytes, on the device).
+int oneHot(DType IndexType, const void *Index, const void *OnOff, void *Out,
+           int ElemBytes, int64_t Outer, int64_t Depth, int64_t Inner,
+           cudaStream_t Stream);
 
 /// Einsum from cpu::einsumSetup: Y (dense over OutDims) = the sum over
 /// SumDims of the product of the operands at their strides. At most MaxOps

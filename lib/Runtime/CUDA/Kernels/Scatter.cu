@@ -1,7 +1,7 @@
-//===- Scatter.cu - GatherElements, ScatterElements, ScatterND ------------===//
+//===- Scatter.cu - element and ND gathers and scatters, OneHot -----------===//
 //
-// One thread per index (GatherElements, ScatterElements) or per updated
-// element (ScatterND). An index is normalized as the CPU kernels do
+// One thread per index (GatherElements, ScatterElements) or per updated or
+// gathered element (ScatterND, GatherND, OneHot). An index is normalized as the CPU kernels do
 // (negative counts from the end); one out of range is skipped and raises
 // the device flag (*BadIndex), which the executor turns into an error after
 // the run, as Gather's. Reduction add uses atomics: each element's sum is
@@ -109,7 +109,75 @@ __global__ void scatterNDKernel(NDArgs A, T *Out, const int64_t *Index,
   }
 }
 
+template <typename T>
+__global__ void gatherNDKernel(NDArgs A, const T *Data, const int64_t *Index,
+                               T *Out, int64_t N, int *Bad) {
+  for (int64_t E = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; E < N;
+       E += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t T0 = E / A.Slice;
+    int64_t Off = E % A.Slice + (A.Tuples ? T0 / A.Tuples * A.DataBatch : 0);
+    bool Ok = true;
+    for (int J = 0; J < A.K; ++J) {
+      int64_t V = Index[T0 * A.K + J];
+      Ok = Ok && fixIndex(V, A.Dims[J]);
+      Off += V * A.Stride[J];
+    }
+    if (!Ok) {
+      *Bad = 1;
+      Out[E] = T(0);
+    } else {
+      Out[E] = Data[Off];
+    }
+  }
+}
+
+template <typename I, typename T>
+__global__ void oneHotKernel(const I *Index, const T *OnOff, T *Out,
+                             int64_t Depth, int64_t Inner, int64_t N) {
+  for (int64_t E = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; E < N;
+       E += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t In = E % Inner, D = E / Inner % Depth,
+                  O = E / (Inner * Depth);
+    int64_t V = static_cast<int64_t>(Index[O * Inner + In]);
+    if (V < 0)
+      V += Depth;
+    Out[E] = OnOff[V == D ? 1 : 0];
+  }
+}
+
 } // namespace
+
+int gatherND(const NDArgs &A, const void *Data, const int64_t *Index,
+             void *Out, int ElemBytes, int64_t N, int *BadIndex,
+             cudaStream_t Stream) {
+  if (N == 0 || A.Slice == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    gatherNDKernel<V><<<gridFor(N), Block, 0, Stream>>>(
+        A, static_cast<const V *>(Data), Index, static_cast<V *>(Out), N,
+        BadIndex);
+    return lastError();
+  });
+}
+
+int oneHot(DType IndexType, const void *Index, const void *OnOff, void *Out,
+           int ElemBytes, int64_t Outer, int64_t Depth, int64_t Inner,
+           cudaStream_t Stream) {
+  const int64_t N = Outer * Depth * Inner;
+  if (N == 0)
+    return 0;
+  return byNumberType(IndexType, [&](auto IZ) {
+    using I = decltype(IZ);
+    return byWidth(ElemBytes, [&](auto Z) {
+      using V = decltype(Z);
+      oneHotKernel<I, V><<<gridFor(N), Block, 0, Stream>>>(
+          static_cast<const I *>(Index), static_cast<const V *>(OnOff),
+          static_cast<V *>(Out), Depth, Inner, N);
+      return lastError();
+    });
+  });
+}
 
 int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
                    bool Index64, void *Out, int ElemBytes, int64_t N,
