@@ -433,9 +433,9 @@ mem = next((l for l in lines if " allocations " in l),
 # Steps CUDA has no kernel for ran on the host (docs/cuda.md, host steps).
 host = next((l for l in lines if " ran on the host " in l), "")
 if host:
-    mem = mem[:60] + "; host steps:" + host.split(":", 2)[-1].split(";")[0]
+    mem = mem[:100] + "; host steps:" + host.split(":", 2)[-1].split(";")[0]
 print(f"| {name} | {mode} | {'yes' if m.get('ok') else 'NO ' + m.get('error', '') + f'({beyond} beyond)'} | "
-      f"{d:.1e} | {mem[:100]} |")
+      f"{d:.1e} | {mem[:200]} |")
 PY
 done <"$B/unseen/list.txt"
 elapsed

@@ -54,9 +54,10 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Conv",
       "ConvTranspose", "CumSum", "Einsum", "Gemm", "GlobalAveragePool",
       "GlobalMaxPool", "GridSample", "InstanceNormalization",
-      "LayerNormalization", "LogSoftmax", "MaxPool", "ReduceL1", "ReduceL2",
-      "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd",
-      "ReduceSum", "ReduceSumSquare", "Resize", "Softmax", "TopK", "Upsample",
+      "LayerNormalization", "LogSoftmax", "MaxPool", "OneHot", "ReduceL1",
+      "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
+      "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "Softmax", "TopK",
+      "Upsample",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)
