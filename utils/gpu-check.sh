@@ -26,6 +26,8 @@
 # a failed step is recorded, the rest go on.
 # A dry run of the script's plumbing without a GPU (here):
 #   GPU_CHECK_BACKEND=cpu GPU_CHECK_QUICK=1 PYTHON=/usr/bin/python3 bash utils/gpu-check.sh
+# or GPU_CHECK_BACKEND=cuda-on-cpu, which also runs the device path of the
+# executor (staging, host steps) as on a GPU.
 set -uo pipefail
 BACKEND=${GPU_CHECK_BACKEND:-cuda}
 PY=${PYTHON:-python3}
