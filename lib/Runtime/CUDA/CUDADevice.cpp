@@ -448,10 +448,13 @@ llvm::Error openContext(Context &X) {
         llvm::Twine("--backend=cuda: no usable CUDA device (") +
         cudaGetErrorString(cudaError_t(E)) +
         "); run on a machine with an NVIDIA GPU and driver, or use "
-        "--backend=cpu");
+        "--backend=cpu (--backend=cuda-on-cpu rehearses the CUDA run "
+        "without a GPU)");
   if (Count == 0)
     return makeIOError("--backend=cuda: no CUDA device is visible "
-                       "(CUDA_VISIBLE_DEVICES?); use --backend=cpu");
+                       "(CUDA_VISIBLE_DEVICES?); use --backend=cpu "
+                       "(--backend=cuda-on-cpu rehearses the CUDA run "
+                       "without a GPU)");
   if (int E = cudaSetDevice(X.DeviceId))
     return cudaFailure(E, "selecting device 0");
   if (int E = cudaDeviceGetAttribute(
