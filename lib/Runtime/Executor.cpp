@@ -764,8 +764,8 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
   if (Recording)
     return Dev.replay(*Recording);
   // Data-dependent dims and conditions read back are decided on the host
-  // during the run: nothing a replay could repeat.
-  // A host step waits for the device at every run.
+  // during the run, and a host step waits for the device: nothing a replay
+  // could repeat.
   bool Upper = llvm::any_of(Calls, [](const StepCall &C) {
     return !C.Actual.empty() || !C.Guards.empty() || C.Host;
   });
