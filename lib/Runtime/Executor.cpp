@@ -494,16 +494,8 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     KernelContext Ctx{G,           G.Nodes[St.Node], C.In, C.Out,
                       C.Workspace, C.WorkspaceBytes, Pool};
     Ctx.HostInputs = C.HostIn;
-    for (size_t I = 0; I < C.Actual.size(); ++I)
-      C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
-    if (!C.Actual.empty())
-      Ctx.ActualDims = C.Actual.data();
-    if (llvm::Error E =
-            C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast) : C.K->Run(Ctx))
-      return prependContext(std::move(E), G.SourcePath + ": ");
-    if (!C.Actual.empty())
-      if (llvm::Error E = takeActualDims(S))
-        return E;
+    if (llvm::Error E = callKernel(S, Ctx))
+      return E;
     break;
   }
   case CallKind::Prefetch:
@@ -544,6 +536,23 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
   if (L.Record >= 0)
     if (llvm::Error E = Dev.record(EventBase + unsigned(L.Record), L.Q))
       return E;
+  return llvm::Error::success();
+}
+
+// Calls step S's kernel (on float copies for a half step of a float
+// kernel), its data-dependent outputs' dims reported into C.Actual and
+// taken from there.
+llvm::Error Executor::Impl::callKernel(uint64_t S, KernelContext &Ctx) {
+  StepCall &C = Calls[S];
+  for (size_t I = 0; I < C.Actual.size(); ++I)
+    C.Actual[I] = C.Out[I].Dims; // inline storage: no allocation
+  if (!C.Actual.empty())
+    Ctx.ActualDims = C.Actual.data();
+  if (llvm::Error E =
+          C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast) : C.K->Run(Ctx))
+    return prependContext(std::move(E), G.SourcePath + ": ");
+  if (!C.Actual.empty())
+    return takeActualDims(S);
   return llvm::Error::success();
 }
 

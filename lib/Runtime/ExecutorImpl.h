@@ -283,6 +283,7 @@ struct Executor::Impl {
   void touchHost(TensorId T);
   llvm::Error poison(BufferId B, Queue Q);
   llvm::Error runStep(uint64_t S);
+  llvm::Error callKernel(uint64_t S, KernelContext &Ctx);
 };
 
 } // namespace runtime

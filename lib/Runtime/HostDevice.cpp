@@ -15,7 +15,7 @@ using namespace oomplan::runtime;
 Device::~Device() = default;
 
 namespace {
-class HostDevice final : public Device {
+class HostDevice : public Device {
 public:
   llvm::StringRef name() const override { return "cpu"; }
   bool hostVisible() const override { return true; }
@@ -63,31 +63,11 @@ public:
 // stages weights, mirrors inputs and outputs, computes shape values on the
 // host and runs host steps as for CUDA, with the CPU's synchronous queues
 // underneath. Its alignment is CUDA's, so plans are laid out alike.
-class StagedHostDevice final : public Device {
+class StagedHostDevice final : public HostDevice {
 public:
   llvm::StringRef name() const override { return "cuda-on-cpu"; }
   bool hostVisible() const override { return false; }
   uint64_t minAlignment() const override { return 16; }
-  llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
-    return hostDevice().allocate(R, Bytes);
-  }
-  void release(Region R, void *P) override { hostDevice().release(R, P); }
-  llvm::Error copy(void *Dst, const void *Src, uint64_t Bytes, CopyKind K,
-                   Queue Q) override {
-    return hostDevice().copy(Dst, Src, Bytes, K, Q);
-  }
-  llvm::Error fill(void *Dst, uint64_t Bytes, uint64_t Pattern,
-                   unsigned PatternBytes, Queue Q) override {
-    return hostDevice().fill(Dst, Bytes, Pattern, PatternBytes, Q);
-  }
-  llvm::Expected<unsigned> createEvents(unsigned) override { return 0; }
-  llvm::Error record(unsigned, Queue) override {
-    return llvm::Error::success();
-  }
-  llvm::Error wait(unsigned, Queue) override { return llvm::Error::success(); }
-  llvm::Error synchronize() override { return llvm::Error::success(); }
-  DeviceOverhead overhead() const override { return {}; }
-  std::optional<uint64_t> freeBytes() override { return std::nullopt; }
 };
 } // namespace
 

@@ -172,16 +172,8 @@ llvm::Error Executor::Impl::runHostStep(uint64_t S, Queue Q) {
   if (llvm::Error E = Dev.synchronize())
     return E;
   KernelContext Ctx{G, Nd, In, Out, Scratch, C.HostWorkspaceBytes, Pool};
-  for (size_t I = 0; I < C.Actual.size(); ++I)
-    C.Actual[I] = C.Out[I].Dims;
-  if (!C.Actual.empty())
-    Ctx.ActualDims = C.Actual.data();
-  if (llvm::Error E =
-          C.HalfCast ? runHalfInFloat(Ctx, *C.K, *C.HalfCast) : C.K->Run(Ctx))
-    return prependContext(std::move(E), G.SourcePath + ": ");
-  if (!C.Actual.empty())
-    if (llvm::Error E = takeActualDims(S))
-      return E;
+  if (llvm::Error E = callKernel(S, Ctx))
+    return E;
   // Back to the device: a data-dependent output only as far as its kernel
   // wrote (dense for the dims it reported).
   for (size_t I = 0; I < Out.size(); ++I) {
