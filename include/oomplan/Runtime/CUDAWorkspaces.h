@@ -56,8 +56,8 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "GlobalMaxPool", "GridSample", "InstanceNormalization",
       "LayerNormalization", "LogSoftmax", "MaxPool", "OneHot", "ReduceL1",
       "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
-      "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "Softmax", "TopK",
-      "Upsample",
+      "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "RoiAlign",
+      "Softmax", "TopK", "Upsample",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)

@@ -1,4 +1,4 @@
-//===- IndexKernels.cpp - ArgMax, CumSum, Trilu, TopK, Einsum, Resize -----===//
+//===- IndexKernels.cpp - ArgMax, CumSum, Trilu, TopK, Einsum, Resize... --===//
 //
 // The ops whose result at an element depends on its position: the host
 // side reads the attributes and the small inputs (CumSum's axis, Trilu's
@@ -160,6 +160,22 @@ llvm::Error runEinsum(const KernelContext &C) {
                   "Einsum kernel");
 }
 
+// The CPU kernel's checks and attributes (cpu::roiAlignSetup); the batch
+// indices are read on the device.
+llvm::Error runRoiAlign(const KernelContext &C) {
+  roialign::Params P;
+  if (llvm::Error E = cpu::roiAlignSetup(C, P))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Rois = C.Inputs[1], &Batch = C.Inputs[2];
+  return launched(C,
+                  roiAlign(P, X.data<float>(), Rois.data<float>(), Batch.Data,
+                           Batch.Type == ElementType::Int64,
+                           C.Outputs[0].data<float>(), X.Dims[0], X.Dims[1],
+                           X.Dims[2], X.Dims[3], Rois.Dims[0],
+                           context().BadIndex, context().Compute),
+                  "RoiAlign kernel");
+}
+
 llvm::Error runGridSample(const KernelContext &C) {
   gridsample::Mode M;
   gridsample::Padding Pad;
@@ -229,6 +245,7 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
+  addKernel(T, "RoiAlign", {runRoiAlign, nullptr, {ElementType::Float}});
   // Every type but the 16-bit floats, which run on float copies
   // (HalfInFloat.h): linear and cubic modes interpolate in float.
   const llvm::SmallVector<ElementType, 4> NotHalf = {

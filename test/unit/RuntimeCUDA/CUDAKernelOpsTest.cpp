@@ -207,6 +207,21 @@ g (float[3,4,5] x, float[2,3] f) => (float[2,4,5] rows, float[3] elems,
 })");
 }
 
+// RoiAlign: average and max, sampling_ratio 0 (ceil of the bin size:
+// grids of 1 to 3 samples a side) and 2, half_pixel and output_half_pixel,
+// spatial_scale 0.5; regions inside, across the edge (samples below -1
+// read 0), and smaller than a pixel, on both images of the batch.
+TEST(CUDAKernels, RoiAlign) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[2,3,8,9] x) => (float[4,3,2,3] avg, float[4,3,3,2] mx, float[4,3,2,2] old)
+    <float[4,4] r = {0, 0, 4, 4, 1.5, 2, 7.5, 6, -1, -1, 3, 10, 2, 2, 2.5, 2.5},
+     int64[4] b = {0, 1, 1, 0}> {
+  avg = RoiAlign<output_height = 2, output_width = 3>(x, r, b)
+  mx = RoiAlign<mode = "max", output_height = 3, output_width = 2, sampling_ratio = 2>(x, r, b)
+  old = RoiAlign<coordinate_transformation_mode = "output_half_pixel", output_height = 2, output_width = 2, spatial_scale = 0.5>(x, r, b)
+})");
+}
+
 // Scatter, ScatterElements' name at opsets 9 and 10.
 TEST(CUDAKernels, ScatterOpset10) {
   compareBackends(R"(<ir_version: 5, opset_import: ["" : 10]>

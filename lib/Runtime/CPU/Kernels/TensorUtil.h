@@ -12,6 +12,7 @@
 
 #include "GridSamplePoint.h"
 #include "ResizeTaps.h"
+#include "RoiAlignPoint.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Kernel.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -312,6 +313,12 @@ llvm::Error einsumSetup(const KernelContext &C, EinsumSetup &E);
 /// attributes (GridSample.cpp, shared with the CUDA kernel).
 llvm::Error gridSampleSetup(const KernelContext &C, gridsample::Mode &M,
                             gridsample::Padding &Pad, bool &Align);
+
+/// RoiAlign's checks (4-D float X, float rois [num_rois, 4], one batch
+/// index a roi, Y [num_rois, C, h, w]) and its attributes (RoiAlign.cpp,
+/// shared with the CUDA kernel). The batch indices' range is checked where
+/// they are read.
+llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
 
 /// Resize's and Upsample's method and axes (ResizeTaps.h).
 struct ResizeSetup {

@@ -12,6 +12,7 @@
 
 #include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/ResizeTaps.h"
+#include "../../CPU/Kernels/RoiAlignPoint.h"
 #include <cstdint>
 
 typedef struct CUstream_st *cudaStream_t;
@@ -246,9 +247,8 @@ int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
               int *BadIndex, cudaStream_t Stream);
 /// Out (dense: tuples, then each slice) = the named slices of Data; an
 /// index out of range gives 0 and sets *BadIndex.
-int gatherND(const NDArgs &A, const void *Data, const int64_t *Index,
-             void *Out, int ElemBytes, int64_t N, int *BadIndex,
-             cudaStream_t Stream);
+int gatherND(const NDArgs &A, const void *Data, const int64_t *Index, void *Out,
+             int ElemBytes, int64_t N, int *BadIndex, cudaStream_t Stream);
 
 /// OneHot: Out [Outer, Depth, Inner] = OnOff[1] where the index at [Outer,
 /// Inner] (IndexType F32, F64, I32 or I64; a float truncated toward zero,
@@ -269,6 +269,14 @@ struct EinsumArgs {
   const void *Data[MaxOps] = {};
 };
 int einsum(const EinsumArgs &A, DType T, void *Y, cudaStream_t Stream);
+
+/// RoiAlign (float): X [N, C, H, W], Rois [NumRois, 4] and Batch (NumRois
+/// int64 or int32 indices) into Y [NumRois, C, OH, OW] (RoiAlignPoint.h);
+/// a batch index out of range gives zeros and sets *BadIndex.
+int roiAlign(const roialign::Params &P, const float *X, const float *Rois,
+             const void *Batch, bool Batch64, float *Y, int64_t N, int64_t C,
+             int64_t H, int64_t W, int64_t NumRois, int *BadIndex,
+             cudaStream_t Stream);
 
 /// GridSample (2-D, float): X [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
 /// into Y [N, C, Ho, Wo] (GridSamplePoint.h).
