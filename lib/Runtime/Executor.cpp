@@ -235,10 +235,19 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
         St.Kind == StepKind::Recompute ? CallKind::Copy : CallKind::Nothing;
     return llvm::Error::success();
   }
-  auto K = hostKernel(
-      S, findKernel(G, St.Node, Kernels,
-                    C.In.empty() ? ElementType::Undefined : C.In[0].Type,
-                    Dev.name()));
+  auto Found = findKernel(G, St.Node, Kernels,
+                          C.In.empty() ? ElementType::Undefined : C.In[0].Type,
+                          Dev.name());
+  // What the device's kernel cannot express is known now, not at the run.
+  if (Found && (*Found)->Refuses) {
+    std::string Why = (*Found)->Refuses(Nd, C.In, C.Out);
+    if (!Why.empty())
+      Found = makeUnsupportedError(
+          G.SourcePath + ": " + G.describeNode(St.Node) + ": the " +
+          (Dev.name() == "cpu" ? std::string("CPU") : Dev.name().upper()) +
+          " kernel for " + Nd.OpType + " cannot run it: " + Why);
+  }
+  auto K = hostKernel(S, std::move(Found));
   if (!K)
     return K.takeError();
   C.K = *K;

@@ -229,8 +229,8 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
         Steps += HO.second;
       OS << D.Device << ": " << Steps << " step" << (Steps == 1 ? "" : "s")
          << " ran on the host with the CPU kernel (the device has no kernel "
-            "for them, or they decide a data-dependent size), each a wait "
-            "for the device:";
+            "for them or cannot run their node, or they decide a "
+            "data-dependent size), each a wait for the device:";
       for (const auto &[Op, N] : D.HostOps)
         OS << ' ' << Op << " x" << N;
       OS << "; staged in " << D.HostStagingBytes << " bytes ("

@@ -27,6 +27,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
+#include <string>
 
 namespace oomplan {
 namespace runtime {
@@ -113,6 +114,17 @@ using WorkspaceFn = uint64_t (*)(const Node &N,
                                  llvm::ArrayRef<TensorRef> Inputs,
                                  llvm::ArrayRef<TensorRef> Outputs);
 
+/// Why the kernel cannot run node N at these shapes and types (only Dims
+/// and Type of the refs are set, Data is null), or "" when it can: what a
+/// device's library cannot express (cuDNN's asymmetric padding, a pool's
+/// dilations). Asked when the executor is made, so that such a step is
+/// known before anything runs: on a device the host cannot touch it runs
+/// as a host step (Executor.h, ExecOptions::HostSteps), else the plan is
+/// refused with the reason.
+using RefusesFn = std::string (*)(const Node &N,
+                                  llvm::ArrayRef<TensorRef> Inputs,
+                                  llvm::ArrayRef<TensorRef> Outputs);
+
 struct Kernel {
   KernelFn Run = nullptr;
   WorkspaceFn Workspace = nullptr; ///< Null: no scratch.
@@ -123,6 +135,8 @@ struct Kernel {
   /// host cannot touch, a shape value computed on the host that only such
   /// inputs read is then never copied to the device.
   uint32_t DeviceUnread = 0;
+  /// Null: the kernel runs every node its Types admit.
+  RefusesFn Refuses = nullptr;
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

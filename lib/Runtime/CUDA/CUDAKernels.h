@@ -60,6 +60,10 @@ llvm::Error runGemm(const KernelContext &C);
 uint64_t blasWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
                        llvm::ArrayRef<TensorRef> Out);
 llvm::Error convForward(const KernelContext &C, bool Accumulate);
+/// What cuDNN's convolution cannot express for this Conv-like node
+/// (asymmetric padding, a window of rank above 3), or "" (Kernel::Refuses).
+std::string convRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                        llvm::ArrayRef<TensorRef> Out);
 uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
                        llvm::ArrayRef<TensorRef> Out);
 

@@ -42,32 +42,31 @@ algoCache() {
   return Cache;
 }
 
-cudnnStatus_t setupTranspose(const Node &N, llvm::ArrayRef<int64_t> X,
-                             llvm::ArrayRef<int64_t> W,
-                             llvm::ArrayRef<int64_t> Y, TransposeSetup &S,
-                             std::string &Bad) {
-  if (X.size() < 3 || W.size() != X.size() || Y.size() != X.size()) {
-    Bad = "X, W and Y must have the same rank, at least 3";
-    return CUDNN_STATUS_NOT_SUPPORTED;
-  }
+// The window cuDNN's data gradient runs for ConvTranspose node N at these
+// dims, each axis's kernel, stride, dilation and padding (a unit axis
+// first for 1-d), or why it cannot ("" when it can).
+std::string transposeGeometry(const Node &N, llvm::ArrayRef<int64_t> X,
+                              llvm::ArrayRef<int64_t> W,
+                              llvm::ArrayRef<int64_t> Y,
+                              llvm::SmallVectorImpl<int> &K,
+                              llvm::SmallVectorImpl<int> &St,
+                              llvm::SmallVectorImpl<int> &Dl,
+                              llvm::SmallVectorImpl<int> &Pad) {
+  if (X.size() < 3 || W.size() != X.size() || Y.size() != X.size())
+    return "X, W and Y must have the same rank, at least 3";
   cpu::WindowGeometry G;
-  Bad = cpu::windowGeometry(N, X.drop_front(2), Y.drop_front(2),
-                            W.drop_front(2), true, G);
+  std::string Bad = cpu::windowGeometry(N, X.drop_front(2), Y.drop_front(2),
+                                        W.drop_front(2), true, G);
   if (Bad.empty() && llvm::ArrayRef<int64_t>(G.K) != W.drop_front(2))
     Bad = "kernel_shape differs from W's spatial dims";
   if (!Bad.empty())
-    return CUDNN_STATUS_NOT_SUPPORTED;
-  if (G.rank() > 3) {
-    Bad = "a window of rank " + std::to_string(G.rank());
-    return CUDNN_STATUS_NOT_SUPPORTED;
-  }
+    return Bad;
+  if (G.rank() > 3)
+    return "a window of rank " + std::to_string(G.rank());
   const int64_t Group = N.getInt("group", 1);
   if (Group <= 0 || X[1] % Group || W[0] != X[1] || Y[1] != W[1] * Group ||
-      Y[0] != X[0]) {
-    Bad = "channels of X, W and Y do not match group " + std::to_string(Group);
-    return CUDNN_STATUS_NOT_SUPPORTED;
-  }
-  llvm::SmallVector<int, 4> K, St, Dl, Pad;
+      Y[0] != X[0])
+    return "channels of X, W and Y do not match group " + std::to_string(Group);
   if (G.rank() == 1) {
     K.push_back(1);
     St.push_back(1);
@@ -80,18 +79,37 @@ cudnnStatus_t setupTranspose(const Node &N, llvm::ArrayRef<int64_t> X,
     const int64_t Extra =
         Y[2 + I] - (G.S[I] * (X[2 + I] - 1) + (G.K[I] - 1) * G.D[I] + 1 -
                     2 * G.PadBegin[I]);
-    if (G.PadBegin[I] < 0 || Extra < 0 || Extra >= G.S[I]) {
-      Bad = "padding cuDNN cannot express (pads " +
-            std::to_string(G.PadBegin[I]) + " and " +
-            std::to_string(G.PadEnd[I]) + " with stride " +
-            std::to_string(G.S[I]) + ")";
-      return CUDNN_STATUS_NOT_SUPPORTED;
-    }
+    if (G.PadBegin[I] < 0 || Extra < 0 || Extra >= G.S[I])
+      return "padding cuDNN cannot express (pads " +
+             std::to_string(G.PadBegin[I]) + " and " +
+             std::to_string(G.PadEnd[I]) + " with stride " +
+             std::to_string(G.S[I]) + ")";
     K.push_back(int(G.K[I]));
     St.push_back(int(G.S[I]));
     Dl.push_back(int(G.D[I]));
     Pad.push_back(int(G.PadBegin[I]));
   }
+  return "";
+}
+
+std::string transposeRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                             llvm::ArrayRef<TensorRef> Out) {
+  if (In.size() < 2 || Out.empty())
+    return ""; // the run reports the bad input
+  llvm::SmallVector<int, 4> K, St, Dl, Pad;
+  return transposeGeometry(N, In[0].Dims, In[1].Dims, Out[0].Dims, K, St, Dl,
+                           Pad);
+}
+
+cudnnStatus_t setupTranspose(const Node &N, llvm::ArrayRef<int64_t> X,
+                             llvm::ArrayRef<int64_t> W,
+                             llvm::ArrayRef<int64_t> Y, TransposeSetup &S,
+                             std::string &Bad) {
+  llvm::SmallVector<int, 4> K, St, Dl, Pad;
+  Bad = transposeGeometry(N, X, W, Y, K, St, Dl, Pad);
+  if (!Bad.empty())
+    return CUDNN_STATUS_NOT_SUPPORTED;
+  const int64_t Group = N.getInt("group", 1);
   if (cudnnStatus_t E = tensorDesc(S.D.X, Y))
     return E;
   if (cudnnStatus_t E = tensorDesc(S.D.Y, X))
@@ -239,6 +257,7 @@ llvm::Error runConvTranspose(const KernelContext &C) {
 } // namespace
 
 void cuda::registerConvTransposeKernels(CUDAKernelTable &T) {
-  addKernel(T, "ConvTranspose",
-            {runConvTranspose, convTransposeWorkspace, F32});
+  addKernel(
+      T, "ConvTranspose",
+      {runConvTranspose, convTransposeWorkspace, F32, 0, transposeRefuses});
 }

@@ -245,13 +245,22 @@ llvm::Error runGather(const KernelContext &C) {
       "Gather kernel");
 }
 
+// Only the constant mode (Kernel::Refuses): reflect, edge and wrap run as
+// host steps.
+std::string padRefuses(const Node &N, llvm::ArrayRef<TensorRef>,
+                       llvm::ArrayRef<TensorRef>) {
+  std::string Mode = N.getString("mode", "constant");
+  return Mode == "constant"
+             ? ""
+             : "mode '" + Mode + "' (the CUDA kernel has constant only)";
+}
+
 // Pad, constant mode: the output filled with the value, then the input's
 // kept part copied to its place (negative pads crop).
 llvm::Error runPad(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  if (C.N.getString("mode", "constant") != "constant")
-    return C.unsupported("mode '" + C.N.getString("mode", "constant") +
-                         "' (the CUDA kernel has constant only)");
+  if (std::string Why = padRefuses(C.N, C.Inputs, C.Outputs); !Why.empty())
+    return C.unsupported(Why);
   size_t R = In.Dims.size();
   if (R > size_t(MaxRank))
     return C.unsupported("rank above " + llvm::Twine(MaxRank));
@@ -390,7 +399,7 @@ void cuda::registerDataKernels(CUDAKernelTable &T) {
   addKernel(T, "Concat", {runConcat, nullptr, {}});
   addKernel(T, "Slice", {runSlice, nullptr, {}, 0b11110});
   addKernel(T, "Gather", {runGather, nullptr, {}});
-  addKernel(T, "Pad", {runPad, nullptr, {}, 0b1110});
+  addKernel(T, "Pad", {runPad, nullptr, {}, 0b1110, padRefuses});
   addKernel(T, "Shape", {runShape, nullptr, {}, 0b1});
   addKernel(T, "Size", {runSize, nullptr, {}, 0b1});
   addKernel(T, "ConstantOfShape", {runConstantOfShape, nullptr, {}, 0b1});

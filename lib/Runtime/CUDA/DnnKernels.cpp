@@ -176,6 +176,14 @@ uint64_t cuda::convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
   return S.WorkspaceBytes;
 }
 
+std::string cuda::convRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                              llvm::ArrayRef<TensorRef> Out) {
+  if (In.size() < 2 || Out.empty() || In[0].Dims.size() < 3)
+    return ""; // the run reports the bad input
+  Window Win;
+  return windowOf(N, In[0].Dims, Out[0].Dims, In[1].Dims, Win);
+}
+
 llvm::Error cuda::convForward(const KernelContext &C, bool Accumulate) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   if (X.Dims.size() < 3)
@@ -238,28 +246,48 @@ llvm::Error runConv(const KernelContext &C) {
   return llvm::Error::success();
 }
 
+// What a cuDNN pool cannot express for this node (Window's rules, no
+// dilations, no Indices output, ceil_mode only where it keeps the floor's
+// dims), or "". Win: the window when it can.
+std::string poolRefusal(const Node &N, llvm::ArrayRef<TensorRef> In,
+                        llvm::ArrayRef<TensorRef> Out, Window &Win) {
+  if (In.empty() || Out.empty() || In[0].Dims.size() < 3)
+    return ""; // the run reports the bad input
+  llvm::ArrayRef<int64_t> X = In[0].Dims, Y = Out[0].Dims;
+  if (Out.size() > 1 && Out[1].Type != ElementType::Undefined)
+    return "MaxPool's Indices output";
+  std::string Bad = windowOf(N, X, Y, {}, Win);
+  if (!Bad.empty())
+    return Bad;
+  for (size_t I = 0; I < Win.D.size(); ++I)
+    if (Win.D[I] != 1)
+      return "dilations (cuDNN pools have none)";
+  // cuDNN sizes the output by floor division: ceil_mode is supported only
+  // where it gives the same dims.
+  size_t Off = Win.K.size() + 2 - X.size(); // the unit axis of 1-d
+  for (size_t I = Off; I < Win.K.size(); ++I) {
+    int64_t Len = X[2 + I - Off];
+    int64_t Floor = (Len + 2 * Win.Pad[I] - Win.K[I]) / Win.S[I] + 1;
+    if (Floor != Y[2 + I - Off])
+      return "ceil_mode that changes the output size";
+  }
+  return "";
+}
+
+std::string poolRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                        llvm::ArrayRef<TensorRef> Out) {
+  Window Win;
+  return poolRefusal(N, In, Out, Win);
+}
+
 template <bool Max> llvm::Error runPool(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   if (X.Dims.size() < 3)
     return C.badInput("input rank below 3");
-  if (C.Outputs.size() > 1 && C.Outputs[1].present())
-    return C.unsupported("MaxPool's Indices output");
   Window Win;
-  std::string Bad = windowOf(C.N, X.Dims, Y.Dims, {}, Win);
+  std::string Bad = poolRefusal(C.N, C.Inputs, C.Outputs, Win);
   if (!Bad.empty())
     return C.unsupported(Bad);
-  for (size_t I = 0; I < Win.D.size(); ++I)
-    if (Win.D[I] != 1)
-      return C.unsupported("dilations (cuDNN pools have none)");
-  // cuDNN sizes the output by floor division: ceil_mode is supported only
-  // where it gives the same dims.
-  size_t Off = Win.K.size() + 2 - X.Dims.size(); // the unit axis of 1-d
-  for (size_t I = Off; I < Win.K.size(); ++I) {
-    int64_t In = X.Dims[2 + I - Off];
-    int64_t Floor = (In + 2 * Win.Pad[I] - Win.K[I]) / Win.S[I] + 1;
-    if (Floor != Y.Dims[2 + I - Off])
-      return C.unsupported("ceil_mode that changes the output size");
-  }
   if (Y.numElements() == 0)
     return llvm::Error::success();
   Descs D;
@@ -288,7 +316,7 @@ template <bool Max> llvm::Error runPool(const KernelContext &C) {
 } // namespace
 
 void cuda::registerDnnKernels(CUDAKernelTable &T) {
-  addKernel(T, "Conv", {runConv, convWorkspace, F32});
-  addKernel(T, "MaxPool", {runPool<true>, nullptr, F32});
-  addKernel(T, "AveragePool", {runPool<false>, nullptr, F32});
+  addKernel(T, "Conv", {runConv, convWorkspace, F32, 0, convRefuses});
+  addKernel(T, "MaxPool", {runPool<true>, nullptr, F32, 0, poolRefuses});
+  addKernel(T, "AveragePool", {runPool<false>, nullptr, F32, 0, poolRefuses});
 }

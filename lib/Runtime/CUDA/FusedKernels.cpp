@@ -177,7 +177,8 @@ llvm::Error runAttention(const KernelContext &C) {
 } // namespace
 
 void cuda::registerFusedKernels(CUDAKernelTable &T) {
-  addKernel(T, fused::ConvOp, {runFusedConv, convWorkspace, F32});
+  addKernel(T, fused::ConvOp,
+            {runFusedConv, convWorkspace, F32, 0, convRefuses});
   addKernel(T, fused::MatMulOp, {runFusedMatMul, blasWorkspace, F32});
   addKernel(T, fused::AttentionOp, {runAttention, attentionWorkspace, F32});
 }

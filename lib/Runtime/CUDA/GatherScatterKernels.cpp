@@ -22,20 +22,29 @@ using namespace oomplan::runtime::cuda;
 namespace {
 int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
 
+/// The reductions the device's atomics keep the CPU's rounding for: none,
+/// and add on float, double, int32 and int64 (Kernel::Refuses: mul, max
+/// and min run as host steps).
+std::string reductionRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                             llvm::ArrayRef<TensorRef>) {
+  std::string R = N.getString("reduction", "none");
+  if (R == "none")
+    return "";
+  if (R != "add")
+    return "reduction '" + R + "' (the CUDA kernel has none and add)";
+  ElementType T = In.empty() ? ElementType::Undefined : In[0].Type;
+  if (T != ElementType::Float && T != ElementType::Double &&
+      T != ElementType::Int32 && T != ElementType::Int64)
+    return ("reduction add on type " + elementTypeName(T)).str();
+  return "";
+}
+
 /// Whether the scatter adds; an error for a reduction the kernel lacks.
 llvm::Expected<bool> addReduction(const KernelContext &C) {
-  std::string R = C.N.getString("reduction", "none");
-  if (R == "none")
-    return false;
-  if (R != "add")
-    return C.unsupported("reduction '" + R +
-                         "' (the CUDA kernel has none and add)");
-  const TensorRef &In = C.Inputs[0];
-  if (!dtypeOf(In.Type) ||
-      (In.Type != ElementType::Float && In.Type != ElementType::Double &&
-       In.Type != ElementType::Int32 && In.Type != ElementType::Int64))
-    return C.unsupported("reduction add on type " + elementTypeName(In.Type));
-  return true;
+  if (std::string Why = reductionRefuses(C.N, C.Inputs, C.Outputs);
+      !Why.empty())
+    return C.unsupported(Why);
+  return C.N.getString("reduction", "none") == "add";
 }
 
 llvm::Expected<ElementsArgs> elementsArgs(const KernelContext &C) {
@@ -215,8 +224,10 @@ void cuda::registerGatherScatterKernels(CUDAKernelTable &T) {
               ElementType::Int64},
              /*DeviceUnread=*/1u << 1});
   addKernel(T, "GatherElements", {runGatherElements, nullptr, {}});
-  addKernel(T, "ScatterElements", {runScatterElements, nullptr, {}});
+  addKernel(T, "ScatterElements",
+            {runScatterElements, nullptr, {}, 0, reductionRefuses});
   // Scatter (opset 9 and 10) is ScatterElements under its old name.
-  addKernel(T, "Scatter", {runScatterElements, nullptr, {}});
-  addKernel(T, "ScatterND", {runScatterND, nullptr, {}});
+  addKernel(T, "Scatter",
+            {runScatterElements, nullptr, {}, 0, reductionRefuses});
+  addKernel(T, "ScatterND", {runScatterND, nullptr, {}, 0, reductionRefuses});
 }

@@ -338,4 +338,42 @@ TEST(HostSteps, BertLikeInterleavesHostAndDeviceSteps) {
   EXPECT_GT(LU.HostStagingBytes, 0u);
 }
 
+// A kernel that refuses a node (Kernel::Refuses: what a device's library
+// cannot express) is known when the executor is made: on the host device
+// the plan is refused with the reason, before anything is allocated; on a
+// device the host cannot touch that step runs as a host step. Here the
+// device's Relu refuses inputs of 4 elements: the Chain's b = Relu(a) runs
+// on the host, and y = [1, 2, 3, 4] for x = [1, -2, 3, -4] as above.
+std::string refusesFour(const Node &, llvm::ArrayRef<TensorRef> In,
+                        llvm::ArrayRef<TensorRef>) {
+  return In[0].numElements() == 4 ? "four elements" : "";
+}
+
+TEST(HostSteps, ANodeTheKernelRefusesRunsOnTheHost) {
+  Model M(Chain);
+  KernelTable Device = cpuWithout({});
+  ops::OpCode ReluCode = ops::opCode(*ops::lookupOp("Relu"));
+  Kernel Relu = *Device.get(ReluCode);
+  Relu.Refuses = &refusesFour;
+  Device.set(ReluCode, Relu);
+  Plan P = M.plan(M.schedule(Device));
+  RunInfo I = M.info(P);
+  auto OnHost = Executor::create(*M.G, P, I, Device, ExecOptions());
+  ASSERT_FALSE(bool(OnHost));
+  EXPECT_NE(llvm::toString(OnHost.takeError())
+                .find("node #1 (Relu): the CPU kernel for Relu cannot run "
+                      "it: four elements"),
+            std::string::npos);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = makeExec(M, P, I, Device, O);
+  setFloats(*E, M.G->findValue("x"), {1, -2, 3, -4});
+  ASSERT_FALSE(llvm::errorToBool(E->run()));
+  EXPECT_EQ(floats(*E, M.G->findValue("y")), (std::vector<float>{1, 2, 3, 4}));
+  DeviceUse U = E->deviceUse();
+  ASSERT_EQ(U.HostOps.size(), 1u);
+  EXPECT_EQ(U.HostOps[0].first, "Relu");
+}
+
 } // namespace
