@@ -198,12 +198,25 @@ llvm::Error runWhere(const KernelContext &C) {
                   "Where kernel");
 }
 
+// The element types the Cast kernel converts between (Kernel::Refuses:
+// others, as uint64 or float8, run as host steps).
+std::string castRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
+                        llvm::ArrayRef<TensorRef> Out) {
+  if (In.empty() || Out.empty() || In[0].Type == ElementType::Undefined ||
+      Out[0].Type == ElementType::Undefined)
+    return "";
+  if (dtypeOf(In[0].Type) && dtypeOf(Out[0].Type))
+    return "";
+  return ("Cast from " + elementTypeName(In[0].Type) + " to " +
+          elementTypeName(Out[0].Type))
+      .str();
+}
+
 llvm::Error runCast(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   auto From = dtypeOf(In.Type), To = dtypeOf(Out.Type);
   if (!From || !To)
-    return C.unsupported("Cast from " + elementTypeName(In.Type) + " to " +
-                         elementTypeName(Out.Type));
+    return C.unsupported(castRefuses(C.N, C.Inputs, C.Outputs));
   if (*From == *To)
     return copyUnlessAliased(C);
   return launched(C,
@@ -313,9 +326,9 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Or", {runBinary<BinaryOp::Or>, nullptr, {ElementType::Bool}});
   Un("Xor", {runBinary<BinaryOp::Xor>, nullptr, {ElementType::Bool}});
   Un("Where", {runWhere, nullptr, {ElementType::Bool}});
-  Un("Cast", {runCast, nullptr, {}});
+  Un("Cast", {runCast, nullptr, {}, 0, castRefuses});
   // CastLike: input 1 gives only the type, which the output already has.
-  Un("CastLike", {runCast, nullptr, {}, 0b10});
+  Un("CastLike", {runCast, nullptr, {}, 0b10, castRefuses});
   Un("Identity", {runIdentity, nullptr, {}});
   Un("Dropout", {runDropout, nullptr, {}});
 }
