@@ -248,7 +248,8 @@ llvm::Error runConv(const KernelContext &C) {
 
 // What a cuDNN pool cannot express for this node (Window's rules, no
 // dilations, no Indices output, ceil_mode only where it keeps the floor's
-// dims), or "". Win: the window when it can.
+// dims), or "": such a pool runs on runDirectPool. Win: the window when
+// cuDNN can.
 std::string poolRefusal(const Node &N, llvm::ArrayRef<TensorRef> In,
                         llvm::ArrayRef<TensorRef> Out, Window &Win) {
   if (In.empty() || Out.empty() || In[0].Dims.size() < 3)
@@ -274,10 +275,55 @@ std::string poolRefusal(const Node &N, llvm::ArrayRef<TensorRef> In,
   return "";
 }
 
-std::string poolRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
-                        llvm::ArrayRef<TensorRef> Out) {
-  Window Win;
-  return poolRefusal(N, In, Out, Win);
+// A window cuDNN refuses, on our own kernel (Kernels/Pool.cu): the CPU
+// kernel's geometry and per-output function, so the same positions count.
+llvm::Error runDirectPool(const KernelContext &C, bool Max) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (!C.N.getInts("kernel_shape"))
+    return C.badInput("kernel_shape is required");
+  if (Y.Dims.size() != X.Dims.size() || Y.Dims[0] != X.Dims[0] ||
+      Y.Dims[1] != X.Dims[1])
+    return C.badInput("Y's rank, batch or channels differ from X's");
+  llvm::ArrayRef<int64_t> XD(X.Dims), YD(Y.Dims);
+  cpu::WindowGeometry G;
+  std::string Bad = cpu::windowGeometry(C.N, XD.drop_front(2), YD.drop_front(2),
+                                        {}, false, G);
+  if (!Bad.empty())
+    return C.badInput(Bad);
+  if (G.rank() > size_t(pool::Window::MaxRank))
+    return C.unsupported("a window of rank " + llvm::Twine(G.rank()));
+  pool::Window W;
+  W.Rank = int(G.rank());
+  int64_t Row = 1, Col = 1;
+  for (int I = W.Rank - 1; I >= 0; --I) {
+    W.InStride[I] = Row;
+    Row *= G.In[I];
+  }
+  for (int I = 0; I < W.Rank; ++I) {
+    W.ColStride[I] = Col;
+    Col *= G.In[I];
+    W.In[I] = G.In[I];
+    W.Out[I] = G.Out[I];
+    W.K[I] = G.K[I];
+    W.S[I] = G.S[I];
+    W.D[I] = G.D[I];
+    W.PadBegin[I] = G.PadBegin[I];
+    W.PadEnd[I] = G.PadEnd[I];
+  }
+  W.KernelSize = G.kernelSize();
+  W.CountPad = C.N.getInt("count_include_pad", 0) != 0;
+  W.ColumnMajor = C.N.getInt("storage_order", 0) != 0;
+  int64_t *Indices = nullptr;
+  if (Max && C.Outputs.size() > 1 && C.Outputs[1].present()) {
+    if (C.Outputs[1].Type != ElementType::Int64)
+      return C.badInput("Indices must be int64");
+    Indices = C.Outputs[1].data<int64_t>();
+  }
+  return launched(C,
+                  directPool(W, Max ? pool::Kind::Max : pool::Kind::Average,
+                             X.data<float>(), Y.data<float>(), Indices,
+                             X.Dims[0] * X.Dims[1], context().Compute),
+                  "pool kernel");
 }
 
 template <bool Max> llvm::Error runPool(const KernelContext &C) {
@@ -285,9 +331,8 @@ template <bool Max> llvm::Error runPool(const KernelContext &C) {
   if (X.Dims.size() < 3)
     return C.badInput("input rank below 3");
   Window Win;
-  std::string Bad = poolRefusal(C.N, C.Inputs, C.Outputs, Win);
-  if (!Bad.empty())
-    return C.unsupported(Bad);
+  if (!poolRefusal(C.N, C.Inputs, C.Outputs, Win).empty())
+    return runDirectPool(C, Max);
   if (Y.numElements() == 0)
     return llvm::Error::success();
   Descs D;
@@ -317,6 +362,6 @@ template <bool Max> llvm::Error runPool(const KernelContext &C) {
 
 void cuda::registerDnnKernels(CUDAKernelTable &T) {
   addKernel(T, "Conv", {runConv, convWorkspace, F32, 0, convRefuses});
-  addKernel(T, "MaxPool", {runPool<true>, nullptr, F32, 0, poolRefuses});
-  addKernel(T, "AveragePool", {runPool<false>, nullptr, F32, 0, poolRefuses});
+  addKernel(T, "MaxPool", {runPool<true>, nullptr, F32});
+  addKernel(T, "AveragePool", {runPool<false>, nullptr, F32});
 }

@@ -222,6 +222,27 @@ g (float[2,3,8,9] x) => (float[4,3,2,3] avg, float[4,3,3,2] mx, float[4,3,2,2] o
 })");
 }
 
+// Pools cuDNN cannot express, on the direct kernel (PoolPoint.h shared
+// with the CPU): dilations, asymmetric padding, a ceil_mode that adds a
+// window (count_include_pad on and off: the overhang past pad_end does
+// not count), MaxPool's Indices in both storage orders, 1-d and 3-d.
+TEST(CUDAKernels, PoolsOffCuDNN) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,9,10] x, float[2,3,11] v, float[1,2,6,6,7] u) =>
+    (float[2,3,5,6] dil, float[2,3,4,5] asym, float[2,3,5,6] ceil0,
+     float[2,3,5,6] ceil1, float[2,3,4,5] mi, int64[2,3,4,5] ir,
+     int64[2,3,4,5] ic, float[2,3,5] one, float[1,2,3,3,4] three) {
+  dil = MaxPool<kernel_shape = [3, 3], dilations = [2, 2]>(x)
+  asym = AveragePool<kernel_shape = [3, 3], strides = [2, 2], pads = [0, 1, 1, 0]>(x)
+  ceil0 = AveragePool<kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1], ceil_mode = 1>(x)
+  ceil1 = AveragePool<kernel_shape = [3, 3], strides = [2, 2], pads = [1, 1, 1, 1], ceil_mode = 1, count_include_pad = 1>(x)
+  mi, ir = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  mi2, ic = MaxPool<kernel_shape = [2, 2], strides = [2, 2], storage_order = 1>(x)
+  one = MaxPool<kernel_shape = [3], strides = [2], dilations = [2], pads = [1, 2]>(v)
+  three = AveragePool<kernel_shape = [3, 2, 2], strides = [2, 2, 2], ceil_mode = 1>(u)
+})");
+}
+
 // Scatter, ScatterElements' name at opsets 9 and 10.
 TEST(CUDAKernels, ScatterOpset10) {
   compareBackends(R"(<ir_version: 5, opset_import: ["" : 10]>

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "ConvGeometry.h"
+#include "PoolPoint.h"
 #include <cmath>
 #include <limits>
 
@@ -101,74 +102,55 @@ void pool2D(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
   });
 }
 
-template <typename T>
-void poolPlanes(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
+/// The window of S as PoolPoint.h takes it; false when its rank is above
+/// pool::Window::MaxRank.
+bool poolWindow(const PoolSetup &S, pool::Window &W) {
   const WindowGeometry &G = S.G;
-  const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
-  const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  if (G.rank() > size_t(pool::Window::MaxRank))
+    return false;
+  W.Rank = int(G.rank());
+  int64_t Row = 1, Col = 1;
+  for (int I = W.Rank - 1; I >= 0; --I) {
+    W.InStride[I] = Row;
+    Row *= G.In[I];
+  }
+  for (int I = 0; I < W.Rank; ++I) {
+    W.ColStride[I] = Col;
+    Col *= G.In[I];
+    W.In[I] = G.In[I];
+    W.Out[I] = G.Out[I];
+    W.K[I] = G.K[I];
+    W.S[I] = G.S[I];
+    W.D[I] = G.D[I];
+    W.PadBegin[I] = G.PadBegin[I];
+    W.PadEnd[I] = G.PadEnd[I];
+  }
+  W.KernelSize = G.kernelSize();
+  W.CountPad = S.CountPad;
+  W.ColumnMajor = S.ColumnMajor;
+  W.P = S.P;
+  return true;
+}
+
+template <typename T>
+void poolPlanes(const KernelContext &C, const PoolSetup &S,
+                const pool::Window &W, PoolKind Kind) {
+  const int64_t InSize = S.G.inSize(), OutSize = S.G.outSize();
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   int64_t *Idx = hasOutput(C, 1) ? C.Outputs[1].data<int64_t>() : nullptr;
-  DimVector InStr = stridesOf(G.In);
-  // Column-major strides for storage_order 1 (the Indices output only).
-  DimVector ColStr(R, 1);
-  for (int64_t I = 1; I < R; ++I)
-    ColStr[I] = ColStr[I - 1] * G.In[I - 1];
+  const pool::Kind Kd = Kind == PoolKind::Max       ? pool::Kind::Max
+                        : Kind == PoolKind::Average ? pool::Kind::Average
+                                                    : pool::Kind::Lp;
   C.Pool.parallelFor(S.Planes, 1, [&](int64_t Begin, int64_t End) {
-    DimVector OC(R), KK(R);
     for (int64_t Plane = Begin; Plane < End; ++Plane) {
       const T *Xp = X.data<const T>() + Plane * InSize;
       T *Yp = Y.data<T>() + Plane * OutSize;
       for (int64_t O = 0; O < OutSize; ++O) {
-        int64_t Rem = O;
-        for (int64_t I = R - 1; I >= 0; --I) {
-          OC[I] = Rem % G.Out[I];
-          Rem /= G.Out[I];
-        }
-        double Acc = Kind == PoolKind::Max
-                         ? -std::numeric_limits<double>::infinity()
-                         : 0;
-        T Best = std::numeric_limits<T>::lowest();
-        int64_t BestOff = -1, BestCol = 0, Count = 0, PadCount = 0;
-        for (int64_t K = 0; K < KSize; ++K) {
-          int64_t KRem = K, Off = 0, ColOff = 0;
-          bool Inside = true, InPad = true;
-          for (int64_t I = R - 1; I >= 0; --I) {
-            int64_t Kk = KRem % G.K[I];
-            KRem /= G.K[I];
-            int64_t Xi = OC[I] * G.S[I] - G.PadBegin[I] + Kk * G.D[I];
-            Inside &= Xi >= 0 && Xi < G.In[I];
-            InPad &= Xi >= -G.PadBegin[I] && Xi < G.In[I] + G.PadEnd[I];
-            Off += Xi * InStr[I];
-            ColOff += Xi * ColStr[I];
-          }
-          PadCount += InPad;
-          if (!Inside)
-            continue;
-          ++Count;
-          T V = Xp[Off];
-          if (Kind == PoolKind::Max) {
-            if (BestOff < 0 || V > Best) {
-              Best = V;
-              BestOff = Off;
-              BestCol = ColOff;
-            }
-          } else if (Kind == PoolKind::Average) {
-            Acc += double(V);
-          } else {
-            Acc += std::pow(std::fabs(double(V)), S.P);
-          }
-        }
-        if (Kind == PoolKind::Max) {
-          Yp[O] = Best;
-          if (Idx)
-            Idx[Plane * OutSize + O] =
-                Plane * InSize + (S.ColumnMajor ? BestCol : BestOff);
-        } else if (Kind == PoolKind::Average) {
-          int64_t Div = S.CountPad ? PadCount : Count;
-          Yp[O] = T(Div ? Acc / double(Div) : 0.0);
-        } else {
-          Yp[O] = T(std::pow(Acc, 1.0 / S.P));
-        }
+        int64_t At = -1;
+        Yp[O] = pool::at<T>(W, Kd, Xp, O, std::numeric_limits<T>::lowest(),
+                            Idx ? &At : nullptr);
+        if (Idx)
+          Idx[Plane * OutSize + O] = Plane * InSize + At;
       }
     }
   });
@@ -188,11 +170,14 @@ llvm::Error runPool(const KernelContext &C, PoolKind Kind) {
     return C.unsupported("pooling of type " + elementTypeName(Type));
   const bool Fast2D = S.G.rank() == 2 && !hasOutput(C, 1) &&
                       Kind != PoolKind::Lp && S.G.D[0] == 1 && S.G.D[1] == 1;
+  pool::Window W;
+  if (!Fast2D && !poolWindow(S, W))
+    return C.unsupported("a window of rank " + llvm::Twine(S.G.rank()));
   if (!visitNumeric(Type, [&](auto Tag) {
         if (Fast2D)
           pool2D<decltype(Tag)>(C, S, Kind);
         else
-          poolPlanes<decltype(Tag)>(C, S, Kind);
+          poolPlanes<decltype(Tag)>(C, S, W, Kind);
       }))
     return C.unsupported("pooling of type " + elementTypeName(Type));
   return llvm::Error::success();

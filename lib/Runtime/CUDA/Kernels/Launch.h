@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 
 #include "../../CPU/Kernels/GridSamplePoint.h"
+#include "../../CPU/Kernels/PoolPoint.h"
 #include "../../CPU/Kernels/ResizeTaps.h"
 #include "../../CPU/Kernels/RoiAlignPoint.h"
 #include <cstdint>
@@ -269,6 +270,11 @@ struct EinsumArgs {
   const void *Data[MaxOps] = {};
 };
 int einsum(const EinsumArgs &A, DType T, void *Y, cudaStream_t Stream);
+
+/// MaxPool, AveragePool (float) over Planes planes of W's window, one
+/// thread an output (PoolPoint.h); Indices (may be null): MaxPool's.
+int directPool(const pool::Window &W, pool::Kind Kd, const float *X, float *Y,
+               int64_t *Indices, int64_t Planes, cudaStream_t Stream);
 
 /// RoiAlign (float): X [N, C, H, W], Rois [NumRois, 4] and Batch (NumRois
 /// int64 or int32 indices) into Y [NumRois, C, OH, OW] (RoiAlignPoint.h);
