@@ -290,29 +290,9 @@ llvm::Error runDirectPool(const KernelContext &C, bool Max) {
                                         {}, false, G);
   if (!Bad.empty())
     return C.badInput(Bad);
-  if (G.rank() > size_t(pool::Window::MaxRank))
-    return C.unsupported("a window of rank " + llvm::Twine(G.rank()));
   pool::Window W;
-  W.Rank = int(G.rank());
-  int64_t Row = 1, Col = 1;
-  for (int I = W.Rank - 1; I >= 0; --I) {
-    W.InStride[I] = Row;
-    Row *= G.In[I];
-  }
-  for (int I = 0; I < W.Rank; ++I) {
-    W.ColStride[I] = Col;
-    Col *= G.In[I];
-    W.In[I] = G.In[I];
-    W.Out[I] = G.Out[I];
-    W.K[I] = G.K[I];
-    W.S[I] = G.S[I];
-    W.D[I] = G.D[I];
-    W.PadBegin[I] = G.PadBegin[I];
-    W.PadEnd[I] = G.PadEnd[I];
-  }
-  W.KernelSize = G.kernelSize();
-  W.CountPad = C.N.getInt("count_include_pad", 0) != 0;
-  W.ColumnMajor = C.N.getInt("storage_order", 0) != 0;
+  if (!cpu::poolWindow(G, C.N, W))
+    return C.unsupported("a window of rank " + llvm::Twine(G.rank()));
   int64_t *Indices = nullptr;
   if (Max && C.Outputs.size() > 1 && C.Outputs[1].present()) {
     if (C.Outputs[1].Type != ElementType::Int64)

@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEOMETRY_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEOMETRY_H
 
+#include "PoolPoint.h"
 #include "TensorUtil.h"
 #include <string>
 
@@ -92,6 +93,38 @@ inline std::string windowGeometry(const Node &N, llvm::ArrayRef<int64_t> In,
     }
   }
   return "";
+}
+
+/// G as PoolPoint.h's window (row- and column-major input strides), with
+/// the node's count_include_pad, storage_order and p; false when its rank
+/// is above pool::Window::MaxRank. Shared by the CPU's generic pool path
+/// and CUDA's own pool kernel.
+inline bool poolWindow(const WindowGeometry &G, const Node &N,
+                       pool::Window &W) {
+  if (G.rank() > size_t(pool::Window::MaxRank))
+    return false;
+  W.Rank = int(G.rank());
+  int64_t Row = 1, Col = 1;
+  for (int I = W.Rank - 1; I >= 0; --I) {
+    W.InStride[I] = Row;
+    Row *= G.In[I];
+  }
+  for (int I = 0; I < W.Rank; ++I) {
+    W.ColStride[I] = Col;
+    Col *= G.In[I];
+    W.In[I] = G.In[I];
+    W.Out[I] = G.Out[I];
+    W.K[I] = G.K[I];
+    W.S[I] = G.S[I];
+    W.D[I] = G.D[I];
+    W.PadBegin[I] = G.PadBegin[I];
+    W.PadEnd[I] = G.PadEnd[I];
+  }
+  W.KernelSize = G.kernelSize();
+  W.CountPad = N.getInt("count_include_pad", 0) != 0;
+  W.ColumnMajor = N.getInt("storage_order", 0) != 0;
+  W.P = double(N.getInt("p", 2));
+  return true;
 }
 
 } // namespace cpu

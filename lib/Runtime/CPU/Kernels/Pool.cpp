@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "ConvGeometry.h"
-#include "PoolPoint.h"
 #include <cmath>
 #include <limits>
 
@@ -29,8 +28,6 @@ struct PoolSetup {
   WindowGeometry G;
   int64_t Planes = 0;
   bool CountPad = false;
-  bool ColumnMajor = false; ///< MaxPool storage_order 1.
-  double P = 2;             ///< LpPool's p.
 };
 
 std::string poolSetup(const KernelContext &C, PoolSetup &S) {
@@ -48,8 +45,6 @@ std::string poolSetup(const KernelContext &C, PoolSetup &S) {
     return "Y's batch or channels differ from X's";
   S.Planes = X.Dims[0] * X.Dims[1];
   S.CountPad = C.N.getInt("count_include_pad", 0) != 0;
-  S.ColumnMajor = C.N.getInt("storage_order", 0) != 0;
-  S.P = double(C.N.getInt("p", 2));
   return "";
 }
 
@@ -102,36 +97,6 @@ void pool2D(const KernelContext &C, const PoolSetup &S, PoolKind Kind) {
   });
 }
 
-/// The window of S as PoolPoint.h takes it; false when its rank is above
-/// pool::Window::MaxRank.
-bool poolWindow(const PoolSetup &S, pool::Window &W) {
-  const WindowGeometry &G = S.G;
-  if (G.rank() > size_t(pool::Window::MaxRank))
-    return false;
-  W.Rank = int(G.rank());
-  int64_t Row = 1, Col = 1;
-  for (int I = W.Rank - 1; I >= 0; --I) {
-    W.InStride[I] = Row;
-    Row *= G.In[I];
-  }
-  for (int I = 0; I < W.Rank; ++I) {
-    W.ColStride[I] = Col;
-    Col *= G.In[I];
-    W.In[I] = G.In[I];
-    W.Out[I] = G.Out[I];
-    W.K[I] = G.K[I];
-    W.S[I] = G.S[I];
-    W.D[I] = G.D[I];
-    W.PadBegin[I] = G.PadBegin[I];
-    W.PadEnd[I] = G.PadEnd[I];
-  }
-  W.KernelSize = G.kernelSize();
-  W.CountPad = S.CountPad;
-  W.ColumnMajor = S.ColumnMajor;
-  W.P = S.P;
-  return true;
-}
-
 template <typename T>
 void poolPlanes(const KernelContext &C, const PoolSetup &S,
                 const pool::Window &W, PoolKind Kind) {
@@ -171,7 +136,7 @@ llvm::Error runPool(const KernelContext &C, PoolKind Kind) {
   const bool Fast2D = S.G.rank() == 2 && !hasOutput(C, 1) &&
                       Kind != PoolKind::Lp && S.G.D[0] == 1 && S.G.D[1] == 1;
   pool::Window W;
-  if (!Fast2D && !poolWindow(S, W))
+  if (!Fast2D && !poolWindow(S.G, C.N, W))
     return C.unsupported("a window of rank " + llvm::Twine(S.G.rank()));
   if (!visitNumeric(Type, [&](auto Tag) {
         if (Fast2D)
