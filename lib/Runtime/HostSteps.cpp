@@ -114,9 +114,11 @@ llvm::Error Executor::Impl::checkDataDependentOnHost() const {
 
 llvm::Error Executor::Impl::makeStaging() {
   StagingBytes = 0;
+  bool Any = false;
   for (const StepCall &C : Calls) {
     if (!C.Host)
       continue;
+    Any = true;
     uint64_t Need = staged(C.HostWorkspaceBytes);
     for (const TensorRef &R : C.In)
       if (R.present())
@@ -127,8 +129,10 @@ llvm::Error Executor::Impl::makeStaging() {
     StagingBytes = std::max(StagingBytes, Need);
   }
   Staging.reset();
-  if (StagingBytes == 0)
+  if (!Any)
     return llvm::Error::success();
+  // Never null, even when every operand is empty: a null Data would read
+  // as an omitted operand (TensorRef::present()).
   Staging = hostBuffer(StagingBytes);
   if (!Staging)
     return makeIOError("cannot allocate " + llvm::Twine(StagingBytes) +

@@ -232,6 +232,29 @@ g (float[6] x, int64[1] k) => (float[?] v, int64[?] i) {
   EXPECT_EQ(U.HostOps[0].first, "TopK");
 }
 
+// A host step whose operands are all empty (NonZero of a 0-element x): it
+// runs, reports dims [1, 0], and needs no staging bytes (the buffer is
+// still made, so that an empty operand's Data is not null: a kernel would
+// read null as an omitted input).
+TEST(HostSteps, EmptyOperandsStayPresent) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[0] x) => (int64[1,?] y) {
+  y = NonZero(x)
+})");
+  Plan P = M.plan(M.schedule(cpu()));
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = makeExec(M, P, I, cpu(), O);
+  llvm::Error Err = E->run();
+  ASSERT_FALSE(bool(Err)) << llvm::toString(std::move(Err));
+  EXPECT_EQ(E->tensor(M.G->findValue("y")).Dims,
+            (llvm::SmallVector<int64_t, 6>{1, 0}));
+  EXPECT_EQ(E->deviceUse().HostOps.size(), 1u);
+  EXPECT_EQ(E->deviceUse().HostStagingBytes, 0u);
+}
+
 // A half step on the host runs as on the CPU: the CPU's LayerNormalization
 // takes float, so it runs on float copies of its half operands, converted
 // by the CPU's Cast, in the host step's scratch (not the device's).
