@@ -102,10 +102,10 @@ static cl::opt<bool> NoGraph(
              "replaying a CUDA graph of the steps after the first run"));
 static cl::opt<bool> NoHostSteps(
     "no-host-steps", cl::cat(RunCat),
-    cl::desc("cuda: refuse a plan with a step the device has no kernel for, "
-             "or a data-dependent size later steps read, instead of running "
-             "that step on the host with the CPU kernel (copies and a wait "
-             "for the device at each)"));
+    cl::desc("cuda: refuse a plan with a step the device has no kernel for "
+             "or cannot run, or a data-dependent size later steps read, "
+             "instead of running that step on the host with the CPU kernel "
+             "(copies and a wait for the device at each)"));
 static cl::opt<bool> ListKernels(
     "list-kernels", cl::cat(RunCat),
     cl::desc("Print the op types the --backend has kernels for, one per line, "
