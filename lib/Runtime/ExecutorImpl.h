@@ -1,9 +1,11 @@
 //===- ExecutorImpl.h - the executor's state, shared by its files -*- C++
 //-*-===//
 //
-// Executor.cpp (regions, binding, steps, checks) and HostShapes.cpp (shape
-// values computed on the host for devices the host cannot touch) both work
-// on Executor::Impl; this private header defines it.
+// Executor.cpp (regions, binding, steps, checks), ExecutorWeights.cpp
+// (loading the weights), HostShapes.cpp (shape values computed on the host
+// for devices the host cannot touch) and HostSteps.cpp (steps such a
+// device cannot run, run on the host) all work on Executor::Impl; this
+// private header defines it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_EXECUTORIMPL_H

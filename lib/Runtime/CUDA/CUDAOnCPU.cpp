@@ -23,9 +23,9 @@ using namespace oomplan::runtime;
 namespace {
 // The CPU kernel of an op CUDA has, for the input types both handle, with
 // CUDA's refusals (Kernel::Refuses): a type or a node CUDA cannot run goes
-// to a host step as on CUDA. A half type CUDA widens
-// (its kernel lists float but not the half type) stays off the list, so the
-// CPU kernel widens it the same way.
+// to a host step as on CUDA. A half type CUDA widens (its kernel lists
+// float but not the half type) stays off the list, so the CPU kernel
+// widens it the same way.
 std::optional<Kernel> asCUDA(const Kernel &CPU, const Kernel &CUDA) {
   Kernel K = CPU;
   K.Refuses = CUDA.Refuses; // what cuDNN cannot express goes to the host

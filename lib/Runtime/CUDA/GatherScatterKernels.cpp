@@ -1,14 +1,13 @@
 //===- GatherScatterKernels.cpp - element and ND gathers, scatters (CUDA) -===//
 //
-// Also OneHot, a scatter of ones.
-//
 // The CPU kernels' checks (Gather.cpp) on the host, then one launcher each
-// (Kernels/Scatter.cu). Indices are read on the device: one out of range
-// raises the device flag that Gather uses, and the executor reports it
-// after the run. The scatters start from a copy of the data (none when the
-// planner gave the output the data's bytes). Reductions: none and add (mul,
-// max and min are refused: the device has no atomics for them that keep
-// the CPU's rounding).
+// (Kernels/Scatter.cu); OneHot, a scatter of ones, too. Indices are read on
+// the device: one out of range raises the device flag that Gather uses,
+// and the executor reports it after the run. The scatters start from a
+// copy of the data (none when the planner gave the output the data's
+// bytes). Reductions: none and add (mul, max and min are refused, so they
+// run as host steps: the device has no atomics for them that keep the
+// CPU's rounding).
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/TensorUtil.h"
@@ -112,76 +111,66 @@ llvm::Error runScatterElements(const KernelContext &C) {
                   "ScatterElements kernel");
 }
 
+// The index tuples of GatherND and ScatterND (cpu::ndShape's checks, then
+// the device's: int64 indices, tuples of at most MaxRank values); Count:
+// the tuples over all batches.
+llvm::Expected<NDArgs> ndArgs(const KernelContext &C, int64_t BatchDims,
+                              int64_t &Count) {
+  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1];
+  cpu::NDShape S;
+  if (llvm::Error E = cpu::ndShape(C, In, Idx, BatchDims, S))
+    return std::move(E);
+  if (Idx.Type != ElementType::Int64)
+    return C.badInput("indices must be int64");
+  if (S.K > MaxRank)
+    return C.unsupported("index tuples of more than " + llvm::Twine(MaxRank) +
+                         " values");
+  NDArgs A;
+  A.K = int(S.K);
+  A.Slice = S.Slice;
+  A.Tuples = S.Tuples;
+  A.DataBatch = S.DataBatch;
+  Count = S.Batches * S.Tuples;
+  cpu::DimVector Strides = cpu::stridesOf(In.Dims);
+  for (int64_t J = 0; J < S.K; ++J) {
+    A.Dims[J] = In.Dims[S.Batch + J];
+    A.Stride[J] = Strides[S.Batch + J];
+  }
+  return A;
+}
+
 llvm::Error runScatterND(const KernelContext &C) {
-  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Upd = C.Inputs[2];
+  const TensorRef &In = C.Inputs[0], &Upd = C.Inputs[2];
   auto Add = addReduction(C);
   if (!Add)
     return Add.takeError();
-  const int64_t R = int64_t(In.Dims.size()), Q = int64_t(Idx.Dims.size());
-  if (Q < 1 || R < 1)
-    return C.badInput("indices rank or batch_dims out of range");
-  if (Idx.Type != ElementType::Int64)
-    return C.badInput("indices must be int64");
-  NDArgs A;
-  const int64_t K = Idx.Dims[Q - 1];
-  if (K > R)
-    return C.badInput("index tuples are longer than data's rank");
-  if (K > MaxRank)
-    return C.unsupported("index tuples of more than " + llvm::Twine(MaxRank) +
-                         " values");
-  A.K = int(K);
-  A.Slice = cpu::productOf(In.Dims, size_t(K), size_t(R));
-  const int64_t Tuples = cpu::productOf(Idx.Dims, 0, size_t(Q - 1));
-  if (int64_t(Upd.numElements()) != Tuples * A.Slice)
+  int64_t Tuples = 0;
+  auto A = ndArgs(C, 0, Tuples);
+  if (!A)
+    return A.takeError();
+  if (int64_t(Upd.numElements()) != Tuples * A->Slice)
     return C.badInput("updates size disagrees with data and indices");
-  cpu::DimVector S = cpu::stridesOf(In.Dims);
-  for (int64_t J = 0; J < K; ++J) {
-    A.Dims[J] = In.Dims[J];
-    A.Stride[J] = S[J];
-  }
   if (llvm::Error E = copyUnlessAliased(C))
     return E;
   return launched(C,
-                  scatterND(A, C.Outputs[0].Data, Idx.data<int64_t>(), Upd.Data,
-                            *Add, dtypeOf(In.Type).value_or(DType::F32),
+                  scatterND(*A, C.Outputs[0].Data, C.Inputs[1].data<int64_t>(),
+                            Upd.Data, *Add,
+                            dtypeOf(In.Type).value_or(DType::F32),
                             elemBytesOf(In), int64_t(Upd.numElements()),
                             context().BadIndex, context().Compute),
                   "ScatterND kernel");
 }
-// The CPU kernel's checks (Gather.cpp's NDIndexer), then one thread per
-// gathered element.
+
 llvm::Error runGatherND(const KernelContext &C) {
-  const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Out = C.Outputs[0];
-  const int64_t R = int64_t(In.Dims.size()), Q = int64_t(Idx.Dims.size());
-  const int64_t B = C.N.getInt("batch_dims", 0);
-  if (Q < 1 || B < 0 || B >= std::min(R, Q))
-    return C.badInput("indices rank or batch_dims out of range");
-  if (Idx.Type != ElementType::Int64)
-    return C.badInput("indices must be int64");
-  const int64_t K = Idx.Dims[Q - 1];
-  if (B + K > R)
-    return C.badInput("index tuples are longer than data's rank");
-  if (K > MaxRank)
-    return C.unsupported("index tuples of more than " + llvm::Twine(MaxRank) +
-                         " values");
-  for (int64_t I = 0; I < B; ++I)
-    if (In.Dims[I] != Idx.Dims[I])
-      return C.badInput("batch dims of data and indices differ");
-  NDArgs A;
-  A.K = int(K);
-  A.Slice = cpu::productOf(In.Dims, size_t(B + K), size_t(R));
-  A.Tuples = cpu::productOf(Idx.Dims, size_t(B), size_t(Q - 1));
-  A.DataBatch = cpu::productOf(In.Dims, size_t(B), size_t(R));
-  const int64_t Batches = cpu::productOf(In.Dims, 0, size_t(B));
-  if (int64_t(Out.numElements()) != Batches * A.Tuples * A.Slice)
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  int64_t Tuples = 0;
+  auto A = ndArgs(C, C.N.getInt("batch_dims", 0), Tuples);
+  if (!A)
+    return A.takeError();
+  if (int64_t(Out.numElements()) != Tuples * A->Slice)
     return C.badInput("output size disagrees with data and indices");
-  cpu::DimVector S = cpu::stridesOf(In.Dims);
-  for (int64_t J = 0; J < K; ++J) {
-    A.Dims[J] = In.Dims[B + J];
-    A.Stride[J] = S[B + J];
-  }
   return launched(C,
-                  gatherND(A, In.Data, Idx.data<int64_t>(), Out.Data,
+                  gatherND(*A, In.Data, C.Inputs[1].data<int64_t>(), Out.Data,
                            elemBytesOf(In), int64_t(Out.numElements()),
                            context().BadIndex, context().Compute),
                   "GatherND kernel");

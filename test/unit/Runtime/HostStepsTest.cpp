@@ -37,18 +37,6 @@ KernelTable cpuWithout(std::initializer_list<const char *> Missing) {
   return T;
 }
 
-// a = Neg(x); b = Relu(a); c = Add(b, b); y = Sub(c, a). For x = [1, -2, 3,
-// -4]: a = [-1, 2, -3, 4], b = [0, 2, 0, 4], c = [0, 4, 0, 8], y = [1, 2, 3,
-// 4]. For x = [-1, -1, -1, -1]: a = [1, 1, 1, 1] = b, c = [2, 2, 2, 2], y =
-// [1, 1, 1, 1].
-const char *Chain = R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] x) => (float[4] y) {
-  a = Neg(x)
-  b = Relu(a)
-  c = Add(b, b)
-  y = Sub(c, a)
-})";
-
 // The device has no Relu: that one step reads a back to the host, waits
 // for the device, runs the CPU's Relu and copies b to the device; the other
 // steps run on the device with no copy. Log of a run: x in and the copy

@@ -77,6 +77,18 @@ struct Model {
   }
 };
 
+// a = Neg(x); b = Relu(a); c = Add(b, b); y = Sub(c, a). For x = [1, -2, 3,
+// -4]: a = [-1, 2, -3, 4], b = [0, 2, 0, 4], c = [0, 4, 0, 8], y = c - a =
+// [1, 2, 3, 4]; for x = [-1, -1, -1, -1]: a = b = [1, 1, 1, 1], c = [2, 2,
+// 2, 2], y = [1, 1, 1, 1]. a is read at steps 1 and 3: a long-lived value.
+inline const char *const Chain = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] y) {
+  a = Neg(x)
+  b = Relu(a)
+  c = Add(b, b)
+  y = Sub(c, a)
+})";
+
 inline const KernelTable &cpu() {
   auto K = backendKernels("cpu");
   oomplan::test::stopOnError(K, "backend");

@@ -188,33 +188,39 @@ llvm::Error runScatterElements(const KernelContext &C) {
       });
 }
 
+} // namespace
+
+llvm::Error ndShape(const KernelContext &C, const TensorRef &Data,
+                    const TensorRef &Idx, int64_t Batch, NDShape &S) {
+  const int64_t R = int64_t(Data.Dims.size()), Q = int64_t(Idx.Dims.size());
+  if (Q < 1 || Batch < 0 || Batch >= std::min(R, Q))
+    return C.badInput("indices rank or batch_dims out of range");
+  S.Batch = Batch;
+  S.K = Idx.Dims[Q - 1];
+  if (Batch + S.K > R)
+    return C.badInput("index tuples are longer than data's rank");
+  for (int64_t I = 0; I < Batch; ++I)
+    if (Data.Dims[I] != Idx.Dims[I])
+      return C.badInput("batch dims of data and indices differ");
+  S.Batches = productOf(Data.Dims, 0, size_t(Batch));
+  S.Tuples = productOf(Idx.Dims, size_t(Batch), size_t(Q - 1));
+  S.Slice = productOf(Data.Dims, size_t(Batch + S.K), size_t(R));
+  S.DataBatch = productOf(Data.Dims, size_t(Batch), size_t(R));
+  return llvm::Error::success();
+}
+
+namespace {
+
 /// The flat offset (in elements) of the slice that an index tuple of
 /// GatherND/ScatterND names in data, or -1 (badIndex already returned).
-struct NDIndexer {
+struct NDIndexer : NDShape {
   const KernelContext &C;
   const TensorRef &Data, &Idx;
-  int64_t Batch = 0;     ///< batch_dims.
-  int64_t K = 0;         ///< Length of an index tuple.
-  int64_t Tuples = 0;    ///< Index tuples per batch.
-  int64_t Slice = 0;     ///< Elements per gathered slice.
-  int64_t Batches = 1;   ///< Product of the batch dims.
-  int64_t DataBatch = 0; ///< Elements of data per batch.
 
-  llvm::Error init() {
-    const int64_t R = int64_t(Data.Dims.size()), Q = int64_t(Idx.Dims.size());
-    if (Q < 1 || Batch < 0 || Batch >= std::min(R, Q))
-      return C.badInput("indices rank or batch_dims out of range");
-    K = Idx.Dims[Q - 1];
-    if (Batch + K > R)
-      return C.badInput("index tuples are longer than data's rank");
-    for (int64_t I = 0; I < Batch; ++I)
-      if (Data.Dims[I] != Idx.Dims[I])
-        return C.badInput("batch dims of data and indices differ");
-    Batches = productOf(Data.Dims, 0, size_t(Batch));
-    Tuples = productOf(Idx.Dims, size_t(Batch), size_t(Q - 1));
-    Slice = productOf(Data.Dims, size_t(Batch + K), size_t(R));
-    DataBatch = productOf(Data.Dims, size_t(Batch), size_t(R));
-    return llvm::Error::success();
+  NDIndexer(const KernelContext &C, const TensorRef &Data, const TensorRef &Idx)
+      : C(C), Data(Data), Idx(Idx) {}
+  llvm::Error init(int64_t BatchDims) {
+    return ndShape(C, Data, Idx, BatchDims, *this);
   }
   /// Offset in data of tuple T (over all batches) into Off.
   llvm::Error offset(int64_t T, int64_t &Off) const {
@@ -235,9 +241,8 @@ llvm::Error runGatherND(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 2))
     return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
-  NDIndexer X{C, In, C.Inputs[1]};
-  X.Batch = C.N.getInt("batch_dims", 0);
-  if (llvm::Error E = X.init())
+  NDIndexer X(C, In, C.Inputs[1]);
+  if (llvm::Error E = X.init(C.N.getInt("batch_dims", 0)))
     return E;
   if (int64_t(Out.numElements()) != X.Batches * X.Tuples * X.Slice)
     return C.badInput("output size disagrees with data and indices");
@@ -262,8 +267,8 @@ llvm::Error runScatterND(const KernelContext &C) {
     return C.unsupported("reduction '" + C.N.getString("reduction", "") + "'");
   if (Op && !visitNumeric(In.Type, [](auto) {}))
     return C.unsupported("reduction on type " + elementTypeName(In.Type));
-  NDIndexer X{C, In, C.Inputs[1]};
-  if (llvm::Error E = X.init())
+  NDIndexer X(C, In, C.Inputs[1]);
+  if (llvm::Error E = X.init(0))
     return E;
   if (int64_t(Upd.numElements()) != X.Tuples * X.Slice)
     return C.badInput("updates size disagrees with data and indices");

@@ -314,6 +314,19 @@ llvm::Error einsumSetup(const KernelContext &C, EinsumSetup &E);
 llvm::Error gridSampleSetup(const KernelContext &C, gridsample::Mode &M,
                             gridsample::Padding &Pad, bool &Align);
 
+/// GatherND's and ScatterND's shape: Batch (batch_dims) leading dims
+/// shared by data and indices, index tuples of K values, Tuples of them
+/// per batch, each naming a slice of Slice elements of data; Batches
+/// batches of DataBatch elements of data each.
+struct NDShape {
+  int64_t Batch = 0, K = 0, Tuples = 0, Slice = 0, Batches = 1, DataBatch = 0;
+};
+/// Checks data's and indices' dims against batch_dims Batch and fills S
+/// (Gather.cpp, shared with the CUDA kernels); bad-input errors name the
+/// node.
+llvm::Error ndShape(const KernelContext &C, const TensorRef &Data,
+                    const TensorRef &Idx, int64_t Batch, NDShape &S);
+
 /// RoiAlign's checks (4-D float X, float rois [num_rois, 4], one batch
 /// index a roi, Y [num_rois, C, h, w]) and its attributes (RoiAlign.cpp,
 /// shared with the CUDA kernel). The batch indices' range is checked where

@@ -236,7 +236,7 @@ int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
 /// the batch dims, of Dims and Stride) names a slice of Slice elements;
 /// N = tuples * Slice. GatherND's batch dims: tuple t belongs to batch
 /// t / Tuples, whose data starts at that times DataBatch (ScatterND has
-/// none: Tuples and DataBatch 0).
+/// none and ignores them).
 struct NDArgs {
   int K = 0;
   int64_t Slice = 0;

@@ -1,4 +1,5 @@
-//===- Pool.cu - windowed pools cuDNN cannot express -----------------------===//
+//===- Pool.cu - windowed pools cuDNN cannot express
+//-----------------------===//
 //
 // One thread per output of one plane: the CPU kernel's per-output function
 // (CPU/Kernels/PoolPoint.h, compiled here for the device), for the windows
@@ -42,8 +43,8 @@ int directPool(const pool::Window &W, pool::Kind Kd, const float *X, float *Y,
   const int64_t Total = Planes * OutSize;
   if (Total == 0)
     return 0;
-  poolKernel<<<gridFor(Total), Block, 0, Stream>>>(W, Kd, X, Y, Indices,
-                                                   InSize, OutSize, Total);
+  poolKernel<<<gridFor(Total), Block, 0, Stream>>>(W, Kd, X, Y, Indices, InSize,
+                                                   OutSize, Total);
   return lastError();
 }
 

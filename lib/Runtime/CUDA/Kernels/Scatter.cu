@@ -1,11 +1,11 @@
 //===- Scatter.cu - element and ND gathers and scatters, OneHot -----------===//
 //
 // One thread per index (GatherElements, ScatterElements) or per updated or
-// gathered element (ScatterND, GatherND, OneHot). An index is normalized as the CPU kernels do
-// (negative counts from the end); one out of range is skipped and raises
-// the device flag (*BadIndex), which the executor turns into an error after
-// the run, as Gather's. Reduction add uses atomics: each element's sum is
-// exact up to the order of its terms. Without a reduction, duplicate
+// gathered element (ScatterND, GatherND, OneHot). An index is normalized as the
+// CPU kernels do (negative counts from the end); one out of range is skipped
+// and raises the device flag (*BadIndex), which the executor turns into an
+// error after the run, as Gather's. Reduction add uses atomics: each element's
+// sum is exact up to the order of its terms. Without a reduction, duplicate
 // indices leave one of their updates, unspecified which (ONNX leaves that
 // case undefined; the CPU kernel keeps the last).
 //
@@ -147,9 +147,8 @@ __global__ void oneHotKernel(const I *Index, const T *OnOff, T *Out,
 
 } // namespace
 
-int gatherND(const NDArgs &A, const void *Data, const int64_t *Index,
-             void *Out, int ElemBytes, int64_t N, int *BadIndex,
-             cudaStream_t Stream) {
+int gatherND(const NDArgs &A, const void *Data, const int64_t *Index, void *Out,
+             int ElemBytes, int64_t N, int *BadIndex, cudaStream_t Stream) {
   if (N == 0 || A.Slice == 0)
     return 0;
   return byWidth(ElemBytes, [&](auto Z) {
