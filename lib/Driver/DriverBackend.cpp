@@ -6,12 +6,13 @@
 // queries); here the CUDA kernels' workspaces come from their bounds
 // (Runtime/CUDAWorkspaces.h): a convolution gets cuDNN's limit and a
 // product cuBLAS's Hopper size, the most the backend ever plans for such a
-// step. Every step's workspace is then at least the run's, so the peak of
-// live bytes in a given order is too; the arena, placed by heuristics in
-// an order chosen for these sizes, is a bound in practice (gpu-check
-// compares it with the run's allocations). OomplanAttention's scratch is
-// already counted by the planner-only path (DriverFusion.cpp), with the formula
-// the CUDA kernel declares.
+// step, and a recurrent op its gates and states (a formula of its shapes)
+// plus cuBLAS's. Every step's workspace is then at least the run's, so the peak
+// of live bytes in a given order is too; the arena, placed by heuristics in an
+// order chosen for these sizes, is a bound in practice (gpu-check compares it
+// with the run's allocations). OomplanAttention's scratch is already counted by
+// the planner-only path (DriverFusion.cpp), with the formula the CUDA kernel
+// declares.
 //
 //===----------------------------------------------------------------------===//
 #include "Workspace.h"
@@ -59,6 +60,28 @@ static uint64_t halfCopies(const Schedule &Sched, const ShapeInfo &Shapes,
   return Bytes;
 }
 
+// The CUDA recurrent kernel's workspace at these bindings: its gates and
+// states for X's batch and R's hidden size, and cuBLAS's Hopper size
+// (CUDAWorkspaces.h's recurrentWorkspace, which the kernel plans with the
+// device's). 0 for operands the kernel would refuse (not 3-D).
+static Expected<uint64_t> recurrentBound(const ShapeInfo &Shapes,
+                                         ArrayRef<std::optional<int64_t>> B,
+                                         const Node &N) {
+  if (N.Inputs.size() < 3 || N.Inputs[0] == NoId || N.Inputs[2] == NoId)
+    return 0;
+  auto X = dimsAt(Shapes, B, N.Inputs[0]);
+  if (!X)
+    return X.takeError();
+  auto R = dimsAt(Shapes, B, N.Inputs[2]);
+  if (!R)
+    return R.takeError();
+  if (X->size() != 3 || R->size() != 3)
+    return 0;
+  const uint64_t Batch = (*X)[N.getInt("layout", 0) == 1 ? 0 : 1];
+  return runtime::cuda::recurrentWorkspace(N.OpType, Batch, (*R)[2],
+                                           runtime::cuda::blasWorkspaceFor(9));
+}
+
 Error driver::installBackend(Session &S) {
   if (!S.Req.Backend)
     return Error::success();
@@ -76,18 +99,27 @@ Error driver::installBackend(Session &S) {
   std::shared_ptr<BackendRecord> Rec = S.Backend;
   Rec->Cuda = true;
   S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
-                           ArrayRef<std::optional<int64_t>>,
+                           ArrayRef<std::optional<int64_t>> Bindings,
                            Schedule &Sched) -> Error {
-    unsigned Convs = 0, Products = 0;
+    unsigned Convs = 0, Products = 0, Recurrent = 0;
     for (Step &St : Sched.Steps) {
       if (St.Kind != StepKind::Compute || St.Node == NoId)
         continue;
       const Node &N = G.Nodes[St.Node];
+      const bool Rec = runtime::cuda::isRecurrent(N.OpType);
       uint64_t Library = runtime::cuda::workspaceBound(N.OpType);
-      uint64_t Bytes = Library + halfCopies(Sched, Shapes, St, N);
+      if (Rec) {
+        auto Bytes = recurrentBound(Shapes, Bindings, N);
+        if (!Bytes)
+          return Bytes.takeError();
+        Library = *Bytes;
+      }
+      uint64_t Bytes = saturatingAdd(Library, halfCopies(Sched, Shapes, St, N));
       if (Bytes == 0)
         continue;
-      if (Library) { // float copies alone are no library workspace
+      if (Rec && Library) {
+        ++Recurrent;
+      } else if (Library) { // float copies alone are no library workspace
         bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
                     N.OpType == fused::ConvOp;
         ++(Conv ? Convs : Products);
@@ -100,6 +132,7 @@ Error driver::installBackend(Session &S) {
       Rec->Recorded = true;
       Rec->Convs = Convs;
       Rec->Products = Products;
+      Rec->Recurrent = Recurrent;
     }
     return Error::success();
   });
@@ -121,6 +154,7 @@ void driver::writeBackendJSON(Session &S, json::OStream &J) {
     J.attribute("products", int64_t(R.Products));
     J.attribute("product_workspace_bytes",
                 int64_t(runtime::cuda::blasWorkspaceFor(9)));
+    J.attribute("recurrent", int64_t(R.Recurrent));
   });
 }
 
@@ -133,6 +167,9 @@ void driver::printBackendSettings(Session &S) {
        << R.Convs << " convolution" << (R.Convs == 1 ? "" : "s") << " x "
        << formatBytes(runtime::cuda::ConvWorkspaceLimit) << " (cuDNN), "
        << R.Products << " MatMul/Gemm x "
-       << formatBytes(runtime::cuda::blasWorkspaceFor(9))
-       << " (cuBLAS), each live during its step\n";
+       << formatBytes(runtime::cuda::blasWorkspaceFor(9)) << " (cuBLAS)";
+  if (R.Recurrent)
+    S.OS << ", " << R.Recurrent << " RNN/GRU/LSTM x their gates and states + "
+         << formatBytes(runtime::cuda::blasWorkspaceFor(9)) << " (cuBLAS)";
+  S.OS << ", each live during its step\n";
 }

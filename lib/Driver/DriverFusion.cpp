@@ -24,19 +24,6 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::driver;
 
-// Dims of V at Bindings.
-static Expected<std::vector<uint64_t>>
-dimsAt(const ShapeInfo &Shapes, ArrayRef<std::optional<int64_t>> B, ValueId V) {
-  std::vector<uint64_t> Out;
-  for (const SymExpr &D : Shapes.Values[V].Dims) {
-    auto N = D.evaluate(B, Shapes.SymbolNames);
-    if (!N)
-      return N.takeError();
-    Out.push_back(static_cast<uint64_t>(std::max<int64_t>(*N, 0)));
-  }
-  return Out;
-}
-
 // The planner-only path's count of OomplanAttention's scratch: the formula
 // the CPU kernel declares (IR/FusedOps.h), as the write after its output.
 static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,

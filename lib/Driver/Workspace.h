@@ -10,9 +10,13 @@
 #ifndef OOMPLAN_LIB_DRIVER_WORKSPACE_H
 #define OOMPLAN_LIB_DRIVER_WORKSPACE_H
 
+#include "oomplan/Analysis/ShapeInference.h"
 #include "oomplan/IR/Graph.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "llvm/Support/Error.h"
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace oomplan {
 namespace driver {
@@ -27,6 +31,21 @@ inline void addWorkspaceWrite(Schedule &S, Step &St, const Node &N,
   T.Kind = TensorKind::Activation;
   St.Writes.push_back(TensorId(S.Tensors.size()));
   S.Tensors.push_back(std::move(T));
+}
+
+/// Dims of V at bindings B (a negative one as 0), for a workspace that is
+/// a formula of its node's shapes.
+inline llvm::Expected<std::vector<uint64_t>>
+dimsAt(const ShapeInfo &Shapes, llvm::ArrayRef<std::optional<int64_t>> B,
+       ValueId V) {
+  std::vector<uint64_t> Out;
+  for (const SymExpr &D : Shapes.Values[V].Dims) {
+    auto N = D.evaluate(B, Shapes.SymbolNames);
+    if (!N)
+      return N.takeError();
+    Out.push_back(static_cast<uint64_t>(std::max<int64_t>(*N, 0)));
+  }
+  return Out;
 }
 
 } // namespace driver

@@ -66,6 +66,7 @@ struct BackendRecord {
   bool Cuda = false;                ///< --backend=cuda.
   bool Recorded = false;            ///< The counts below are the main plan's.
   unsigned Convs = 0, Products = 0; ///< Steps given a cuDNN / cuBLAS bound.
+  unsigned Recurrent = 0;           ///< RNN/GRU/LSTM steps given their formula.
 };
 
 struct Session {

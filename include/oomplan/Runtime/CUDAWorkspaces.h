@@ -13,6 +13,7 @@
 #define OOMPLAN_RUNTIME_CUDAWORKSPACES_H
 
 #include "oomplan/IR/FusedOps.h"
+#include "oomplan/Support/CheckedMath.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 
@@ -44,6 +45,27 @@ inline uint64_t workspaceBound(llvm::StringRef OpType) {
   return 0;
 }
 
+/// RNN, GRU and LSTM: their CUDA workspace is a formula of their shapes
+/// (recurrentWorkspace), which workspaceBound cannot give.
+inline bool isRecurrent(llvm::StringRef OpType) {
+  return OpType == "RNN" || OpType == "GRU" || OpType == "LSTM";
+}
+
+/// The CUDA recurrent kernel's workspace for B batch rows of H hidden
+/// units: the gates (B x gates*H), the hidden and cell states and two
+/// temporaries (B x H each) in floats, as the CPU kernel's, rounded up to
+/// 256 bytes, then Blas bytes for cuBLAS (blasWorkspaceFor the device; the
+/// planner without one passes Hopper's, the most). Saturates.
+inline uint64_t recurrentWorkspace(llvm::StringRef OpType, uint64_t B,
+                                   uint64_t H, uint64_t Blas) {
+  const uint64_t Gates = OpType == "GRU" ? 3 : OpType == "LSTM" ? 4 : 1;
+  uint64_t States = saturatingMul(saturatingMul(B, H), (Gates + 4) * 4);
+  uint64_t Aligned = 0;
+  if (!checkedAlignUp(States, 256, Aligned))
+    return UINT64_MAX;
+  return saturatingAdd(Aligned, Blas);
+}
+
 /// Without a device: whether the CUDA kernel of OpType runs a float16 or
 /// bfloat16 step on float copies of its half operands (HalfInFloat.h), so
 /// that `oomplan --backend=cuda` counts the copies. The others take halves
@@ -57,7 +79,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "LayerNormalization", "LogSoftmax", "MaxPool", "OneHot", "ReduceL1",
       "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
       "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "RoiAlign",
-      "Softmax", "TopK", "Upsample",
+      "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)

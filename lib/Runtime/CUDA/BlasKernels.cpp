@@ -35,20 +35,25 @@ uint64_t cuda::blasWorkspace(const Node &, llvm::ArrayRef<TensorRef>,
   return blasWorkspaceBytes();
 }
 
-namespace {
-
-llvm::Error useWorkspace(const KernelContext &C) {
+llvm::Error cuda::useBlasWorkspace(const KernelContext &C, void *Ptr,
+                                   uint64_t Bytes) {
   // cublasSetWorkspace rejects a pointer that is not 256-byte aligned
   // (CUBLAS_STATUS_INVALID_VALUE), and a plan made with --align below 256
   // may place the workspace so: give cuBLAS the aligned part.
-  uintptr_t P = reinterpret_cast<uintptr_t>(C.Workspace),
+  uintptr_t P = reinterpret_cast<uintptr_t>(Ptr),
             A = (P + 255) & ~uintptr_t(255);
-  size_t Bytes =
-      C.Workspace && C.WorkspaceBytes > A - P ? C.WorkspaceBytes - (A - P) : 0;
+  size_t Usable = Ptr && Bytes > A - P ? size_t(Bytes - (A - P)) : 0;
   if (cublasStatus_t S = cublasSetWorkspace(
-          context().Blas, Bytes ? reinterpret_cast<void *>(A) : nullptr, Bytes))
+          context().Blas, Usable ? reinterpret_cast<void *>(A) : nullptr,
+          Usable))
     return blasFailure(C, S, "setting the workspace");
   return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error useWorkspace(const KernelContext &C) {
+  return useBlasWorkspace(C, C.Workspace, C.WorkspaceBytes);
 }
 
 // Row-major Y (M x N) = op(A) op(B), op(A) M x K, op(B) K x N, batched;

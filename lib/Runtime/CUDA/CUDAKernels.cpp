@@ -29,6 +29,7 @@ const CUDAKernelTable &cudaKernels() {
     registerDnnKernels(T);
     registerConvTransposeKernels(T);
     registerFusedKernels(T);
+    registerRecurrentKernels(T);
     return T;
   }();
   return Table;

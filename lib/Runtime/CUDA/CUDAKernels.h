@@ -51,6 +51,9 @@ void registerConvTransposeKernels(CUDAKernelTable &T);
 // FusedKernels.cpp: OomplanConv, OomplanMatMul, OomplanAttention.
 void registerFusedKernels(CUDAKernelTable &T);
 
+// RecurrentKernels.cpp: RNN, GRU, LSTM (cuBLAS and Recurrent.cu).
+void registerRecurrentKernels(CUDAKernelTable &T);
+
 const CUDAKernelTable &cudaKernels();
 
 // Shared by the fused kernels: the product and its workspace, and the
@@ -59,6 +62,9 @@ llvm::Error runMatMul(const KernelContext &C);
 llvm::Error runGemm(const KernelContext &C);
 uint64_t blasWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
                        llvm::ArrayRef<TensorRef> Out);
+/// Makes Bytes at Ptr (its 256-byte aligned part) cuBLAS's only workspace
+/// for the products that follow; a null Ptr leaves it none.
+llvm::Error useBlasWorkspace(const KernelContext &C, void *Ptr, uint64_t Bytes);
 llvm::Error convForward(const KernelContext &C, bool Accumulate);
 /// What cuDNN's convolution cannot express for this Conv-like node
 /// (asymmetric padding, a window of rank above 3), or "" (Kernel::Refuses).

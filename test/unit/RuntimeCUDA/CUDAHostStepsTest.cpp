@@ -35,12 +35,12 @@ KernelTable cpuAsCUDA() {
 // x = [0, 2, 0, -1]: nz = [[1, 3]], t = [[1], [3]], v = x[1], x[3] = [2,
 // -1], y = v * v = [4, 1] (data-dependent: [n] with n = 2). r = Relu(x) =
 // [0, 2, 0, 0] as indices, depth 3: oh = [[1, 0, 0], [0, 0, 1], [1, 0, 0],
-// [1, 0, 0]]; mi = Hardmax(x) = [0, 1, 0, 0]. An LSTM (hidden 4) over s,
-// weights 0.1 everywhere: compared with the CPU run only. NonZero decides y's
-// size; LSTM and Hardmax have no CUDA kernel; GatherND (on CUDA since session
-// 15) reads NonZero's output at its reported size on the device.
+// [1, 0, 0]]; mi = Hardmax(x) = [0, 1, 0, 0]. An LRN (size 3) over s:
+// compared with the CPU run only. NonZero decides y's size; LRN and Hardmax
+// have no CUDA kernel; GatherND (on CUDA since session 15) reads NonZero's
+// output at its reported size on the device.
 const char *Lacking = R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] x, float[5, 2, 3] s) => (float[?] y, float[4, 3] oh, float[5, 1, 2, 4] ys, float[4] mi) {
+g (float[4] x, float[5, 2, 3] s) => (float[?] y, float[4, 3] oh, float[5, 2, 3] ln, float[4] mi) {
   nz = NonZero(x)
   t = Transpose(nz)
   v = GatherND(x, t)
@@ -50,11 +50,7 @@ g (float[4] x, float[5, 2, 3] s) => (float[?] y, float[4, 3] oh, float[5, 1, 2, 
   depth = Constant<value = int64 {3}>()
   onoff = Constant<value = float[2] {0, 1}>()
   oh = OneHot(ri, depth, onoff)
-  ws = Constant<value = int64[3] {1, 16, 3}>()
-  rs = Constant<value = int64[3] {1, 16, 4}>()
-  w = ConstantOfShape<value = float[1] {0.1}>(ws)
-  rr = ConstantOfShape<value = float[1] {0.1}>(rs)
-  ys, yh, yc = LSTM<hidden_size = 4>(s, w, rr)
+  ln = LRN<size = 3>(s)
   mi = Hardmax(x)
 })";
 
@@ -104,16 +100,15 @@ TEST(CUDAHostSteps, WhatCUDALacksRunsOnTheHost) {
         HostOps[Run][Op] = N;
   }
   EXPECT_EQ(Outs[0], Outs[1]);
-  // The host steps: the model's run-time ops the CUDA table lacks (not
-  // the constants' ConstantOfShape, computed once before the run), and
+  // The host steps: the model's run-time ops the CUDA table lacks, and
   // NonZero, which decides y's size, whether CUDA has it or not.
   std::map<std::string, unsigned> Want = {{"NonZero", 1}};
   for (const char *Op : {"Transpose", "GatherND", "Mul", "Relu", "Cast",
-                         "OneHot", "LSTM", "Hardmax"})
+                         "OneHot", "LRN", "Hardmax"})
     if (!cuda::cudaKernelTable().get(ops::opCode(*ops::lookupOp(Op))))
       Want[Op] = 1;
   EXPECT_EQ(HostOps[1], Want);
-  EXPECT_TRUE(Want.count("LSTM") && Want.count("Hardmax"))
+  EXPECT_TRUE(Want.count("LRN") && Want.count("Hardmax"))
       << "CUDA has kernels for these now: pick ops it still lacks";
   if (!GPU)
     GTEST_SKIP() << "host steps checked on the logging device; no CUDA "

@@ -381,4 +381,35 @@ g (float[1,2,5,6] x) => (float[1,2,7,9] r, float[1,2,7,9] rl)
 })");
 }
 
+// The recurrent ops (cuBLAS products around RecurrentCell.h): a
+// bidirectional LSTM with biases, peepholes, initial states and sequence
+// lengths 5, 2 and 0 (rows past their length: state kept, Y zero); a
+// forward LSTM with input_forget, clip and three other activations with
+// their alpha and beta; GRU sequence-major and batch-major with
+// linear_before_reset; a reverse RNN with Relu, clip and the lengths.
+// Weights are the inputs scaled by 1/4 (the RNN's not: clip bounds it).
+TEST(CUDAKernels, Recurrent) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,3,4] x, float[2,24,4] w, float[2,24,6] r, float[2,48] b,
+   float[2,3,6] h0, float[2,3,6] c0, float[2,18] p, float[3,5,4] xb,
+   float[1,18,4] gw, float[1,18,6] gr, float[1,36] gb, float[1,6,4] rw,
+   float[1,6,6] rr) =>
+    (float[5,2,3,6] ly, float[2,3,6] lh, float[2,3,6] lc, float[5,1,3,6] fy,
+     float[1,3,6] fc, float[5,1,3,6] gy, float[3,5,1,6] by, float[3,1,6] bh,
+     float[5,1,3,6] ry, float[1,3,6] rh)
+    <int32[3] sl = {5, 2, 0}, float q = {0.25}, int64[1] zero = {0}, int64[1] one = {1}> {
+  ws = Mul(w, q)
+  rs = Mul(r, q)
+  ly, lh, lc = LSTM<direction = "bidirectional", hidden_size = 6>(x, ws, rs, b, sl, h0, c0, p)
+  w1 = Slice(ws, zero, one)
+  r1 = Slice(rs, zero, one)
+  fy, fh, fc = LSTM<hidden_size = 6, input_forget = 1, clip = 0.9, activations = ["HardSigmoid", "Softsign", "Elu"], activation_alpha = [0.3, 0.8], activation_beta = [0.4]>(x, w1, r1)
+  gws = Mul(gw, q)
+  grs = Mul(gr, q)
+  gy, gh = GRU<hidden_size = 6>(x, gws, grs, gb)
+  by, bh = GRU<hidden_size = 6, layout = 1, linear_before_reset = 1>(xb, gws, grs, gb)
+  ry, rh = RNN<hidden_size = 6, direction = "reverse", clip = 1.5, activations = ["Relu"]>(x, rw, rr, , sl)
+})");
+}
+
 } // namespace

@@ -416,18 +416,67 @@ TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
       continue;
     }
     ++WithWorkspace;
-    if (Name == fused::AttentionOp)
+    if (Name == fused::AttentionOp || cuda::isRecurrent(Name))
       continue;
     EXPECT_GT(Bound, 0u) << Name << " has a CUDA workspace and no bound";
     // Without a device a query answers what it can (conv: 0, nothing to
     // ask; cuBLAS: the pre-Hopper 4 MiB): never above the bound.
     EXPECT_LE(Kern->Workspace(Node(), {}, {}), Bound) << Name;
   }
-  // Conv, ConvTranspose, MatMul, Gemm and the three fused ops.
-  EXPECT_EQ(WithWorkspace, 7u);
+  // Conv, ConvTranspose, MatMul, Gemm, the three fused ops and the three
+  // recurrent ops.
+  EXPECT_EQ(WithWorkspace, 10u);
   EXPECT_EQ(cuda::workspaceBound("Conv"), uint64_t(64) << 20);
   EXPECT_EQ(cuda::workspaceBound("ConvTranspose"), uint64_t(64) << 20);
   EXPECT_EQ(cuda::workspaceBound("MatMul"), uint64_t(32) << 20);
+}
+
+// A recurrent op's CUDA workspace is a formula of its shapes, which
+// `oomplan --backend=cuda` evaluates with cuBLAS's Hopper size: an LSTM
+// over X [5, 3, 4] with hidden size 6 plans its gates (3 x 24) and four
+// [3, 6] states, (72 + 72) floats = 576 bytes, rounded up to 768, then
+// cuBLAS's; batch-major X [3, 5, 4] the same; a GRU (3 gates) 504 bytes,
+// 512 rounded; an RNN (1 gate) 360, 512 rounded. Without a device the
+// kernel asks for the pre-Hopper 4 MiB.
+TEST(CUDAWorkspaceBounds, RecurrentWorkspaceIsItsFormula) {
+  const KernelTable &K = cuda::cudaKernelTable();
+  EXPECT_EQ(cuda::recurrentWorkspace("LSTM", 3, 6, 0), 768u);
+  EXPECT_EQ(cuda::recurrentWorkspace("GRU", 3, 6, 0), 512u);
+  EXPECT_EQ(cuda::recurrentWorkspace("RNN", 3, 6, 0), 512u); // 360 bytes
+  EXPECT_EQ(cuda::recurrentWorkspace("LSTM", 3, 6, 100), 868u);
+  EXPECT_EQ(
+      cuda::recurrentWorkspace("LSTM", uint64_t(1) << 40, uint64_t(1) << 40, 0),
+      UINT64_MAX);
+  auto Ref = [](std::vector<int64_t> Dims) {
+    TensorRef T;
+    T.Type = ElementType::Float;
+    T.Dims.assign(Dims.begin(), Dims.end());
+    return T;
+  };
+  for (bool BatchMajor : {false, true}) {
+    Node N;
+    N.OpType = "LSTM";
+    if (BatchMajor) {
+      Attribute A;
+      A.Name = "layout";
+      A.Kind = AttrKind::Int;
+      A.I = 1;
+      N.Attrs.push_back(A);
+    }
+    std::vector<TensorRef> In = {Ref(BatchMajor
+                                         ? std::vector<int64_t>{3, 5, 4}
+                                         : std::vector<int64_t>{5, 3, 4}),
+                                 Ref({1, 24, 4}), Ref({1, 24, 6})};
+    const auto &Kern = K.get(ops::opCode(*ops::lookupOp("LSTM")));
+    ASSERT_TRUE(Kern && Kern->Workspace);
+    // cuBLAS's part: 4 MiB without a device or before Hopper, else 32.
+    uint64_t Run = Kern->Workspace(N, In, {});
+    EXPECT_TRUE(Run == 768 + cuda::blasWorkspaceFor(8) ||
+                Run == 768 + cuda::blasWorkspaceFor(9))
+        << Run << (BatchMajor ? " batch-major" : "");
+    EXPECT_LE(
+        Run, cuda::recurrentWorkspace("LSTM", 3, 6, cuda::blasWorkspaceFor(9)));
+  }
 }
 
 // OomplanAttention on both CUDA kernels, a block per query row and query

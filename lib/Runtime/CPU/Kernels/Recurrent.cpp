@@ -9,6 +9,9 @@
 // step's planned workspace (recurrentWorkspace): nothing is allocated.
 // sequence_lens masks a batch row past its length (its state stays, its Y
 // rows are zero), and layout 1 (batch-major) is read through strides.
+// What each (row, unit) computes from its gates is RecurrentCell.h, which
+// the CUDA kernel runs too; the checks and attributes (recurrentSetup) are
+// shared with it as well.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
@@ -20,24 +23,20 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
+using recurrent::Act;
+using recurrent::Cell;
 
-enum class Cell { RNN, GRU, LSTM };
+namespace {
 
 Cell cellOf(const Node &N) {
   return N.OpType == "GRU"    ? Cell::GRU
          : N.OpType == "LSTM" ? Cell::LSTM
                               : Cell::RNN;
 }
-int gatesOf(Cell K) { return K == Cell::GRU ? 3 : K == Cell::LSTM ? 4 : 1; }
 
-/// Sizes read from X and R.
-struct RecDims {
-  int64_t T = 0, B = 0, I = 0, H = 0, Dirs = 1;
-  bool BatchMajor = false;
-};
-
-bool recDims(const Node &N, llvm::ArrayRef<TensorRef> Inputs, RecDims &D) {
+/// Sizes read from X and R; false unless both are 3-D.
+bool recDims(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+             recurrent::Layout &D) {
   if (Inputs.size() < 3 || Inputs[0].Dims.size() != 3 ||
       Inputs[2].Dims.size() != 3)
     return false;
@@ -53,65 +52,14 @@ bool recDims(const Node &N, llvm::ArrayRef<TensorRef> Inputs, RecDims &D) {
 
 uint64_t recurrentWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                             llvm::ArrayRef<TensorRef>) {
-  RecDims D;
-  if (!recDims(N, Inputs, D))
-    return 0;
-  // Gates (B x G*H), hidden, cell and two temporaries (B x H each).
-  const uint64_t G = uint64_t(gatesOf(cellOf(N)));
-  return uint64_t(D.B) * uint64_t(D.H) * (G + 4) * sizeof(float);
+  return recurrentStateBytes(N, Inputs);
 }
-
-/// One activation function with its alpha and beta.
-struct Act {
-  enum Kind {
-    Sigmoid,
-    Tanh,
-    Relu,
-    Affine,
-    LeakyRelu,
-    ThresholdedRelu,
-    ScaledTanh,
-    HardSigmoid,
-    Elu,
-    Softsign,
-    Softplus
-  } K = Sigmoid;
-  float Alpha = 0, Beta = 0;
-
-  float operator()(float X) const {
-    switch (K) {
-    case Sigmoid:
-      return 1.0f / (1.0f + std::exp(-X));
-    case Tanh:
-      return std::tanh(X);
-    case Relu:
-      return X > 0 ? X : 0;
-    case Affine:
-      return Alpha * X + Beta;
-    case LeakyRelu:
-      return X >= 0 ? X : Alpha * X;
-    case ThresholdedRelu:
-      return X > Alpha ? X : 0;
-    case ScaledTanh:
-      return Alpha * std::tanh(Beta * X);
-    case HardSigmoid:
-      return std::max(0.0f, std::min(1.0f, Alpha * X + Beta));
-    case Elu:
-      return X >= 0 ? X : Alpha * (std::exp(X) - 1);
-    case Softsign:
-      return X / (1 + std::fabs(X));
-    case Softplus:
-      return std::log1p(std::exp(X));
-    }
-    return X;
-  }
-};
 
 /// The activations per direction (F, G[, H]), from the attributes or the
 /// defaults. Empty string when fine, else the unsupported name.
 std::string readActivations(const Node &N, Cell K, int64_t Dirs,
                             llvm::SmallVectorImpl<Act> &Out) {
-  const size_t PerDir = K == Cell::RNN ? 1 : K == Cell::GRU ? 2 : 3;
+  const size_t PerDir = size_t(recurrent::activationsOf(K));
   std::vector<std::string> Names;
   if (const Attribute *A = N.attr("activations"))
     Names = A->Strings;
@@ -164,130 +112,81 @@ std::string readActivations(const Node &N, Cell K, int64_t Dirs,
 
 struct RecRun {
   const KernelContext &C;
-  Cell K;
-  RecDims D;
-  llvm::SmallVector<Act, 6> Acts;
-  float Clip = 0; ///< 0: no clipping.
-  bool LinearBeforeReset = false, InputForget = false;
+  const RecurrentSetup &S;
   float *Gates, *Hs, *Cs, *Tmp, *Tmp2;
 
-  float clip(float V) const {
-    return Clip > 0 ? std::max(-Clip, std::min(Clip, V)) : V;
-  }
   int64_t seqLen(int64_t Bi) const {
-    return hasInput(C, 4) ? intAt(C.Inputs[4], uint64_t(Bi)) : D.T;
+    return hasInput(C, 4) ? intAt(C.Inputs[4], uint64_t(Bi)) : S.L.T;
   }
   /// Row b of X at time t.
   const float *xRow(int64_t T, int64_t Bi) const {
+    const recurrent::Layout &D = S.L;
     const float *X = C.Inputs[0].data<const float>();
     return D.BatchMajor ? X + (Bi * D.T + T) * D.I : X + (T * D.B + Bi) * D.I;
   }
-  /// Output offset of (t, dir, b) in Y, and of (dir, b) in Y_h / Y_c.
-  int64_t yAt(int64_t T, int64_t Dir, int64_t Bi) const {
-    return D.BatchMajor ? ((Bi * D.T + T) * D.Dirs + Dir) * D.H
-                        : ((T * D.Dirs + Dir) * D.B + Bi) * D.H;
-  }
-  int64_t hAt(int64_t Dir, int64_t Bi) const {
-    return D.BatchMajor ? (Bi * D.Dirs + Dir) * D.H : (Dir * D.B + Bi) * D.H;
-  }
 
   void direction(int64_t Dir, bool Reverse);
-  void cellStep(int64_t Dir, const float *Wb, const float *Rb, const float *R,
-                const float *P, const Act *A, int64_t T);
+  void cellStep(const recurrent::CellParams &P, const float *R, int64_t Dir,
+                int64_t T);
 };
 
 void RecRun::direction(int64_t Dir, bool Reverse) {
-  const int64_t G = gatesOf(K), GH = G * D.H, H = D.H;
+  const recurrent::Layout &D = S.L;
+  const int64_t G = recurrent::gatesOf(S.K), GH = G * D.H, H = D.H;
   const float *W = C.Inputs[1].data<const float>() + Dir * GH * D.I;
   const float *R = C.Inputs[2].data<const float>() + Dir * GH * H;
-  const float *Wb =
-      hasInput(C, 3) ? C.Inputs[3].data<const float>() + Dir * 2 * GH : nullptr;
-  const float *Rb = Wb ? Wb + GH : nullptr;
-  const float *P = K == Cell::LSTM && hasInput(C, 7)
-                       ? C.Inputs[7].data<const float>() + Dir * 3 * H
-                       : nullptr;
-  const Act *A = &Acts[size_t(Dir) * (K == Cell::RNN   ? 1
-                                      : K == Cell::GRU ? 2
-                                                       : 3)];
+  recurrent::CellParams P = S.cell(
+      Dir, hasInput(C, 3) ? C.Inputs[3].data<const float>() : nullptr,
+      S.K == Cell::LSTM && hasInput(C, 7) ? C.Inputs[7].data<const float>()
+                                          : nullptr);
   for (int64_t Bi = 0; Bi < D.B; ++Bi)
     for (int64_t J = 0; J < H; ++J) {
-      Hs[Bi * H + J] = hasInput(C, 5)
-                           ? C.Inputs[5].data<const float>()[hAt(Dir, Bi) + J]
-                           : 0.0f;
-      Cs[Bi * H + J] = K == Cell::LSTM && hasInput(C, 6)
-                           ? C.Inputs[6].data<const float>()[hAt(Dir, Bi) + J]
-                           : 0.0f;
+      Hs[Bi * H + J] =
+          hasInput(C, 5) ? C.Inputs[5].data<const float>()[D.state(Dir, Bi) + J]
+                         : 0.0f;
+      Cs[Bi * H + J] =
+          S.K == Cell::LSTM && hasInput(C, 6)
+              ? C.Inputs[6].data<const float>()[D.state(Dir, Bi) + J]
+              : 0.0f;
     }
-  for (int64_t S = 0; S < D.T; ++S) {
-    const int64_t T = Reverse ? D.T - 1 - S : S;
+  for (int64_t St = 0; St < D.T; ++St) {
+    const int64_t T = Reverse ? D.T - 1 - St : St;
     // Input part for all gates: Gates = X_t W^T.
     const int64_t Ldx = D.BatchMajor ? D.T * D.I : D.I;
     gemm<float>(false, true, D.B, GH, D.I, 1.0f, xRow(T, 0), Ldx, W, D.I, 0.0f,
                 Gates, GH);
     // Recurrent part; GRU's h gate waits for the reset gate.
-    const int64_t RecGates = K == Cell::GRU ? 2 : G;
+    const int64_t RecGates = S.K == Cell::GRU ? 2 : G;
     gemm<float>(false, true, D.B, RecGates * H, H, 1.0f, Hs, H, R, H, 1.0f,
                 Gates, GH);
-    cellStep(Dir, Wb, Rb, R, P, A, T);
+    cellStep(P, R, Dir, T);
   }
   for (unsigned O = 1; O < 3; ++O)
-    if (hasOutput(C, O) && (O == 1 || K == Cell::LSTM))
+    if (hasOutput(C, O) && (O == 1 || S.K == Cell::LSTM))
       for (int64_t Bi = 0; Bi < D.B; ++Bi)
-        std::memcpy(C.Outputs[O].data<float>() + hAt(Dir, Bi),
+        std::memcpy(C.Outputs[O].data<float>() + D.state(Dir, Bi),
                     (O == 1 ? Hs : Cs) + Bi * H, size_t(H) * sizeof(float));
 }
 
-void RecRun::cellStep(int64_t Dir, const float *Wb, const float *Rb,
-                      const float *R, const float *P, const Act *A, int64_t T) {
-  const int64_t G = gatesOf(K), GH = G * D.H, H = D.H;
-  auto Bias = [&](int64_t Col) { return Wb ? Wb[Col] + Rb[Col] : 0.0f; };
-  if (K == Cell::GRU) {
-    // Tmp = r (.) H_{t-1} (linear_before_reset 0) or H_{t-1} for the GEMM.
+void RecRun::cellStep(const recurrent::CellParams &P, const float *R,
+                      int64_t Dir, int64_t T) {
+  const recurrent::Layout &D = S.L;
+  const int64_t GH = recurrent::gatesOf(S.K) * D.H, H = D.H;
+  if (S.K == Cell::GRU) {
     for (int64_t Bi = 0; Bi < D.B; ++Bi)
-      for (int64_t J = 0; J < H; ++J) {
-        float Rg = A[0](clip(Gates[Bi * GH + H + J] + Bias(H + J)));
-        Gates[Bi * GH + H + J] = Rg;
-        Tmp[Bi * H + J] =
-            LinearBeforeReset ? Hs[Bi * H + J] : Rg * Hs[Bi * H + J];
-      }
+      for (int64_t J = 0; J < H; ++J)
+        recurrent::gruReset(P, Gates + Bi * GH, Hs + Bi * H, Tmp + Bi * H, J);
     gemm<float>(false, true, D.B, H, H, 1.0f, Tmp, H, R + 2 * H * H, H, 0.0f,
                 Tmp2, H);
   }
   float *Y = hasOutput(C, 0) ? C.Outputs[0].data<float>() : nullptr;
   for (int64_t Bi = 0; Bi < D.B; ++Bi) {
     const bool Valid = T < seqLen(Bi);
-    float *Gr = Gates + Bi * GH, *Hr = Hs + Bi * H, *Cr = Cs + Bi * H;
-    for (int64_t J = 0; J < H && Valid; ++J) {
-      if (K == Cell::RNN) {
-        Hr[J] = A[0](clip(Gr[J] + Bias(J)));
-      } else if (K == Cell::GRU) {
-        float Z = A[0](clip(Gr[J] + Bias(J)));
-        float Rg = Gr[H + J];
-        float WbH = Wb ? Wb[2 * H + J] : 0.0f, RbH = Rb ? Rb[2 * H + J] : 0.0f;
-        float Rec = Tmp2[Bi * H + J] + RbH;
-        float Ht = A[1](
-            clip(Gr[2 * H + J] + WbH + (LinearBeforeReset ? Rg * Rec : Rec)));
-        Hr[J] = (1 - Z) * Ht + Z * Hr[J];
-      } else {
-        // Gate order in W, R, B: i, o, f, c; P: i, o, f.
-        float Ig = Gr[J] + Bias(J), Og = Gr[H + J] + Bias(H + J),
-              Fg = Gr[2 * H + J] + Bias(2 * H + J),
-              Cg = Gr[3 * H + J] + Bias(3 * H + J);
-        if (P) {
-          Ig += P[J] * Cr[J];
-          Fg += P[2 * H + J] * Cr[J];
-        }
-        float Iv = A[0](clip(Ig));
-        float Fv = InputForget ? 1 - Iv : A[0](clip(Fg));
-        float Cv = A[1](clip(Cg));
-        Cr[J] = Fv * Cr[J] + Iv * Cv;
-        if (P)
-          Og += P[H + J] * Cr[J];
-        Hr[J] = A[0](clip(Og)) * A[2](Cr[J]);
-      }
-    }
+    float *Hr = Hs + Bi * H;
+    for (int64_t J = 0; J < H && Valid; ++J)
+      recurrent::update(P, Gates + Bi * GH, Hr, Cs + Bi * H, Tmp2 + Bi * H, J);
     if (Y) {
-      float *YR = Y + yAt(T, Dir, Bi);
+      float *YR = Y + D.y(T, Dir, Bi);
       if (Valid)
         std::memcpy(YR, Hr, size_t(H) * sizeof(float));
       else
@@ -297,17 +196,59 @@ void RecRun::cellStep(int64_t Dir, const float *Wb, const float *Rb,
 }
 
 llvm::Error runRecurrent(const KernelContext &C) {
-  Cell K = cellOf(C.N);
-  RecRun Run{C,     K,       {},      {},      0,       false,
-             false, nullptr, nullptr, nullptr, nullptr, nullptr};
-  if (!recDims(C.N, C.Inputs, Run.D))
+  RecurrentSetup S;
+  if (llvm::Error E = recurrentSetup(C, S))
+    return E;
+  const recurrent::Layout &D = S.L;
+  if (hasInput(C, 4))
+    for (int64_t Bi = 0; Bi < D.B; ++Bi)
+      if (intAt(C.Inputs[4], uint64_t(Bi)) < 0 ||
+          intAt(C.Inputs[4], uint64_t(Bi)) > D.T)
+        return C.badInput("a sequence length is outside [0, seq_length]");
+  const uint64_t BH = uint64_t(D.B * D.H);
+  if (C.WorkspaceBytes < recurrentStateBytes(C.N, C.Inputs))
+    return C.badInput("the plan gave too little workspace");
+  RecRun Run{C, S, nullptr, nullptr, nullptr, nullptr, nullptr};
+  Run.Gates = static_cast<float *>(C.Workspace);
+  Run.Hs = Run.Gates + BH * uint64_t(recurrent::gatesOf(S.K));
+  Run.Cs = Run.Hs + BH;
+  Run.Tmp = Run.Cs + BH;
+  Run.Tmp2 = Run.Tmp + BH;
+  useBlasThreads(C.Pool.threads());
+  for (int64_t Di = 0; Di < D.Dirs; ++Di)
+    Run.direction(Di, S.Reverse || Di == 1);
+  return llvm::Error::success();
+}
+
+} // namespace
+
+recurrent::CellParams RecurrentSetup::cell(int64_t Dir, const float *B,
+                                           const float *P) const {
+  recurrent::CellParams Cp;
+  Cp.K = K;
+  Cp.H = L.H;
+  const int64_t GH = recurrent::gatesOf(K) * L.H;
+  Cp.Wb = B ? B + Dir * 2 * GH : nullptr;
+  Cp.P = K == Cell::LSTM && P ? P + Dir * 3 * L.H : nullptr;
+  const int PerDir = recurrent::activationsOf(K);
+  for (int I = 0; I < PerDir; ++I)
+    Cp.A[I] = Acts[size_t(Dir * PerDir + I)];
+  Cp.Clip = Clip;
+  Cp.LinearBeforeReset = LinearBeforeReset;
+  Cp.InputForget = InputForget;
+  return Cp;
+}
+
+llvm::Error recurrentSetup(const KernelContext &C, RecurrentSetup &S) {
+  S.K = cellOf(C.N);
+  if (!recDims(C.N, C.Inputs, S.L))
     return C.badInput("X, W and R must be 3-D");
-  RecDims &D = Run.D;
+  const recurrent::Layout &D = S.L;
   for (unsigned I = 0; I < 8 && I < C.Inputs.size(); ++I)
     if (I != 4 && hasInput(C, I) && C.Inputs[I].Type != ElementType::Float)
       return C.unsupported("a recurrent op on " +
                            elementTypeName(C.Inputs[I].Type));
-  const int64_t G = gatesOf(K);
+  const int64_t G = recurrent::gatesOf(S.K);
   if (C.Inputs[1].Dims[0] != D.Dirs || C.Inputs[1].Dims[1] != G * D.H ||
       C.Inputs[1].Dims[2] != D.I || C.Inputs[2].Dims[1] != G * D.H)
     return C.badInput("W or R dims disagree with hidden_size and X");
@@ -316,37 +257,37 @@ llvm::Error runRecurrent(const KernelContext &C) {
     return C.badInput("B must hold 2 * gates * hidden per direction");
   if (hasInput(C, 4) && int64_t(C.Inputs[4].numElements()) != D.B)
     return C.badInput("sequence_lens must hold one length per batch row");
-  if (hasInput(C, 4))
-    for (int64_t Bi = 0; Bi < D.B; ++Bi)
-      if (intAt(C.Inputs[4], uint64_t(Bi)) < 0 ||
-          intAt(C.Inputs[4], uint64_t(Bi)) > D.T)
-        return C.badInput("a sequence length is outside [0, seq_length]");
+  if (S.K == Cell::LSTM && hasInput(C, 7) &&
+      int64_t(C.Inputs[7].numElements()) != D.Dirs * 3 * D.H)
+    return C.badInput("P must hold 3 * hidden per direction");
+  for (unsigned I : {5u, 6u})
+    if ((I == 5 || S.K == Cell::LSTM) && hasInput(C, I) &&
+        int64_t(C.Inputs[I].numElements()) != D.Dirs * D.B * D.H)
+      return C.badInput(llvm::Twine(I == 5 ? "initial_h" : "initial_c") +
+                        " must hold directions * batch * hidden values");
   std::string Dir = C.N.getString("direction", "forward");
   if ((Dir == "bidirectional") != (D.Dirs == 2) || D.Dirs > 2 ||
       (Dir != "forward" && Dir != "reverse" && Dir != "bidirectional"))
     return C.badInput("direction '" + Dir + "' disagrees with W's " +
                       llvm::Twine(D.Dirs) + " direction(s)");
-  std::string Why = readActivations(C.N, K, D.Dirs, Run.Acts);
+  S.Reverse = Dir == "reverse";
+  std::string Why = readActivations(C.N, S.K, D.Dirs, S.Acts);
   if (!Why.empty())
     return C.unsupported(Why);
-  Run.Clip = float(C.N.getFloat("clip", 0));
-  Run.LinearBeforeReset = C.N.getInt("linear_before_reset", 0) != 0;
-  Run.InputForget = C.N.getInt("input_forget", 0) != 0;
-  const uint64_t BH = uint64_t(D.B * D.H);
-  if (C.WorkspaceBytes < BH * uint64_t(G + 4) * sizeof(float))
-    return C.badInput("the plan gave too little workspace");
-  Run.Gates = static_cast<float *>(C.Workspace);
-  Run.Hs = Run.Gates + BH * uint64_t(G);
-  Run.Cs = Run.Hs + BH;
-  Run.Tmp = Run.Cs + BH;
-  Run.Tmp2 = Run.Tmp + BH;
-  useBlasThreads(C.Pool.threads());
-  for (int64_t Di = 0; Di < D.Dirs; ++Di)
-    Run.direction(Di, Dir == "reverse" || Di == 1);
+  S.Clip = float(C.N.getFloat("clip", 0));
+  S.LinearBeforeReset = C.N.getInt("linear_before_reset", 0) != 0;
+  S.InputForget = C.N.getInt("input_forget", 0) != 0;
   return llvm::Error::success();
 }
 
-} // namespace
+uint64_t recurrentStateBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs) {
+  recurrent::Layout D;
+  if (!recDims(N, Inputs, D))
+    return 0;
+  // Gates (B x G*H), hidden, cell and two temporaries (B x H each).
+  const uint64_t G = uint64_t(recurrent::gatesOf(cellOf(N)));
+  return uint64_t(D.B) * uint64_t(D.H) * (G + 4) * sizeof(float);
+}
 
 void registerRecurrentKernels(CPUKernelTable &T) {
   for (const char *Op : {"RNN", "GRU", "LSTM"})

@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
 #include "GridSamplePoint.h"
+#include "RecurrentCell.h"
 #include "ResizeTaps.h"
 #include "RoiAlignPoint.h"
 #include "oomplan/IR/OpTable.h"
@@ -332,6 +333,31 @@ llvm::Error ndShape(const KernelContext &C, const TensorRef &Data,
 /// shared with the CUDA kernel). The batch indices' range is checked where
 /// they are read.
 llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
+
+/// A recurrent op's sizes and attributes (RecurrentCell.h): Acts holds
+/// activationsOf(K) per direction, forward first.
+struct RecurrentSetup {
+  recurrent::Cell K = recurrent::Cell::RNN;
+  recurrent::Layout L;
+  llvm::SmallVector<recurrent::Act, 6> Acts;
+  float Clip = 0;
+  bool LinearBeforeReset = false, InputForget = false;
+  bool Reverse = false; ///< direction "reverse" (one direction, backwards).
+
+  /// Direction Dir's cell, its biases and peepholes offset into the op's
+  /// B and P (either may be null).
+  recurrent::CellParams cell(int64_t Dir, const float *B, const float *P) const;
+};
+/// RNN's, GRU's and LSTM's checks (float operands, W, R, B and
+/// sequence_lens dims against X and hidden_size, direction, activations)
+/// and attributes (Recurrent.cpp, shared with the CUDA kernel). Reads no
+/// tensor's values: sequence_lens' range is checked where it is read.
+llvm::Error recurrentSetup(const KernelContext &C, RecurrentSetup &S);
+/// Bytes of the step's gates, hidden and cell states and two temporaries
+/// (B x H each but the gates' B x gates*H), in floats; 0 for operands
+/// recurrentSetup would refuse. The CPU kernel's whole workspace, and the
+/// CUDA kernel's before cuBLAS's.
+uint64_t recurrentStateBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs);
 
 /// Resize's and Upsample's method and axes (ResizeTaps.h).
 struct ResizeSetup {

@@ -12,6 +12,7 @@
 
 #include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/PoolPoint.h"
+#include "../../CPU/Kernels/RecurrentCell.h"
 #include "../../CPU/Kernels/ResizeTaps.h"
 #include "../../CPU/Kernels/RoiAlignPoint.h"
 #include <cstdint>
@@ -283,6 +284,35 @@ int roiAlign(const roialign::Params &P, const float *X, const float *Rois,
              const void *Batch, bool Batch64, float *Y, int64_t N, int64_t C,
              int64_t H, int64_t W, int64_t NumRois, int *BadIndex,
              cudaStream_t Stream);
+
+/// One direction of an RNN, GRU or LSTM (RecurrentCell.h): its cell, the
+/// op's layout, and the step's workspace (the gates [B, gates*H], then the
+/// hidden and cell states and two temporaries [B, H] each). SeqLens: one
+/// length per batch row, int32 or int64, or null (every row runs T steps).
+struct RecurrentArgs {
+  recurrent::CellParams P;
+  recurrent::Layout L;
+  int64_t Dir = 0;
+  float *Gates = nullptr, *Hs = nullptr, *Cs = nullptr, *Tmp = nullptr,
+        *Tmp2 = nullptr;
+  const void *SeqLens = nullptr;
+  bool SeqLens64 = false;
+};
+/// The states before the first step: initial_h and initial_c (Y_h's and
+/// Y_c's layout; either may be null: zeros).
+int recurrentStart(const RecurrentArgs &A, const float *H0, const float *C0,
+                   cudaStream_t Stream);
+/// GRU's reset gate over the batch (recurrent::gruReset).
+int recurrentReset(const RecurrentArgs &A, cudaStream_t Stream);
+/// Time step Ti's state update (recurrent::update) for the rows within
+/// their length, and its rows of Y (may be null; zeros past a row's
+/// length). A length outside [0, T] counts as the nearest bound and sets
+/// *BadIndex.
+int recurrentStep(const RecurrentArgs &A, int64_t Ti, float *Y, int *BadIndex,
+                  cudaStream_t Stream);
+/// The final states into Y_h and Y_c (either may be null).
+int recurrentFinish(const RecurrentArgs &A, float *Yh, float *Yc,
+                    cudaStream_t Stream);
 
 /// GridSample (2-D, float): X [N, C, H, W] sampled at grid [N, Ho, Wo, 2]
 /// into Y [N, C, Ho, Wo] (GridSamplePoint.h).

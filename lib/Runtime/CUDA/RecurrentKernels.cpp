@@ -1,0 +1,180 @@
+//===- RecurrentKernels.cpp - RNN, GRU and LSTM on cuBLAS -----------------===//
+//
+// The CPU kernel's algorithm (CPU/Kernels/Recurrent.cpp) with the device
+// doing each part: per direction and time step, the gates' input part X_t
+// W^T and recurrent part H_{t-1} R^T are two cuBLAS products into the
+// gates, then one kernel applies the cell (RecurrentCell.h, the CPU's own
+// function) to every (row, unit); GRU's h block waits for the reset gate
+// (a kernel, a third product). The host only queues: time steps follow
+// each other on the compute stream, and lengths are read on the device.
+// T steps cost 3 to 5 launches each, a price ONNX Runtime's CUDA provider
+// pays too (it loops over time steps around cuBLAS in the same way);
+// the input products of all steps could be one product, at T times the
+// gates' workspace, which the plan would then have to hold.
+//
+// Workspace: the CPU kernel's gates, states and temporaries, then cuBLAS's
+// (recurrentWorkspace in CUDAWorkspaces.h, which `oomplan --backend=cuda`
+// plans too). Full FP32 products, as MatMul's.
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+
+uint64_t recurrentWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> In,
+                                 llvm::ArrayRef<TensorRef>) {
+  if (In.size() < 3 || In[0].Dims.size() != 3 || In[2].Dims.size() != 3)
+    return 0;
+  const bool BatchMajor = N.getInt("layout", 0) == 1;
+  const int64_t B = In[0].Dims[BatchMajor ? 0 : 1], H = In[2].Dims[2];
+  if (B < 0 || H < 0)
+    return 0;
+  return recurrentWorkspace(N.OpType, uint64_t(B), uint64_t(H),
+                            blasWorkspaceBytes());
+}
+
+// Row-major Y (M x N, leading dimension LdY) = Beta Y + A B^T, A M x K
+// (leading dimension LdA), B N x K (leading dimension K), all float; Beta
+// 0 or 1. In
+// cuBLAS's column-major terms Y^T = B A^T: B read as column-major is B^T
+// (op T gives B), A read so is A^T (op N).
+llvm::Error productBT(const KernelContext &C, int64_t M, int64_t N, int64_t K,
+                      const float *A, int64_t LdA, const float *B, float Beta,
+                      float *Y, int64_t LdY) {
+  if (M == 0 || N == 0)
+    return llvm::Error::success();
+  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || LdA > INT32_MAX ||
+      LdY > INT32_MAX)
+    return C.unsupported("a recurrent product dimension above 2^31");
+  if (K == 0) { // no product: Y = Beta Y (cuBLAS's leading dims need K > 0)
+    if (Beta != 0)
+      return llvm::Error::success();
+    for (int64_t Row = 0; Row < M; ++Row)
+      if (llvm::Error E = launched(
+              C, fill(Y + Row * LdY, uint64_t(N) * 4, 0, 4, context().Compute),
+              "recurrent zero fill"))
+        return E;
+    return llvm::Error::success();
+  }
+  const float One = 1;
+  if (cublasStatus_t S =
+          cublasSgemm(context().Blas, CUBLAS_OP_T, CUBLAS_OP_N, int(N), int(M),
+                      int(K), &One, B, int(K), A, int(LdA), &Beta, Y, int(LdY)))
+    return blasFailure(C, S, "cublasSgemm");
+  return llvm::Error::success();
+}
+
+const float *inputOrNull(const KernelContext &C, unsigned I) {
+  return cpu::hasInput(C, I) ? C.Inputs[I].data<const float>() : nullptr;
+}
+float *outputOrNull(const KernelContext &C, unsigned I) {
+  return cpu::hasOutput(C, I) ? C.Outputs[I].data<float>() : nullptr;
+}
+
+llvm::Error runRecurrent(const KernelContext &C) {
+  cpu::RecurrentSetup S;
+  if (llvm::Error E = cpu::recurrentSetup(C, S))
+    return E;
+  const recurrent::Layout &L = S.L;
+  if (cpu::hasInput(C, 4) && C.Inputs[4].Type != ElementType::Int32 &&
+      C.Inputs[4].Type != ElementType::Int64)
+    return C.badInput("sequence_lens must be int32");
+  // A length the host already holds (a constant) is checked here, as the
+  // CPU kernel does; one computed on the device raises the device flag.
+  if (cpu::hasInput(C, 4) && C.HostInputs.size() > 4 && C.HostInputs[4].Data)
+    for (int64_t Bi = 0; Bi < L.B; ++Bi) {
+      int64_t Len = cpu::intAt(C.HostInputs[4], uint64_t(Bi));
+      if (Len < 0 || Len > L.T)
+        return C.badInput("a sequence length is outside [0, seq_length]");
+    }
+  const uint64_t BH = uint64_t(L.B) * uint64_t(L.H);
+  const int64_t G = recurrent::gatesOf(S.K), GH = G * L.H;
+  const uint64_t States = BH * uint64_t(G + 4) * sizeof(float);
+  const uint64_t StatesAligned = (States + 255) & ~uint64_t(255);
+  if (C.WorkspaceBytes < StatesAligned)
+    return C.badInput("the plan gave too little workspace");
+  if (C.Outputs.empty() || BH == 0)
+    return llvm::Error::success();
+  char *Ws = static_cast<char *>(C.Workspace);
+  if (llvm::Error E = useBlasWorkspace(C, Ws + StatesAligned,
+                                       C.WorkspaceBytes - StatesAligned))
+    return E;
+  RecurrentArgs A;
+  A.L = L;
+  A.Gates = reinterpret_cast<float *>(Ws);
+  A.Hs = A.Gates + BH * uint64_t(G);
+  A.Cs = A.Hs + BH;
+  A.Tmp = A.Cs + BH;
+  A.Tmp2 = A.Tmp + BH;
+  if (cpu::hasInput(C, 4)) {
+    A.SeqLens = C.Inputs[4].Data;
+    A.SeqLens64 = C.Inputs[4].Type == ElementType::Int64;
+  }
+  Context &X = context();
+  const float *Xd = C.Inputs[0].data<const float>();
+  float *Y = outputOrNull(C, 0);
+  const int64_t Ldx = L.BatchMajor ? L.T * L.I : L.I;
+  for (int64_t Dir = 0; Dir < L.Dirs; ++Dir) {
+    const bool Reverse = S.Reverse || Dir == 1;
+    const float *W = C.Inputs[1].data<const float>() + Dir * GH * L.I;
+    const float *R = C.Inputs[2].data<const float>() + Dir * GH * L.H;
+    A.Dir = Dir;
+    A.P = S.cell(Dir, inputOrNull(C, 3),
+                 S.K == recurrent::Cell::LSTM ? inputOrNull(C, 7) : nullptr);
+    if (llvm::Error E = launched(C,
+                                 recurrentStart(A, inputOrNull(C, 5),
+                                                S.K == recurrent::Cell::LSTM
+                                                    ? inputOrNull(C, 6)
+                                                    : nullptr,
+                                                X.Compute),
+                                 "recurrent state kernel"))
+      return E;
+    for (int64_t St = 0; St < L.T; ++St) {
+      const int64_t T = Reverse ? L.T - 1 - St : St;
+      const float *Xt = Xd + (L.BatchMajor ? T * L.I : T * L.B * L.I);
+      if (llvm::Error E =
+              productBT(C, L.B, GH, L.I, Xt, Ldx, W, 0.0f, A.Gates, GH))
+        return E;
+      // GRU's h block waits for the reset gate.
+      const int64_t RecGates = S.K == recurrent::Cell::GRU ? 2 : G;
+      if (llvm::Error E = productBT(C, L.B, RecGates * L.H, L.H, A.Hs, L.H, R,
+                                    1.0f, A.Gates, GH))
+        return E;
+      if (S.K == recurrent::Cell::GRU) {
+        if (llvm::Error E = launched(C, recurrentReset(A, X.Compute),
+                                     "GRU reset-gate kernel"))
+          return E;
+        if (llvm::Error E = productBT(C, L.B, L.H, L.H, A.Tmp, L.H,
+                                      R + 2 * L.H * L.H, 0.0f, A.Tmp2, L.H))
+          return E;
+      }
+      if (llvm::Error E =
+              launched(C, recurrentStep(A, T, Y, X.BadIndex, X.Compute),
+                       "recurrent cell kernel"))
+        return E;
+    }
+    if (llvm::Error E = launched(C,
+                                 recurrentFinish(A, outputOrNull(C, 1),
+                                                 S.K == recurrent::Cell::LSTM
+                                                     ? outputOrNull(C, 2)
+                                                     : nullptr,
+                                                 X.Compute),
+                                 "recurrent output kernel"))
+      return E;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+void cuda::registerRecurrentKernels(CUDAKernelTable &T) {
+  for (const char *Op : {"RNN", "GRU", "LSTM"})
+    addKernel(T, Op,
+              {runRecurrent, recurrentWorkspaceBytes, {ElementType::Float}});
+}
