@@ -830,6 +830,7 @@ DeviceUse Executor::deviceUse() const {
       ++Host[I->G.Nodes[I->P.Sched.Steps[S].Node].OpType];
   U.HostOps.assign(Host.begin(), Host.end());
   U.HostStagingBytes = I->StagingBytes;
+  U.HostWeightBytes = I->HostWeightBytes;
   return U;
 }
 

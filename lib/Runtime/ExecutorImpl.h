@@ -154,6 +154,14 @@ struct Executor::Impl {
   /// when the executor is created, reused by each host step in turn.
   HostBuffer Staging;
   uint64_t StagingBytes = 0;
+  /// Weights and constants a host step reads, kept on the host from
+  /// loadWeights (their host copies, which the load made anyway): a run
+  /// writes no weight, so a host step reads these instead of copying them
+  /// back from the device at every run. Small ones are in HostVal instead.
+  llvm::DenseMap<TensorId, HostBuffer> HostWeight;
+  uint64_t HostWeightBytes = 0;
+  /// Whether a host step reads tensor T (Calls' host steps' reads).
+  bool hostStepReads(TensorId T) const;
   /// Per step: its kernel decides a data-dependent size: it is the first,
   /// in schedule order, to write a tensor whose size is data-dependent and
   /// read later (RunInfo::Reported), or it writes a data-dependent graph

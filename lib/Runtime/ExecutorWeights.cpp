@@ -4,7 +4,8 @@
 // under the model folder's rules) reads each initializer and Constant into
 // its planned offset; a streamed weight into its host home. On a device
 // the host cannot touch each is read into a host buffer and copied once,
-// and the small ones stay known on the host (HostShapes.cpp reads them).
+// and the small ones stay known on the host (HostShapes.cpp reads them),
+// as do those a host step reads (HostSteps.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -77,10 +78,18 @@ llvm::Error Executor::loadWeights(llvm::StringRef ModelPath,
       return E;
   if (llvm::Error E = X.Dev.synchronize())
     return E;
-  // Small values stay known on the host (shape arithmetic reads them).
-  for (auto &[T, Buf] : Staged)
-    if (X.tensorBytes(T) <= MaxHostValueBytes)
+  // Small values stay known on the host (shape arithmetic reads them), and
+  // so do the weights host steps read (HostSteps.cpp).
+  X.HostWeight.clear();
+  X.HostWeightBytes = 0;
+  for (auto &[T, Buf] : Staged) {
+    if (X.tensorBytes(T) <= MaxHostValueBytes) {
       X.HostVal[T] = std::move(Buf);
+    } else if (X.hostStepReads(T)) {
+      X.HostWeightBytes += X.tensorBytes(T);
+      X.HostWeight[T] = std::move(Buf);
+    }
+  }
   // New weights may change the shape values computed on the host, and a
   // recording holds them: both are made again at the next run.
   X.HostShapesDone = false;

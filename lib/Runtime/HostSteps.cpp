@@ -23,7 +23,9 @@
 // device bytes on the step's queue. The plan is unchanged: the step's
 // tensors keep their device offsets, and no device memory is added.
 // Staging is host memory, allocated once when the executor is created, at
-// the largest host step's need; a run allocates nothing.
+// the largest host step's need; a run allocates nothing. A weight or
+// constant a host step reads is not copied back at each run: loadWeights
+// keeps its host copy (HostWeight), since no run writes it.
 //
 //===----------------------------------------------------------------------===//
 #include "ExecutorImpl.h"
@@ -112,6 +114,13 @@ llvm::Error Executor::Impl::checkDataDependentOnHost() const {
   return llvm::Error::success();
 }
 
+bool Executor::Impl::hostStepReads(TensorId T) const {
+  for (uint64_t S = 0; S < Calls.size(); ++S)
+    if (Calls[S].Host && llvm::is_contained(P.Sched.Steps[S].Reads, T))
+      return true;
+  return false;
+}
+
 llvm::Error Executor::Impl::makeStaging() {
   StagingBytes = 0;
   bool Any = false;
@@ -154,11 +163,22 @@ llvm::Error Executor::Impl::runHostStep(uint64_t S, Queue Q) {
   // than the planned dims makeStaging sized them by.
   llvm::SmallVector<TensorRef, 4> In(C.In.begin(), C.In.end()),
       Out(C.Out.begin(), C.Out.end());
+  const Step &St = P.Sched.Steps[S];
+  size_t Read = 0; // St.Reads holds the node's present inputs in order
   for (size_t I = 0; I < In.size(); ++I) {
+    TensorId T =
+        I < Nd.Inputs.size() && Nd.Inputs[I] != NoId && Read < St.Reads.size()
+            ? St.Reads[Read++]
+            : NoId;
     if (!In[I].present())
       continue;
     if (I < C.HostIn.size() && C.HostIn[I].present()) {
       In[I].Data = C.HostIn[I].Data; // known on the host already
+      continue;
+    }
+    auto W = T == NoId ? HostWeight.end() : HostWeight.find(T);
+    if (W != HostWeight.end()) {
+      In[I].Data = W->second.get(); // a weight, as loadWeights read it
       continue;
     }
     char *H = Take(In[I].bytes());

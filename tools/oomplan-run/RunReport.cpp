@@ -121,6 +121,7 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
             });
         });
         J.attribute("host_staging_bytes", int64_t(D.HostStagingBytes));
+        J.attribute("host_weight_bytes", int64_t(D.HostWeightBytes));
       });
     if (R.Budget) {
       J.attribute("budget_bytes", int64_t(*R.Budget));
@@ -234,7 +235,11 @@ void RunReport::print(raw_ostream &OS, const Graph &G,
       for (const auto &[Op, N] : D.HostOps)
         OS << ' ' << Op << " x" << N;
       OS << "; staged in " << D.HostStagingBytes << " bytes ("
-         << formatBytes(D.HostStagingBytes) << ") of host memory\n";
+         << formatBytes(D.HostStagingBytes) << ") of host memory";
+      if (D.HostWeightBytes)
+        OS << ", and the weights they read kept in " << D.HostWeightBytes
+           << " bytes (" << formatBytes(D.HostWeightBytes) << ")";
+      OS << "\n";
     }
     if (D.Overhead.ContextBytes || D.Overhead.HandleBytes) {
       OS << D.Device << " overhead:";

@@ -114,6 +114,10 @@ struct DeviceUse {
   /// The host memory their operands and scratch are staged in (allocated
   /// once, when the executor is created; not device memory).
   uint64_t HostStagingBytes = 0;
+  /// The weights and constants host steps read, kept in host memory from
+  /// loadWeights on so that a run need not copy them back (not device
+  /// memory).
+  uint64_t HostWeightBytes = 0;
 };
 
 /// Time spent in one op type (ExecOptions::Profile).

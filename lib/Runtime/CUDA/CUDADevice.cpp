@@ -325,9 +325,11 @@ public:
       if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))
         return cudaFailure(E, "clearing the index-error flag");
       return makeInputError(
-          "an index of a Gather, GatherElements, ScatterElements or "
-          "ScatterND was out of range (a gather's output holds zeros there; "
-          "a scatter skipped that update)");
+          "an index of a Gather, GatherElements, GatherND, ScatterElements "
+          "or ScatterND, a RoiAlign batch index or a recurrent op's "
+          "sequence length was out of range (a gather's output holds zeros "
+          "there; a scatter skipped that update; a length counted as the "
+          "nearest bound)");
     }
     return llvm::Error::success();
   }

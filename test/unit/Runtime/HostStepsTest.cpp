@@ -79,6 +79,46 @@ TEST(HostSteps, AnOpTheDeviceLacksRunsOnTheHost) {
   EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
 }
 
+// A weight a host step reads is read on the host as loadWeights loaded
+// it, not copied back from the device at each run: the device lacks
+// MatMul, whose w (160 x 2 floats of 0.5, 1,280 bytes: above what the
+// runtime keeps on the host for shape arithmetic) stays on the host. A
+// run's log has one d2h in the host step (x), where a copy of w would make
+// two. x all 1: y = 160 * 0.5 = 80 in every element; x all 2: 160.
+TEST(HostSteps, AHostStepReadsItsWeightsOnTheHost) {
+  std::string Text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 160] x) => (float[2, 2] y) <float[160, 2] w = {)";
+  for (int K = 0; K < 320; ++K)
+    Text += K ? ", 0.5" : "0.5";
+  Text += R"(}> {
+  y = MatMul(x, w)
+})";
+  Model M(Text.c_str());
+  KernelTable Device = cpuWithout({"MatMul"});
+  Plan P = M.plan(M.schedule(Device));
+  RunInfo I = M.info(P);
+  LoggingDevice D;
+  ExecOptions O;
+  O.Dev = &D;
+  auto E = makeExec(M, P, I, Device, O);
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  for (float V : {1.0f, 2.0f}) {
+    setFloats(*E, X, std::vector<float>(320, V));
+    D.Log.clear();
+    ASSERT_FALSE(llvm::errorToBool(E->run()));
+    EXPECT_EQ(floats(*E, Y), std::vector<float>(4, 80 * V));
+    EXPECT_EQ(D.Log, (std::vector<std::string>{
+                         "h2d@compute", "record0@compute", "wait0@copy",
+                         "timer0@compute",                           // begin
+                         "d2h@compute", "sync", "h2d@compute",       // MatMul
+                         "record1@copy", "wait1@compute",            // join
+                         "timer1@compute", "d2h@compute", "sync"})); // y out
+  }
+  DeviceUse U = E->deviceUse();
+  EXPECT_EQ(U.HostWeightBytes, 1280u);
+  EXPECT_EQ(U.AllocatedBytes, P.WeightBytes + P.IOBytes + P.ArenaBytes);
+}
+
 // With host steps off, the same plan is refused before anything is
 // allocated, naming the node and op, as without the fallback.
 TEST(HostSteps, OffRefusesTheMissingKernel) {
