@@ -79,7 +79,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "LayerNormalization", "LogSoftmax", "MaxPool", "OneHot", "ReduceL1",
       "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
       "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "RoiAlign",
-      "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM",
+      "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)

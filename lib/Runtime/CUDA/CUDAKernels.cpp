@@ -30,6 +30,7 @@ const CUDAKernelTable &cudaKernels() {
     registerConvTransposeKernels(T);
     registerFusedKernels(T);
     registerRecurrentKernels(T);
+    registerQuantizeKernels(T);
     return T;
   }();
   return Table;

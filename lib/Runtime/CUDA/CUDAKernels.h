@@ -53,6 +53,8 @@ void registerFusedKernels(CUDAKernelTable &T);
 
 // RecurrentKernels.cpp: RNN, GRU, LSTM (cuBLAS and Recurrent.cu).
 void registerRecurrentKernels(CUDAKernelTable &T);
+// QuantizeKernels.cpp: QuantizeLinear, DequantizeLinear.
+void registerQuantizeKernels(CUDAKernelTable &T);
 
 const CUDAKernelTable &cudaKernels();
 

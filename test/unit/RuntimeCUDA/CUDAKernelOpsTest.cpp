@@ -412,4 +412,23 @@ g (float[5,3,4] x, float[2,24,4] w, float[2,24,6] r, float[2,48] b,
 })");
 }
 
+// A QDQ model's Q and DQ nodes: uint8 per tensor (x / 0.05 + 128 stays in
+// range) and int8 per axis, where the scale 0.01 saturates (|x| / 0.01 up
+// to 200) and zero points shift; int32 biases dequantized. The integer
+// outputs must be equal: both backends divide in IEEE float32 and round
+// half to even (QuantizePoint.h).
+TEST(CUDAKernels, QuantizeDequantize) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4,5] x, float[3,7] b) => (float[2,3,4,5] pt, float[2,3,4,5] pa, int8[2,3,4,5] q8, uint8[2,3,4,5] qt, float[3,7] bi)
+    <float s = {0.05}, uint8 z = {128}, float[3] sa = {0.01, 0.1, 0.5}, int8[3] za = {0, -3, 5}, float bs = {0.001}, float k = {1000}> {
+  qt = QuantizeLinear(x, s, z)
+  pt = DequantizeLinear(qt, s, z)
+  q8 = QuantizeLinear<axis = 1>(x, sa, za)
+  pa = DequantizeLinear<axis = 1>(q8, sa, za)
+  bk = Mul(b, k)
+  b32 = Cast<to = 6>(bk)
+  bi = DequantizeLinear(b32, bs)
+})");
+}
+
 } // namespace

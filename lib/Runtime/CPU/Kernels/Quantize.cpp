@@ -4,11 +4,15 @@
 // reference computes them: x / scale in float32, rounded half to even
 // (numpy.rint), plus the zero point, saturated to the integer type; scales
 // and zero points per tensor (scalars) or per axis (1-D, axis attribute).
+// The per-element arithmetic is QuantizePoint.h, which the CUDA kernels
+// share.
 // Registered by the Cast family (CPUKernels.h).
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "Elementwise.h"
+#include "QuantizePoint.h"
+#include "TensorUtil.h"
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,41 +23,9 @@ namespace cpu {
 
 namespace {
 
-/// Which element of a per-axis parameter applies to element I.
-struct AxisIndex {
-  int64_t Inner = 1, Size = 1;
-  int64_t operator()(int64_t I) const { return (I / Inner) % Size; }
-};
-
-/// Per-tensor when the parameter is a scalar (or of size 1), else along
-/// the axis attribute (default 1).
-llvm::Error axisIndexOf(const KernelContext &C, const TensorRef &Param,
-                        AxisIndex &Out) {
-  const TensorRef &X = C.Inputs[0];
-  if (Param.numElements() == 1) {
-    Out = {1, 1};
-    return llvm::Error::success();
-  }
-  int64_t Rank = int64_t(X.Dims.size());
-  int64_t Axis = C.N.getInt("axis", 1);
-  if (Axis < 0)
-    Axis += Rank;
-  if (Axis < 0 || Axis >= Rank || Param.Dims.size() != 1 ||
-      Param.Dims[0] != X.Dims[size_t(Axis)])
-    return C.badInput("scale/zero point do not match the input's axis");
-  Out.Size = X.Dims[size_t(Axis)];
-  for (int64_t I = Axis + 1; I < Rank; ++I)
-    Out.Inner *= X.Dims[size_t(I)];
-  return llvm::Error::success();
-}
-
 template <typename Q> Q saturateRound(float V) {
-  float R = std::nearbyint(V);
-  if (!(R == R))
-    return Q(0);
-  R = std::min(R, float(std::numeric_limits<Q>::max()));
-  R = std::max(R, float(std::numeric_limits<Q>::lowest()));
-  return Q(R);
+  return Q(quant::saturate(V, float(std::numeric_limits<Q>::lowest()),
+                           float(std::numeric_limits<Q>::max())));
 }
 
 llvm::Error runQuantize(const KernelContext &C) {
@@ -61,8 +33,8 @@ llvm::Error runQuantize(const KernelContext &C) {
   const TensorRef *ZP =
       C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
   const TensorRef &Y = C.Outputs[0];
-  AxisIndex Idx;
-  if (llvm::Error E = axisIndexOf(C, Scale, Idx))
+  quant::Axis Idx;
+  if (llvm::Error E = quantAxis(C, Scale, Idx))
     return E;
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
@@ -79,8 +51,10 @@ llvm::Error runQuantize(const KernelContext &C) {
         TY *PY = Y.data<TY>();
         for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
           int64_t K = Idx(I);
-          float Q = std::nearbyint(float(load(PX[I])) / S[K]);
-          PY[I] = saturateRound<TY>(Q + float(Z ? Z[K] : 0));
+          PY[I] = TY(quant::quantize(
+              float(load(PX[I])), S[K], float(Z ? Z[K] : 0),
+              float(std::numeric_limits<TY>::lowest()),
+              float(std::numeric_limits<TY>::max())));
         }
       });
     if (!OkY)
@@ -95,8 +69,8 @@ llvm::Error runDequantize(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Scale = C.Inputs[1];
   const TensorRef *ZP =
       C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
-  AxisIndex Idx;
-  if (llvm::Error E = axisIndexOf(C, Scale, Idx))
+  quant::Axis Idx;
+  if (llvm::Error E = quantAxis(C, Scale, Idx))
     return E;
   if (Scale.Type != ElementType::Float ||
       C.Outputs[0].Type != ElementType::Float)
@@ -111,7 +85,8 @@ llvm::Error runDequantize(const KernelContext &C) {
         const T *Z = ZP ? ZP->data<T>() : nullptr;
         for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
           int64_t K = Idx(I);
-          PY[I] = float(int64_t(PX[I]) - int64_t(Z ? Z[K] : 0)) * S[K];
+          PY[I] = quant::dequantize(int64_t(PX[I]), int64_t(Z ? Z[K] : 0),
+                                    S[K]);
         }
       }))
     return C.unsupported("input of type " + elementTypeName(X.Type));
@@ -144,6 +119,27 @@ llvm::Error runDynamicQuantize(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
+                      quant::Axis &Out) {
+  const TensorRef &X = C.Inputs[0];
+  if (Param.numElements() == 1) {
+    Out = {1, 1};
+    return llvm::Error::success();
+  }
+  int64_t Rank = int64_t(X.Dims.size());
+  int64_t Axis = C.N.getInt("axis", 1);
+  if (Axis < 0)
+    Axis += Rank;
+  if (Axis < 0 || Axis >= Rank || Param.Dims.size() != 1 ||
+      Param.Dims[0] != X.Dims[size_t(Axis)])
+    return C.badInput("scale/zero point do not match the input's axis");
+  Out.Size = X.Dims[size_t(Axis)];
+  Out.Inner = 1;
+  for (int64_t I = Axis + 1; I < Rank; ++I)
+    Out.Inner *= X.Dims[size_t(I)];
+  return llvm::Error::success();
+}
 
 void registerQuantizeKernels(CPUKernelTable &T) {
   addKernel(T, "QuantizeLinear",

@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
 #include "GridSamplePoint.h"
+#include "QuantizePoint.h"
 #include "RecurrentCell.h"
 #include "ResizeTaps.h"
 #include "RoiAlignPoint.h"
@@ -333,6 +334,13 @@ llvm::Error ndShape(const KernelContext &C, const TensorRef &Data,
 /// shared with the CUDA kernel). The batch indices' range is checked where
 /// they are read.
 llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
+
+/// QuantizeLinear's and DequantizeLinear's scale (or zero point) Param:
+/// per tensor when it holds one value, else along the axis attribute
+/// (default 1), which it must match (Quantize.cpp, shared with the CUDA
+/// kernels).
+llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
+                      quant::Axis &Out);
 
 /// A recurrent op's sizes and attributes (RecurrentCell.h): Acts holds
 /// activationsOf(K) per direction, forward first.

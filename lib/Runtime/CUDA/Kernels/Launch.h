@@ -12,6 +12,7 @@
 
 #include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/PoolPoint.h"
+#include "../../CPU/Kernels/QuantizePoint.h"
 #include "../../CPU/Kernels/RecurrentCell.h"
 #include "../../CPU/Kernels/ResizeTaps.h"
 #include "../../CPU/Kernels/RoiAlignPoint.h"
@@ -284,6 +285,18 @@ int roiAlign(const roialign::Params &P, const float *X, const float *Rois,
              const void *Batch, bool Batch64, float *Y, int64_t N, int64_t C,
              int64_t H, int64_t W, int64_t NumRois, int *BadIndex,
              cudaStream_t Stream);
+
+/// QuantizeLinear: N float elements of X into Y, int8 (Signed) or uint8,
+/// with Scale and zero point Zero (Y's type, may be null) per tensor or
+/// along A (QuantizePoint.h).
+int quantizeLinear(const float *X, const float *Scale, const void *Zero,
+                   void *Y, bool Signed, int64_t N, quant::Axis A,
+                   cudaStream_t Stream);
+/// DequantizeLinear: N elements of X (I8, U8 or I32) into float Y, with
+/// Scale and zero point Zero (X's type, may be null) per tensor or along A.
+int dequantizeLinear(const void *X, DType T, const float *Scale,
+                     const void *Zero, float *Y, int64_t N, quant::Axis A,
+                     cudaStream_t Stream);
 
 /// One direction of an RNN, GRU or LSTM (RecurrentCell.h): its cell, the
 /// op's layout, and the step's workspace (the gates [B, gates*H], then the

@@ -1,0 +1,94 @@
+//===- QuantizeKernels.cpp - QuantizeLinear and DequantizeLinear on CUDA --===//
+//
+// The Q and DQ nodes of a quantized (QDQ) model: elementwise, so they run
+// where the tensors are instead of as host steps with a wait each. The
+// CPU kernel's checks (cpu::quantAxis: per tensor or per axis) and its
+// arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use: float
+// into int8 or uint8, and int8, uint8 or int32 (biases) into float; other
+// types run on the host (a float16 input on float copies, HalfInFloat.h).
+//
+//===----------------------------------------------------------------------===//
+#include "../CPU/Kernels/TensorUtil.h"
+#include "CUDAContext.h"
+#include "CUDAKernels.h"
+
+using namespace oomplan;
+using namespace oomplan::runtime;
+using namespace oomplan::runtime::cuda;
+
+namespace {
+
+// Scale and zero point (input 2, may be omitted) and their axis.
+llvm::Error params(const KernelContext &C, ElementType ZeroType,
+                   quant::Axis &A, const void *&Zero) {
+  const TensorRef &Scale = C.Inputs[1];
+  if (Scale.Type != ElementType::Float)
+    return C.unsupported("scale of type " + elementTypeName(Scale.Type));
+  if (llvm::Error E = cpu::quantAxis(C, Scale, A))
+    return E;
+  Zero = nullptr;
+  if (cpu::hasInput(C, 2)) {
+    const TensorRef &Z = C.Inputs[2];
+    if (Z.Type != ZeroType)
+      return C.badInput("zero point of type " + elementTypeName(Z.Type) +
+                        ", expected " + elementTypeName(ZeroType));
+    if (Z.numElements() != Scale.numElements())
+      return C.badInput("zero point and scale sizes differ");
+    Zero = Z.Data;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error runQuantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (Y.Type != ElementType::Int8 && Y.Type != ElementType::UInt8)
+    return C.unsupported("output of type " + elementTypeName(Y.Type));
+  quant::Axis A;
+  const void *Zero;
+  if (llvm::Error E = params(C, Y.Type, A, Zero))
+    return E;
+  return launched(C,
+                  quantizeLinear(X.data<float>(), C.Inputs[1].data<float>(),
+                                 Zero, Y.Data, Y.Type == ElementType::Int8,
+                                 int64_t(X.numElements()), A,
+                                 context().Compute),
+                  "QuantizeLinear kernel");
+}
+
+llvm::Error runDequantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (Y.Type != ElementType::Float)
+    return C.unsupported("output of type " + elementTypeName(Y.Type));
+  quant::Axis A;
+  const void *Zero;
+  if (llvm::Error E = params(C, X.Type, A, Zero))
+    return E;
+  return launched(C,
+                  dequantizeLinear(X.Data, *dtypeOf(X.Type),
+                                   C.Inputs[1].data<float>(), Zero,
+                                   Y.data<float>(), int64_t(X.numElements()),
+                                   A, context().Compute),
+                  "DequantizeLinear kernel");
+}
+
+// Quantizing into a type other than int8 or uint8 (int16, the float8
+// types of later opsets) runs on the host.
+std::string quantizeRefuses(const Node &, llvm::ArrayRef<TensorRef>,
+                            llvm::ArrayRef<TensorRef> Out) {
+  if (Out.empty() || Out[0].Type == ElementType::Undefined ||
+      Out[0].Type == ElementType::Int8 || Out[0].Type == ElementType::UInt8)
+    return "";
+  return ("QuantizeLinear into " + elementTypeName(Out[0].Type)).str();
+}
+
+} // namespace
+
+void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
+  addKernel(T, "QuantizeLinear",
+            {runQuantize, nullptr, {ElementType::Float}, 0, quantizeRefuses});
+  addKernel(
+      T, "DequantizeLinear",
+      {runDequantize,
+       nullptr,
+       {ElementType::Int8, ElementType::UInt8, ElementType::Int32}});
+}
