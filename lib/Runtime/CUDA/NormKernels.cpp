@@ -139,6 +139,40 @@ template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {
                   "global pool kernel");
 }
 
+// Reduced axes with a kept axis of size above 1 between them: a thread per
+// output walks its reduced positions (Reduce.cu's reduceAxes). Axes are
+// normalized, sorted and unique.
+llvm::Error reduceScattered(const KernelContext &C, ReduceOp Op,
+                            llvm::ArrayRef<int64_t> Axes) {
+  const TensorRef &X = C.Inputs[0];
+  const int64_t R = int64_t(X.Dims.size());
+  if (R > MaxRank)
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  cpu::DimVector Strides = cpu::stridesOf(X.Dims);
+  ReduceAxes A;
+  for (int64_t D = 0; D < R; ++D) {
+    bool Red = llvm::is_contained(Axes, D);
+    int &N = Red ? A.RedRank : A.KeptRank;
+    (Red ? A.RedDims : A.KeptDims)[N] = X.Dims[size_t(D)];
+    (Red ? A.RedStride : A.KeptStride)[N] = Strides[size_t(D)];
+    ++N;
+  }
+  // Row-major divisors: position / Div[K] % Dims[K] is axis K's index.
+  A.Outputs = 1;
+  for (int K = A.KeptRank - 1; K >= 0; --K) {
+    A.KeptDiv[K] = A.Outputs;
+    A.Outputs *= A.KeptDims[K];
+  }
+  for (int K = A.RedRank - 1; K >= 0; --K) {
+    A.RedDiv[K] = A.Reduced;
+    A.Reduced *= A.RedDims[K];
+  }
+  return launched(C,
+                  reduceAxes(Op, X.data<float>(), C.Outputs[0].data<float>(), A,
+                             context().Compute),
+                  "Reduce kernel");
+}
+
 // Reduce*: axes from the attribute (opset < 18, ReduceSum < 13) or input 1.
 template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
@@ -176,7 +210,7 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
     if (Axes[size_t(K)] == A)
       ++K;
     else if (X.Dims[size_t(A)] != 1)
-      return C.unsupported("reduced axes that are not contiguous");
+      return reduceScattered(C, Op, Axes);
   }
   return launched(
       C,

@@ -19,8 +19,8 @@ using namespace oomplan::runtime::cuda;
 namespace {
 
 // Scale and zero point (input 2, may be omitted) and their axis.
-llvm::Error params(const KernelContext &C, ElementType ZeroType,
-                   quant::Axis &A, const void *&Zero) {
+llvm::Error params(const KernelContext &C, ElementType ZeroType, quant::Axis &A,
+                   const void *&Zero) {
   const TensorRef &Scale = C.Inputs[1];
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
@@ -66,8 +66,8 @@ llvm::Error runDequantize(const KernelContext &C) {
   return launched(C,
                   dequantizeLinear(X.Data, *dtypeOf(X.Type),
                                    C.Inputs[1].data<float>(), Zero,
-                                   Y.data<float>(), int64_t(X.numElements()),
-                                   A, context().Compute),
+                                   Y.data<float>(), int64_t(X.numElements()), A,
+                                   context().Compute),
                   "DequantizeLinear kernel");
 }
 
@@ -86,9 +86,8 @@ std::string quantizeRefuses(const Node &, llvm::ArrayRef<TensorRef>,
 void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
   addKernel(T, "QuantizeLinear",
             {runQuantize, nullptr, {ElementType::Float}, 0, quantizeRefuses});
-  addKernel(
-      T, "DequantizeLinear",
-      {runDequantize,
-       nullptr,
-       {ElementType::Int8, ElementType::UInt8, ElementType::Int32}});
+  addKernel(T, "DequantizeLinear",
+            {runDequantize,
+             nullptr,
+             {ElementType::Int8, ElementType::UInt8, ElementType::Int32}});
 }

@@ -431,4 +431,22 @@ g (float[2,3,4,5] x, float[3,7] b) => (float[2,3,4,5] pt, float[2,3,4,5] pa, int
 })");
 }
 
+// Reductions over axes with a kept axis of size above 1 between them
+// (before session 16 the CUDA kernel refused these mid-run): a thread per
+// output walks its reduced positions (ReduceAxes), for each op, with and
+// without keepdims, a negative axis; ReduceProd over one axis stays on the
+// one-span kernel.
+TEST(CUDAKernels, ReduceAxesApart) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x, float[2,3,4,5] y) => (float[1,3,1] mean, float[2,4] mx, float[1,3,4,1] ss, float[3] l2, float[3] lse, float[1,1,4,1] mn, float[2,1,4] pr) {
+  mean = ReduceMean<axes = [0, 2]>(x)
+  mx = ReduceMax<axes = [1, 3], keepdims = 0>(y)
+  ss = ReduceSumSquare<axes = [0, 3]>(y)
+  l2 = ReduceL2<axes = [0, 2], keepdims = 0>(x)
+  lse = ReduceLogSumExp<axes = [-1, 0, 2], keepdims = 0>(y)
+  mn = ReduceMin<axes = [0, 1, 3]>(y)
+  pr = ReduceProd<axes = [1]>(x)
+})");
+}
+
 } // namespace

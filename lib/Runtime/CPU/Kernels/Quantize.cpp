@@ -51,10 +51,10 @@ llvm::Error runQuantize(const KernelContext &C) {
         TY *PY = Y.data<TY>();
         for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
           int64_t K = Idx(I);
-          PY[I] = TY(quant::quantize(
-              float(load(PX[I])), S[K], float(Z ? Z[K] : 0),
-              float(std::numeric_limits<TY>::lowest()),
-              float(std::numeric_limits<TY>::max())));
+          PY[I] =
+              TY(quant::quantize(float(load(PX[I])), S[K], float(Z ? Z[K] : 0),
+                                 float(std::numeric_limits<TY>::lowest()),
+                                 float(std::numeric_limits<TY>::max())));
         }
       });
     if (!OkY)
@@ -85,8 +85,8 @@ llvm::Error runDequantize(const KernelContext &C) {
         const T *Z = ZP ? ZP->data<T>() : nullptr;
         for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
           int64_t K = Idx(I);
-          PY[I] = quant::dequantize(int64_t(PX[I]), int64_t(Z ? Z[K] : 0),
-                                    S[K]);
+          PY[I] =
+              quant::dequantize(int64_t(PX[I]), int64_t(Z ? Z[K] : 0), S[K]);
         }
       }))
     return C.unsupported("input of type " + elementTypeName(X.Type));

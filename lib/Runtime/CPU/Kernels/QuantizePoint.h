@@ -51,8 +51,7 @@ OOMPLAN_QUANT_HD inline float quantize(float X, float Scale, float Zero,
 }
 
 /// DequantizeLinear of X with Scale and zero point Zero.
-OOMPLAN_QUANT_HD inline float dequantize(int64_t X, int64_t Zero,
-                                         float Scale) {
+OOMPLAN_QUANT_HD inline float dequantize(int64_t X, int64_t Zero, float Scale) {
   return float(X - Zero) * Scale;
 }
 

@@ -364,6 +364,19 @@ enum class ReduceOp : int {
 /// [Outer, Inner]. GlobalAveragePool is Mean with Inner = 1.
 int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
            int64_t Axis, int64_t Inner, cudaStream_t Stream);
+/// A reduction over axes that are not one span (Reduce* over [0, 2] of a
+/// [2, 3, 4]): the kept axes' sizes, strides in the input and divisors of
+/// the output index (row-major), and the reduced axes' likewise over the
+/// Reduced positions each output sums.
+struct ReduceAxes {
+  int KeptRank = 0, RedRank = 0;
+  int64_t KeptDims[MaxRank] = {}, KeptStride[MaxRank] = {},
+          KeptDiv[MaxRank] = {};
+  int64_t RedDims[MaxRank] = {}, RedStride[MaxRank] = {}, RedDiv[MaxRank] = {};
+  int64_t Outputs = 0, Reduced = 1;
+};
+int reduceAxes(ReduceOp Op, const float *In, float *Out, const ReduceAxes &A,
+               cudaStream_t Stream);
 
 /// BatchNormalization (inference) on [N, C, Spatial], F32.
 int batchNorm(const float *X, const float *Scale, const float *Bias,

@@ -22,8 +22,8 @@ __global__ void quantizeKernel(const float *X, const float *Scale,
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x) {
     const int64_t K = A(I);
-    Y[I] = Q(quant::quantize(X[I], Scale[K], Zero ? float(Zero[K]) : 0.0f, Lo,
-                             Hi));
+    Y[I] = Q(
+        quant::quantize(X[I], Scale[K], Zero ? float(Zero[K]) : 0.0f, Lo, Hi));
   }
 }
 
@@ -33,8 +33,8 @@ __global__ void dequantizeKernel(const T *X, const float *Scale, const T *Zero,
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x) {
     const int64_t K = A(I);
-    Y[I] = quant::dequantize(int64_t(X[I]), Zero ? int64_t(Zero[K]) : 0,
-                             Scale[K]);
+    Y[I] =
+        quant::dequantize(int64_t(X[I]), Zero ? int64_t(Zero[K]) : 0, Scale[K]);
   }
 }
 } // namespace
@@ -50,8 +50,8 @@ int quantizeLinear(const float *X, const float *Scale, const void *Zero,
         N, A, -128.0f, 127.0f);
   else
     quantizeKernel<uint8_t><<<gridFor(N), Block, 0, Stream>>>(
-        X, Scale, static_cast<const uint8_t *>(Zero),
-        static_cast<uint8_t *>(Y), N, A, 0.0f, 255.0f);
+        X, Scale, static_cast<const uint8_t *>(Zero), static_cast<uint8_t *>(Y),
+        N, A, 0.0f, 255.0f);
   return lastError();
 }
 

@@ -106,47 +106,69 @@ __device__ double reduceInit(ReduceOp Op) {
   }
 }
 
+// One value into a reduction's accumulator, in double as the CPU kernel,
+// so that a long axis loses nothing.
+__device__ double reduceStep(ReduceOp Op, double Acc, double V) {
+  switch (Op) {
+  case ReduceOp::Max: // NaN propagates (the CPU's; fmax would drop it)
+    return (V != V || V > Acc) ? V : Acc;
+  case ReduceOp::Min:
+    return (V != V || V < Acc) ? V : Acc;
+  case ReduceOp::Prod:
+    return Acc * V;
+  case ReduceOp::SumSquare:
+  case ReduceOp::L2:
+    return Acc + V * V;
+  case ReduceOp::L1:
+    return Acc + fabs(V);
+  case ReduceOp::LogSumExp: // as the CPU: no shift by the max, in double
+    return Acc + exp(V);
+  default:
+    return Acc + V;
+  }
+}
+
+// The reduction of Count values from its accumulator.
+__device__ float reduceEnd(ReduceOp Op, double Acc, int64_t Count) {
+  if (Op == ReduceOp::Mean)
+    Acc /= double(Count);
+  else if (Op == ReduceOp::L2)
+    Acc = sqrt(Acc);
+  else if (Op == ReduceOp::LogSumExp)
+    Acc = log(Acc);
+  return float(Acc);
+}
+
 __global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
                               int64_t Outer, int64_t Axis, int64_t Inner) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
     const float *X = In + (I / Inner) * Axis * Inner + I % Inner;
-    // A serial walk per thread: accumulated in double, as the CPU kernel,
-    // so that a long axis loses nothing.
+    // A serial walk per thread.
     double Acc = reduceInit(Op);
-    for (int64_t A = 0; A < Axis; ++A) {
-      double V = X[A * Inner];
-      switch (Op) {
-      case ReduceOp::Max: // NaN propagates (the CPU's; fmax would drop it)
-        Acc = (V != V || V > Acc) ? V : Acc;
-        break;
-      case ReduceOp::Min:
-        Acc = (V != V || V < Acc) ? V : Acc;
-        break;
-      case ReduceOp::Prod:
-        Acc *= V;
-        break;
-      case ReduceOp::SumSquare:
-      case ReduceOp::L2:
-        Acc += V * V;
-        break;
-      case ReduceOp::L1:
-        Acc += fabs(V);
-        break;
-      case ReduceOp::LogSumExp: // as the CPU: no shift by the max, in double
-        Acc += exp(V);
-        break;
-      default:
-        Acc += V;
-      }
+    for (int64_t A = 0; A < Axis; ++A)
+      Acc = reduceStep(Op, Acc, X[A * Inner]);
+    Out[I] = reduceEnd(Op, Acc, Axis);
+  }
+}
+
+// Reduced axes apart from each other: a thread per output walks every
+// reduced position, both decomposed in row-major order over their axes.
+__global__ void reduceScattered(ReduceOp Op, const float *In, float *Out,
+                                ReduceAxes A) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+       I < A.Outputs; I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Base = 0;
+    for (int K = 0; K < A.KeptRank; ++K)
+      Base += (I / A.KeptDiv[K]) % A.KeptDims[K] * A.KeptStride[K];
+    double Acc = reduceInit(Op);
+    for (int64_t R = 0; R < A.Reduced; ++R) {
+      int64_t Off = Base;
+      for (int K = 0; K < A.RedRank; ++K)
+        Off += (R / A.RedDiv[K]) % A.RedDims[K] * A.RedStride[K];
+      Acc = reduceStep(Op, Acc, In[Off]);
     }
-    if (Op == ReduceOp::Mean)
-      Acc /= double(Axis);
-    else if (Op == ReduceOp::L2)
-      Acc = sqrt(Acc);
-    else if (Op == ReduceOp::LogSumExp)
-      Acc = log(Acc);
-    Out[I] = float(Acc);
+    Out[I] = reduceEnd(Op, Acc, A.Reduced);
   }
 }
 
@@ -250,6 +272,14 @@ int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
   else
     reduceStrided<<<gridFor(Outer * Inner), Block, 0, Stream>>>(
         Op, In, Out, Outer, Axis, Inner);
+  return lastError();
+}
+
+int reduceAxes(ReduceOp Op, const float *In, float *Out, const ReduceAxes &A,
+               cudaStream_t Stream) {
+  if (A.Outputs == 0)
+    return 0;
+  reduceScattered<<<gridFor(A.Outputs), Block, 0, Stream>>>(Op, In, Out, A);
   return lastError();
 }
 
