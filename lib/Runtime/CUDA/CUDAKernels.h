@@ -38,11 +38,13 @@ void registerIndexKernels(CUDAKernelTable &T);
 // GatherScatterKernels.cpp: GatherElements, ScatterElements, ScatterND.
 void registerGatherScatterKernels(CUDAKernelTable &T);
 // NormKernels.cpp: Softmax, LogSoftmax, LayerNormalization,
-// BatchNormalization, Reduce*, GlobalAveragePool, GlobalMaxPool.
+// BatchNormalization, InstanceNormalization, LRN, Reduce*,
+// GlobalAveragePool, GlobalMaxPool.
 void registerNormKernels(CUDAKernelTable &T);
 // BlasKernels.cpp: MatMul and Gemm (cuBLAS).
 void registerBlasKernels(CUDAKernelTable &T);
-// DnnKernels.cpp: Conv, MaxPool, AveragePool (cuDNN).
+// DnnKernels.cpp: Conv, MaxPool, AveragePool (cuDNN), LpPool and
+// GlobalLpPool (our pool kernel).
 void registerDnnKernels(CUDAKernelTable &T);
 
 // ConvTransposeKernels.cpp: ConvTranspose (cuDNN's data gradient).

@@ -277,7 +277,8 @@ std::string poolRefusal(const Node &N, llvm::ArrayRef<TensorRef> In,
 
 // A window cuDNN refuses, on our own kernel (Kernels/Pool.cu): the CPU
 // kernel's geometry and per-output function, so the same positions count.
-llvm::Error runDirectPool(const KernelContext &C, bool Max) {
+llvm::Error runDirectPool(const KernelContext &C, pool::Kind Kd) {
+  const bool Max = Kd == pool::Kind::Max;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   if (!C.N.getInts("kernel_shape"))
     return C.badInput("kernel_shape is required");
@@ -300,8 +301,7 @@ llvm::Error runDirectPool(const KernelContext &C, bool Max) {
     Indices = C.Outputs[1].data<int64_t>();
   }
   return launched(C,
-                  directPool(W, Max ? pool::Kind::Max : pool::Kind::Average,
-                             X.data<float>(), Y.data<float>(), Indices,
+                  directPool(W, Kd, X.data<float>(), Y.data<float>(), Indices,
                              X.Dims[0] * X.Dims[1], context().Compute),
                   "pool kernel");
 }
@@ -312,7 +312,7 @@ template <bool Max> llvm::Error runPool(const KernelContext &C) {
     return C.badInput("input rank below 3");
   Window Win;
   if (!poolRefusal(C.N, C.Inputs, C.Outputs, Win).empty())
-    return runDirectPool(C, Max);
+    return runDirectPool(C, Max ? pool::Kind::Max : pool::Kind::Average);
   if (Y.numElements() == 0)
     return llvm::Error::success();
   Descs D;
@@ -338,10 +338,52 @@ template <bool Max> llvm::Error runPool(const KernelContext &C) {
     return dnnFailure(C, St, "cudnnPoolingForward");
   return llvm::Error::success();
 }
+// LpPool: cuDNN has no Lp mode; our kernel, as the pools cuDNN refuses.
+llvm::Error runLpPool(const KernelContext &C) {
+  if (C.Inputs[0].Dims.size() < 3)
+    return C.badInput("input rank below 3");
+  return runDirectPool(C, pool::Kind::Lp);
+}
+
+// GlobalLpPool: one window over all of each plane's spatial dims, on the
+// same kernel (the CPU's global pool sums |x|^p in double as pool::at does).
+llvm::Error runGlobalLpPool(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (X.Dims.size() < 3 ||
+      Y.numElements() != uint64_t(X.Dims[0]) * uint64_t(X.Dims[1]))
+    return C.badInput("output must hold one value per (image, channel)");
+  const int Rank = int(X.Dims.size()) - 2;
+  if (Rank > pool::Window::MaxRank)
+    return C.unsupported("a window of rank " + llvm::Twine(Rank));
+  if (cpu::productOf(X.Dims, 2, X.Dims.size()) == 0)
+    return C.badInput("empty spatial dims"); // the CPU kernel's refusal
+  pool::Window W;
+  W.Rank = Rank;
+  int64_t Row = 1, Col = 1;
+  for (int I = Rank - 1; I >= 0; --I) {
+    W.InStride[I] = Row;
+    Row *= X.Dims[size_t(I) + 2];
+  }
+  for (int I = 0; I < Rank; ++I) {
+    W.ColStride[I] = Col;
+    Col *= X.Dims[size_t(I) + 2];
+    W.In[I] = W.K[I] = X.Dims[size_t(I) + 2];
+    W.Out[I] = W.S[I] = W.D[I] = 1;
+  }
+  W.KernelSize = Row;
+  W.P = double(C.N.getInt("p", 2));
+  return launched(C,
+                  directPool(W, pool::Kind::Lp, X.data<float>(),
+                             Y.data<float>(), nullptr, X.Dims[0] * X.Dims[1],
+                             context().Compute),
+                  "global Lp pool kernel");
+}
 } // namespace
 
 void cuda::registerDnnKernels(CUDAKernelTable &T) {
   addKernel(T, "Conv", {runConv, convWorkspace, F32, 0, convRefuses});
   addKernel(T, "MaxPool", {runPool<true>, nullptr, F32});
   addKernel(T, "AveragePool", {runPool<false>, nullptr, F32});
+  addKernel(T, "LpPool", {runLpPool, nullptr, F32});
+  addKernel(T, "GlobalLpPool", {runGlobalLpPool, nullptr, F32});
 }

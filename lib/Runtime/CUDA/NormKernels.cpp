@@ -173,6 +173,19 @@ llvm::Error reduceScattered(const KernelContext &C, ReduceOp Op,
                   "Reduce kernel");
 }
 
+// LRN: the CPU kernel's checks and per-element function (LRNPoint.h), a
+// thread an element (each reads its size channels).
+llvm::Error runLRN(const KernelContext &C) {
+  lrn::Params P;
+  if (llvm::Error E = cpu::lrnSetup(C, P))
+    return E;
+  return launched(C,
+                  localResponseNorm(
+                      P, C.Inputs[0].data<float>(), C.Outputs[0].data<float>(),
+                      int64_t(C.Outputs[0].numElements()), context().Compute),
+                  "LRN kernel");
+}
+
 // Reduce*: axes from the attribute (opset < 18, ReduceSum < 13) or input 1.
 template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
@@ -230,6 +243,7 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "LayerNormalization", {runLayerNorm, nullptr, F32});
   addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
   addKernel(T, "InstanceNormalization", {runInstanceNorm, nullptr, F32});
+  addKernel(T, "LRN", {runLRN, nullptr, F32});
   addKernel(T, "GlobalAveragePool",
             {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
   addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});
@@ -242,6 +256,8 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
             {runReduce<ReduceOp::SumSquare>, nullptr, F32, 0b10});
   addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, F32, 0b10});
   addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, F32, 0b10});
+  addKernel(T, "ReduceLogSum",
+            {runReduce<ReduceOp::LogSum>, nullptr, F32, 0b10});
   addKernel(T, "ReduceLogSumExp",
             {runReduce<ReduceOp::LogSumExp>, nullptr, F32, 0b10});
 }

@@ -35,8 +35,9 @@ KernelTable cpuAsCUDA() {
 // x = [0, 2, 0, -1]: nz = [[1, 3]], t = [[1], [3]], v = x[1], x[3] = [2,
 // -1], y = v * v = [4, 1] (data-dependent: [n] with n = 2). r = Relu(x) =
 // [0, 2, 0, 0] as indices, depth 3: oh = [[1, 0, 0], [0, 0, 1], [1, 0, 0],
-// [1, 0, 0]]; mi = Hardmax(x) = [0, 1, 0, 0]. An LRN (size 3) over s:
-// compared with the CPU run only. NonZero decides y's size; LRN and Hardmax
+// [1, 0, 0]]; mi = Hardmax(x) = [0, 1, 0, 0]. An LpNormalization over s:
+// compared with the CPU run only. NonZero decides y's size; LpNormalization
+// and Hardmax
 // have no CUDA kernel; GatherND (on CUDA since session 15) reads NonZero's
 // output at its reported size on the device.
 const char *Lacking = R"(<ir_version: 8, opset_import: ["" : 17]>
@@ -50,7 +51,7 @@ g (float[4] x, float[5, 2, 3] s) => (float[?] y, float[4, 3] oh, float[5, 2, 3] 
   depth = Constant<value = int64 {3}>()
   onoff = Constant<value = float[2] {0, 1}>()
   oh = OneHot(ri, depth, onoff)
-  ln = LRN<size = 3>(s)
+  ln = LpNormalization(s)
   mi = Hardmax(x)
 })";
 
@@ -104,11 +105,11 @@ TEST(CUDAHostSteps, WhatCUDALacksRunsOnTheHost) {
   // NonZero, which decides y's size, whether CUDA has it or not.
   std::map<std::string, unsigned> Want = {{"NonZero", 1}};
   for (const char *Op : {"Transpose", "GatherND", "Mul", "Relu", "Cast",
-                         "OneHot", "LRN", "Hardmax"})
+                         "OneHot", "LpNormalization", "Hardmax"})
     if (!cuda::cudaKernelTable().get(ops::opCode(*ops::lookupOp(Op))))
       Want[Op] = 1;
   EXPECT_EQ(HostOps[1], Want);
-  EXPECT_TRUE(Want.count("LRN") && Want.count("Hardmax"))
+  EXPECT_TRUE(Want.count("LpNormalization") && Want.count("Hardmax"))
       << "CUDA has kernels for these now: pick ops it still lacks";
   if (!GPU)
     GTEST_SKIP() << "host steps checked on the logging device; no CUDA "

@@ -449,4 +449,22 @@ g (float[2,3,4] x, float[2,3,4,5] y) => (float[1,3,1] mean, float[2,4] mx, float
 })");
 }
 
+// LRN (sizes 3 and 5, the window clipped at the first and last channels,
+// other alpha, beta, bias; LRNPoint.h shared with the CPU), LpPool (p 2
+// and 1, strided) and GlobalLpPool (p 3 over a plane, p 2 over a line) on
+// the direct pool kernel (PoolPoint.h), and ReduceLogSum over axes apart.
+TEST(CUDAKernels, LRNLpPoolsLogSum) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,7,5,6] x, float[2,3,11] v) => (float[2,7,5,6] l3, float[2,7,5,6] l5, float[2,7,2,3] lp2, float[2,7,3,3] lp1, float[2,7,1,1] glp, float[2,3,1] gl1, float[2,1,5,1] rls) {
+  l3 = LRN<size = 3>(x)
+  l5 = LRN<size = 5, alpha = 0.02, beta = 0.6, bias = 2.0>(x)
+  lp2 = LpPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  lp1 = LpPool<kernel_shape = [3, 2], strides = [1, 2], pads = [0, 0, 0, 0], p = 1>(x)
+  glp = GlobalLpPool<p = 3>(x)
+  gl1 = GlobalLpPool(v)
+  ax = Abs(x)
+  rls = ReduceLogSum<axes = [1, 3]>(ax)
+})");
+}
+
 } // namespace

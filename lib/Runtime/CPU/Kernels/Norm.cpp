@@ -221,35 +221,15 @@ template <typename T> struct LpNorm {
 
 template <typename T> struct LRN {
   static llvm::Error run(const KernelContext &C) {
+    lrn::Params P;
+    if (llvm::Error E = lrnSetup(C, P))
+      return E;
     const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
-    if (X.Dims.size() < 3)
-      return C.badInput("X must have rank 3 or more");
-    const int64_t Size = C.N.getInt("size", 0);
-    if (Size <= 0)
-      return C.badInput("size must be positive");
-    const double Alpha = C.N.getFloat("alpha", 1e-4),
-                 Beta = C.N.getFloat("beta", 0.75),
-                 Bias = C.N.getFloat("bias", 1.0);
-    const int64_t Batch = X.Dims[0], Ch = X.Dims[1];
-    const int64_t Plane = productOf(X.Dims, 2, X.Dims.size());
-    const int64_t Lo = (Size - 1) / 2, Hi = Size - 1 - Lo;
-    C.Pool.parallelFor(Batch * Ch, 1, [&](int64_t Begin, int64_t End) {
-      for (int64_t NC = Begin; NC < End; ++NC) {
-        const int64_t N = NC / Ch, Cc = NC % Ch;
-        const int64_t From = std::max<int64_t>(0, Cc - Lo),
-                      To = std::min<int64_t>(Ch - 1, Cc + Hi);
-        for (int64_t I = 0; I < Plane; ++I) {
-          double Sq = 0;
-          for (int64_t K = From; K <= To; ++K) {
-            double V = double(X.data<const T>()[(N * Ch + K) * Plane + I]);
-            Sq += V * V;
-          }
-          int64_t At = NC * Plane + I;
-          Y.data<T>()[At] = T(double(X.data<const T>()[At]) /
-                              std::pow(Bias + Alpha / double(Size) * Sq, Beta));
-        }
-      }
-    });
+    C.Pool.parallelFor(
+        X.Dims[0] * P.Channels, 1, [&](int64_t Begin, int64_t End) {
+          for (int64_t At = Begin * P.Plane; At < End * P.Plane; ++At)
+            Y.data<T>()[At] = lrn::at<T>(P, X.data<const T>(), At);
+        });
     return llvm::Error::success();
   }
 };
@@ -356,6 +336,21 @@ llvm::Error runLRN(const KernelContext &C) { return dispatchFloat<LRN>(C); }
 llvm::Error runMVN(const KernelContext &C) { return dispatchFloat<MVN>(C); }
 
 } // namespace
+
+llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P) {
+  const TensorRef &X = C.Inputs[0];
+  if (X.Dims.size() < 3)
+    return C.badInput("X must have rank 3 or more");
+  P.Size = C.N.getInt("size", 0);
+  if (P.Size <= 0)
+    return C.badInput("size must be positive");
+  P.Alpha = C.N.getFloat("alpha", 1e-4);
+  P.Beta = C.N.getFloat("beta", 0.75);
+  P.Bias = C.N.getFloat("bias", 1.0);
+  P.Channels = X.Dims[1];
+  P.Plane = productOf(X.Dims, 2, X.Dims.size());
+  return llvm::Error::success();
+}
 
 void registerNormKernels(CPUKernelTable &T) {
   addKernel(T, "BatchNormalization",

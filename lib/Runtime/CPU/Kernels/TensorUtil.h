@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
 #include "GridSamplePoint.h"
+#include "LRNPoint.h"
 #include "QuantizePoint.h"
 #include "RecurrentCell.h"
 #include "ResizeTaps.h"
@@ -334,6 +335,10 @@ llvm::Error ndShape(const KernelContext &C, const TensorRef &Data,
 /// shared with the CUDA kernel). The batch indices' range is checked where
 /// they are read.
 llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
+
+/// LRN's checks (rank 3 or more, a positive size) and attributes
+/// (Norm.cpp, shared with the CUDA kernel).
+llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P);
 
 /// QuantizeLinear's and DequantizeLinear's scale (or zero point) Param:
 /// per tensor when it holds one value, else along the axis attribute

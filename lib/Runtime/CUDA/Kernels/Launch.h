@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 
 #include "../../CPU/Kernels/GridSamplePoint.h"
+#include "../../CPU/Kernels/LRNPoint.h"
 #include "../../CPU/Kernels/PoolPoint.h"
 #include "../../CPU/Kernels/QuantizePoint.h"
 #include "../../CPU/Kernels/RecurrentCell.h"
@@ -358,7 +359,8 @@ enum class ReduceOp : int {
   SumSquare,
   L1,
   L2,
-  LogSumExp
+  LogSumExp,
+  LogSum
 };
 /// Reduces the middle axis of [Outer, Axis, Inner], F32; Out is
 /// [Outer, Inner]. GlobalAveragePool is Mean with Inner = 1.
@@ -377,6 +379,9 @@ struct ReduceAxes {
 };
 int reduceAxes(ReduceOp Op, const float *In, float *Out, const ReduceAxes &A,
                cudaStream_t Stream);
+/// LRN over Total elements of X [N, C, spatial...], F32 (LRNPoint.h).
+int localResponseNorm(const lrn::Params &P, const float *X, float *Y,
+                      int64_t Total, cudaStream_t Stream);
 
 /// BatchNormalization (inference) on [N, C, Spatial], F32.
 int batchNorm(const float *X, const float *Scale, const float *Bias,

@@ -134,7 +134,7 @@ __device__ float reduceEnd(ReduceOp Op, double Acc, int64_t Count) {
     Acc /= double(Count);
   else if (Op == ReduceOp::L2)
     Acc = sqrt(Acc);
-  else if (Op == ReduceOp::LogSumExp)
+  else if (Op == ReduceOp::LogSumExp || Op == ReduceOp::LogSum)
     Acc = log(Acc);
   return float(Acc);
 }
@@ -272,6 +272,23 @@ int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
   else
     reduceStrided<<<gridFor(Outer * Inner), Block, 0, Stream>>>(
         Op, In, Out, Outer, Axis, Inner);
+  return lastError();
+}
+
+namespace {
+__global__ void lrnKernel(lrn::Params P, const float *X, float *Y,
+                          int64_t Total) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < Total;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Y[I] = lrn::at<float>(P, X, I);
+}
+} // namespace
+
+int localResponseNorm(const lrn::Params &P, const float *X, float *Y,
+                      int64_t Total, cudaStream_t Stream) {
+  if (Total == 0)
+    return 0;
+  lrnKernel<<<gridFor(Total), Block, 0, Stream>>>(P, X, Y, Total);
   return lastError();
 }
 
