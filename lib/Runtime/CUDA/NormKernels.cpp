@@ -131,12 +131,11 @@ template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {
     return C.badInput("input rank below 2");
   if (cpu::productOf(X.Dims, 2, X.Dims.size()) == 0)
     return C.badInput("empty spatial dims"); // the CPU kernel's refusal
-  return launched(C,
-                  reduce(Op, X.data<float>(), C.Outputs[0].data<float>(),
-                         X.Dims[0] * X.Dims[1],
-                         cpu::productOf(X.Dims, 2, X.Dims.size()), 1,
-                         context().Compute),
-                  "global pool kernel");
+  return launched(
+      C,
+      reduce(Op, DType::F32, X.Data, C.Outputs[0].Data, X.Dims[0] * X.Dims[1],
+             cpu::productOf(X.Dims, 2, X.Dims.size()), 1, context().Compute),
+      "global pool kernel");
 }
 
 // Reduced axes with a kept axis of size above 1 between them: a thread per
@@ -168,7 +167,7 @@ llvm::Error reduceScattered(const KernelContext &C, ReduceOp Op,
     A.Reduced *= A.RedDims[K];
   }
   return launched(C,
-                  reduceAxes(Op, X.data<float>(), C.Outputs[0].data<float>(), A,
+                  reduceAxes(Op, *dtypeOf(X.Type), X.Data, C.Outputs[0].Data, A,
                              context().Compute),
                   "Reduce kernel");
 }
@@ -201,7 +200,7 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
     // each element is a row of one (Inner: one thread each).
     if (C.N.getInt("noop_with_empty_axes", 0))
       return launched(C,
-                      reduce(Op, X.data<float>(), C.Outputs[0].data<float>(), 1,
+                      reduce(Op, *dtypeOf(X.Type), X.Data, C.Outputs[0].Data, 1,
                              1, int64_t(X.numElements()), context().Compute),
                       "Reduce kernel");
     for (int64_t I = 0; I < R; ++I)
@@ -209,7 +208,7 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   }
   if (R == 0) // a scalar: one element reduced (Axes.back() needs an axis)
     return launched(C,
-                    reduce(Op, X.data<float>(), C.Outputs[0].data<float>(), 1,
+                    reduce(Op, *dtypeOf(X.Type), X.Data, C.Outputs[0].Data, 1,
                            1, 1, context().Compute),
                     "Reduce kernel");
   for (int64_t &A : Axes)
@@ -228,7 +227,7 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   return launched(
       C,
       reduce(
-          Op, X.data<float>(), C.Outputs[0].data<float>(),
+          Op, *dtypeOf(X.Type), X.Data, C.Outputs[0].Data,
           cpu::productOf(X.Dims, 0, size_t(Axes.front())),
           cpu::productOf(X.Dims, size_t(Axes.front()), size_t(Axes.back()) + 1),
           cpu::productOf(X.Dims, size_t(Axes.back()) + 1, size_t(R)),
@@ -247,17 +246,25 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "GlobalAveragePool",
             {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
   addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});
-  addKernel(T, "ReduceSum", {runReduce<ReduceOp::Sum>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceMean", {runReduce<ReduceOp::Mean>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceMax", {runReduce<ReduceOp::Max>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceMin", {runReduce<ReduceOp::Min>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceProd", {runReduce<ReduceOp::Prod>, nullptr, F32, 0b10});
+  // Reduce*: float, double and the 32- and 64-bit integers (shape and
+  // index arithmetic: detection post-processing reduces int64), in the
+  // CPU's accumulators; the log reductions on the floating types only.
+  const llvm::SmallVector<ElementType, 4> Num = {
+      ElementType::Float, ElementType::Double, ElementType::Int32,
+      ElementType::Int64};
+  const llvm::SmallVector<ElementType, 4> Flt = {ElementType::Float,
+                                                 ElementType::Double};
+  addKernel(T, "ReduceSum", {runReduce<ReduceOp::Sum>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceMean", {runReduce<ReduceOp::Mean>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceMax", {runReduce<ReduceOp::Max>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceMin", {runReduce<ReduceOp::Min>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceProd", {runReduce<ReduceOp::Prod>, nullptr, Num, 0b10});
   addKernel(T, "ReduceSumSquare",
-            {runReduce<ReduceOp::SumSquare>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, F32, 0b10});
-  addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, F32, 0b10});
+            {runReduce<ReduceOp::SumSquare>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceL1", {runReduce<ReduceOp::L1>, nullptr, Num, 0b10});
+  addKernel(T, "ReduceL2", {runReduce<ReduceOp::L2>, nullptr, Num, 0b10});
   addKernel(T, "ReduceLogSum",
-            {runReduce<ReduceOp::LogSum>, nullptr, F32, 0b10});
+            {runReduce<ReduceOp::LogSum>, nullptr, Flt, 0b10});
   addKernel(T, "ReduceLogSumExp",
-            {runReduce<ReduceOp::LogSumExp>, nullptr, F32, 0b10});
+            {runReduce<ReduceOp::LogSumExp>, nullptr, Flt, 0b10});
 }

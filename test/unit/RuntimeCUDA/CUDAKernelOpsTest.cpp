@@ -467,4 +467,30 @@ g (float[2,7,5,6] x, float[2,3,11] v) => (float[2,7,5,6] l3, float[2,7,5,6] l5, 
 })");
 }
 
+// Reductions of integers and doubles (int64 in detection models'
+// post-processing): int64 and int32 sums, truncating means, extremes,
+// products, L1, L2 (sqrt truncated), SumSquare over everything, one over
+// axes apart; double means and LogSumExp. Integers must be equal: both
+// backends accumulate in int64 (doubles in double).
+TEST(CUDAKernels, IntegerAndDoubleReductions) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,4,5] x) => (int64[3,1,5] s64, int64[3,5] mean64, int32[1,4,1] max32, int32[3,4] min32, int64[3,1,5] prod64, int64[1,4,5] l1, int32[3,5] l2, int64[1,1,1] sq, double[3,4] md, double[3,5] lsed, int64[1,4,1] apart) <float ten = {10}> {
+  xt = Mul(x, ten)
+  a = Cast<to = 7>(xt)
+  b = Cast<to = 6>(xt)
+  d = Cast<to = 11>(x)
+  s64 = ReduceSum<axes = [1]>(a)
+  mean64 = ReduceMean<axes = [1], keepdims = 0>(a)
+  max32 = ReduceMax<axes = [0, 2]>(b)
+  min32 = ReduceMin<axes = [2], keepdims = 0>(b)
+  prod64 = ReduceProd<axes = [1]>(a)
+  l1 = ReduceL1<axes = [0]>(a)
+  l2 = ReduceL2<axes = [1], keepdims = 0>(b)
+  sq = ReduceSumSquare(a)
+  md = ReduceMean<axes = [2], keepdims = 0>(d)
+  lsed = ReduceLogSumExp<axes = [1], keepdims = 0>(d)
+  apart = ReduceSum<axes = [0, 2]>(a)
+})");
+}
+
 } // namespace

@@ -362,9 +362,10 @@ enum class ReduceOp : int {
   LogSumExp,
   LogSum
 };
-/// Reduces the middle axis of [Outer, Axis, Inner], F32; Out is
-/// [Outer, Inner]. GlobalAveragePool is Mean with Inner = 1.
-int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
+/// Reduces the middle axis of [Outer, Axis, Inner] of T (F32, F64, I32,
+/// I64; accumulated in double or int64, as the CPU kernel); Out is [Outer,
+/// Inner]. GlobalAveragePool is Mean with Inner = 1.
+int reduce(ReduceOp Op, DType T, const void *In, void *Out, int64_t Outer,
            int64_t Axis, int64_t Inner, cudaStream_t Stream);
 /// A reduction over axes that are not one span (Reduce* over [0, 2] of a
 /// [2, 3, 4]): the kept axes' sizes, strides in the input and divisors of
@@ -377,8 +378,8 @@ struct ReduceAxes {
   int64_t RedDims[MaxRank] = {}, RedStride[MaxRank] = {}, RedDiv[MaxRank] = {};
   int64_t Outputs = 0, Reduced = 1;
 };
-int reduceAxes(ReduceOp Op, const float *In, float *Out, const ReduceAxes &A,
-               cudaStream_t Stream);
+int reduceAxes(ReduceOp Op, DType T, const void *In, void *Out,
+               const ReduceAxes &A, cudaStream_t Stream);
 /// LRN over Total elements of X [N, C, spatial...], F32 (LRNPoint.h).
 int localResponseNorm(const lrn::Params &P, const float *X, float *Y,
                       int64_t Total, cudaStream_t Stream);

@@ -11,6 +11,7 @@
 #include <cfloat>
 #include <cuda_runtime.h>
 #include <math_constants.h>
+#include <type_traits>
 
 namespace oomplan {
 namespace runtime {
@@ -91,24 +92,37 @@ __global__ void layerNormRows(const float *X, const float *Scale,
   }
 }
 
+// The accumulator of a reduction of T, as the CPU kernel's: double for the
+// floating types, int64 for the integers (a product or sum wraps as the
+// CPU's does).
+template <typename T> struct AccOf { using type = double; };
+template <> struct AccOf<int32_t> { using type = int64_t; };
+template <> struct AccOf<int64_t> { using type = int64_t; };
+
 // -inf and +inf as the CPU kernel: an all -inf row (or an empty axis) is
-// -inf, not -FLT_MAX.
-__device__ double reduceInit(ReduceOp Op) {
+// -inf, not -FLT_MAX; the integers' extremes for an integer accumulator.
+template <typename A> __device__ A reduceInit(ReduceOp Op) {
   switch (Op) {
   case ReduceOp::Max:
-    return -CUDART_INF;
+    if constexpr (std::is_integral<A>::value)
+      return A(INT64_MIN);
+    else
+      return A(-CUDART_INF);
   case ReduceOp::Min:
-    return CUDART_INF;
+    if constexpr (std::is_integral<A>::value)
+      return A(INT64_MAX);
+    else
+      return A(CUDART_INF);
   case ReduceOp::Prod:
-    return 1.0;
+    return A(1);
   default:
-    return 0.0;
+    return A(0);
   }
 }
 
-// One value into a reduction's accumulator, in double as the CPU kernel,
-// so that a long axis loses nothing.
-__device__ double reduceStep(ReduceOp Op, double Acc, double V) {
+// One value into a reduction's accumulator, so that a long axis loses
+// nothing (double for floats).
+template <typename A> __device__ A reduceStep(ReduceOp Op, A Acc, A V) {
   switch (Op) {
   case ReduceOp::Max: // NaN propagates (the CPU's; fmax would drop it)
     return (V != V || V > Acc) ? V : Acc;
@@ -120,55 +134,65 @@ __device__ double reduceStep(ReduceOp Op, double Acc, double V) {
   case ReduceOp::L2:
     return Acc + V * V;
   case ReduceOp::L1:
-    return Acc + fabs(V);
+    return Acc + (V < A(0) ? A(0) - V : V);
   case ReduceOp::LogSumExp: // as the CPU: no shift by the max, in double
-    return Acc + exp(V);
+    return Acc + A(exp(double(V)));
   default:
     return Acc + V;
   }
 }
 
-// The reduction of Count values from its accumulator.
-__device__ float reduceEnd(ReduceOp Op, double Acc, int64_t Count) {
-  if (Op == ReduceOp::Mean)
-    Acc /= double(Count);
-  else if (Op == ReduceOp::L2)
-    Acc = sqrt(Acc);
-  else if (Op == ReduceOp::LogSumExp || Op == ReduceOp::LogSum)
-    Acc = log(Acc);
-  return float(Acc);
+// The reduction of Count values from its accumulator, as T. An integer
+// mean divides (truncating) and is 0 over no values, as the CPU's.
+template <typename T, typename A>
+__device__ T reduceEnd(ReduceOp Op, A Acc, int64_t Count) {
+  if (Op == ReduceOp::Mean) {
+    if constexpr (std::is_integral<A>::value)
+      return Count ? T(Acc / A(Count)) : T(0);
+    else
+      return T(Acc / A(Count));
+  }
+  if (Op == ReduceOp::L2)
+    return T(A(sqrt(double(Acc))));
+  if (Op == ReduceOp::LogSumExp || Op == ReduceOp::LogSum)
+    return T(A(log(double(Acc))));
+  return T(Acc);
 }
 
-__global__ void reduceStrided(ReduceOp Op, const float *In, float *Out,
-                              int64_t Outer, int64_t Axis, int64_t Inner) {
+template <typename T>
+__global__ void reduceStrided(ReduceOp Op, const T *In, T *Out, int64_t Outer,
+                              int64_t Axis, int64_t Inner) {
+  using A = typename AccOf<T>::type;
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
-    const float *X = In + (I / Inner) * Axis * Inner + I % Inner;
+    const T *X = In + (I / Inner) * Axis * Inner + I % Inner;
     // A serial walk per thread.
-    double Acc = reduceInit(Op);
-    for (int64_t A = 0; A < Axis; ++A)
-      Acc = reduceStep(Op, Acc, X[A * Inner]);
-    Out[I] = reduceEnd(Op, Acc, Axis);
+    A Acc = reduceInit<A>(Op);
+    for (int64_t K = 0; K < Axis; ++K)
+      Acc = reduceStep<A>(Op, Acc, A(X[K * Inner]));
+    Out[I] = reduceEnd<T, A>(Op, Acc, Axis);
   }
 }
 
 // Reduced axes apart from each other: a thread per output walks every
 // reduced position, both decomposed in row-major order over their axes.
-__global__ void reduceScattered(ReduceOp Op, const float *In, float *Out,
-                                ReduceAxes A) {
+template <typename T>
+__global__ void reduceScattered(ReduceOp Op, const T *In, T *Out,
+                                ReduceAxes Ax) {
+  using A = typename AccOf<T>::type;
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       I < A.Outputs; I += int64_t(gridDim.x) * blockDim.x) {
+       I < Ax.Outputs; I += int64_t(gridDim.x) * blockDim.x) {
     int64_t Base = 0;
-    for (int K = 0; K < A.KeptRank; ++K)
-      Base += (I / A.KeptDiv[K]) % A.KeptDims[K] * A.KeptStride[K];
-    double Acc = reduceInit(Op);
-    for (int64_t R = 0; R < A.Reduced; ++R) {
+    for (int K = 0; K < Ax.KeptRank; ++K)
+      Base += (I / Ax.KeptDiv[K]) % Ax.KeptDims[K] * Ax.KeptStride[K];
+    A Acc = reduceInit<A>(Op);
+    for (int64_t R = 0; R < Ax.Reduced; ++R) {
       int64_t Off = Base;
-      for (int K = 0; K < A.RedRank; ++K)
-        Off += (R / A.RedDiv[K]) % A.RedDims[K] * A.RedStride[K];
-      Acc = reduceStep(Op, Acc, In[Off]);
+      for (int K = 0; K < Ax.RedRank; ++K)
+        Off += (R / Ax.RedDiv[K]) % Ax.RedDims[K] * Ax.RedStride[K];
+      Acc = reduceStep<A>(Op, Acc, A(In[Off]));
     }
-    Out[I] = reduceEnd(Op, Acc, A.Reduced);
+    Out[I] = reduceEnd<T, A>(Op, Acc, Ax.Reduced);
   }
 }
 
@@ -261,18 +285,24 @@ int instanceNorm(const float *X, const float *Scale, const float *Bias,
   return lastError();
 }
 
-int reduce(ReduceOp Op, const float *In, float *Out, int64_t Outer,
+int reduce(ReduceOp Op, DType T, const void *In, void *Out, int64_t Outer,
            int64_t Axis, int64_t Inner, cudaStream_t Stream) {
   if (Outer * Inner == 0)
     return 0;
-  if (Inner == 1 && Axis > 0 && Outer < (int64_t(1) << 31) &&
-      (Op == ReduceOp::Sum || Op == ReduceOp::Mean))
-    sumRows<<<unsigned(Outer), Block, 0, Stream>>>(In, Out, Axis,
-                                                   Op == ReduceOp::Mean);
-  else
-    reduceStrided<<<gridFor(Outer * Inner), Block, 0, Stream>>>(
-        Op, In, Out, Outer, Axis, Inner);
-  return lastError();
+  if (T == DType::F32 && Inner == 1 && Axis > 0 && Outer < (int64_t(1) << 31) &&
+      (Op == ReduceOp::Sum || Op == ReduceOp::Mean)) {
+    sumRows<<<unsigned(Outer), Block, 0, Stream>>>(
+        static_cast<const float *>(In), static_cast<float *>(Out), Axis,
+        Op == ReduceOp::Mean);
+    return lastError();
+  }
+  return byNumberType(T, [&](auto Tag) {
+    using E = decltype(Tag);
+    reduceStrided<E><<<gridFor(Outer * Inner), Block, 0, Stream>>>(
+        Op, static_cast<const E *>(In), static_cast<E *>(Out), Outer, Axis,
+        Inner);
+    return lastError();
+  });
 }
 
 namespace {
@@ -292,12 +322,16 @@ int localResponseNorm(const lrn::Params &P, const float *X, float *Y,
   return lastError();
 }
 
-int reduceAxes(ReduceOp Op, const float *In, float *Out, const ReduceAxes &A,
-               cudaStream_t Stream) {
+int reduceAxes(ReduceOp Op, DType T, const void *In, void *Out,
+               const ReduceAxes &A, cudaStream_t Stream) {
   if (A.Outputs == 0)
     return 0;
-  reduceScattered<<<gridFor(A.Outputs), Block, 0, Stream>>>(Op, In, Out, A);
-  return lastError();
+  return byNumberType(T, [&](auto Tag) {
+    using E = decltype(Tag);
+    reduceScattered<E><<<gridFor(A.Outputs), Block, 0, Stream>>>(
+        Op, static_cast<const E *>(In), static_cast<E *>(Out), A);
+    return lastError();
+  });
 }
 
 int batchNorm(const float *X, const float *Scale, const float *Bias,
