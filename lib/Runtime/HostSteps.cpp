@@ -4,11 +4,12 @@
 // host with the CPU kernel instead (ExecOptions::HostSteps):
 // - a step whose op, or whose input type, has no kernel on the device
 //   (the recurrent ops, GatherND, OneHot, NonMaxSuppression... on CUDA);
-// - a step whose kernel decides a data-dependent size (NonZero, Unique,
-//   Compress, NonMaxSuppression, TopK with a run-time k): later steps are
-//   sized by what it reports, so the host must know it before it queues
-//   them, and a device kernel would need a wait to hand it back anyway (the
-//   CUDA kernels report none).
+// - a step whose kernel decides a data-dependent size (Unique, Compress,
+//   NonMaxSuppression, TopK with a run-time k): later steps are sized by
+//   what it reports, so the host must know it before it queues them. A
+//   device kernel that reads the size back itself (Kernel::ReportsSizes:
+//   CUDA's NonZero) runs on the device instead, with a wait of its own
+//   but no copy of its operands.
 // This is what other runtimes do with an op their device lacks (ONNX
 // Runtime's CUDA provider places it on the CPU provider with copies
 // around it): the graph runs whole, slower by a wait per host step,
@@ -49,7 +50,7 @@ Executor::Impl::hostKernel(uint64_t S, llvm::Expected<const Kernel *> DeviceK) {
   const Step &St = P.Sched.Steps[S];
   if (Dev.hostVisible() || !Opts.HostSteps)
     return DeviceK;
-  if (DeviceK && !ReportsSize[S])
+  if (DeviceK && (!ReportsSize[S] || (*DeviceK)->ReportsSizes))
     return DeviceK;
   auto CPU = backendKernels("cpu");
   if (!CPU)
@@ -100,7 +101,8 @@ llvm::Error Executor::Impl::checkDataDependentOnHost() const {
     return llvm::Error::success();
   for (uint64_t S = 0; S < Calls.size(); ++S) {
     const Step &St = P.Sched.Steps[S];
-    if (Calls[S].Host || St.Node == NoId || !ReportsSize[S])
+    if (Calls[S].Host || St.Node == NoId || !ReportsSize[S] ||
+        (Calls[S].K && Calls[S].K->ReportsSizes))
       continue;
     return makeUnsupportedError(
         G.SourcePath + ": " + G.describeNode(St.Node) +

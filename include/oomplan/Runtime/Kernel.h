@@ -137,6 +137,11 @@ struct Kernel {
   uint32_t DeviceUnread = 0;
   /// Null: the kernel runs every node its Types admit.
   RefusesFn Refuses = nullptr;
+  /// On a device the host cannot touch, the kernel reports a data-dependent
+  /// output's dims itself (KernelContext::ActualDims): it reads the size
+  /// back and waits for it before it returns (CUDA's NonZero). Without it
+  /// a step that decides a size the later steps read runs as a host step.
+  bool ReportsSizes = false;
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

@@ -29,7 +29,10 @@ struct Context {
   cudaStream_t Compute = nullptr, Copy = nullptr;
   cublasHandle_t Blas = nullptr;
   cudnnHandle_t Dnn = nullptr;
-  int *BadIndex = nullptr;        ///< Device flag (Launch.h's gather).
+  int *BadIndex = nullptr; ///< Device flag (Launch.h's gather).
+  /// Device memory for a count a kernel hands back (NonZero's), in the
+  /// flag's allocation.
+  int64_t *DeviceCount = nullptr;
   int64_t *HostScratch = nullptr; ///< Pinned, ScratchInts elements.
   static constexpr unsigned ScratchInts = 64;
   int ComputeMajor = 0; ///< Compute capability (9 on H100/H200).

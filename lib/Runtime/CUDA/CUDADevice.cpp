@@ -501,8 +501,12 @@ llvm::Error openContext(Context &X) {
   for (cudaEvent_t *Ev : {&X.Fork, &X.Join})
     if (int E = cudaEventCreateWithFlags(Ev, cudaEventDisableTiming))
       return cudaFailure(E, "creating an event");
-  if (int E = cudaMalloc(&X.BadIndex, sizeof(int)))
+  // One allocation for the flag and, 8 bytes in, the count a kernel hands
+  // back to the host (Context::DeviceCount).
+  if (int E = cudaMalloc(&X.BadIndex, 16))
     return cudaFailure(E, "allocating the index-error flag");
+  X.DeviceCount =
+      reinterpret_cast<int64_t *>(reinterpret_cast<char *>(X.BadIndex) + 8);
   // Done before any kernel: the legacy stream's cudaMemset would not be
   // ordered with the non-blocking compute stream.
   if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))

@@ -33,7 +33,7 @@ void registerDataKernels(CUDAKernelTable &T);
 // LayoutKernels.cpp: Split, Tile, DepthToSpace, SpaceToDepth.
 void registerLayoutKernels(CUDAKernelTable &T);
 // IndexKernels.cpp: ArgMax, ArgMin, CumSum, Trilu, TopK, Einsum, GridSample,
-// Resize, Upsample.
+// RoiAlign, NonZero, Resize, Upsample.
 void registerIndexKernels(CUDAKernelTable &T);
 // GatherScatterKernels.cpp: GatherElements, ScatterElements, ScatterND.
 void registerGatherScatterKernels(CUDAKernelTable &T);

@@ -29,6 +29,9 @@ namespace {
 std::optional<Kernel> asCUDA(const Kernel &CPU, const Kernel &CUDA) {
   Kernel K = CPU;
   K.Refuses = CUDA.Refuses; // what cuDNN cannot express goes to the host
+  // A size CUDA's kernel reads back runs on the "device" here too (the CPU
+  // kernel reports it from host memory); the others go to host steps.
+  K.ReportsSizes = CUDA.ReportsSizes;
   if (CUDA.Types.empty())
     return K;
   if (CPU.Types.empty()) {

@@ -233,6 +233,41 @@ llvm::Error runResize(const KernelContext &C) {
   return C.unsupported("linear or cubic Resize of type " +
                        elementTypeName(X.Type));
 }
+// NonZero on the device (Kernels/NonZero.cu): the count comes back to the
+// host through pinned scratch after a wait for the compute stream, and is
+// reported as the output's dims (Kernel::ReportsSizes), so the step is no
+// host step: only 8 bytes cross to the host, not the input.
+llvm::Error runNonZero(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  auto T = dtypeOf(X.Type);
+  if (!T)
+    return C.unsupported("element type " + elementTypeName(X.Type));
+  if (X.Dims.size() > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  NonZeroDims D;
+  D.Rank = int(X.Dims.size());
+  for (int I = 0; I < D.Rank; ++I)
+    D.Dims[I] = X.Dims[size_t(I)];
+  const int64_t Bound = Y.Dims.size() == 2 ? Y.Dims[1] : 0;
+  Context &Ctx = context();
+  if (llvm::Error E = launched(C,
+                               nonZero(X.Data, *T, int64_t(X.numElements()), D,
+                                       Y.data<int64_t>(), Bound,
+                                       Ctx.DeviceCount, Ctx.Compute),
+                               "NonZero kernel"))
+    return E;
+  if (int E = cudaMemcpyAsync(Ctx.HostScratch, Ctx.DeviceCount, sizeof(int64_t),
+                              cudaMemcpyDeviceToHost, Ctx.Compute))
+    return kernelFailure(C, E, "reading NonZero's count");
+  if (int E = cudaStreamSynchronize(Ctx.Compute))
+    return kernelFailure(C, E, "reading NonZero's count");
+  const int64_t Count = Ctx.HostScratch[0];
+  if (Count > Bound)
+    return C.badInput("more nonzero elements than the planned bound");
+  if (C.ActualDims)
+    C.ActualDims[0] = {int64_t(D.Rank), Count};
+  return llvm::Error::success();
+}
 } // namespace
 
 void cuda::registerIndexKernels(CUDAKernelTable &T) {
@@ -246,6 +281,16 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
   addKernel(T, "RoiAlign", {runRoiAlign, nullptr, {ElementType::Float}});
+  {
+    Kernel NZ{runNonZero, nullptr, {}};
+    for (ElementType E :
+         {ElementType::Float, ElementType::Double, ElementType::Int32,
+          ElementType::Int64, ElementType::Bool, ElementType::UInt8,
+          ElementType::Int8, ElementType::Float16, ElementType::BFloat16})
+      NZ.Types.push_back(E);
+    NZ.ReportsSizes = true;
+    addKernel(T, "NonZero", NZ);
+  }
   // Every type but the 16-bit floats, which run on float copies
   // (HalfInFloat.h): linear and cubic modes interpolate in float.
   const llvm::SmallVector<ElementType, 4> NotHalf = {

@@ -84,7 +84,7 @@ llvm::Error runRecurrent(const KernelContext &C) {
   const recurrent::Layout &L = S.L;
   if (cpu::hasInput(C, 4) && C.Inputs[4].Type != ElementType::Int32 &&
       C.Inputs[4].Type != ElementType::Int64)
-    return C.badInput("sequence_lens must be int32");
+    return C.badInput("sequence_lens must be int32 or int64");
   // A length the host already holds (a constant) is checked here, as the
   // CPU kernel does; one computed on the device raises the device flag.
   if (cpu::hasInput(C, 4) && C.HostInputs.size() > 4 && C.HostInputs[4].Data)

@@ -222,6 +222,52 @@ g (float[4] x) => (float[1, ?] y) {
             std::string::npos);
 }
 
+// A device kernel that reads the size back itself (Kernel::ReportsSizes,
+// as CUDA's NonZero) runs on the device: the same model and cases as
+// above, on the logging device with the CPU's NonZero so marked (it writes
+// the dims from the host memory underneath). No host step, and no copy to
+// the host before NonZero: a run's log is x in, the steps, y out. With
+// host steps off the plan still runs: nothing needs the host.
+TEST(HostSteps, AKernelThatReportsItsSizeRunsOnTheDevice) {
+  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[1, ?] y) {
+  nz = NonZero(x)
+  c = Cast<to = 1>(nz)
+  y = Add(c, c)
+})");
+  api::Request R;
+  R.ModelPath = M.Path;
+  KernelTable Device = cpuWithout({});
+  Kernel NZ = *Device.get(ops::opCode(*ops::lookupOp("NonZero")));
+  NZ.ReportsSizes = true;
+  Device.set(ops::opCode(*ops::lookupOp("NonZero")), NZ);
+  auto X = driver::planExecutable(R, Device);
+  oomplan::test::stopOnError(X, "plan");
+  TensorId In = X->G->findValue("x"), Y = X->G->findValue("y");
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> Cases = {
+      {{0, 3, 0, 5}, {2, 6}}, {{7, 7, 7, 0}, {0, 2, 4}}, {{0, 0, 0, 0}, {}}};
+  for (bool HostSteps : {true, false}) {
+    LoggingDevice D;
+    ExecOptions O;
+    O.Dev = &D;
+    O.Poison = true;
+    O.HostSteps = HostSteps;
+    auto E = Executor::create(*X->G, X->P, X->Info, Device, O);
+    oomplan::test::stopOnError(E, "executor");
+    for (const auto &[Xs, Want] : Cases) {
+      setFloats(**E, In, Xs);
+      D.Log.clear();
+      ASSERT_FALSE(llvm::errorToBool((*E)->run()));
+      EXPECT_EQ((*E)->tensor(Y).Dims,
+                (llvm::SmallVector<int64_t, 6>{1, int64_t(Want.size())}));
+      EXPECT_EQ(floats(**E, Y), Want);
+      EXPECT_EQ(llvm::count(D.Log, "d2h@compute"), 1) // y out only
+          << llvm::join(D.Log, " ");
+    }
+    EXPECT_TRUE((*E)->deviceUse().HostOps.empty());
+  }
+}
+
 // A data-dependent graph output nothing reads (TopK with a run-time k:
 // RunInfo::UpperBound) is sized by its step's kernel: on a device the host
 // cannot touch that step runs on the host although the device's table has

@@ -299,6 +299,16 @@ int dequantizeLinear(const void *X, DType T, const float *Scale,
                      const void *Zero, float *Y, int64_t N, quant::Axis A,
                      cudaStream_t Stream);
 
+/// NonZero of N elements of X (every DType) with dims D into Y [rank, n]
+/// (int64, row-major order of the input), n the count of nonzero elements,
+/// written to *Count (device memory). More than Bound writes no Y.
+struct NonZeroDims {
+  int Rank = 0;
+  int64_t Dims[MaxRank] = {};
+};
+int nonZero(const void *X, DType T, int64_t N, const NonZeroDims &D, int64_t *Y,
+            int64_t Bound, int64_t *Count, cudaStream_t Stream);
+
 /// One direction of an RNN, GRU or LSTM (RecurrentCell.h): its cell, the
 /// op's layout, and the step's workspace (the gates [B, gates*H], then the
 /// hidden and cell states and two temporaries [B, H] each). SeqLens: one
