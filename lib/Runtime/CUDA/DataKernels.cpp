@@ -59,7 +59,8 @@ llvm::Error runView(const KernelContext &C) {
 
 /// OomplanIf (a flattened If, IR/Graph.h): each output is a copy of the
 /// taken branch's result. The condition is read on the host (it also
-/// decided which branch's steps ran); the checks are the CPU kernel's
+/// decided which branch's steps ran); the checks, and the dims reported
+/// for a result smaller than the plan's bound, are the CPU kernel's
 /// (cpu::ifSelectSource).
 llvm::Error runIfSelect(const KernelContext &C) {
   if (C.Inputs.size() != 1 + 2 * C.Outputs.size())
@@ -394,7 +395,10 @@ void cuda::registerDataKernels(CUDAKernelTable &T) {
   for (const char *Op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze"})
     addKernel(T, Op, {runView, nullptr, {}, 0b10});
   addKernel(T, "Transpose", {runTranspose, nullptr, {}});
-  addKernel(T, "OomplanIf", {runIfSelect, nullptr, {}, 0b1});
+  // The taken branch's dims are the host's (it ran that branch's steps):
+  // the kernel reports them itself (Kernel::ReportsSizes), so a branch
+  // whose result has a data-dependent size needs no host step.
+  addKernel(T, "OomplanIf", {runIfSelect, nullptr, {}, 0b1, nullptr, true});
   addKernel(T, "Expand", {runExpand, nullptr, {}, 0b10});
   addKernel(T, "Concat", {runConcat, nullptr, {}});
   addKernel(T, "Slice", {runSlice, nullptr, {}, 0b11110});
