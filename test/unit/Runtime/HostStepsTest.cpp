@@ -161,6 +161,14 @@ g (float r, int64 t, float[2] x, float[2] gr, float[2] h) => (float[2] x_new, fl
             std::string::npos);
 }
 
+// x's nonzero positions as floats, doubled: y = 2 * NonZero(x), [1, n].
+const char *const NonZeroCast = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[1, ?] y) {
+  nz = NonZero(x)
+  c = Cast<to = 1>(nz)
+  y = Add(c, c)
+})";
+
 // NonZero's size is read by later steps (Cast, Add): on a device the host
 // cannot touch, NonZero runs on the host (although the device table has
 // it), so its count is known before Cast and Add are queued with their
@@ -168,12 +176,7 @@ g (float r, int64 t, float[2] x, float[2] gr, float[2] h) => (float[2] x_new, fl
 // x = [7, 7, 7, 0]: y = [[0, 2, 4]]; x = [0, 0, 0, 0]: y is [1, 0]. The
 // same values as on the host device.
 TEST(HostSteps, DataDependentSizesAreReportedOnTheHost) {
-  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] x) => (float[1, ?] y) {
-  nz = NonZero(x)
-  c = Cast<to = 1>(nz)
-  y = Add(c, c)
-})");
+  Model M(NonZeroCast);
   api::Request R;
   R.ModelPath = M.Path;
   auto X = driver::planExecutable(R, cpu());
@@ -229,12 +232,7 @@ g (float[4] x) => (float[1, ?] y) {
 // the host before NonZero: a run's log is x in, the steps, y out. With
 // host steps off the plan still runs: nothing needs the host.
 TEST(HostSteps, AKernelThatReportsItsSizeRunsOnTheDevice) {
-  Model M(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[4] x) => (float[1, ?] y) {
-  nz = NonZero(x)
-  c = Cast<to = 1>(nz)
-  y = Add(c, c)
-})");
+  Model M(NonZeroCast);
   api::Request R;
   R.ModelPath = M.Path;
   KernelTable Device = cpuWithout({});
