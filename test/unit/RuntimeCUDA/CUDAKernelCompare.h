@@ -4,12 +4,12 @@
 // The CUDA kernel tests' harness (CUDAKernelTest.cpp, CUDAKernelOpsTest.cpp):
 // a small model in ONNX text is planned twice, with each backend's
 // workspaces, run on both backends with the same seeded inputs, and every
-// output must match the CPU's within rtol 1e-3 (atol 1e-5); integer and
-// bool outputs must be equal, NaN matches NaN. The CPU backend is the
-// reference: its kernels are checked against ONNX's own test data (the
-// conformance suite). Without a GPU the CPU side still runs and the plan
-// made with the CUDA table must find a CUDA kernel for every step and type;
-// then the test skips.
+// float or double output must match the CPU's within rtol 1e-3 (atol
+// 1e-5); integer and bool outputs must be equal, NaN matches NaN. The CPU
+// backend is the reference: its kernels are checked against ONNX's own test
+// data (the conformance suite). Without a GPU the CPU side still runs and the
+// plan made with the CUDA table must find a CUDA kernel for every step and
+// type; then the test skips.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_TEST_UNIT_RUNTIMECUDA_CUDAKERNELCOMPARE_H
@@ -91,8 +91,13 @@ inline void compareBackends(const char *Text, double Rtol = 1e-3) {
     ASSERT_EQ(A.Type, B.Type) << Name;
     ASSERT_EQ(A.Dims, B.Dims) << Name;
     for (uint64_t K = 0; K < A.numElements(); ++K) {
-      if (A.Type == ElementType::Float) {
-        float X = A.data<float>()[K], Y = B.data<float>()[K];
+      if (A.Type == ElementType::Float || A.Type == ElementType::Double) {
+        // Doubles too: the device's exp and log may differ from the host's
+        // in the last bit.
+        double X = A.Type == ElementType::Float ? A.data<float>()[K]
+                                                : A.data<double>()[K],
+               Y = A.Type == ElementType::Float ? B.data<float>()[K]
+                                                : B.data<double>()[K];
         if ((std::isnan(X) && std::isnan(Y)) || X == Y) // NaN, infinities
           continue;
         ASSERT_LE(std::fabs(X - Y), 1e-5 + Rtol * std::fabs(X))
