@@ -80,7 +80,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
       "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "RoiAlign",
       "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
-      "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum",
+      "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)

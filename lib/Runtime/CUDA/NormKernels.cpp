@@ -17,26 +17,47 @@ using namespace oomplan::runtime::cuda;
 namespace {
 const llvm::SmallVector<ElementType, 4> F32 = {ElementType::Float};
 
-template <bool Log> llvm::Error runSoftmax(const KernelContext &C) {
-  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+// The [Outer, Mid, Inner] view of Softmax, LogSoftmax and Hardmax: opset
+// 13 normalizes along one axis (default -1); earlier opsets over every axis
+// from `axis` (default 1) on, as a 2-d matrix.
+llvm::Error softmaxView(const KernelContext &C, int64_t &Outer, int64_t &Mid,
+                        int64_t &Inner) {
+  const TensorRef &In = C.Inputs[0];
   int64_t R = int64_t(In.Dims.size());
-  // Opset 13 normalizes along one axis (default -1); earlier opsets over
-  // every axis from `axis` (default 1) on, as a 2-d matrix.
   int64_t Opset = C.G.defaultOpset();
   int64_t Axis = C.N.getInt("axis", Opset >= 13 ? -1 : 1);
   if (!cpu::normAxis(Axis, std::max<int64_t>(R, 1)))
     return C.badInput("axis out of range");
   if (R == 0)
     return C.unsupported("a scalar input");
-  int64_t Outer = cpu::productOf(In.Dims, 0, size_t(Axis));
-  int64_t Mid = Opset >= 13 ? In.Dims[Axis]
-                            : cpu::productOf(In.Dims, size_t(Axis), size_t(R));
-  int64_t Inner =
+  Outer = cpu::productOf(In.Dims, 0, size_t(Axis));
+  Mid = Opset >= 13 ? In.Dims[Axis]
+                    : cpu::productOf(In.Dims, size_t(Axis), size_t(R));
+  Inner =
       Opset >= 13 ? cpu::productOf(In.Dims, size_t(Axis) + 1, size_t(R)) : 1;
+  return llvm::Error::success();
+}
+
+template <bool Log> llvm::Error runSoftmax(const KernelContext &C) {
+  int64_t Outer, Mid, Inner;
+  if (llvm::Error E = softmaxView(C, Outer, Mid, Inner))
+    return E;
   return launched(C,
-                  softmax(In.data<float>(), Out.data<float>(), Outer, Mid,
-                          Inner, Log, context().Compute),
+                  softmax(C.Inputs[0].data<float>(), C.Outputs[0].data<float>(),
+                          Outer, Mid, Inner, Log, context().Compute),
                   "Softmax kernel");
+}
+
+// Hardmax: 1 at the first largest element of each line, as the CPU's (a
+// NaN is never larger, so a line starting with NaN marks its first).
+llvm::Error runHardmax(const KernelContext &C) {
+  int64_t Outer, Mid, Inner;
+  if (llvm::Error E = softmaxView(C, Outer, Mid, Inner))
+    return E;
+  return launched(C,
+                  hardmax(C.Inputs[0].data<float>(), C.Outputs[0].data<float>(),
+                          Outer, Mid, Inner, context().Compute),
+                  "Hardmax kernel");
 }
 
 llvm::Error runLayerNorm(const KernelContext &C) {
@@ -239,6 +260,7 @@ template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
 void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "Softmax", {runSoftmax<false>, nullptr, F32});
   addKernel(T, "LogSoftmax", {runSoftmax<true>, nullptr, F32});
+  addKernel(T, "Hardmax", {runHardmax, nullptr, F32});
   addKernel(T, "LayerNormalization", {runLayerNorm, nullptr, F32});
   addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
   addKernel(T, "InstanceNormalization", {runInstanceNorm, nullptr, F32});

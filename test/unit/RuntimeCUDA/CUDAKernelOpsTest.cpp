@@ -493,4 +493,24 @@ g (float[3,4,5] x) => (int64[3,1,5] s64, int64[3,5] mean64, int32[1,4,1] max32, 
 })");
 }
 
+// Hardmax along the last axis and a middle one, on values with ties
+// (Floor(2x): the first largest wins); and at opset 11, where axis 1
+// coerces [2, 3, 4] to a [2, 12] matrix.
+TEST(CUDAKernels, Hardmax) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (float[2,3,4] last, float[2,3,4] mid, float[2,3,4] ties) <float two = {2}> {
+  last = Hardmax(x)
+  mid = Hardmax<axis = 1>(x)
+  x2 = Mul(x, two)
+  f = Floor(x2)
+  ties = Hardmax(f)
+})");
+}
+TEST(CUDAKernels, HardmaxOpset11) {
+  compareBackends(R"(<ir_version: 7, opset_import: ["" : 11]>
+g (float[2,3,4] x) => (float[2,3,4] old) {
+  old = Hardmax<axis = 1>(x)
+})");
+}
+
 } // namespace

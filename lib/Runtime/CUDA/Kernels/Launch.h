@@ -171,6 +171,10 @@ int gather(const void *Data, const void *Index, bool Index64, void *Out,
            int64_t Outer, int64_t AxisDim, int64_t Inner, int64_t NIdx,
            int ElemBytes, int *BadIndex, cudaStream_t Stream);
 
+/// Hardmax over the middle axis of [Outer, Axis, Inner], F32: a thread a
+/// line, 1 at its first largest element.
+int hardmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
+            int64_t Inner, cudaStream_t Stream);
 /// Softmax (Log: LogSoftmax) over the middle axis of [Outer, Axis, Inner],
 /// F32.
 int softmax(const float *In, float *Out, int64_t Outer, int64_t Axis,
