@@ -9,6 +9,7 @@
 #include "../CPU/Kernels/TensorUtil.h"
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
+#include "Kernels/ThreadMath.h"
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -168,25 +169,8 @@ llvm::Error reduceScattered(const KernelContext &C, ReduceOp Op,
   const int64_t R = int64_t(X.Dims.size());
   if (R > MaxRank)
     return C.unsupported("rank above " + llvm::Twine(MaxRank));
-  cpu::DimVector Strides = cpu::stridesOf(X.Dims);
-  ReduceAxes A;
-  for (int64_t D = 0; D < R; ++D) {
-    bool Red = llvm::is_contained(Axes, D);
-    int &N = Red ? A.RedRank : A.KeptRank;
-    (Red ? A.RedDims : A.KeptDims)[N] = X.Dims[size_t(D)];
-    (Red ? A.RedStride : A.KeptStride)[N] = Strides[size_t(D)];
-    ++N;
-  }
-  // Row-major divisors: position / Div[K] % Dims[K] is axis K's index.
-  A.Outputs = 1;
-  for (int K = A.KeptRank - 1; K >= 0; --K) {
-    A.KeptDiv[K] = A.Outputs;
-    A.Outputs *= A.KeptDims[K];
-  }
-  for (int K = A.RedRank - 1; K >= 0; --K) {
-    A.RedDiv[K] = A.Reduced;
-    A.Reduced *= A.RedDims[K];
-  }
+  ReduceAxes A = thread::reduceAxesOf(X.Dims.data(), int(R), Axes.data(),
+                                      int(Axes.size()));
   return launched(C,
                   reduceAxes(Op, *dtypeOf(X.Type), X.Data, C.Outputs[0].Data, A,
                              context().Compute),

@@ -9,10 +9,13 @@
 // the input twice at one multiprocessor's bandwidth: well under a
 // millisecond for a detector's score map, and nothing of the input crosses
 // to the host (a host step copied it all). No workspace: the scan is in
-// shared memory. More than Bound nonzero elements write nothing.
+// shared memory. More than Bound nonzero elements write nothing. A
+// thread's chunk and writes are ThreadMath.h's, emulated on the host by
+// ThreadMathTest.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
+#include "ThreadMath.h"
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -38,11 +41,9 @@ __global__ void __launch_bounds__(Threads)
                   int64_t Bound, int64_t *Count) {
   __shared__ int64_t First[Threads];
   __shared__ int64_t Total;
-  const int64_t Per = (N + Threads - 1) / Threads;
-  const int64_t Begin = min(N, int64_t(threadIdx.x) * Per),
-                End = min(N, Begin + Per);
+  const thread::Chunk Ch = thread::chunkOf(N, Threads, int(threadIdx.x));
   int64_t Mine = 0;
-  for (int64_t I = Begin; I < End; ++I)
+  for (int64_t I = Ch.Begin; I < Ch.End; ++I)
     Mine += isNonZero(X[I]);
   First[threadIdx.x] = Mine;
   __syncthreads();
@@ -61,16 +62,9 @@ __global__ void __launch_bounds__(Threads)
   if (Cols > Bound)
     return;
   int64_t K = First[threadIdx.x];
-  for (int64_t I = Begin; I < End; ++I) {
-    if (!isNonZero(X[I]))
-      continue;
-    int64_t Rem = I;
-    for (int Dim = D.Rank - 1; Dim >= 0; --Dim) {
-      Y[Dim * Cols + K] = Rem % D.Dims[Dim];
-      Rem /= D.Dims[Dim];
-    }
-    ++K;
-  }
+  for (int64_t I = Ch.Begin; I < Ch.End; ++I)
+    if (isNonZero(X[I]))
+      thread::writeCoordinates(D, I, K++, Cols, Y);
 }
 } // namespace
 

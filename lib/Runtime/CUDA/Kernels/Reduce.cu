@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "BlockReduce.cuh"
 #include "Launching.cuh"
+#include "ThreadMath.h"
 #include <cfloat>
 #include <cuda_runtime.h>
 #include <math_constants.h>
@@ -182,16 +183,10 @@ __global__ void reduceScattered(ReduceOp Op, const T *In, T *Out,
   using A = typename AccOf<T>::type;
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
        I < Ax.Outputs; I += int64_t(gridDim.x) * blockDim.x) {
-    int64_t Base = 0;
-    for (int K = 0; K < Ax.KeptRank; ++K)
-      Base += (I / Ax.KeptDiv[K]) % Ax.KeptDims[K] * Ax.KeptStride[K];
+    const int64_t Base = thread::keptOffset(Ax, I);
     A Acc = reduceInit<A>(Op);
-    for (int64_t R = 0; R < Ax.Reduced; ++R) {
-      int64_t Off = Base;
-      for (int K = 0; K < Ax.RedRank; ++K)
-        Off += (R / Ax.RedDiv[K]) % Ax.RedDims[K] * Ax.RedStride[K];
-      Acc = reduceStep<A>(Op, Acc, A(In[Off]));
-    }
+    for (int64_t R = 0; R < Ax.Reduced; ++R)
+      Acc = reduceStep<A>(Op, Acc, A(In[Base + thread::reducedOffset(Ax, R)]));
     Out[I] = reduceEnd<T, A>(Op, Acc, Ax.Reduced);
   }
 }
