@@ -14,12 +14,14 @@
 //
 // Workspace: the CPU kernel's gates, states and temporaries, then cuBLAS's
 // (recurrentWorkspace in CUDAWorkspaces.h, which `oomplan --backend=cuda`
-// plans too). Full FP32 products, as MatMul's.
+// plans too). Full FP32 products, as MatMul's. The order of calls is
+// queueRecurrent's (RecurrentDriver.h), which a test runs on the host.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/TensorUtil.h"
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
+#include "RecurrentDriver.h"
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -39,35 +41,16 @@ uint64_t recurrentWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> In,
                             blasWorkspaceBytes());
 }
 
-// Row-major Y (M x N, leading dimension LdY) = Beta Y + A B^T, A M x K
-// (leading dimension LdA), B N x K (leading dimension K), all float; Beta
-// 0 or 1. In
-// cuBLAS's column-major terms Y^T = B A^T: B read as column-major is B^T
-// (op T gives B), A read so is A^T (op N).
-llvm::Error productBT(const KernelContext &C, int64_t M, int64_t N, int64_t K,
-                      const float *A, int64_t LdA, const float *B, float Beta,
-                      float *Y, int64_t LdY) {
+// Row-major Y (M x N, leading dimension LdY) = Beta Y + X W^T (Beta 0 or
+// 1): a zero fill when K is 0, else one SGEMM.
+llvm::Error product(RecurrentQueue &Q, int64_t M, int64_t N, int64_t K,
+                    const float *X, int64_t LdX, const float *W, float Beta,
+                    float *Y, int64_t LdY) {
   if (M == 0 || N == 0)
     return llvm::Error::success();
-  if (M > INT32_MAX || N > INT32_MAX || K > INT32_MAX || LdA > INT32_MAX ||
-      LdY > INT32_MAX)
-    return C.unsupported("a recurrent product dimension above 2^31");
-  if (K == 0) { // no product: Y = Beta Y (cuBLAS's leading dims need K > 0)
-    if (Beta != 0)
-      return llvm::Error::success();
-    for (int64_t Row = 0; Row < M; ++Row)
-      if (llvm::Error E = launched(
-              C, fill(Y + Row * LdY, uint64_t(N) * 4, 0, 4, context().Compute),
-              "recurrent zero fill"))
-        return E;
-    return llvm::Error::success();
-  }
-  const float One = 1;
-  if (cublasStatus_t S =
-          cublasSgemm(context().Blas, CUBLAS_OP_T, CUBLAS_OP_N, int(N), int(M),
-                      int(K), &One, B, int(K), A, int(LdA), &Beta, Y, int(LdY)))
-    return blasFailure(C, S, "cublasSgemm");
-  return llvm::Error::success();
+  if (K == 0)
+    return Beta != 0 ? llvm::Error::success() : Q.zero(Y, M, N, LdY);
+  return Q.sgemm(productBT(M, N, K, X, LdX, W, Beta, Y, LdY));
 }
 
 const float *inputOrNull(const KernelContext &C, unsigned I) {
@@ -76,6 +59,53 @@ const float *inputOrNull(const KernelContext &C, unsigned I) {
 float *outputOrNull(const KernelContext &C, unsigned I) {
   return cpu::hasOutput(C, I) ? C.Outputs[I].data<float>() : nullptr;
 }
+
+// The CUDA queue: cuBLAS on the compute stream, Recurrent.cu's launchers.
+class CUDAQueue final : public RecurrentQueue {
+public:
+  explicit CUDAQueue(const KernelContext &C) : C(C) {}
+  llvm::Error sgemm(const SgemmArgs &G) override {
+    if (G.M > INT32_MAX || G.N > INT32_MAX || G.K > INT32_MAX ||
+        G.LdA > INT32_MAX || G.LdB > INT32_MAX || G.LdC > INT32_MAX)
+      return C.unsupported("a recurrent product dimension above 2^31");
+    const float One = 1;
+    if (cublasStatus_t S = cublasSgemm(
+            context().Blas, G.TransA ? CUBLAS_OP_T : CUBLAS_OP_N,
+            G.TransB ? CUBLAS_OP_T : CUBLAS_OP_N, int(G.M), int(G.N), int(G.K),
+            &One, G.A, int(G.LdA), G.B, int(G.LdB), &G.Beta, G.C, int(G.LdC)))
+      return blasFailure(C, S, "cublasSgemm");
+    return llvm::Error::success();
+  }
+  llvm::Error zero(float *Y, int64_t Rows, int64_t Cols, int64_t Ld) override {
+    for (int64_t R = 0; R < Rows; ++R)
+      if (llvm::Error E = launched(
+              C, fill(Y + R * Ld, uint64_t(Cols) * 4, 0, 4, context().Compute),
+              "recurrent zero fill"))
+        return E;
+    return llvm::Error::success();
+  }
+  llvm::Error start(const RecurrentArgs &A, const float *H0,
+                    const float *C0) override {
+    return launched(C, recurrentStart(A, H0, C0, context().Compute),
+                    "recurrent state kernel");
+  }
+  llvm::Error reset(const RecurrentArgs &A) override {
+    return launched(C, recurrentReset(A, context().Compute),
+                    "GRU reset-gate kernel");
+  }
+  llvm::Error step(const RecurrentArgs &A, int64_t Ti, float *Y) override {
+    return launched(
+        C, recurrentStep(A, Ti, Y, context().BadIndex, context().Compute),
+        "recurrent cell kernel");
+  }
+  llvm::Error finish(const RecurrentArgs &A, float *Yh, float *Yc) override {
+    return launched(C, recurrentFinish(A, Yh, Yc, context().Compute),
+                    "recurrent output kernel");
+  }
+
+private:
+  const KernelContext &C;
+};
 
 llvm::Error runRecurrent(const KernelContext &C) {
   cpu::RecurrentSetup S;
@@ -94,7 +124,7 @@ llvm::Error runRecurrent(const KernelContext &C) {
         return C.badInput("a sequence length is outside [0, seq_length]");
     }
   const uint64_t BH = uint64_t(L.B) * uint64_t(L.H);
-  const int64_t G = recurrent::gatesOf(S.K), GH = G * L.H;
+  const int64_t G = recurrent::gatesOf(S.K);
   const uint64_t States = BH * uint64_t(G + 4) * sizeof(float);
   const uint64_t StatesAligned = (States + 255) & ~uint64_t(255);
   if (C.WorkspaceBytes < StatesAligned)
@@ -105,9 +135,21 @@ llvm::Error runRecurrent(const KernelContext &C) {
   if (llvm::Error E = useBlasWorkspace(C, Ws + StatesAligned,
                                        C.WorkspaceBytes - StatesAligned))
     return E;
+  CUDAQueue Q(C);
+  return queueRecurrent(C, S, reinterpret_cast<float *>(Ws), Q);
+}
+
+} // namespace
+
+llvm::Error cuda::queueRecurrent(const KernelContext &C,
+                                 const cpu::RecurrentSetup &S, float *States,
+                                 RecurrentQueue &Q) {
+  const recurrent::Layout &L = S.L;
+  const uint64_t BH = uint64_t(L.B) * uint64_t(L.H);
+  const int64_t G = recurrent::gatesOf(S.K), GH = G * L.H;
   RecurrentArgs A;
   A.L = L;
-  A.Gates = reinterpret_cast<float *>(Ws);
+  A.Gates = States;
   A.Hs = A.Gates + BH * uint64_t(G);
   A.Cs = A.Hs + BH;
   A.Tmp = A.Cs + BH;
@@ -116,62 +158,48 @@ llvm::Error runRecurrent(const KernelContext &C) {
     A.SeqLens = C.Inputs[4].Data;
     A.SeqLens64 = C.Inputs[4].Type == ElementType::Int64;
   }
-  Context &X = context();
-  const float *Xd = C.Inputs[0].data<const float>();
+  const bool LSTM = S.K == recurrent::Cell::LSTM,
+             GRU = S.K == recurrent::Cell::GRU;
+  const float *X = C.Inputs[0].data<const float>();
   float *Y = outputOrNull(C, 0);
+  // Row t of X is [B, I] with rows T * I apart (batch-major) or I apart.
   const int64_t Ldx = L.BatchMajor ? L.T * L.I : L.I;
   for (int64_t Dir = 0; Dir < L.Dirs; ++Dir) {
     const bool Reverse = S.Reverse || Dir == 1;
     const float *W = C.Inputs[1].data<const float>() + Dir * GH * L.I;
     const float *R = C.Inputs[2].data<const float>() + Dir * GH * L.H;
     A.Dir = Dir;
-    A.P = S.cell(Dir, inputOrNull(C, 3),
-                 S.K == recurrent::Cell::LSTM ? inputOrNull(C, 7) : nullptr);
-    if (llvm::Error E = launched(C,
-                                 recurrentStart(A, inputOrNull(C, 5),
-                                                S.K == recurrent::Cell::LSTM
-                                                    ? inputOrNull(C, 6)
-                                                    : nullptr,
-                                                X.Compute),
-                                 "recurrent state kernel"))
+    A.P = S.cell(Dir, inputOrNull(C, 3), LSTM ? inputOrNull(C, 7) : nullptr);
+    if (llvm::Error E =
+            Q.start(A, inputOrNull(C, 5), LSTM ? inputOrNull(C, 6) : nullptr))
       return E;
     for (int64_t St = 0; St < L.T; ++St) {
       const int64_t T = Reverse ? L.T - 1 - St : St;
-      const float *Xt = Xd + (L.BatchMajor ? T * L.I : T * L.B * L.I);
+      const float *Xt = X + (L.BatchMajor ? T * L.I : T * L.B * L.I);
       if (llvm::Error E =
-              productBT(C, L.B, GH, L.I, Xt, Ldx, W, 0.0f, A.Gates, GH))
+              product(Q, L.B, GH, L.I, Xt, Ldx, W, 0.0f, A.Gates, GH))
         return E;
       // GRU's h block waits for the reset gate.
-      const int64_t RecGates = S.K == recurrent::Cell::GRU ? 2 : G;
-      if (llvm::Error E = productBT(C, L.B, RecGates * L.H, L.H, A.Hs, L.H, R,
-                                    1.0f, A.Gates, GH))
+      const int64_t RecGates = GRU ? 2 : G;
+      if (llvm::Error E = product(Q, L.B, RecGates * L.H, L.H, A.Hs, L.H, R,
+                                  1.0f, A.Gates, GH))
         return E;
-      if (S.K == recurrent::Cell::GRU) {
-        if (llvm::Error E = launched(C, recurrentReset(A, X.Compute),
-                                     "GRU reset-gate kernel"))
+      if (GRU) {
+        if (llvm::Error E = Q.reset(A))
           return E;
-        if (llvm::Error E = productBT(C, L.B, L.H, L.H, A.Tmp, L.H,
-                                      R + 2 * L.H * L.H, 0.0f, A.Tmp2, L.H))
+        if (llvm::Error E = product(Q, L.B, L.H, L.H, A.Tmp, L.H,
+                                    R + 2 * L.H * L.H, 0.0f, A.Tmp2, L.H))
           return E;
       }
-      if (llvm::Error E =
-              launched(C, recurrentStep(A, T, Y, X.BadIndex, X.Compute),
-                       "recurrent cell kernel"))
+      if (llvm::Error E = Q.step(A, T, Y))
         return E;
     }
-    if (llvm::Error E = launched(C,
-                                 recurrentFinish(A, outputOrNull(C, 1),
-                                                 S.K == recurrent::Cell::LSTM
-                                                     ? outputOrNull(C, 2)
-                                                     : nullptr,
-                                                 X.Compute),
-                                 "recurrent output kernel"))
+    if (llvm::Error E = Q.finish(A, outputOrNull(C, 1),
+                                 LSTM ? outputOrNull(C, 2) : nullptr))
       return E;
   }
   return llvm::Error::success();
 }
-
-} // namespace
 
 void cuda::registerRecurrentKernels(CUDAKernelTable &T) {
   for (const char *Op : {"RNN", "GRU", "LSTM"})

@@ -3,12 +3,14 @@
 // The products of a recurrent step are cuBLAS's (RecurrentKernels.cpp);
 // what each (batch row, hidden unit) does with its gates is the CPU
 // kernel's function (CPU/Kernels/RecurrentCell.h, compiled here for the
-// device), one thread an element. Lengths are read on the device: a length
+// device), one thread an element (ThreadMath.h, emulated on the host by
+// ThreadMathTest.cpp). Lengths are read on the device: a length
 // out of range raises the device flag, which the executor reports after
 // the run (the CPU kernel refuses it before the first step).
 //
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
+#include "ThreadMath.h"
 #include <cstdint>
 #include <cuda_runtime.h>
 
@@ -22,54 +24,19 @@ namespace {
        I < (Total); I += int64_t(gridDim.x) * blockDim.x)
 
 __global__ void startKernel(RecurrentArgs A, const float *H0, const float *C0) {
-  const int64_t H = A.L.H;
-  OOMPLAN_REC_LOOP(A.L.B * H) {
-    const int64_t Bi = I / H, J = I % H, At = A.L.state(A.Dir, Bi) + J;
-    A.Hs[I] = H0 ? H0[At] : 0.0f;
-    A.Cs[I] = C0 ? C0[At] : 0.0f;
-  }
+  OOMPLAN_REC_LOOP(A.L.B * A.L.H) { thread::recurrentStartAt(A, H0, C0, I); }
 }
 
 __global__ void resetKernel(RecurrentArgs A) {
-  const int64_t H = A.L.H, GH = 3 * H;
-  OOMPLAN_REC_LOOP(A.L.B * H) {
-    const int64_t Bi = I / H, J = I % H;
-    recurrent::gruReset(A.P, A.Gates + Bi * GH, A.Hs + Bi * H, A.Tmp + Bi * H,
-                        J);
-  }
+  OOMPLAN_REC_LOOP(A.L.B * A.L.H) { thread::recurrentResetAt(A, I); }
 }
 
 __global__ void stepKernel(RecurrentArgs A, int64_t Ti, float *Y, int *Bad) {
-  const int64_t H = A.L.H, GH = recurrent::gatesOf(A.P.K) * H;
-  OOMPLAN_REC_LOOP(A.L.B * H) {
-    const int64_t Bi = I / H, J = I % H;
-    int64_t Len = A.L.T;
-    if (A.SeqLens) {
-      Len = A.SeqLens64 ? static_cast<const int64_t *>(A.SeqLens)[Bi]
-                        : int64_t(static_cast<const int32_t *>(A.SeqLens)[Bi]);
-      if (Len < 0 || Len > A.L.T) {
-        *Bad = 1;
-        Len = Len < 0 ? 0 : A.L.T;
-      }
-    }
-    const bool Valid = Ti < Len;
-    if (Valid)
-      recurrent::update(A.P, A.Gates + Bi * GH, A.Hs + Bi * H, A.Cs + Bi * H,
-                        A.Tmp2 + Bi * H, J);
-    if (Y)
-      Y[A.L.y(Ti, A.Dir, Bi) + J] = Valid ? A.Hs[Bi * H + J] : 0.0f;
-  }
+  OOMPLAN_REC_LOOP(A.L.B * A.L.H) { thread::recurrentStepAt(A, Ti, Y, Bad, I); }
 }
 
 __global__ void finishKernel(RecurrentArgs A, float *Yh, float *Yc) {
-  const int64_t H = A.L.H;
-  OOMPLAN_REC_LOOP(A.L.B * H) {
-    const int64_t Bi = I / H, J = I % H, At = A.L.state(A.Dir, Bi) + J;
-    if (Yh)
-      Yh[At] = A.Hs[I];
-    if (Yc)
-      Yc[At] = A.Cs[I];
-  }
+  OOMPLAN_REC_LOOP(A.L.B * A.L.H) { thread::recurrentFinishAt(A, Yh, Yc, I); }
 }
 #undef OOMPLAN_REC_LOOP
 } // namespace

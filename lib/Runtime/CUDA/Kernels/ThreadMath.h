@@ -2,7 +2,8 @@
 //-*-===//
 //
 // The per-thread index arithmetic of kernels whose launch logic is their
-// own (NonZero's chunks and scan, a reduction over scattered axes), as
+// own (NonZero's chunks and scan, a reduction over scattered axes, the
+// recurrent ops' elementwise kernels), as
 // host-and-device functions: the .cu kernels call them, and a unit test
 // (test/unit/RuntimeCUDA/ThreadMathTest.cpp) runs every thread of a
 // launch one after another on the host against the CPU kernel, so the
@@ -68,6 +69,54 @@ OOMPLAN_THREAD_HD inline int64_t reducedOffset(const ReduceAxes &A, int64_t R) {
   for (int K = 0; K < A.RedRank; ++K)
     Off += (R / A.RedDiv[K]) % A.RedDims[K] * A.RedStride[K];
   return Off;
+}
+
+/// A recurrent step's element I (row I / H, unit I % H) of each kernel in
+/// Recurrent.cu: the states before the first step, GRU's reset gate, a
+/// time step's update and Y row, the final states.
+OOMPLAN_THREAD_HD inline void recurrentStartAt(const RecurrentArgs &A,
+                                               const float *H0, const float *C0,
+                                               int64_t I) {
+  const int64_t H = A.L.H, Bi = I / H, J = I % H;
+  const int64_t At = A.L.state(A.Dir, Bi) + J;
+  A.Hs[I] = H0 ? H0[At] : 0.0f;
+  A.Cs[I] = C0 ? C0[At] : 0.0f;
+}
+OOMPLAN_THREAD_HD inline void recurrentResetAt(const RecurrentArgs &A,
+                                               int64_t I) {
+  const int64_t H = A.L.H, GH = 3 * H, Bi = I / H, J = I % H;
+  recurrent::gruReset(A.P, A.Gates + Bi * GH, A.Hs + Bi * H, A.Tmp + Bi * H, J);
+}
+/// A length outside [0, T] counts as the nearest bound and sets *Bad.
+OOMPLAN_THREAD_HD inline void recurrentStepAt(const RecurrentArgs &A,
+                                              int64_t Ti, float *Y, int *Bad,
+                                              int64_t I) {
+  const int64_t H = A.L.H, GH = recurrent::gatesOf(A.P.K) * H;
+  const int64_t Bi = I / H, J = I % H;
+  int64_t Len = A.L.T;
+  if (A.SeqLens) {
+    Len = A.SeqLens64 ? static_cast<const int64_t *>(A.SeqLens)[Bi]
+                      : int64_t(static_cast<const int32_t *>(A.SeqLens)[Bi]);
+    if (Len < 0 || Len > A.L.T) {
+      *Bad = 1;
+      Len = Len < 0 ? 0 : A.L.T;
+    }
+  }
+  const bool Valid = Ti < Len;
+  if (Valid)
+    recurrent::update(A.P, A.Gates + Bi * GH, A.Hs + Bi * H, A.Cs + Bi * H,
+                      A.Tmp2 + Bi * H, J);
+  if (Y)
+    Y[A.L.y(Ti, A.Dir, Bi) + J] = Valid ? A.Hs[Bi * H + J] : 0.0f;
+}
+OOMPLAN_THREAD_HD inline void
+recurrentFinishAt(const RecurrentArgs &A, float *Yh, float *Yc, int64_t I) {
+  const int64_t H = A.L.H, Bi = I / H, J = I % H;
+  const int64_t At = A.L.state(A.Dir, Bi) + J;
+  if (Yh)
+    Yh[At] = A.Hs[I];
+  if (Yc)
+    Yc[At] = A.Cs[I];
 }
 
 /// The scattered reduction's launch arguments for input Dims reduced over
