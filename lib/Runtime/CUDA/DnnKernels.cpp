@@ -13,6 +13,7 @@
 #include "CUDAContext.h"
 #include "CUDAKernels.h"
 #include "DnnCommon.h"
+#include "Kernels/ThreadMath.h"
 #include <map>
 
 using namespace oomplan;
@@ -357,21 +358,8 @@ llvm::Error runGlobalLpPool(const KernelContext &C) {
     return C.unsupported("a window of rank " + llvm::Twine(Rank));
   if (cpu::productOf(X.Dims, 2, X.Dims.size()) == 0)
     return C.badInput("empty spatial dims"); // the CPU kernel's refusal
-  pool::Window W;
-  W.Rank = Rank;
-  int64_t Row = 1, Col = 1;
-  for (int I = Rank - 1; I >= 0; --I) {
-    W.InStride[I] = Row;
-    Row *= X.Dims[size_t(I) + 2];
-  }
-  for (int I = 0; I < Rank; ++I) {
-    W.ColStride[I] = Col;
-    Col *= X.Dims[size_t(I) + 2];
-    W.In[I] = W.K[I] = X.Dims[size_t(I) + 2];
-    W.Out[I] = W.S[I] = W.D[I] = 1;
-  }
-  W.KernelSize = Row;
-  W.P = double(C.N.getInt("p", 2));
+  pool::Window W =
+      thread::globalWindow(X.Dims.data() + 2, Rank, double(C.N.getInt("p", 2)));
   return launched(C,
                   directPool(W, pool::Kind::Lp, X.data<float>(),
                              Y.data<float>(), nullptr, X.Dims[0] * X.Dims[1],

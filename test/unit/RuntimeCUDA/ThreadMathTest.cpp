@@ -1,7 +1,8 @@
 //===- ThreadMathTest.cpp - CUDA kernels' thread math on the host --------===//
 //
-// The per-thread index arithmetic of NonZero and of a reduction over
-// scattered axes (lib/Runtime/CUDA/Kernels/ThreadMath.h), run for every
+// The per-thread index arithmetic of NonZero, of a reduction over
+// scattered axes, of Hardmax's lines and GlobalLpPool's window
+// (lib/Runtime/CUDA/Kernels/ThreadMath.h), run for every
 // thread of a launch one after another on the host, in the kernels' phase
 // order, against references written here from the ops' definitions. Runs
 // without a GPU: the part of those kernels a device would otherwise be the
@@ -9,10 +10,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
+#include "oomplan/IR/Graph.h"
+#include "oomplan/IR/OpTable.h"
+#include "oomplan/Runtime/Backend.h"
 #include "gtest/gtest.h"
+#include <cmath>
 #include <random>
 #include <vector>
 
+using namespace oomplan::runtime;
 using namespace oomplan::runtime::cuda;
 
 namespace {
@@ -152,6 +158,90 @@ TEST(ThreadMath, ScatteredReductionVisitsEachOutputsElements) {
     }
     EXPECT_EQ(Got, Want) << "rank " << Rank;
   }
+}
+
+// Runs the CPU kernel of Op on one float input X of Dims with the given
+// int attributes into Y of OutDims.
+std::vector<float> cpuRun(const char *Op, std::vector<float> X,
+                          std::vector<int64_t> Dims,
+                          std::vector<int64_t> OutDims,
+                          std::vector<std::pair<const char *, int64_t>> Attrs,
+                          int64_t Opset = 17) {
+  using namespace oomplan;
+  Graph G;
+  G.Opsets.push_back({"", Opset});
+  G.Nodes.emplace_back();
+  G.Nodes[0].OpType = Op;
+  for (auto &[Name, V] : Attrs) {
+    Attribute A;
+    A.Name = Name;
+    A.Kind = AttrKind::Int;
+    A.I = V;
+    G.Nodes[0].Attrs.push_back(A);
+  }
+  int64_t N = 1;
+  for (int64_t D : OutDims)
+    N *= D;
+  std::vector<float> Y(static_cast<size_t>(N), -7);
+  std::vector<TensorRef> In(1), Out(1);
+  In[0].Type = Out[0].Type = ElementType::Float;
+  In[0].Dims.assign(Dims.begin(), Dims.end());
+  In[0].Data = X.data();
+  Out[0].Dims.assign(OutDims.begin(), OutDims.end());
+  Out[0].Data = Y.data();
+  ThreadPool Pool(1);
+  KernelContext C{G, G.Nodes[0], In, Out, nullptr, 0, Pool};
+  auto CPU = backendKernels("cpu");
+  EXPECT_TRUE(bool(CPU));
+  llvm::Error E = (*CPU)->get(ops::opCode(*ops::lookupOp(Op)))->Run(C);
+  EXPECT_FALSE(bool(E)) << llvm::toString(std::move(E));
+  return Y;
+}
+
+// Hardmax's lines ([Outer, Axis, Inner], every line a thread) give the CPU
+// kernel's values, ties and NaN included, along a middle and the last axis.
+TEST(ThreadMath, HardmaxLinesAreTheCPUs) {
+  std::vector<float> X(2 * 5 * 3);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = float(int(I * 7 % 5)); // ties within lines
+  X[4] = std::nanf("");
+  for (int64_t Axis : {1, 2}) {
+    const int64_t Outer = Axis == 1 ? 2 : 10, Len = Axis == 1 ? 5 : 3,
+                  Inner = Axis == 1 ? 3 : 1;
+    std::vector<float> Got(X.size(), -7);
+    for (int64_t I = 0; I < Outer * Inner; ++I)
+      thread::hardmaxLine(X.data(), Got.data(), Len, Inner, I);
+    EXPECT_EQ(Got, cpuRun("Hardmax", X, {2, 5, 3}, {2, 5, 3}, {{"axis", Axis}}))
+        << "axis " << Axis;
+  }
+}
+
+// GlobalLpPool's one window per plane (pool::at, Lp) gives the CPU global
+// pool's values, p 1, 2 and 3, over 1 to 3 spatial dims.
+TEST(ThreadMath, GlobalLpWindowIsTheCPUs) {
+  const std::vector<std::vector<int64_t>> Shapes = {
+      {2, 3, 7}, {1, 2, 4, 5}, {2, 2, 3, 2, 4}};
+  for (const auto &Dims : Shapes)
+    for (int64_t P : {1, 2, 3}) {
+      int64_t N = 1, Planes = Dims[0] * Dims[1];
+      for (int64_t D : Dims)
+        N *= D;
+      std::vector<float> X(static_cast<size_t>(N));
+      for (int64_t I = 0; I < N; ++I)
+        X[size_t(I)] = float(int(I * 13 % 11) - 5) / 4;
+      const int Rank = int(Dims.size()) - 2;
+      pool::Window W = thread::globalWindow(Dims.data() + 2, Rank, double(P));
+      std::vector<float> Got(static_cast<size_t>(Planes));
+      const int64_t Plane = N / Planes;
+      for (int64_t Pl = 0; Pl < Planes; ++Pl)
+        Got[size_t(Pl)] = pool::at<float>(W, pool::Kind::Lp,
+                                          X.data() + Pl * Plane, 0, 0, nullptr);
+      std::vector<int64_t> OutDims(Dims.size(), 1);
+      OutDims[0] = Dims[0];
+      OutDims[1] = Dims[1];
+      EXPECT_EQ(Got, cpuRun("GlobalLpPool", X, Dims, OutDims, {{"p", P}}))
+          << "rank " << Rank << " p " << P;
+    }
 }
 
 } // namespace

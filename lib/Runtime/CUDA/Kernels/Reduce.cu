@@ -247,18 +247,8 @@ namespace {
 __global__ void hardmaxLines(const float *In, float *Out, int64_t Outer,
                              int64_t Axis, int64_t Inner) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-       I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t Base = (I / Inner) * Axis * Inner + I % Inner;
-    float Max = In[Base];
-    int64_t MaxK = 0;
-    for (int64_t K = 1; K < Axis; ++K)
-      if (In[Base + K * Inner] > Max) {
-        Max = In[Base + K * Inner];
-        MaxK = K;
-      }
-    for (int64_t K = 0; K < Axis; ++K)
-      Out[Base + K * Inner] = K == MaxK ? 1.0f : 0.0f;
-  }
+       I < Outer * Inner; I += int64_t(gridDim.x) * blockDim.x)
+    thread::hardmaxLine(In, Out, Axis, Inner, I);
 }
 } // namespace
 

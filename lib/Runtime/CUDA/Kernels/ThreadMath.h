@@ -3,7 +3,8 @@
 //
 // The per-thread index arithmetic of kernels whose launch logic is their
 // own (NonZero's chunks and scan, a reduction over scattered axes, the
-// recurrent ops' elementwise kernels), as
+// recurrent ops' elementwise kernels, Hardmax's lines, GlobalLpPool's
+// window), as
 // host-and-device functions: the .cu kernels call them, and a unit test
 // (test/unit/RuntimeCUDA/ThreadMathTest.cpp) runs every thread of a
 // launch one after another on the host against the CPU kernel, so the
@@ -117,6 +118,44 @@ recurrentFinishAt(const RecurrentArgs &A, float *Yh, float *Yc, int64_t I) {
     Yh[At] = A.Hs[I];
   if (Yc)
     Yc[At] = A.Cs[I];
+}
+
+/// Hardmax's line I of [Outer, Axis, Inner]: 1 at its first largest
+/// element (a NaN is never larger), 0 elsewhere.
+OOMPLAN_THREAD_HD inline void hardmaxLine(const float *In, float *Out,
+                                          int64_t Axis, int64_t Inner,
+                                          int64_t I) {
+  const int64_t Base = (I / Inner) * Axis * Inner + I % Inner;
+  float Max = In[Base];
+  int64_t MaxK = 0;
+  for (int64_t K = 1; K < Axis; ++K)
+    if (In[Base + K * Inner] > Max) {
+      Max = In[Base + K * Inner];
+      MaxK = K;
+    }
+  for (int64_t K = 0; K < Axis; ++K)
+    Out[Base + K * Inner] = K == MaxK ? 1.0f : 0.0f;
+}
+
+/// GlobalLpPool as one pool window over all of a plane's Rank spatial
+/// dims (Spatial, row-major), with exponent P (pool::at's Lp).
+inline pool::Window globalWindow(const int64_t *Spatial, int Rank, double P) {
+  pool::Window W;
+  W.Rank = Rank;
+  int64_t Row = 1, Col = 1;
+  for (int I = Rank - 1; I >= 0; --I) {
+    W.InStride[I] = Row;
+    Row *= Spatial[I];
+  }
+  for (int I = 0; I < Rank; ++I) {
+    W.ColStride[I] = Col;
+    Col *= Spatial[I];
+    W.In[I] = W.K[I] = Spatial[I];
+    W.Out[I] = W.S[I] = W.D[I] = 1;
+  }
+  W.KernelSize = Row;
+  W.P = P;
+  return W;
 }
 
 /// The scattered reduction's launch arguments for input Dims reduced over
