@@ -36,6 +36,8 @@ llvm::Error runQuantize(const KernelContext &C) {
   quant::Axis Idx;
   if (llvm::Error E = quantAxis(C, Scale, Idx))
     return E;
+  if (ZP && ZP->numElements() != Scale.numElements())
+    return C.badInput("zero point and scale sizes differ");
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
   const float *S = Scale.data<float>();
@@ -72,6 +74,8 @@ llvm::Error runDequantize(const KernelContext &C) {
   quant::Axis Idx;
   if (llvm::Error E = quantAxis(C, Scale, Idx))
     return E;
+  if (ZP && ZP->numElements() != Scale.numElements())
+    return C.badInput("zero point and scale sizes differ");
   if (Scale.Type != ElementType::Float ||
       C.Outputs[0].Type != ElementType::Float)
     return C.unsupported("scale and output must be float");
