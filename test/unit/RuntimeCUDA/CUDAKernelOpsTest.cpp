@@ -513,4 +513,23 @@ g (float[2,3,4] x) => (float[2,3,4] old) {
 })");
 }
 
+// The comparisons and boolean ops no other case here runs (Less,
+// GreaterOrEqual, Or, Xor), broadcasting, on values with ties (Floor(2x)
+// against Floor(2y)), and their results through Where.
+TEST(CUDAKernels, ComparisonsAndLogic) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x, float[3,1] y) => (bool[2,3,4] lt, bool[2,3,4] ge, bool[2,3,4] o, bool[2,3,4] xo, float[2,3,4] w) <float two = {2}> {
+  x2 = Mul(x, two)
+  fx = Floor(x2)
+  y2 = Mul(y, two)
+  fy = Floor(y2)
+  lt = Less(fx, fy)
+  ge = GreaterOrEqual(fx, fy)
+  eq = Equal(fx, fy)
+  o = Or(lt, eq)
+  xo = Xor(ge, eq)
+  w = Where(xo, x, y)
+})");
+}
+
 } // namespace
