@@ -2,7 +2,7 @@
 //
 // The Q and DQ nodes of a quantized (QDQ) model: elementwise, so they run
 // where the tensors are instead of as host steps with a wait each. The
-// CPU kernel's checks (cpu::quantAxis: per tensor or per axis) and its
+// CPU kernel's checks (cpu::quantParams: per tensor or per axis) and its
 // arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use: float
 // into int8 or uint8, and int8, uint8 or int32 (biases) into float; other
 // types run on the host (a float16 input on float copies, HalfInFloat.h).
@@ -24,7 +24,7 @@ llvm::Error params(const KernelContext &C, ElementType ZeroType, quant::Axis &A,
   const TensorRef &Scale = C.Inputs[1];
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
-  if (llvm::Error E = cpu::quantAxis(C, Scale, A))
+  if (llvm::Error E = cpu::quantParams(C, A))
     return E;
   Zero = nullptr;
   if (cpu::hasInput(C, 2)) {
@@ -32,8 +32,6 @@ llvm::Error params(const KernelContext &C, ElementType ZeroType, quant::Axis &A,
     if (Z.Type != ZeroType)
       return C.badInput("zero point of type " + elementTypeName(Z.Type) +
                         ", expected " + elementTypeName(ZeroType));
-    if (Z.numElements() != Scale.numElements())
-      return C.badInput("zero point and scale sizes differ");
     Zero = Z.Data;
   }
   return llvm::Error::success();

@@ -44,20 +44,8 @@ struct SgemmArgs {
 inline SgemmArgs productBT(int64_t M, int64_t N, int64_t K, const float *X,
                            int64_t LdX, const float *W, float Beta, float *Y,
                            int64_t LdY) {
-  SgemmArgs G;
-  G.TransA = true;
-  G.TransB = false;
-  G.M = N;
-  G.N = M;
-  G.K = K;
-  G.A = W;
-  G.LdA = K;
-  G.B = X;
-  G.LdB = LdX;
-  G.Beta = Beta;
-  G.C = Y;
-  G.LdC = LdY;
-  return G;
+  // TransA, TransB, M, N, K, A, LdA, B, LdB, Beta, C, LdC.
+  return SgemmArgs{true, false, N, M, K, W, K, X, LdX, Beta, Y, LdY};
 }
 
 /// What a recurrent op's steps queue, in order, on one stream.

@@ -118,18 +118,14 @@ llvm::Error runRecurrent(const KernelContext &C) {
   // A length the host already holds (a constant) is checked here, as the
   // CPU kernel does; one computed on the device raises the device flag.
   if (cpu::hasInput(C, 4) && C.HostInputs.size() > 4 && C.HostInputs[4].Data)
-    for (int64_t Bi = 0; Bi < L.B; ++Bi) {
-      int64_t Len = cpu::intAt(C.HostInputs[4], uint64_t(Bi));
-      if (Len < 0 || Len > L.T)
-        return C.badInput("a sequence length is outside [0, seq_length]");
-    }
-  const uint64_t BH = uint64_t(L.B) * uint64_t(L.H);
-  const int64_t G = recurrent::gatesOf(S.K);
-  const uint64_t States = BH * uint64_t(G + 4) * sizeof(float);
-  const uint64_t StatesAligned = (States + 255) & ~uint64_t(255);
+    if (llvm::Error E = cpu::recurrentLengths(C, C.HostInputs[4], L))
+      return E;
+  // The workspace without cuBLAS's part: the gates and states, aligned.
+  const uint64_t StatesAligned =
+      recurrentWorkspace(C.N.OpType, uint64_t(L.B), uint64_t(L.H), 0);
   if (C.WorkspaceBytes < StatesAligned)
     return C.badInput("the plan gave too little workspace");
-  if (C.Outputs.empty() || BH == 0)
+  if (C.Outputs.empty() || L.B == 0 || L.H == 0)
     return llvm::Error::success();
   char *Ws = static_cast<char *>(C.Workspace);
   if (llvm::Error E = useBlasWorkspace(C, Ws + StatesAligned,

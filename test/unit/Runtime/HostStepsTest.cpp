@@ -37,14 +37,21 @@ KernelTable cpuWithout(std::initializer_list<const char *> Missing) {
   return T;
 }
 
+// A run's queue log when one step (of one input and one output) runs on
+// the host: x in and the copy queue's join (event 0: the plan has no
+// events of its own), the steps' begin timer, the host step's d2h, sync
+// and h2d, the join back (event 1), the end timer, y out, sync.
+const std::vector<std::string> OneHostStepLog = {
+    "h2d@compute",    "record0@compute", "wait0@copy",
+    "timer0@compute", "d2h@compute",     "sync",
+    "h2d@compute",    "record1@copy",    "wait1@compute",
+    "timer1@compute", "d2h@compute",     "sync"};
+
 // The device has no Relu: that one step reads a back to the host, waits
 // for the device, runs the CPU's Relu and copies b to the device; the other
-// steps run on the device with no copy. Log of a run: x in and the copy
-// queue's join (event 0: the plan has no events of its own), the steps'
-// begin timer, the host step's d2h, sync and h2d, the join back (event 1),
-// the end timer, y out, sync. Staging: a and b, 16 bytes each, each on a
-// 64-byte boundary: 128 bytes of host memory, and no device byte beyond
-// the plan.
+// steps run on the device with no copy (OneHostStepLog). Staging: a and b, 16
+// bytes each, each on a 64-byte boundary: 128 bytes of host memory, and no
+// device byte beyond the plan.
 TEST(HostSteps, AnOpTheDeviceLacksRunsOnTheHost) {
   Model M(Chain);
   KernelTable Device = cpuWithout({"Relu"});
@@ -64,12 +71,7 @@ TEST(HostSteps, AnOpTheDeviceLacksRunsOnTheHost) {
     D.Log.clear();
     ASSERT_FALSE(llvm::errorToBool(E->run()));
     EXPECT_EQ(floats(*E, Y), Want);
-    EXPECT_EQ(D.Log, (std::vector<std::string>{
-                         "h2d@compute", "record0@compute", "wait0@copy",
-                         "timer0@compute",                           // begin
-                         "d2h@compute", "sync", "h2d@compute",       // Relu
-                         "record1@copy", "wait1@compute",            // join
-                         "timer1@compute", "d2h@compute", "sync"})); // y out
+    EXPECT_EQ(D.Log, OneHostStepLog);
   }
   DeviceUse U = E->deviceUse();
   ASSERT_EQ(U.HostOps.size(), 1u);
@@ -107,12 +109,7 @@ g (float[2, 160] x) => (float[2, 2] y) <float[160, 2] w = {)";
     D.Log.clear();
     ASSERT_FALSE(llvm::errorToBool(E->run()));
     EXPECT_EQ(floats(*E, Y), std::vector<float>(4, 80 * V));
-    EXPECT_EQ(D.Log, (std::vector<std::string>{
-                         "h2d@compute", "record0@compute", "wait0@copy",
-                         "timer0@compute",                           // begin
-                         "d2h@compute", "sync", "h2d@compute",       // MatMul
-                         "record1@copy", "wait1@compute",            // join
-                         "timer1@compute", "d2h@compute", "sync"})); // y out
+    EXPECT_EQ(D.Log, OneHostStepLog);
   }
   DeviceUse U = E->deviceUse();
   EXPECT_EQ(U.HostWeightBytes, 1280u);

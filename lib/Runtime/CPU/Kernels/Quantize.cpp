@@ -34,10 +34,8 @@ llvm::Error runQuantize(const KernelContext &C) {
       C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
   const TensorRef &Y = C.Outputs[0];
   quant::Axis Idx;
-  if (llvm::Error E = quantAxis(C, Scale, Idx))
+  if (llvm::Error E = quantParams(C, Idx))
     return E;
-  if (ZP && ZP->numElements() != Scale.numElements())
-    return C.badInput("zero point and scale sizes differ");
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
   const float *S = Scale.data<float>();
@@ -72,10 +70,8 @@ llvm::Error runDequantize(const KernelContext &C) {
   const TensorRef *ZP =
       C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
   quant::Axis Idx;
-  if (llvm::Error E = quantAxis(C, Scale, Idx))
+  if (llvm::Error E = quantParams(C, Idx))
     return E;
-  if (ZP && ZP->numElements() != Scale.numElements())
-    return C.badInput("zero point and scale sizes differ");
   if (Scale.Type != ElementType::Float ||
       C.Outputs[0].Type != ElementType::Float)
     return C.unsupported("scale and output must be float");
@@ -143,6 +139,14 @@ llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
   for (int64_t I = Axis + 1; I < Rank; ++I)
     Out.Inner *= X.Dims[size_t(I)];
   return llvm::Error::success();
+}
+
+llvm::Error quantParams(const KernelContext &C, quant::Axis &Out) {
+  const TensorRef &Scale = C.Inputs[1];
+  // The kernels read one zero point per scale (ONNX: the same shape).
+  if (hasInput(C, 2) && C.Inputs[2].numElements() != Scale.numElements())
+    return C.badInput("zero point and scale sizes differ");
+  return quantAxis(C, Scale, Out);
 }
 
 void registerQuantizeKernels(CPUKernelTable &T) {

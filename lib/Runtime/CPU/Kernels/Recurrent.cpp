@@ -201,10 +201,8 @@ llvm::Error runRecurrent(const KernelContext &C) {
     return E;
   const recurrent::Layout &D = S.L;
   if (hasInput(C, 4))
-    for (int64_t Bi = 0; Bi < D.B; ++Bi)
-      if (intAt(C.Inputs[4], uint64_t(Bi)) < 0 ||
-          intAt(C.Inputs[4], uint64_t(Bi)) > D.T)
-        return C.badInput("a sequence length is outside [0, seq_length]");
+    if (llvm::Error E = recurrentLengths(C, C.Inputs[4], D))
+      return E;
   const uint64_t BH = uint64_t(D.B * D.H);
   if (C.WorkspaceBytes < recurrentStateBytes(C.N, C.Inputs))
     return C.badInput("the plan gave too little workspace");
@@ -277,6 +275,14 @@ llvm::Error recurrentSetup(const KernelContext &C, RecurrentSetup &S) {
   S.Clip = float(C.N.getFloat("clip", 0));
   S.LinearBeforeReset = C.N.getInt("linear_before_reset", 0) != 0;
   S.InputForget = C.N.getInt("input_forget", 0) != 0;
+  return llvm::Error::success();
+}
+
+llvm::Error recurrentLengths(const KernelContext &C, const TensorRef &Lens,
+                             const recurrent::Layout &L) {
+  for (int64_t Bi = 0; Bi < L.B; ++Bi)
+    if (intAt(Lens, uint64_t(Bi)) < 0 || intAt(Lens, uint64_t(Bi)) > L.T)
+      return C.badInput("a sequence length is outside [0, seq_length]");
   return llvm::Error::success();
 }
 

@@ -346,6 +346,9 @@ llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P);
 /// kernels).
 llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
                       quant::Axis &Out);
+/// quantAxis of the scale (input 1), after checking that a zero point
+/// (input 2) holds as many values.
+llvm::Error quantParams(const KernelContext &C, quant::Axis &Out);
 
 /// A recurrent op's sizes and attributes (RecurrentCell.h): Acts holds
 /// activationsOf(K) per direction, forward first.
@@ -366,6 +369,9 @@ struct RecurrentSetup {
 /// and attributes (Recurrent.cpp, shared with the CUDA kernel). Reads no
 /// tensor's values: sequence_lens' range is checked where it is read.
 llvm::Error recurrentSetup(const KernelContext &C, RecurrentSetup &S);
+/// sequence_lens' values (Lens, in host memory) within [0, L.T].
+llvm::Error recurrentLengths(const KernelContext &C, const TensorRef &Lens,
+                             const recurrent::Layout &L);
 /// Bytes of the step's gates, hidden and cell states and two temporaries
 /// (B x H each but the gates' B x gates*H), in floats; 0 for operands
 /// recurrentSetup would refuse. The CPU kernel's whole workspace, and the
