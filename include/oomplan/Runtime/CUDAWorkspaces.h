@@ -81,6 +81,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "ReduceProd", "ReduceSum", "ReduceSumSquare", "Resize", "RoiAlign",
       "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
       "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
+      "LpNormalization", "MeanVarianceNormalization", "DynamicQuantizeLinear",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)

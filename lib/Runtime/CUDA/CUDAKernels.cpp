@@ -31,6 +31,7 @@ const CUDAKernelTable &cudaKernels() {
     registerFusedKernels(T);
     registerRecurrentKernels(T);
     registerQuantizeKernels(T);
+    registerQMatMulKernels(T);
     return T;
   }();
   return Table;

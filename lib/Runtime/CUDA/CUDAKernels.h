@@ -55,8 +55,15 @@ void registerFusedKernels(CUDAKernelTable &T);
 
 // RecurrentKernels.cpp: RNN, GRU, LSTM (cuBLAS and Recurrent.cu).
 void registerRecurrentKernels(CUDAKernelTable &T);
-// QuantizeKernels.cpp: QuantizeLinear, DequantizeLinear.
+// QuantizeKernels.cpp: QuantizeLinear, DequantizeLinear,
+// DynamicQuantizeLinear.
 void registerQuantizeKernels(CUDAKernelTable &T);
+// QMatMulKernels.cpp: MatMulInteger, QLinearMatMul (QuantizedMatMul.cu).
+void registerQMatMulKernels(CUDAKernelTable &T);
+/// The quantized MatMul's launch arguments for node C (its checks are the
+/// CPU kernel's); the operands' pointers are C's (host memory in
+/// ThreadMathTest.cpp, which runs the kernel's threads on the host).
+llvm::Error qMatMulArgs(const KernelContext &C, QMatMulArgs &P);
 
 const CUDAKernelTable &cudaKernels();
 

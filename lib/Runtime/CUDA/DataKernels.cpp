@@ -377,6 +377,23 @@ llvm::Error runConstantOfShape(const KernelContext &C) {
                   "ConstantOfShape kernel");
 }
 
+// EyeLike: ones (in the output's type, patternOf's bits) on the diagonal
+// j = i + k, zeros elsewhere, in one pass. The input gives only the dims.
+llvm::Error runEyeLike(const KernelContext &C) {
+  const TensorRef &Out = C.Outputs[0];
+  if (Out.Dims.size() != 2)
+    return C.badInput("EyeLike needs a 2-D input");
+  const int EB = elemBytesOf(Out);
+  if (EB == 0 || Out.Type == ElementType::Complex64 ||
+      Out.Type == ElementType::String)
+    return C.unsupported("output type " + elementTypeName(Out.Type));
+  return launched(C,
+                  eyeLike(Out.Data, EB, Out.Dims[0], Out.Dims[1],
+                          C.N.getInt("k", 0), patternOf(Out.Type, 1, 1, true),
+                          context().Compute),
+                  "EyeLike kernel");
+}
+
 llvm::Error runRange(const KernelContext &C) {
   const TensorRef &Out = C.Outputs[0];
   auto T = dtypeOf(Out.Type);
@@ -408,4 +425,5 @@ void cuda::registerDataKernels(CUDAKernelTable &T) {
   addKernel(T, "Size", {runSize, nullptr, {}, 0b1});
   addKernel(T, "ConstantOfShape", {runConstantOfShape, nullptr, {}, 0b1});
   addKernel(T, "Range", {runRange, nullptr, {}});
+  addKernel(T, "EyeLike", {runEyeLike, nullptr, {}, 0b1});
 }

@@ -83,16 +83,16 @@ llvm::Error runTrilu(const KernelContext &C) {
                   "Trilu kernel");
 }
 
-// TopK with a k known when the plan was made: the outputs' dims hold it.
-// A k computed at run time gives outputs of a data-dependent size, which
-// the CUDA executor does not run (docs/cuda.md).
+// TopK. k is read on the host (a constant from the graph, else copied
+// back after a wait for the compute stream), so a k computed at run time
+// is no host step: the plan reserved the outputs' bound (ActualDims set),
+// the kernel writes them densely for k, and reports their dims
+// (Kernel::ReportsSizes), as the CPU kernel does.
 llvm::Error runTopK(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
   int64_t Axis = C.N.getInt("axis", -1);
   if (!cpu::normAxis(Axis, int64_t(X.Dims.size())))
     return C.badInput("axis out of range");
-  if (C.ActualDims)
-    return C.unsupported("a k known only at run time");
   int64_t K = C.N.getInt("k", -1);
   if (cpu::hasInput(C, 1)) {
     llvm::SmallVector<int64_t, 1> V;
@@ -111,8 +111,14 @@ llvm::Error runTopK(const KernelContext &C) {
     const TensorRef &Out = C.Outputs[I];
     if (!Out.present())
       continue;
-    if (Out.Dims.size() != X.Dims.size() || Out.Dims[Axis] != K)
+    const bool Bounded = C.ActualDims != nullptr;
+    if (Out.Dims.size() != X.Dims.size() ||
+        (Bounded ? Out.Dims[Axis] < K : Out.Dims[Axis] != K))
       return C.badInput("outputs disagree with k");
+    if (Bounded) {
+      C.ActualDims[I].assign(X.Dims.begin(), X.Dims.end());
+      C.ActualDims[I][Axis] = K;
+    }
     if (I == 0)
       Values = Out.Data;
     else if (Out.Type != ElementType::Int64)
@@ -233,10 +239,23 @@ llvm::Error runResize(const KernelContext &C) {
   return C.unsupported("linear or cubic Resize of type " +
                        elementTypeName(X.Type));
 }
+// The count a kernel wrote to Context::DeviceCount, back on the host
+// through pinned scratch after a wait for the compute stream.
+llvm::Expected<int64_t> readCount(const KernelContext &C,
+                                  const llvm::Twine &What) {
+  Context &Ctx = context();
+  if (int E = cudaMemcpyAsync(Ctx.HostScratch, Ctx.DeviceCount, sizeof(int64_t),
+                              cudaMemcpyDeviceToHost, Ctx.Compute))
+    return kernelFailure(C, E, "reading " + What);
+  if (int E = cudaStreamSynchronize(Ctx.Compute))
+    return kernelFailure(C, E, "reading " + What);
+  return Ctx.HostScratch[0];
+}
+
 // NonZero on the device (Kernels/NonZero.cu): the count comes back to the
-// host through pinned scratch after a wait for the compute stream, and is
-// reported as the output's dims (Kernel::ReportsSizes), so the step is no
-// host step: only 8 bytes cross to the host, not the input.
+// host (readCount) and is reported as the output's dims
+// (Kernel::ReportsSizes), so the step is no host step: only 8 bytes cross
+// to the host, not the input.
 llvm::Error runNonZero(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   auto T = dtypeOf(X.Type);
@@ -256,16 +275,61 @@ llvm::Error runNonZero(const KernelContext &C) {
                                        Ctx.DeviceCount, Ctx.Compute),
                                "NonZero kernel"))
     return E;
-  if (int E = cudaMemcpyAsync(Ctx.HostScratch, Ctx.DeviceCount, sizeof(int64_t),
-                              cudaMemcpyDeviceToHost, Ctx.Compute))
-    return kernelFailure(C, E, "reading NonZero's count");
-  if (int E = cudaStreamSynchronize(Ctx.Compute))
-    return kernelFailure(C, E, "reading NonZero's count");
-  const int64_t Count = Ctx.HostScratch[0];
-  if (Count > Bound)
+  auto Count = readCount(C, "NonZero's count");
+  if (!Count)
+    return Count.takeError();
+  if (*Count > Bound)
     return C.badInput("more nonzero elements than the planned bound");
   if (C.ActualDims)
-    C.ActualDims[0] = {int64_t(D.Rank), Count};
+    C.ActualDims[0] = {int64_t(D.Rank), *Count};
+  return llvm::Error::success();
+}
+
+// Compress on the device (Kernels/Compress.cu), its kept count read back
+// and reported as NonZero's is. The checks are the CPU kernel's: a bool
+// condition, which may be shorter than the axis (the rest is dropped) and
+// is read only as far as the axis goes.
+llvm::Error runCompress(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0], &Cond = C.Inputs[1], &Y = C.Outputs[0];
+  if (Cond.Type != ElementType::Bool)
+    return C.unsupported("condition of type " + elementTypeName(Cond.Type));
+  const int EB = int(elementBits(X.Type) / 8);
+  if (EB == 0 || X.Type == ElementType::String)
+    return C.unsupported("element type " + elementTypeName(X.Type));
+  int64_t Outer = 1, XLen = int64_t(X.numElements()), Inner = 1;
+  int64_t Axis = -1;
+  if (C.N.attr("axis")) {
+    Axis = C.N.getInt("axis", 0);
+    if (!cpu::normAxis(Axis, int64_t(X.Dims.size())))
+      return C.badInput("axis out of range");
+    Outer = cpu::productOf(X.Dims, 0, size_t(Axis));
+    XLen = X.Dims[Axis];
+    Inner = cpu::productOf(X.Dims, size_t(Axis) + 1, X.Dims.size());
+  }
+  const int64_t Len = std::min<int64_t>(XLen, int64_t(Cond.numElements()));
+  // Rows of no elements hold any count.
+  const int64_t Row = Outer * Inner,
+                BoundKept = Row ? int64_t(Y.numElements()) / Row : Len;
+  Context &Ctx = context();
+  if (llvm::Error E = launched(C,
+                               compress(X.Data, EB, Cond.data<uint8_t>(), Len,
+                                        XLen, Outer, Inner, Y.Data, BoundKept,
+                                        Ctx.DeviceCount, Ctx.Compute),
+                               "Compress kernel"))
+    return E;
+  auto Kept = readCount(C, "Compress's count");
+  if (!Kept)
+    return Kept.takeError();
+  if (*Kept > BoundKept)
+    return C.badInput("more elements than the planned bound");
+  if (C.ActualDims) {
+    if (Axis < 0)
+      C.ActualDims[0] = {*Kept};
+    else {
+      C.ActualDims[0].assign(X.Dims.begin(), X.Dims.end());
+      C.ActualDims[0][Axis] = *Kept;
+    }
+  }
   return llvm::Error::success();
 }
 } // namespace
@@ -277,7 +341,11 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   // and sizes are read on the host (hostInts, hostDoubles).
   addKernel(T, "CumSum", {runCumSum, nullptr, NumberTypes, 0b10});
   addKernel(T, "Trilu", {runTrilu, nullptr, {}, 0b10});
-  addKernel(T, "TopK", {runTopK, nullptr, NumberTypes, 0b10});
+  {
+    Kernel TopK{runTopK, nullptr, NumberTypes, 0b10};
+    TopK.ReportsSizes = true;
+    addKernel(T, "TopK", TopK);
+  }
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
   addKernel(T, "RoiAlign", {runRoiAlign, nullptr, {ElementType::Float}});
@@ -290,6 +358,11 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
       NZ.Types.push_back(E);
     NZ.ReportsSizes = true;
     addKernel(T, "NonZero", NZ);
+  }
+  {
+    Kernel Compress{runCompress, nullptr, {}};
+    Compress.ReportsSizes = true;
+    addKernel(T, "Compress", Compress);
   }
   // Every type but the 16-bit floats, which run on float copies
   // (HalfInFloat.h): linear and cubic modes interpolate in float.

@@ -1,9 +1,12 @@
 //===- NormKernels.cpp - softmax, normalizations, reductions on CUDA ------===//
 //
-// Every op here reduces over one block of contiguous axes, so it is the
-// launcher's [Outer, Axis, Inner] view of its input: Softmax over its axis,
-// LayerNormalization over the axes from its axis on, a Reduce over its
-// (contiguous) axes, a global pool over the spatial axes. Float only.
+// Most ops here reduce over one block of contiguous axes, so they are the
+// launcher's [Outer, Axis, Inner] view of their input: Softmax and
+// LpNormalization along their axis, LayerNormalization over the axes from
+// its axis on, a Reduce over its (contiguous) axes, a global pool over the
+// spatial axes. A Reduce over axes apart and MeanVarianceNormalization
+// take the scattered reduction's offsets (ReduceAxes). Float only, but for
+// the reductions.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/TensorUtil.h"
@@ -190,6 +193,42 @@ llvm::Error runLRN(const KernelContext &C) {
                   "LRN kernel");
 }
 
+// LpNormalization: the CPU kernel's checks (cpu::lpNormSetup), a thread a
+// line along the axis (Normalize.cu).
+llvm::Error runLpNorm(const KernelContext &C) {
+  int64_t Axis, P;
+  if (llvm::Error E = cpu::lpNormSetup(C, Axis, P))
+    return E;
+  const TensorRef &X = C.Inputs[0];
+  return launched(
+      C,
+      lpNormalize(X.data<float>(), C.Outputs[0].data<float>(),
+                  cpu::productOf(X.Dims, 0, size_t(Axis)), X.Dims[Axis],
+                  cpu::productOf(X.Dims, size_t(Axis) + 1, X.Dims.size()),
+                  int(P), context().Compute),
+      "LpNormalization kernel");
+}
+
+// MeanVarianceNormalization over the CPU kernel's axes (cpu::mvnAxes): a
+// block per group of the kept axes (Normalize.cu), with the scattered
+// reduction's offsets.
+llvm::Error runMVN(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  const int64_t R = int64_t(X.Dims.size());
+  cpu::DimVector Axes;
+  if (!cpu::mvnAxes(C.N, R, Axes))
+    return C.badInput("axis out of range");
+  if (R > MaxRank)
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  ReduceAxes A = thread::reduceAxesOf(X.Dims.data(), int(R), Axes.data(),
+                                      int(Axes.size()));
+  return launched(C,
+                  meanVarianceNormalize(X.data<float>(),
+                                        C.Outputs[0].data<float>(), A,
+                                        context().Compute),
+                  "MeanVarianceNormalization kernel");
+}
+
 // Reduce*: axes from the attribute (opset < 18, ReduceSum < 13) or input 1.
 template <ReduceOp Op> llvm::Error runReduce(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
@@ -249,6 +288,8 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
   addKernel(T, "InstanceNormalization", {runInstanceNorm, nullptr, F32});
   addKernel(T, "LRN", {runLRN, nullptr, F32});
+  addKernel(T, "LpNormalization", {runLpNorm, nullptr, F32});
+  addKernel(T, "MeanVarianceNormalization", {runMVN, nullptr, F32});
   addKernel(T, "GlobalAveragePool",
             {runGlobalPool<ReduceOp::Mean>, nullptr, F32});
   addKernel(T, "GlobalMaxPool", {runGlobalPool<ReduceOp::Max>, nullptr, F32});

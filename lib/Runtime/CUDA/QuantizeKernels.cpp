@@ -1,11 +1,13 @@
-//===- QuantizeKernels.cpp - QuantizeLinear and DequantizeLinear on CUDA --===//
+//===- QuantizeKernels.cpp - Quantize, Dequantize, DynamicQuantize on CUDA ===//
 //
-// The Q and DQ nodes of a quantized (QDQ) model: elementwise, so they run
-// where the tensors are instead of as host steps with a wait each. The
-// CPU kernel's checks (cpu::quantParams: per tensor or per axis) and its
-// arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use: float
-// into int8 or uint8, and int8, uint8 or int32 (biases) into float; other
-// types run on the host (a float16 input on float copies, HalfInFloat.h).
+// The Q and DQ nodes of a quantized (QDQ) model, and the
+// DynamicQuantizeLinear of a dynamically quantized one: elementwise, so
+// they run where the tensors are instead of as host steps with a wait
+// each. The CPU kernel's checks (cpu::quantParams: per tensor or per axis)
+// and its arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use:
+// float into int8 or uint8, and int8, uint8 or int32 (biases) into float;
+// other types run on the host (a float16 input on float copies,
+// HalfInFloat.h).
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/TensorUtil.h"
@@ -69,6 +71,31 @@ llvm::Error runDequantize(const KernelContext &C) {
                   "DequantizeLinear kernel");
 }
 
+// DynamicQuantizeLinear (ONNX Runtime's dynamic quantization, before each
+// MatMulInteger): its range in one block, then the elements; y_scale and
+// y_zero_point are written on the device and read there.
+llvm::Error runDynamicQuantize(const KernelContext &C) {
+  const TensorRef &X = C.Inputs[0];
+  if (C.Outputs.size() < 3 || C.Outputs[0].Type != ElementType::UInt8)
+    return C.unsupported("only a uint8 output");
+  return launched(C,
+                  dynamicQuantizeLinear(
+                      X.data<float>(), int64_t(X.numElements()),
+                      C.Outputs[0].data<uint8_t>(), C.Outputs[1].data<float>(),
+                      C.Outputs[2].data<uint8_t>(), context().Compute),
+                  "DynamicQuantizeLinear kernel");
+}
+
+// The kernel writes y_scale and y_zero_point where the next kernel reads
+// them: a node that drops either (the CPU kernel allows it) runs on the
+// host.
+std::string dynamicRefuses(const Node &N, llvm::ArrayRef<TensorRef>,
+                           llvm::ArrayRef<TensorRef>) {
+  if (N.Outputs.size() < 3 || N.Outputs[1] == NoId || N.Outputs[2] == NoId)
+    return "DynamicQuantizeLinear without y_scale or y_zero_point";
+  return "";
+}
+
 // Quantizing into a type other than int8 or uint8 (int16, the float8
 // types of later opsets) runs on the host.
 std::string quantizeRefuses(const Node &, llvm::ArrayRef<TensorRef>,
@@ -88,4 +115,7 @@ void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
             {runDequantize,
              nullptr,
              {ElementType::Int8, ElementType::UInt8, ElementType::Int32}});
+  addKernel(
+      T, "DynamicQuantizeLinear",
+      {runDynamicQuantize, nullptr, {ElementType::Float}, 0, dynamicRefuses});
 }

@@ -532,4 +532,74 @@ g (float[2,3,4] x, float[3,1] y) => (bool[2,3,4] lt, bool[2,3,4] ge, bool[2,3,4]
 })");
 }
 
+// The data-dependent sizes CUDA now reports itself (Kernel::ReportsSizes):
+// Compress along an axis, with a condition shorter than it, and flattened;
+// TopK with a k counted at run time (the positive elements of y). Their
+// outputs' dims are compared too.
+TEST(CUDAKernels, CompressAndRunTimeTopK) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,5] x, float[4] y) => (float[3,?] c1, float[?,5] c0, float[?] cf,
+    float[?] tv, int64[?] ti)
+    <float zero = {0}, int64[1] flat = {-1}, int64[1] s0 = {0}, int64[1] s3 = {3}> {
+  m = Greater(y, zero)
+  c1 = Compress<axis = 1>(x, m)
+  m3 = Slice(m, s0, s3)
+  c0 = Compress<axis = 0>(x, m3)
+  px = Greater(x, zero)
+  pf = Reshape(px, flat)
+  cf = Compress(x, pf)
+  mi = Cast<to = 7>(m)
+  k = ReduceSum<keepdims = 1>(mi)
+  xf = Reshape(x, flat)
+  tv, ti = TopK(xf, k)
+})");
+}
+
+// EyeLike in three output types and diagonals (one past the matrix), and
+// the normalizations CUDA now runs: LpNormalization p 1 and 2,
+// MeanVarianceNormalization over its default axes (a channel's elements
+// spread over the batch) and over axes apart.
+TEST(CUDAKernels, EyeLikeLpNormMVN) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,5] x, float[2,3,4,5] z) => (float[3,5] e, int64[3,5] ei,
+    bool[3,5] eb, float[3,5] ef, float[2,3,4,5] l1, float[2,3,4,5] l2,
+    float[2,3,4,5] mv, float[2,3,4,5] mv2) {
+  e = EyeLike<k = 1>(x)
+  ei = EyeLike<dtype = 7, k = -1>(x)
+  eb = EyeLike<dtype = 9>(x)
+  ef = EyeLike<k = 5>(x)
+  l1 = LpNormalization<axis = 1, p = 1>(z)
+  l2 = LpNormalization(z)
+  mv = MeanVarianceNormalization(z)
+  mv2 = MeanVarianceNormalization<axes = [1, 3]>(z)
+})");
+}
+
+// Dynamic quantization (DynamicQuantizeLinear, then MatMulInteger) and
+// QOperator products (QLinearMatMul), exact integers on both backends:
+// per-column and per-row zero points, per-row and per-column scales,
+// uint8 and int8 on either side, and a 2-D A against batched B.
+TEST(CUDAKernels, QuantizedMatMuls) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,8] x, float[8,5] w, float[2,8,5] v, float[3,8] u) => (
+    uint8[2,3,8] dq, float ds, uint8 dz, int32[2,3,5] mi, int32[2,3,5] mr,
+    uint8[2,3,5] ql, int8[2,3,5] qs, int32[2,3,5] mb)
+    <float sw = {0.02}, int8 zw = {3}, int8[5] zc = {1, -2, 0, 5, -7},
+     uint8[3] zr = {120, 128, 131}, float ys = {0.5}, uint8 yz = {10},
+     float sx = {0.03}, int8 zx = {-4}, float[3] sr = {0.03, 0.05, 0.02},
+     float[5] sc = {0.02, 0.01, 0.04, 0.03, 0.02}, float ys2 = {0.2},
+     int8 yz2 = {-5}> {
+  dq, ds, dz = DynamicQuantizeLinear(x)
+  wq = QuantizeLinear(w, sw, zw)
+  mi = MatMulInteger(dq, wq, dz, zc)
+  mr = MatMulInteger(dq, wq, zr, zw)
+  ql = QLinearMatMul(dq, ds, dz, wq, sw, zw, ys, yz)
+  xq = QuantizeLinear(x, sx, zx)
+  qs = QLinearMatMul(xq, sr, zx, wq, sc, zw, ys2, yz2)
+  vq = QuantizeLinear(v, sw, zw)
+  uq, us, uz = DynamicQuantizeLinear(u)
+  mb = MatMulInteger(uq, vq, uz)
+})");
+}
+
 } // namespace

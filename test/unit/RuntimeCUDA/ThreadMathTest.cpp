@@ -10,15 +10,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
+#include "../../../lib/Runtime/CUDA/CUDAKernels.h"
 #include "oomplan/IR/Graph.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Backend.h"
 #include "gtest/gtest.h"
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 using namespace oomplan::runtime;
+using oomplan::ElementType;
 using namespace oomplan::runtime::cuda;
 
 namespace {
@@ -160,6 +163,64 @@ TEST(ThreadMath, ScatteredReductionVisitsEachOutputsElements) {
   }
 }
 
+// Compress.cu's launch: every block (an outer row) scans the condition
+// in 256 chunks, then each thread copies its chunk's kept slices of the
+// row. Against ONNX's definition written out here: per outer row, the
+// slices whose condition holds, in order; positions past the condition's
+// end dropped. Conditions around the chunk boundaries (255 to 1000 long),
+// shorter than the axis, all or none kept.
+TEST(ThreadMath, CompressCopiesTheKeptSlicesInOrder) {
+  struct Case {
+    int64_t Outer, XLen, Inner, Len;
+  };
+  const std::vector<Case> Cases = {
+      {1, 7, 1, 7},      {3, 5, 2, 4}, {2, 255, 3, 255}, {2, 257, 1, 256},
+      {1, 1000, 2, 999}, {4, 6, 0, 6}, {0, 4, 3, 4},     {2, 3, 5, 0}};
+  const int Threads = 256;
+  std::mt19937 Rng(11);
+  for (const Case &K : Cases)
+    for (double Density : {0.0, 0.3, 1.0}) {
+      std::vector<uint8_t> Keep(size_t(K.Len));
+      std::bernoulli_distribution B(Density);
+      for (uint8_t &V : Keep)
+        V = B(Rng) ? 1 : 0;
+      std::vector<int32_t> X(size_t(K.Outer * K.XLen * K.Inner));
+      for (size_t I = 0; I < X.size(); ++I)
+        X[I] = int32_t(I) * 3 + 1;
+      std::vector<int32_t> Want;
+      int64_t Kept = 0;
+      for (int64_t I = 0; I < K.Len; ++I)
+        Kept += Keep[size_t(I)];
+      for (int64_t O = 0; O < K.Outer; ++O)
+        for (int64_t I = 0; I < K.Len; ++I)
+          if (Keep[size_t(I)])
+            for (int64_t J = 0; J < K.Inner; ++J)
+              Want.push_back(X[size_t((O * K.XLen + I) * K.Inner + J)]);
+      // The kernel's phases: counts per chunk, the exclusive scan, copies.
+      std::vector<int64_t> First(Threads);
+      for (int T = 0; T < Threads; ++T) {
+        thread::Chunk C = thread::chunkOf(K.Len, Threads, T);
+        for (int64_t I = C.Begin; I < C.End; ++I)
+          First[size_t(T)] += Keep[size_t(I)];
+      }
+      int64_t Run = 0;
+      for (int64_t &F : First) {
+        const int64_t C = F;
+        F = Run;
+        Run += C;
+      }
+      ASSERT_EQ(Run, Kept);
+      std::vector<int32_t> Got(Want.size(), -7);
+      for (int64_t O = 0; O < K.Outer; ++O)
+        for (int T = 0; T < Threads; ++T)
+          thread::compressChunk(Keep.data(), thread::chunkOf(K.Len, Threads, T),
+                                First[size_t(T)], O, K.XLen, Run, K.Inner,
+                                X.data(), Got.data());
+      EXPECT_EQ(Got, Want) << K.Outer << "x" << K.XLen << "x" << K.Inner
+                           << " len " << K.Len << " density " << Density;
+    }
+}
+
 // Runs the CPU kernel of Op on one float input X of Dims with the given
 // int attributes into Y of OutDims.
 std::vector<float> cpuRun(const char *Op, std::vector<float> X,
@@ -242,6 +303,198 @@ TEST(ThreadMath, GlobalLpWindowIsTheCPUs) {
       EXPECT_EQ(Got, cpuRun("GlobalLpPool", X, Dims, OutDims, {{"p", P}}))
           << "rank " << Rank << " p " << P;
     }
+}
+
+// LpNormalization's lines (Normalize.cu: [Outer, D, Inner], a thread a
+// line) give the CPU kernel's values, p 1 and 2, along the first, a middle
+// and the last axis, a zero line included (0 / 0: NaN on both).
+TEST(ThreadMath, LpNormLinesAreTheCPUs) {
+  const std::vector<int64_t> Dims = {3, 4, 5};
+  std::vector<float> X(3 * 4 * 5);
+  for (size_t I = 0; I < X.size(); ++I)
+    X[I] = float(int(I * 7 % 9) - 4) / 3;
+  for (int64_t J = 0; J < 5; ++J)
+    X[size_t(J)] = 0; // the first row along the last axis
+  for (int64_t Axis : {0, 1, 2})
+    for (int64_t P : {1, 2}) {
+      const int64_t D = Dims[size_t(Axis)];
+      int64_t Outer = 1, Inner = 1;
+      for (int64_t K = 0; K < 3; ++K)
+        (K < Axis ? Outer : Inner) *= K == Axis ? 1 : Dims[size_t(K)];
+      std::vector<float> Got(X.size(), -7);
+      for (int64_t I = 0; I < Outer * Inner; ++I)
+        thread::lpNormLine(X.data(), Got.data(), D, Inner, int(P), I);
+      std::vector<float> Want =
+          cpuRun("LpNormalization", X, Dims, Dims, {{"axis", Axis}, {"p", P}});
+      ASSERT_EQ(Got.size(), Want.size());
+      for (size_t I = 0; I < Got.size(); ++I)
+        EXPECT_TRUE(Got[I] == Want[I] ||
+                    (std::isnan(Got[I]) && std::isnan(Want[I])))
+            << "axis " << Axis << " p " << P << " [" << I << "]: " << Got[I]
+            << " vs " << Want[I];
+    }
+}
+
+// A quantized MatMul node's operand: type, dims, bytes (empty: omitted).
+struct QOperand {
+  ElementType Type = ElementType::Undefined;
+  std::vector<int64_t> Dims;
+  std::vector<char> Bytes;
+};
+template <typename T>
+QOperand qOperandOf(ElementType Type, std::vector<int64_t> Dims,
+                    std::vector<T> Values) {
+  QOperand Q{Type, std::move(Dims), {}};
+  Q.Bytes.resize(Values.size() * sizeof(T));
+  if (!Values.empty())
+    std::memcpy(Q.Bytes.data(), Values.data(), Q.Bytes.size());
+  return Q;
+}
+template <typename T>
+std::vector<T> randomOf(std::mt19937 &Rng, size_t N, int Lo, int Hi) {
+  std::uniform_int_distribution<int> U(Lo, Hi);
+  std::vector<T> V(N);
+  for (T &X : V)
+    X = T(U(Rng));
+  return V;
+}
+
+// QuantizedMatMul.cu's launch on the host: per batch, row tile and column
+// tile, the 16 x 16 threads load their operands' tile (phase one), then
+// each adds its 16 products (phase two), K tile after K tile; then each
+// stores its output. The arguments are the CUDA kernel's own
+// (cuda::qMatMulArgs, given host pointers).
+std::vector<char> emulateQMatMul(QMatMulArgs P, size_t YBytes) {
+  std::vector<char> Y(YBytes, char(0x5a));
+  P.Y = Y.data();
+  const int T = 16;
+  int32_t As[16][16], Bs[16][16];
+  for (int64_t Bt = 0; Bt < P.Batches; ++Bt) {
+    int64_t AOff, BOff;
+    thread::qBatchOffsets(P, Bt, AOff, BOff);
+    for (int64_t RT = 0; RT * T < P.M; ++RT)
+      for (int64_t CT = 0; CT * T < P.N; ++CT) {
+        int64_t Acc[16][16] = {};
+        for (int64_t K0 = 0; K0 < P.K; K0 += T) {
+          for (int Ty = 0; Ty < T; ++Ty)
+            for (int Tx = 0; Tx < T; ++Tx) {
+              const int64_t Row = RT * T + Ty, Col = CT * T + Tx;
+              const int64_t Ka = K0 + Tx, Kb = K0 + Ty;
+              As[Ty][Tx] = Row < P.M && Ka < P.K
+                               ? thread::qOperand(P.A, P.AZero, P.ASigned, P.AZ,
+                                                  AOff + Row * P.K + Ka)
+                               : 0;
+              Bs[Ty][Tx] = Kb < P.K && Col < P.N
+                               ? thread::qOperand(P.B, P.BZero, P.BSigned, P.BZ,
+                                                  BOff + Kb * P.N + Col)
+                               : 0;
+            }
+          for (int Ty = 0; Ty < T; ++Ty)
+            for (int Tx = 0; Tx < T; ++Tx) {
+              int32_t Part = 0;
+              for (int KK = 0; KK < T; ++KK)
+                Part += As[Ty][KK] * Bs[KK][Tx];
+              Acc[Ty][Tx] += Part;
+            }
+        }
+        for (int Ty = 0; Ty < T; ++Ty)
+          for (int Tx = 0; Tx < T; ++Tx) {
+            const int64_t Row = RT * T + Ty, Col = CT * T + Tx;
+            if (Row < P.M && Col < P.N)
+              thread::qStore(P, (Bt * P.M + Row) * P.N + Col, Acc[Ty][Tx]);
+          }
+      }
+  }
+  return Y;
+}
+
+// MatMulInteger and QLinearMatMul: the CUDA kernel's arguments and
+// threads, on the host, give the CPU kernel's bytes: zero points per row
+// (A) and per column (B), K and N past one tile, batches broadcast on both
+// sides, per-row and per-column scales with saturation, a 1-D B.
+TEST(ThreadMath, QuantizedMatMulIsTheCPUs) {
+  using oomplan::Graph;
+  const ElementType U8 = ElementType::UInt8, I8 = ElementType::Int8,
+                    F32 = ElementType::Float;
+  std::mt19937 Rng(3);
+  struct Case {
+    const char *Op;
+    std::vector<QOperand> In;
+    ElementType YType;
+    std::vector<int64_t> YDims;
+  };
+  std::vector<Case> Cases;
+  std::vector<float> RowScales(18);
+  for (size_t I = 0; I < RowScales.size(); ++I)
+    RowScales[I] = 0.005f * float(I + 1);
+  Cases.push_back(
+      {"MatMulInteger",
+       {qOperandOf(U8, {2, 3, 20}, randomOf<uint8_t>(Rng, 120, 0, 255)),
+        qOperandOf(I8, {20, 17}, randomOf<int8_t>(Rng, 340, -128, 127)),
+        qOperandOf(U8, {3}, std::vector<uint8_t>{0, 128, 255}),
+        qOperandOf(I8, {17}, randomOf<int8_t>(Rng, 17, -128, 127))},
+       ElementType::Int32,
+       {2, 3, 17}});
+  Cases.push_back(
+      {"MatMulInteger",
+       {qOperandOf(I8, {4, 1, 3, 8}, randomOf<int8_t>(Rng, 96, -128, 127)),
+        qOperandOf(U8, {2, 8, 5}, randomOf<uint8_t>(Rng, 80, 0, 255)),
+        QOperand(), qOperandOf(U8, {}, std::vector<uint8_t>{131})},
+       ElementType::Int32,
+       {4, 2, 3, 5}});
+  Cases.push_back(
+      {"QLinearMatMul",
+       {qOperandOf(U8, {2, 18, 9}, randomOf<uint8_t>(Rng, 324, 0, 255)),
+        qOperandOf(F32, {18}, RowScales),
+        qOperandOf(U8, {18}, randomOf<uint8_t>(Rng, 18, 100, 150)),
+        qOperandOf(I8, {9, 6}, randomOf<int8_t>(Rng, 54, -128, 127)),
+        qOperandOf(F32, {6},
+                   std::vector<float>{0.01f, 0.02f, 0.03f, 0.05f, 0.1f, 0.2f}),
+        qOperandOf(I8, {6}, std::vector<int8_t>{0, 1, -1, 5, -7, 2}),
+        qOperandOf(F32, {}, std::vector<float>{0.25f}),
+        qOperandOf(I8, {}, std::vector<int8_t>{-3})},
+       I8,
+       {2, 18, 6}});
+  Cases.push_back({"QLinearMatMul",
+                   {qOperandOf(U8, {3, 9}, randomOf<uint8_t>(Rng, 27, 0, 255)),
+                    qOperandOf(F32, {}, std::vector<float>{0.05f}),
+                    qOperandOf(U8, {}, std::vector<uint8_t>{128}),
+                    qOperandOf(I8, {9}, randomOf<int8_t>(Rng, 9, -128, 127)),
+                    qOperandOf(F32, {}, std::vector<float>{0.03f}), QOperand(),
+                    qOperandOf(F32, {}, std::vector<float>{0.1f}),
+                    qOperandOf(U8, {}, std::vector<uint8_t>{100})},
+                   U8,
+                   {3}});
+  auto CPU = backendKernels("cpu");
+  ASSERT_TRUE(bool(CPU));
+  for (Case &K : Cases) {
+    Graph G;
+    G.Opsets.push_back({"", 13});
+    G.Nodes.emplace_back();
+    G.Nodes[0].OpType = K.Op;
+    std::vector<TensorRef> In(K.In.size()), Out(1);
+    for (size_t I = 0; I < K.In.size(); ++I) {
+      In[I].Type = K.In[I].Type;
+      In[I].Dims.assign(K.In[I].Dims.begin(), K.In[I].Dims.end());
+      In[I].Data = K.In[I].Bytes.empty() ? nullptr : K.In[I].Bytes.data();
+    }
+    Out[0].Type = K.YType;
+    Out[0].Dims.assign(K.YDims.begin(), K.YDims.end());
+    const size_t YBytes = Out[0].numElements() * elementBits(K.YType) / 8;
+    std::vector<char> Want(YBytes, char(0x33));
+    Out[0].Data = Want.data();
+    const Kernel &CK =
+        *(*CPU)->get(oomplan::ops::opCode(*oomplan::ops::lookupOp(K.Op)));
+    std::vector<double> WS(CK.Workspace(G.Nodes[0], In, Out) / 8 + 1);
+    ThreadPool Pool(1);
+    KernelContext C{G, G.Nodes[0], In, Out, WS.data(), WS.size() * 8, Pool};
+    llvm::Error E = CK.Run(C);
+    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    QMatMulArgs P;
+    llvm::Error EA = cuda::qMatMulArgs(C, P);
+    ASSERT_FALSE(bool(EA)) << llvm::toString(std::move(EA));
+    EXPECT_EQ(emulateQMatMul(P, YBytes), Want) << K.Op;
+  }
 }
 
 } // namespace

@@ -194,11 +194,9 @@ template <typename T> struct LpNorm {
   static llvm::Error run(const KernelContext &C) {
     const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
     const int64_t R = int64_t(X.Dims.size());
-    int64_t Axis = C.N.getInt("axis", -1), P = C.N.getInt("p", 2);
-    if (!normAxis(Axis, R))
-      return C.badInput("axis out of range");
-    if (P != 1 && P != 2)
-      return C.badInput("p must be 1 or 2");
+    int64_t Axis, P;
+    if (llvm::Error E = lpNormSetup(C, Axis, P))
+      return E;
     const int64_t Outer = productOf(X.Dims, 0, size_t(Axis)), D = X.Dims[Axis];
     const int64_t Inner = productOf(X.Dims, size_t(Axis) + 1, size_t(R));
     for (int64_t O = 0; O < Outer; ++O)
@@ -240,16 +238,11 @@ bool mvnGroups(const Node &N, llvm::ArrayRef<int64_t> Dims,
                DimVector &GroupStride, int64_t &Groups) {
   const int64_t R = int64_t(Dims.size());
   DimVector Axes;
-  if (auto A = N.getInts("axes"))
-    Axes.assign(A->begin(), A->end());
-  else
-    Axes = {0, 2, 3};
+  if (!mvnAxes(N, R, Axes))
+    return false;
   llvm::SmallVector<bool, 6> Reduced(R, false);
-  for (int64_t A : Axes) {
-    if (!normAxis(A, R))
-      return false;
+  for (int64_t A : Axes)
     Reduced[A] = true;
-  }
   GroupStride.assign(R, 0);
   Groups = 1;
   for (int64_t I = R - 1; I >= 0; --I)
@@ -336,6 +329,27 @@ llvm::Error runLRN(const KernelContext &C) { return dispatchFloat<LRN>(C); }
 llvm::Error runMVN(const KernelContext &C) { return dispatchFloat<MVN>(C); }
 
 } // namespace
+
+llvm::Error lpNormSetup(const KernelContext &C, int64_t &Axis, int64_t &P) {
+  Axis = C.N.getInt("axis", -1);
+  P = C.N.getInt("p", 2);
+  if (!normAxis(Axis, int64_t(C.Inputs[0].Dims.size())))
+    return C.badInput("axis out of range");
+  if (P != 1 && P != 2)
+    return C.badInput("p must be 1 or 2");
+  return llvm::Error::success();
+}
+
+bool mvnAxes(const Node &N, int64_t Rank, DimVector &Axes) {
+  if (auto A = N.getInts("axes"))
+    Axes.assign(A->begin(), A->end());
+  else
+    Axes = {0, 2, 3};
+  for (int64_t &A : Axes)
+    if (!normAxis(A, Rank))
+      return false;
+  return true;
+}
 
 llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P) {
   const TensorRef &X = C.Inputs[0];

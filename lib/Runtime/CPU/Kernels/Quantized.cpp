@@ -99,21 +99,12 @@ uint64_t quantWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
 llvm::Error widen(const KernelContext &C, const TensorRef &Q,
                   const TensorRef *Zp, int64_t Axis, double *Out) {
   const uint64_t N = Q.numElements();
-  int64_t Stride = 1, Dim = 1;
-  if (Zp && Zp->numElements() > 1) {
-    if (Axis < 0 || Axis >= int64_t(Q.Dims.size()) ||
-        int64_t(Zp->numElements()) != Q.Dims[Axis])
-      return C.badInput("a zero point has " + llvm::Twine(Zp->numElements()) +
-                        " values, which fits no axis it may follow");
-    Dim = Q.Dims[Axis];
-    Stride = productOf(Q.Dims, size_t(Axis) + 1, Q.Dims.size());
-  }
-  for (uint64_t I = 0; I < N; ++I) {
-    double Z = Zp ? double(intAt(
-                        *Zp, Dim > 1 ? uint64_t(int64_t(I) / Stride % Dim) : 0))
-                  : 0.0;
-    Out[I] = double(intAt(Q, I)) - Z;
-  }
+  quant::Axis Z;
+  if (llvm::Error E = zeroPointAxis(C, Q, Zp, Axis, Z))
+    return E;
+  for (uint64_t I = 0; I < N; ++I)
+    Out[I] = double(intAt(Q, I)) -
+             (Zp ? double(intAt(*Zp, uint64_t(Z(int64_t(I))))) : 0.0);
   return llvm::Error::success();
 }
 
@@ -187,6 +178,9 @@ llvm::Error runQuantized(const KernelContext &C) {
   const int64_t Rows = RY >= 2 ? Y.Dims[RY - 2] : 1;
   const int64_t Plane = isConv(Q) ? productOf(Y.Dims, 2, Y.Dims.size()) : 1;
   const int64_t Channels = isConv(Q) ? Y.Dims[1] : 1;
+  if (llvm::Error E = isConv(Q) ? qlinearParams(C, true, 1, Channels)
+                                : qlinearParams(C, false, Rows, Cols))
+    return E;
   for (uint64_t I = 0; I < NY; ++I) {
     double Scale, Add = 0;
     if (isConv(Q)) {
@@ -209,6 +203,47 @@ llvm::Error runQuantized(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error zeroPointAxis(const KernelContext &C, const TensorRef &Q,
+                          const TensorRef *Zp, int64_t Axis, quant::Axis &Out) {
+  Out = {1, 1};
+  if (!Zp || Zp->numElements() == 1)
+    return llvm::Error::success();
+  if (Axis < 0 || Axis >= int64_t(Q.Dims.size()) ||
+      int64_t(Zp->numElements()) != Q.Dims[Axis])
+    return C.badInput("a zero point has " + llvm::Twine(Zp->numElements()) +
+                      " values, which fits no axis it may follow");
+  Out = {productOf(Q.Dims, size_t(Axis) + 1, Q.Dims.size()), Q.Dims[Axis]};
+  return llvm::Error::success();
+}
+
+llvm::Error qlinearParams(const KernelContext &C, bool Conv, int64_t Rows,
+                          int64_t Cols) {
+  const QLayout L = layoutOf(Conv ? QOp::QLinearConv : QOp::QLinearMatMul);
+  auto Count = [&](int I) {
+    return int64_t(C.Inputs[size_t(I)].numElements());
+  };
+  auto OneOr = [&](int I, int64_t N, const char *What) -> llvm::Error {
+    const int64_t Got = Count(I);
+    if (Got == 1 || Got == N)
+      return llvm::Error::success();
+    return C.badInput(llvm::Twine(What) + " has " + llvm::Twine(Got) +
+                      " values for " + llvm::Twine(N) +
+                      (Conv ? " channels" : " rows or columns"));
+  };
+  if (llvm::Error E = OneOr(L.AScale, Conv ? 1 : Rows, "a_scale"))
+    return E;
+  if (llvm::Error E = OneOr(L.BScale, Cols, Conv ? "w_scale" : "b_scale"))
+    return E;
+  if (Count(L.YScale) < 1)
+    return C.badInput("y_scale is empty");
+  if (optIn(C.Inputs, L.YZp) && Count(L.YZp) < 1)
+    return C.badInput("y_zero_point is empty");
+  if (Conv && optIn(C.Inputs, L.Bias) && Count(L.Bias) != Cols)
+    return C.badInput("the bias has " + llvm::Twine(Count(L.Bias)) +
+                      " values for " + llvm::Twine(Cols) + " channels");
+  return llvm::Error::success();
+}
 
 void registerQuantizedKernels(CPUKernelTable &T) {
   for (const char *Op :

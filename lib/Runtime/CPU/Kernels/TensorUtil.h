@@ -340,6 +340,15 @@ llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
 /// (Norm.cpp, shared with the CUDA kernel).
 llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P);
 
+/// LpNormalization's axis (normalized) and p (1 or 2) (Norm.cpp, shared
+/// with the CUDA kernel).
+llvm::Error lpNormSetup(const KernelContext &C, int64_t &Axis, int64_t &P);
+
+/// MeanVarianceNormalization's reduced axes of a rank-Rank input
+/// (attribute axes, default [0, 2, 3]), normalized; false when one is out
+/// of range (Norm.cpp, shared with the CUDA kernel).
+bool mvnAxes(const Node &N, int64_t Rank, DimVector &Axes);
+
 /// QuantizeLinear's and DequantizeLinear's scale (or zero point) Param:
 /// per tensor when it holds one value, else along the axis attribute
 /// (default 1), which it must match (Quantize.cpp, shared with the CUDA
@@ -349,6 +358,21 @@ llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
 /// quantAxis of the scale (input 1), after checking that a zero point
 /// (input 2) holds as many values.
 llvm::Error quantParams(const KernelContext &C, quant::Axis &Out);
+
+/// A quantized operand Q's zero point Zp (null: none, {1, 1}): one value,
+/// or one per index along Axis of Q (MatMulInteger: A's rows, B's
+/// columns; ConvInteger: W's output channels), as quant::Axis over Q's
+/// elements (Quantized.cpp, shared with the CUDA kernel).
+llvm::Error zeroPointAxis(const KernelContext &C, const TensorRef &Q,
+                          const TensorRef *Zp, int64_t Axis, quant::Axis &Out);
+/// QLinearMatMul's and QLinearConv's requantization parameters: a_scale
+/// one value or (MatMul) one per output row, b_scale one or one per output
+/// column (Conv: per output channel), y_scale and y_zero_point at least
+/// one, Conv's bias one per channel. Rows and Cols (Conv: 1 and the
+/// channels) are what the kernels index them by (Quantized.cpp, shared
+/// with the CUDA kernel).
+llvm::Error qlinearParams(const KernelContext &C, bool Conv, int64_t Rows,
+                          int64_t Cols);
 
 /// A recurrent op's sizes and attributes (RecurrentCell.h): Acts holds
 /// activationsOf(K) per direction, forward first.

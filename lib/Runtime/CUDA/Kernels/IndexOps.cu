@@ -14,6 +14,7 @@
 #include "BlockReduce.cuh"
 #include "Launching.cuh"
 #include <cstdint>
+#include <cstring>
 #include <cuda_runtime.h>
 #include <type_traits>
 
@@ -89,6 +90,13 @@ __global__ void triluKernel(const T *X, T *Y, int64_t N, int64_t Rows,
     const bool Keep = Upper ? J >= R + K : J <= R + K;
     Y[I] = Keep ? X[I] : T(0);
   }
+}
+
+template <typename T>
+__global__ void eyeLikeKernel(T *Y, int64_t N, int64_t Cols, int64_t K, T One) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x)
+    Y[I] = I % Cols - I / Cols == K ? One : T(0);
 }
 
 // The CPU kernel's order (TopK.cpp): larger (smaller) values first, NaN
@@ -198,6 +206,21 @@ int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
     triluKernel<V><<<gridFor(N), Block, 0, Stream>>>(static_cast<const V *>(In),
                                                      static_cast<V *>(Out), N,
                                                      Rows, Cols, K, Upper);
+    return lastError();
+  });
+}
+
+int eyeLike(void *Out, int ElemBytes, int64_t Rows, int64_t Cols, int64_t K,
+            uint64_t One, cudaStream_t Stream) {
+  const int64_t N = Rows * Cols;
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    V Bits;
+    memcpy(&Bits, &One, sizeof(V)); // the low bytes: little-endian
+    eyeLikeKernel<V><<<gridFor(N), Block, 0, Stream>>>(static_cast<V *>(Out), N,
+                                                       Cols, K, Bits);
     return lastError();
   });
 }

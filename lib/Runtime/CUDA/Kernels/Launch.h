@@ -211,6 +211,11 @@ int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
 int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
           int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream);
 
+/// EyeLike: a Rows x Cols matrix of ElemBytes-wide elements, One's bits on
+/// the diagonal j = i + K and zero bytes elsewhere.
+int eyeLike(void *Out, int ElemBytes, int64_t Rows, int64_t Cols, int64_t K,
+            uint64_t One, cudaStream_t Stream);
+
 /// TopK along the middle axis of [Outer, Len, Inner]: Values (may be null)
 /// and Indices (may be null) get [Outer, K, Inner], larger (or smaller)
 /// values first and equal values by index, as the CPU kernel. F32, F64,
@@ -303,6 +308,36 @@ int dequantizeLinear(const void *X, DType T, const float *Scale,
                      const void *Zero, float *Y, int64_t N, quant::Axis A,
                      cudaStream_t Stream);
 
+/// DynamicQuantizeLinear of N float elements of X into uint8 Y: the range
+/// (including 0) gives *Scale and *Zero (device memory), written first.
+int dynamicQuantizeLinear(const float *X, int64_t N, uint8_t *Y, float *Scale,
+                          uint8_t *Zero, cudaStream_t Stream);
+
+/// MatMulInteger and QLinearMatMul: Batches products [M, K] x [K, N] of
+/// int8 or uint8 operands less their zero points (per tensor or along an
+/// axis: quant::Axis over each operand's flat index, as the CPU widens
+/// them), summed exactly in 64-bit integers. Batch Bt's operands start at
+/// the sum over its coordinates in YBatch of coordinate x AStride (BStride;
+/// 0 on a broadcast dim). Y [Batches, M, N]: int32, or for QLinear the
+/// requantized sum (the CPU's formula in double, rounded half to even),
+/// its row and column for the scales taken as the CPU kernel takes them,
+/// from Y's flat index over YCols and YRows.
+struct QMatMulArgs {
+  const void *A = nullptr, *B = nullptr, *AZero = nullptr, *BZero = nullptr;
+  bool ASigned = false, BSigned = false;
+  quant::Axis AZ, BZ;
+  int64_t M = 0, K = 0, N = 0, Batches = 1;
+  int BatchRank = 0;
+  int64_t YBatch[MaxRank] = {}, AStride[MaxRank] = {}, BStride[MaxRank] = {};
+  void *Y = nullptr;
+  bool QLinear = false, YSigned = false;
+  const float *AScale = nullptr, *BScale = nullptr, *YScale = nullptr;
+  const void *YZero = nullptr;
+  bool AScaleOne = true, BScaleOne = true;
+  int64_t YCols = 1, YRows = 1;
+};
+int quantizedMatMul(const QMatMulArgs &P, cudaStream_t Stream);
+
 /// NonZero of N elements of X (every DType) with dims D into Y [rank, n]
 /// (int64, row-major order of the input), n the count of nonzero elements,
 /// written to *Count (device memory). More than Bound writes no Y.
@@ -312,6 +347,15 @@ struct NonZeroDims {
 };
 int nonZero(const void *X, DType T, int64_t N, const NonZeroDims &D, int64_t *Y,
             int64_t Bound, int64_t *Count, cudaStream_t Stream);
+
+/// Compress of X [Outer, XLen, Inner] (ElemBytes-wide elements) along its
+/// middle axis by the Len <= XLen condition bytes Keep (nonzero: kept) into
+/// Y [Outer, n, Inner], n the kept count, written to *Count (device
+/// memory). More than BoundKept kept positions write no Y. (Compress
+/// without an axis is [1, N, 1] of the flattened input.)
+int compress(const void *X, int ElemBytes, const uint8_t *Keep, int64_t Len,
+             int64_t XLen, int64_t Outer, int64_t Inner, void *Y,
+             int64_t BoundKept, int64_t *Count, cudaStream_t Stream);
 
 /// One direction of an RNN, GRU or LSTM (RecurrentCell.h): its cell, the
 /// op's layout, and the step's workspace (the gates [B, gates*H], then the
@@ -394,6 +438,16 @@ struct ReduceAxes {
 };
 int reduceAxes(ReduceOp Op, DType T, const void *In, void *Out,
                const ReduceAxes &A, cudaStream_t Stream);
+/// MeanVarianceNormalization, F32: a block per group (an output of A, the
+/// kept axes) normalizes the A.Reduced elements it holds, its mean and
+/// variance summed in double.
+int meanVarianceNormalize(const float *X, float *Y, const ReduceAxes &A,
+                          cudaStream_t Stream);
+/// LpNormalization (P 1 or 2) along the middle axis of [Outer, D, Inner],
+/// F32, the norm summed in double (a zero norm gives NaN or inf, as on the
+/// CPU).
+int lpNormalize(const float *X, float *Y, int64_t Outer, int64_t D,
+                int64_t Inner, int P, cudaStream_t Stream);
 /// LRN over Total elements of X [N, C, spatial...], F32 (LRNPoint.h).
 int localResponseNorm(const lrn::Params &P, const float *X, float *Y,
                       int64_t Total, cudaStream_t Stream);

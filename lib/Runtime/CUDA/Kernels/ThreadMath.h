@@ -4,7 +4,8 @@
 // The per-thread index arithmetic of kernels whose launch logic is their
 // own (NonZero's chunks and scan, a reduction over scattered axes, the
 // recurrent ops' elementwise kernels, Hardmax's lines, GlobalLpPool's
-// window), as
+// window, Compress's copies, LpNormalization's lines, the quantized
+// MatMul's operands, batches and epilogue), as
 // host-and-device functions: the .cu kernels call them, and a unit test
 // (test/unit/RuntimeCUDA/ThreadMathTest.cpp) runs every thread of a
 // launch one after another on the host against the CPU kernel, so the
@@ -17,6 +18,7 @@
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_THREADMATH_H
 
 #include "Launch.h"
+#include <cmath>
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -41,6 +43,24 @@ OOMPLAN_THREAD_HD inline Chunk chunkOf(int64_t N, int Threads, int T) {
   C.Begin = int64_t(T) * Per < N ? int64_t(T) * Per : N;
   C.End = C.Begin + Per < N ? C.Begin + Per : N;
   return C;
+}
+
+/// Compress's thread: the kept positions of its chunk of the condition
+/// (Keep), the first of them output position K, each copying the Inner
+/// elements of outer row O from X [Outer, XLen, Inner] to Y [Outer, Kept,
+/// Inner].
+template <typename T>
+OOMPLAN_THREAD_HD inline void
+compressChunk(const uint8_t *Keep, Chunk Ch, int64_t K, int64_t O, int64_t XLen,
+              int64_t Kept, int64_t Inner, const T *X, T *Y) {
+  for (int64_t I = Ch.Begin; I < Ch.End; ++I) {
+    if (!Keep[I])
+      continue;
+    const T *From = X + (O * XLen + I) * Inner;
+    T *To = Y + (O * Kept + K++) * Inner;
+    for (int64_t J = 0; J < Inner; ++J)
+      To[J] = From[J];
+  }
 }
 
 /// Writes element I's coordinates (row-major over D) as column K of Y, a
@@ -137,6 +157,22 @@ OOMPLAN_THREAD_HD inline void hardmaxLine(const float *In, float *Out,
     Out[Base + K * Inner] = K == MaxK ? 1.0f : 0.0f;
 }
 
+/// LpNormalization's line I of [Outer, D, Inner]: each element over the
+/// line's L1 (P 1) or L2 norm, summed in double as on the CPU.
+OOMPLAN_THREAD_HD inline void lpNormLine(const float *X, float *Y, int64_t D,
+                                         int64_t Inner, int P, int64_t I) {
+  const int64_t Base = (I / Inner) * D * Inner + I % Inner;
+  double Norm = 0;
+  for (int64_t K = 0; K < D; ++K) {
+    const double V = X[Base + K * Inner];
+    Norm += P == 1 ? (V < 0 ? -V : V) : V * V;
+  }
+  if (P == 2)
+    Norm = sqrt(Norm);
+  for (int64_t K = 0; K < D; ++K)
+    Y[Base + K * Inner] = float(double(X[Base + K * Inner]) / Norm);
+}
+
 /// GlobalLpPool as one pool window over all of a plane's Rank spatial
 /// dims (Spatial, row-major), with exponent P (pool::at's Lp).
 inline pool::Window globalWindow(const int64_t *Spatial, int Rank, double P) {
@@ -156,6 +192,54 @@ inline pool::Window globalWindow(const int64_t *Spatial, int Rank, double P) {
   W.KernelSize = Row;
   W.P = P;
   return W;
+}
+
+/// Element I of an 8-bit quantized operand (Signed: int8, else uint8).
+OOMPLAN_THREAD_HD inline int32_t int8At(const void *P, bool Signed, int64_t I) {
+  return Signed ? int32_t(static_cast<const int8_t *>(P)[I])
+                : int32_t(static_cast<const uint8_t *>(P)[I]);
+}
+
+/// Element I of a quantized MatMul's operand less its zero point (taken
+/// along the operand's flat index, as the CPU kernel widens it).
+OOMPLAN_THREAD_HD inline int32_t qOperand(const void *P, const void *Zero,
+                                          bool Signed, quant::Axis Z,
+                                          int64_t I) {
+  return int8At(P, Signed, I) - (Zero ? int8At(Zero, Signed, Z(I)) : 0);
+}
+
+/// Where batch Bt's operands start in A and B.
+OOMPLAN_THREAD_HD inline void qBatchOffsets(const QMatMulArgs &P, int64_t Bt,
+                                            int64_t &AOff, int64_t &BOff) {
+  AOff = BOff = 0;
+  for (int D = P.BatchRank - 1; D >= 0; --D) {
+    const int64_t C = Bt % P.YBatch[D];
+    Bt /= P.YBatch[D];
+    AOff += C * P.AStride[D];
+    BOff += C * P.BStride[D];
+  }
+}
+
+/// Output I of a quantized MatMul from its exact sum Acc: int32, or
+/// requantized with the CPU kernel's formula (double, half to even,
+/// saturated), its scales' row and column from I as the CPU takes them.
+OOMPLAN_THREAD_HD inline void qStore(const QMatMulArgs &P, int64_t I,
+                                     int64_t Acc) {
+  if (!P.QLinear) {
+    static_cast<int32_t *>(P.Y)[I] = int32_t(Acc);
+    return;
+  }
+  const int64_t Row = I / P.YCols % P.YRows, Col = I % P.YCols;
+  const double Scale = double(P.AScale[P.AScaleOne ? 0 : Row]) *
+                       double(P.BScale[P.BScaleOne ? 0 : Col]);
+  const double Zero = P.YZero ? double(int8At(P.YZero, P.YSigned, 0)) : 0.0;
+  double V = rint(double(Acc) * Scale / double(P.YScale[0])) + Zero;
+  const double Lo = P.YSigned ? -128 : 0, Hi = P.YSigned ? 127 : 255;
+  V = V < Lo ? Lo : V > Hi ? Hi : V;
+  if (P.YSigned)
+    static_cast<int8_t *>(P.Y)[I] = int8_t(V);
+  else
+    static_cast<uint8_t *>(P.Y)[I] = uint8_t(V);
 }
 
 /// The scattered reduction's launch arguments for input Dims reduced over
