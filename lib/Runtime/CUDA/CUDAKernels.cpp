@@ -31,7 +31,7 @@ const CUDAKernelTable &cudaKernels() {
     registerFusedKernels(T);
     registerRecurrentKernels(T);
     registerQuantizeKernels(T);
-    registerQMatMulKernels(T);
+    registerQLinearKernels(T);
     return T;
   }();
   return Table;

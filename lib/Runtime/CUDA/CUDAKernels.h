@@ -58,12 +58,15 @@ void registerRecurrentKernels(CUDAKernelTable &T);
 // QuantizeKernels.cpp: QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear.
 void registerQuantizeKernels(CUDAKernelTable &T);
-// QMatMulKernels.cpp: MatMulInteger, QLinearMatMul (QuantizedMatMul.cu).
-void registerQMatMulKernels(CUDAKernelTable &T);
-/// The quantized MatMul's launch arguments for node C (its checks are the
-/// CPU kernel's); the operands' pointers are C's (host memory in
-/// ThreadMathTest.cpp, which runs the kernel's threads on the host).
+// QLinearKernels.cpp: MatMulInteger, QLinearMatMul (QuantizedMatMul.cu),
+// ConvInteger, QLinearConv (QuantizedConv.cu).
+void registerQLinearKernels(CUDAKernelTable &T);
+/// The quantized MatMul's and convolution's launch arguments for node C
+/// (their checks are the CPU kernel's); the operands' pointers are C's
+/// (host memory in ThreadMathTest.cpp, which runs the kernels' threads on
+/// the host).
 llvm::Error qMatMulArgs(const KernelContext &C, QMatMulArgs &P);
+llvm::Error qConvArgs(const KernelContext &C, QConvArgs &P);
 
 const CUDAKernelTable &cudaKernels();
 

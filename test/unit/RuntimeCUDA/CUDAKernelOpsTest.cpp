@@ -602,4 +602,26 @@ g (float[2,3,8] x, float[8,5] w, float[2,8,5] v, float[3,8] u) => (
 })");
 }
 
+// Quantized convolutions, exact integers on both backends: ConvInteger
+// with two groups, stride 2 and asymmetric pads, per-channel w zero
+// points; QLinearConv with per-channel w_scale and an int32 bias into
+// uint8; a depthwise QLinearConv into int8.
+TEST(CUDAKernels, QuantizedConvs) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,4,6,6] x, float[6,2,3,3] wf, float[4,1,3,3] df) => (
+    int32[2,6,3,3] ci, uint8[2,6,6,6] qc, int8[2,4,6,6] dw)
+    <float sx = {0.02}, uint8 zx = {128}, float sw = {0.01}, int8 zw = {0},
+     int8[6] zc = {0, 1, -1, 2, 0, -3},
+     float[6] sc = {0.01, 0.02, 0.01, 0.03, 0.01, 0.02}, float sy = {0.5},
+     uint8 zy = {100}, int32[6] b = {10, -20, 300, 0, 5, -5},
+     float sd = {0.03}, int8 zd = {0}, float sy2 = {0.1}, int8 zy2 = {-3}> {
+  xq = QuantizeLinear(x, sx, zx)
+  wq = QuantizeLinear(wf, sw, zw)
+  ci = ConvInteger<group = 2, strides = [2, 2], pads = [1, 1, 0, 0]>(xq, wq, zx, zc)
+  qc = QLinearConv<group = 2, pads = [1, 1, 1, 1]>(xq, sx, zx, wq, sc, zw, sy, zy, b)
+  dq = QuantizeLinear(df, sd, zd)
+  dw = QLinearConv<group = 4, pads = [1, 1, 1, 1]>(xq, sx, zx, dq, sd, zd, sy2, zy2)
+})");
+}
+
 } // namespace

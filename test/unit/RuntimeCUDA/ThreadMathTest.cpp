@@ -359,6 +359,53 @@ std::vector<T> randomOf(std::mt19937 &Rng, size_t N, int Lo, int Hi) {
   return V;
 }
 
+// One quantized node run by the CPU kernel: Want holds its output bytes,
+// C the context (host pointers) the CUDA kernel's argument builder reads.
+struct QCall {
+  oomplan::Graph G;
+  std::vector<TensorRef> In, Out;
+  std::vector<char> Want;
+  std::vector<double> Workspace;
+  ThreadPool Pool{1};
+  std::unique_ptr<KernelContext> C;
+  QCall(const char *Op, std::vector<QOperand> &Ins, ElementType YType,
+        const std::vector<int64_t> &YDims,
+        std::vector<oomplan::Attribute> Attrs) {
+    G.Opsets.push_back({"", 13});
+    G.Nodes.emplace_back();
+    G.Nodes[0].OpType = Op;
+    G.Nodes[0].Attrs = std::move(Attrs);
+    In.resize(Ins.size());
+    for (size_t I = 0; I < Ins.size(); ++I) {
+      In[I].Type = Ins[I].Type;
+      In[I].Dims.assign(Ins[I].Dims.begin(), Ins[I].Dims.end());
+      In[I].Data = Ins[I].Bytes.empty() ? nullptr : Ins[I].Bytes.data();
+    }
+    Out.resize(1);
+    Out[0].Type = YType;
+    Out[0].Dims.assign(YDims.begin(), YDims.end());
+    Want.assign(Out[0].numElements() * elementBits(YType) / 8, char(0x33));
+    Out[0].Data = Want.data();
+  }
+  // Runs the CPU kernel into Want; false (with the error printed) if it
+  // fails.
+  bool runCPU() {
+    auto CPU = backendKernels("cpu");
+    if (!CPU)
+      return false;
+    const Kernel &K = *(*CPU)->get(
+        oomplan::ops::opCode(*oomplan::ops::lookupOp(G.Nodes[0].OpType)));
+    Workspace.assign(K.Workspace(G.Nodes[0], In, Out) / 8 + 1, 0.0);
+    C = std::make_unique<KernelContext>(KernelContext{
+        G, G.Nodes[0], In, Out, Workspace.data(), Workspace.size() * 8, Pool});
+    llvm::Error E = K.Run(*C);
+    if (!E)
+      return true;
+    ADD_FAILURE() << llvm::toString(std::move(E));
+    return false;
+  }
+};
+
 // QuantizedMatMul.cu's launch on the host: per batch, row tile and column
 // tile, the 16 x 16 threads load their operands' tile (phase one), then
 // each adds its 16 products (phase two), K tile after K tile; then each
@@ -465,35 +512,99 @@ TEST(ThreadMath, QuantizedMatMulIsTheCPUs) {
                     qOperandOf(U8, {}, std::vector<uint8_t>{100})},
                    U8,
                    {3}});
-  auto CPU = backendKernels("cpu");
-  ASSERT_TRUE(bool(CPU));
   for (Case &K : Cases) {
-    Graph G;
-    G.Opsets.push_back({"", 13});
-    G.Nodes.emplace_back();
-    G.Nodes[0].OpType = K.Op;
-    std::vector<TensorRef> In(K.In.size()), Out(1);
-    for (size_t I = 0; I < K.In.size(); ++I) {
-      In[I].Type = K.In[I].Type;
-      In[I].Dims.assign(K.In[I].Dims.begin(), K.In[I].Dims.end());
-      In[I].Data = K.In[I].Bytes.empty() ? nullptr : K.In[I].Bytes.data();
-    }
-    Out[0].Type = K.YType;
-    Out[0].Dims.assign(K.YDims.begin(), K.YDims.end());
-    const size_t YBytes = Out[0].numElements() * elementBits(K.YType) / 8;
-    std::vector<char> Want(YBytes, char(0x33));
-    Out[0].Data = Want.data();
-    const Kernel &CK =
-        *(*CPU)->get(oomplan::ops::opCode(*oomplan::ops::lookupOp(K.Op)));
-    std::vector<double> WS(CK.Workspace(G.Nodes[0], In, Out) / 8 + 1);
-    ThreadPool Pool(1);
-    KernelContext C{G, G.Nodes[0], In, Out, WS.data(), WS.size() * 8, Pool};
-    llvm::Error E = CK.Run(C);
-    ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
+    QCall Q(K.Op, K.In, K.YType, K.YDims, {});
+    ASSERT_TRUE(Q.runCPU()) << K.Op;
     QMatMulArgs P;
-    llvm::Error EA = cuda::qMatMulArgs(C, P);
+    llvm::Error EA = cuda::qMatMulArgs(*Q.C, P);
     ASSERT_FALSE(bool(EA)) << llvm::toString(std::move(EA));
-    EXPECT_EQ(emulateQMatMul(P, YBytes), Want) << K.Op;
+    EXPECT_EQ(emulateQMatMul(P, Q.Want.size()), Q.Want) << K.Op;
+  }
+}
+
+// A quantized convolution's kernel on the host: qConvArgs, then every
+// thread's qConvSum and qConvStore, against the CPU kernel's bytes: two
+// groups with per-channel w zero points, asymmetric pads, stride and
+// dilation; int8 X with uint8 W, per-channel w_scale and a bias,
+// SAME_UPPER padding; a 1-D depthwise QLinearConv into uint8.
+TEST(ThreadMath, QuantizedConvIsTheCPUs) {
+  const ElementType U8 = ElementType::UInt8, I8 = ElementType::Int8,
+                    F32 = ElementType::Float;
+  std::mt19937 Rng(9);
+  auto Ints = [](const char *Name, std::vector<int64_t> V) {
+    oomplan::Attribute A;
+    A.Name = Name;
+    A.Kind = oomplan::AttrKind::Ints;
+    A.Ints = std::move(V);
+    return A;
+  };
+  auto Int = [](const char *Name, int64_t V) {
+    oomplan::Attribute A;
+    A.Name = Name;
+    A.Kind = oomplan::AttrKind::Int;
+    A.I = V;
+    return A;
+  };
+  oomplan::Attribute Same;
+  Same.Name = "auto_pad";
+  Same.Kind = oomplan::AttrKind::String;
+  Same.S = "SAME_UPPER";
+  struct Case {
+    const char *Op;
+    std::vector<QOperand> In;
+    ElementType YType;
+    std::vector<int64_t> YDims;
+    std::vector<oomplan::Attribute> Attrs;
+  };
+  std::vector<Case> Cases;
+  Cases.push_back(
+      {"ConvInteger",
+       {qOperandOf(U8, {2, 4, 5, 6}, randomOf<uint8_t>(Rng, 240, 0, 255)),
+        qOperandOf(I8, {6, 2, 3, 3}, randomOf<int8_t>(Rng, 108, -128, 127)),
+        qOperandOf(U8, {}, std::vector<uint8_t>{121}),
+        qOperandOf(I8, {6}, randomOf<int8_t>(Rng, 6, -20, 20))},
+       ElementType::Int32,
+       // H: (5 + 1 + 1 - 3) / 2 + 1 = 3; W: (6 + 0 + 2 - 5) / 1 + 1 = 4.
+       {2, 6, 3, 4},
+       {Int("group", 2), Ints("pads", {1, 0, 1, 2}), Ints("strides", {2, 1}),
+        Ints("dilations", {1, 2})}});
+  Cases.push_back(
+      {"QLinearConv",
+       {qOperandOf(I8, {1, 3, 4, 4}, randomOf<int8_t>(Rng, 48, -128, 127)),
+        qOperandOf(F32, {}, std::vector<float>{0.04f}),
+        qOperandOf(I8, {}, std::vector<int8_t>{-2}),
+        qOperandOf(U8, {4, 3, 2, 2}, randomOf<uint8_t>(Rng, 48, 0, 255)),
+        qOperandOf(F32, {4}, std::vector<float>{0.01f, 0.002f, 0.03f, 0.005f}),
+        qOperandOf(U8, {4}, std::vector<uint8_t>{128, 120, 135, 128}),
+        qOperandOf(F32, {}, std::vector<float>{0.5f}),
+        qOperandOf(I8, {}, std::vector<int8_t>{7}),
+        qOperandOf(ElementType::Int32, {4},
+                   std::vector<int32_t>{100, -2000, 0, 35000})},
+       I8,
+       {1, 4, 4, 4},
+       {Same}});
+  Cases.push_back(
+      {"QLinearConv",
+       {qOperandOf(U8, {2, 3, 7}, randomOf<uint8_t>(Rng, 42, 0, 255)),
+        qOperandOf(F32, {}, std::vector<float>{0.1f}),
+        qOperandOf(U8, {}, std::vector<uint8_t>{128}),
+        qOperandOf(I8, {3, 1, 3}, randomOf<int8_t>(Rng, 9, -128, 127)),
+        qOperandOf(F32, {}, std::vector<float>{0.02f}), QOperand(),
+        qOperandOf(F32, {}, std::vector<float>{0.3f}), QOperand()},
+       U8,
+       {2, 3, 7},
+       {Int("group", 3), Ints("pads", {1, 1})}});
+  for (Case &K : Cases) {
+    QCall Q(K.Op, K.In, K.YType, K.YDims, K.Attrs);
+    ASSERT_TRUE(Q.runCPU()) << K.Op;
+    QConvArgs P;
+    llvm::Error EA = cuda::qConvArgs(*Q.C, P);
+    ASSERT_FALSE(bool(EA)) << llvm::toString(std::move(EA));
+    std::vector<char> Got(Q.Want.size(), char(0x5a));
+    P.Y = Got.data();
+    for (int64_t I = 0; I < P.N * P.M * P.OutSize; ++I)
+      thread::qConvStore(P, I, thread::qConvSum(P, I));
+    EXPECT_EQ(Got, Q.Want) << K.Op;
   }
 }
 

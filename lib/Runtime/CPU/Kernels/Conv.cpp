@@ -20,9 +20,6 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
-
-/// The geometry of a Conv or ConvTranspose from its refs.
 std::string convGeometry(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                          llvm::ArrayRef<TensorRef> Outputs, bool Transposed,
                          WindowGeometry &G) {
@@ -39,6 +36,19 @@ std::string convGeometry(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
     return "kernel_shape differs from W's spatial dims";
   return Why;
 }
+
+std::string convChannels(const Node &N, const TensorRef &X, const TensorRef &W,
+                         const TensorRef &Y) {
+  const int64_t Group = N.getInt("group", 1);
+  const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
+  if (Group <= 0 || Ch % Group || M % Group || W.Dims[1] * Group != Ch ||
+      Y.Dims[1] != M || Y.Dims[0] != Batch)
+    return ("channels of X, W and Y do not match group " + llvm::Twine(Group))
+        .str();
+  return "";
+}
+
+namespace {
 
 bool isPointwise(const WindowGeometry &G) {
   for (size_t I = 0; I < G.rank(); ++I)
@@ -243,10 +253,9 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
-  if (Group <= 0 || Ch % Group || M % Group || W.Dims[1] * Group != Ch ||
-      Y.Dims[1] != M || Y.Dims[0] != Batch)
-    return C.badInput("channels of X, W and Y do not match group " +
-                      llvm::Twine(Group));
+  std::string Why = convChannels(C.N, X, W, Y);
+  if (!Why.empty())
+    return C.badInput(Why);
   if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
     return C.badInput("bias length differs from the output channels");
   if (isDepthwise(C.N, X, W)) {

@@ -95,6 +95,18 @@ inline std::string windowGeometry(const Node &N, llvm::ArrayRef<int64_t> In,
   return "";
 }
 
+/// A Conv's (Transposed: a ConvTranspose's) geometry from its refs: X
+/// (Inputs[0]), W (Inputs[1]) and Y of one rank, at least 3, W's spatial
+/// dims the kernel's. Returns an empty string or what is wrong (Conv.cpp;
+/// the CUDA quantized convolution reads a node so too).
+std::string convGeometry(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                         llvm::ArrayRef<TensorRef> Outputs, bool Transposed,
+                         WindowGeometry &G);
+/// Conv's channels: X [N, C, ...], W [M, C / group, ...], Y [N, M, ...],
+/// C and M divisible by group. Returns an empty string or what is wrong.
+std::string convChannels(const Node &N, const TensorRef &X, const TensorRef &W,
+                         const TensorRef &Y);
+
 /// G as PoolPoint.h's window (row- and column-major input strides), with
 /// the node's count_include_pad, storage_order and p; false when its rank
 /// is above pool::Window::MaxRank. Shared by the CPU's generic pool path

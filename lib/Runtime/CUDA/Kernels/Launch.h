@@ -338,6 +338,29 @@ struct QMatMulArgs {
 };
 int quantizedMatMul(const QMatMulArgs &P, cudaStream_t Stream);
 
+/// ConvInteger and QLinearConv: X [N, C, spatial] and W [M, C / Group,
+/// kernel], 8-bit, less their zero points (X's one value; W's one or one
+/// per output channel, WZ over W's flat index), summed exactly in 64-bit
+/// integers over each output's window (Geo: the spatial geometry, its
+/// padding adding nothing, as the CPU's zero-padded widened copy). Y [N,
+/// M, out]: int32, or requantized with the CPU's formula: (sum + bias) x
+/// x_scale x w_scale (one or per channel) / y_scale, half to even, plus
+/// y_zero_point, saturated.
+struct QConvArgs {
+  const void *X = nullptr, *W = nullptr, *XZero = nullptr, *WZero = nullptr;
+  bool XSigned = false, WSigned = false;
+  quant::Axis WZ;
+  int64_t N = 0, C = 0, M = 0, Group = 1, InSize = 1, OutSize = 1;
+  pool::Window Geo;
+  void *Y = nullptr;
+  bool QLinear = false, YSigned = false;
+  const float *XScale = nullptr, *WScale = nullptr, *YScale = nullptr;
+  const void *YZero = nullptr;
+  bool WScaleOne = true;
+  const int32_t *Bias = nullptr;
+};
+int quantizedConv(const QConvArgs &P, cudaStream_t Stream);
+
 /// NonZero of N elements of X (every DType) with dims D into Y [rank, n]
 /// (int64, row-major order of the input), n the count of nonzero elements,
 /// written to *Count (device memory). More than Bound writes no Y.

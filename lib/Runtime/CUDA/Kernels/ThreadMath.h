@@ -220,9 +220,25 @@ OOMPLAN_THREAD_HD inline void qBatchOffsets(const QMatMulArgs &P, int64_t Bt,
   }
 }
 
+/// Output I of QLinearMatMul or QLinearConv (8-bit Y) from Sum, the exact
+/// sum (plus Conv's bias), as the CPU kernel requantizes: Sum x Scale /
+/// y_scale in double, rounded half to even, plus y_zero_point, saturated.
+OOMPLAN_THREAD_HD inline void qRequantize(double Sum, double Scale,
+                                          const float *YScale,
+                                          const void *YZero, bool YSigned,
+                                          void *Y, int64_t I) {
+  const double Zero = YZero ? double(int8At(YZero, YSigned, 0)) : 0.0;
+  double V = rint(Sum * Scale / double(YScale[0])) + Zero;
+  const double Lo = YSigned ? -128 : 0, Hi = YSigned ? 127 : 255;
+  V = V < Lo ? Lo : V > Hi ? Hi : V;
+  if (YSigned)
+    static_cast<int8_t *>(Y)[I] = int8_t(V);
+  else
+    static_cast<uint8_t *>(Y)[I] = uint8_t(V);
+}
+
 /// Output I of a quantized MatMul from its exact sum Acc: int32, or
-/// requantized with the CPU kernel's formula (double, half to even,
-/// saturated), its scales' row and column from I as the CPU takes them.
+/// requantized, its scales' row and column from I as the CPU takes them.
 OOMPLAN_THREAD_HD inline void qStore(const QMatMulArgs &P, int64_t I,
                                      int64_t Acc) {
   if (!P.QLinear) {
@@ -232,14 +248,59 @@ OOMPLAN_THREAD_HD inline void qStore(const QMatMulArgs &P, int64_t I,
   const int64_t Row = I / P.YCols % P.YRows, Col = I % P.YCols;
   const double Scale = double(P.AScale[P.AScaleOne ? 0 : Row]) *
                        double(P.BScale[P.BScaleOne ? 0 : Col]);
-  const double Zero = P.YZero ? double(int8At(P.YZero, P.YSigned, 0)) : 0.0;
-  double V = rint(double(Acc) * Scale / double(P.YScale[0])) + Zero;
-  const double Lo = P.YSigned ? -128 : 0, Hi = P.YSigned ? 127 : 255;
-  V = V < Lo ? Lo : V > Hi ? Hi : V;
-  if (P.YSigned)
-    static_cast<int8_t *>(P.Y)[I] = int8_t(V);
-  else
-    static_cast<uint8_t *>(P.Y)[I] = uint8_t(V);
+  qRequantize(double(Acc), Scale, P.YScale, P.YZero, P.YSigned, P.Y, I);
+}
+
+/// The exact sum of quantized convolution output I ([N, M, out] row-major):
+/// its window over its group's input channels, positions in the padding
+/// skipped.
+OOMPLAN_THREAD_HD inline int64_t qConvSum(const QConvArgs &P, int64_t I) {
+  const pool::Window &G = P.Geo;
+  const int64_t O = I % P.OutSize, Mi = I / P.OutSize % P.M,
+                Ni = I / P.OutSize / P.M;
+  const int64_t Cg = P.C / P.Group, Gr = Mi / (P.M / P.Group);
+  int64_t OC[pool::Window::MaxRank];
+  int64_t Rem = O;
+  for (int D = G.Rank - 1; D >= 0; --D) {
+    OC[D] = Rem % G.Out[D];
+    Rem /= G.Out[D];
+  }
+  const int32_t Zx = P.XZero ? int8At(P.XZero, P.XSigned, 0) : 0;
+  int64_t Acc = 0;
+  for (int64_t Ci = 0; Ci < Cg; ++Ci) {
+    const int64_t XBase = (Ni * P.C + Gr * Cg + Ci) * P.InSize;
+    const int64_t WBase = (Mi * Cg + Ci) * G.KernelSize;
+    for (int64_t Kp = 0; Kp < G.KernelSize; ++Kp) {
+      int64_t KRem = Kp, Off = 0;
+      bool Inside = true;
+      for (int D = G.Rank - 1; D >= 0; --D) {
+        const int64_t K = KRem % G.K[D];
+        KRem /= G.K[D];
+        const int64_t In = OC[D] * G.S[D] - G.PadBegin[D] + K * G.D[D];
+        Inside = Inside && In >= 0 && In < G.In[D];
+        Off += In * G.InStride[D];
+      }
+      if (Inside)
+        Acc += int64_t(int8At(P.X, P.XSigned, XBase + Off) - Zx) *
+               qOperand(P.W, P.WZero, P.WSigned, P.WZ, WBase + Kp);
+    }
+  }
+  return Acc;
+}
+
+/// Output I of a quantized convolution from its exact sum Acc: int32, or
+/// requantized with its channel's w_scale and bias.
+OOMPLAN_THREAD_HD inline void qConvStore(const QConvArgs &P, int64_t I,
+                                         int64_t Acc) {
+  if (!P.QLinear) {
+    static_cast<int32_t *>(P.Y)[I] = int32_t(Acc);
+    return;
+  }
+  const int64_t Mi = I / P.OutSize % P.M;
+  const double Scale =
+      double(P.XScale[0]) * double(P.WScale[P.WScaleOne ? 0 : Mi]);
+  const double Add = P.Bias ? double(P.Bias[Mi]) : 0.0;
+  qRequantize(double(Acc) + Add, Scale, P.YScale, P.YZero, P.YSigned, P.Y, I);
 }
 
 /// The scattered reduction's launch arguments for input Dims reduced over
