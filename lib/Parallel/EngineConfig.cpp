@@ -48,10 +48,6 @@ std::vector<std::string> parallel::blockModuleNames(const Graph &G,
   return Prefix;
 }
 
-static bool mixed(const EngineContext &C) {
-  return C.Precision != TrainPrecision::FP32;
-}
-
 std::string parallel::deepSpeedConfig(const EngineContext &C) {
   const ParallelSpec &S = C.Spec;
   json::Object Zero{

@@ -107,7 +107,7 @@ void Converter::noteKnownWeight(const std::string &Name, const TensorData &T) {
   if (!isIntegral(T.Type) || T.Dims.size() > 1 ||
       T.Ints.size() != T.numElements() || T.Ints.size() > MaxKnownElements)
     return;
-  Known[Name] = {T.Ints, T.Dims.empty()};
+  Known[Name] = {T.Ints, T.Dims.empty(), {}};
 }
 
 // Op(A, B) on two one-element values; nullopt on overflow or an op not
@@ -235,13 +235,13 @@ void Converter::evaluate(const NodeDesc &D) {
         if (isIntegral(T.Type) && T.Dims.size() <= 1 &&
             T.Ints.size() == T.numElements() &&
             T.Ints.size() <= MaxKnownElements)
-          Known[Out] = {T.Ints, T.Dims.empty()};
+          Known[Out] = {T.Ints, T.Dims.empty(), {}};
       }
     } else if (const Attribute *A = Attr("value_int")) {
-      Known[Out] = {{A->I}, true};
+      Known[Out] = {{A->I}, true, {}};
     } else if (const Attribute *A = Attr("value_ints")) {
       if (A->Ints.size() <= MaxKnownElements)
-        Known[Out] = {A->Ints, false};
+        Known[Out] = {A->Ints, false, {}};
     }
     return;
   }
@@ -256,7 +256,7 @@ void Converter::evaluate(const NodeDesc &D) {
   if ((Op == "Squeeze" || Op == "Unsqueeze" || Op == "Reshape" ||
        Op == "Flatten") &&
       A->Values.size() == 1 && Full(A)) {
-    Known[Out] = {A->Values, Op == "Squeeze"};
+    Known[Out] = {A->Values, Op == "Squeeze", {}};
     return;
   }
   if (Op == "Cast") {
@@ -276,7 +276,7 @@ void Converter::evaluate(const NodeDesc &D) {
     return;
   }
   if (Op == "Not" && A->Values.size() == 1 && Full(A)) {
-    Known[Out] = {{A->Values[0] == 0}, A->Scalar};
+    Known[Out] = {{A->Values[0] == 0}, A->Scalar, {}};
     return;
   }
   const KnownValue *Bv = In(1);
@@ -290,13 +290,13 @@ void Converter::evaluate(const NodeDesc &D) {
     size_t At = size_t(I < 0 ? I + N : I);
     if (!A->Missing.empty() && A->Missing[At])
       return;
-    Known[Out] = {{A->Values[At]}, true};
+    Known[Out] = {{A->Values[At]}, true, {}};
     return;
   }
   if (A->Values.size() != 1 || Bv->Values.size() != 1 || !Full(A) || !Full(Bv))
     return;
   if (std::optional<int64_t> R = binary(Op, A->Values[0], Bv->Values[0]))
-    Known[Out] = {{*R}, A->Scalar && Bv->Scalar};
+    Known[Out] = {{*R}, A->Scalar && Bv->Scalar, {}};
 }
 
 std::string Converter::prefixFailure() const {

@@ -119,7 +119,7 @@ llvm::Expected<NDArgs> ndArgs(const KernelContext &C, int64_t BatchDims,
   const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1];
   cpu::NDShape S;
   if (llvm::Error E = cpu::ndShape(C, In, Idx, BatchDims, S))
-    return llvm::Expected<NDArgs>(std::move(E));
+    return std::move(E);
   if (Idx.Type != ElementType::Int64)
     return C.badInput("indices must be int64");
   if (S.K > MaxRank)

@@ -134,6 +134,36 @@ llvm::Error runTopK(const KernelContext &C) {
                   "TopK kernel");
 }
 
+// ReverseSequence: the CPU kernel's checks (cpu::reverseSequenceAxes); the
+// lengths are read on the device, one out of range raising the index flag
+// (the CPU's bad input).
+llvm::Error runReverseSequence(const KernelContext &C) {
+  int64_t TA, BA;
+  if (llvm::Error E = cpu::reverseSequenceAxes(C, TA, BA))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Lens = C.Inputs[1];
+  if (Lens.Type != ElementType::Int64)
+    return C.badInput("sequence_lens must be int64");
+  const int EB = int(elementBits(X.Type) / 8);
+  return launched(
+      C,
+      reverseSequence(X.Data, C.Outputs[0].Data, Lens.data<int64_t>(), EB,
+                      X.Dims[TA], X.Dims[BA],
+                      cpu::productOf(X.Dims, 2, X.Dims.size()), TA == 0,
+                      context().BadIndex, context().Compute),
+      "ReverseSequence kernel");
+}
+
+// Lengths other than int64 (the CPU reads any integer type) run on the
+// host.
+std::string reverseSequenceRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
+                                   llvm::ArrayRef<TensorRef>) {
+  if (In.size() < 2 || In[1].Type == ElementType::Int64 ||
+      In[1].Type == ElementType::Undefined)
+    return "";
+  return ("sequence_lens of type " + elementTypeName(In[1].Type)).str();
+}
+
 // Einsum: the CPU kernel's setup, then its loop on the device.
 llvm::Error runEinsum(const KernelContext &C) {
   cpu::EinsumSetup S;
@@ -347,6 +377,8 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
     addKernel(T, "TopK", TopK);
   }
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
+  addKernel(T, "ReverseSequence",
+            {runReverseSequence, nullptr, {}, 0, reverseSequenceRefuses});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
   addKernel(T, "RoiAlign", {runRoiAlign, nullptr, {ElementType::Float}});
   {

@@ -41,9 +41,11 @@ TEST(ImportDims, SplitOfAComputedValueNeedsTheOracle) {
   ASSERT_TRUE(bool(G)) << llvm::toString(G.takeError());
   // One Split into the 4 pieces, one Concat of them.
   ASSERT_EQ(count(**G, "Split"), 1u);
-  for (const Node &Nd : (*G)->Nodes)
-    if (Nd.OpType == "Split")
+  for (const Node &Nd : (*G)->Nodes) {
+    if (Nd.OpType == "Split") {
       EXPECT_EQ(Nd.Outputs.size(), 4u);
+    }
+  }
   EXPECT_EQ(count(**G, "Concat"), 1u);
 }
 

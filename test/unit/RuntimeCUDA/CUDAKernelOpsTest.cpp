@@ -624,4 +624,17 @@ g (float[2,4,6,6] x, float[6,2,3,3] wf, float[4,1,3,3] df) => (
 })");
 }
 
+// ReverseSequence time-major (lengths 4, 1, 0: all, one row, none) and
+// batch-major (5, 2, 3), on float and on int64 rows.
+TEST(CUDAKernels, ReverseSequence) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4,3,2] x, float[3,5,2] y) => (float[4,3,2] tm, float[3,5,2] bm,
+    int64[3,5,2] bi) <int64[3] lt = {4, 1, 0}, int64[3] lb = {5, 2, 3}> {
+  tm = ReverseSequence<batch_axis = 1, time_axis = 0>(x, lt)
+  bm = ReverseSequence<batch_axis = 0, time_axis = 1>(y, lb)
+  yi = Cast<to = 7>(y)
+  bi = ReverseSequence<batch_axis = 0, time_axis = 1>(yi, lb)
+})");
+}
+
 } // namespace

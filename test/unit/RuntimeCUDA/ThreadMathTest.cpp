@@ -221,6 +221,38 @@ TEST(ThreadMath, CompressCopiesTheKeptSlicesInOrder) {
     }
 }
 
+// ReverseSequence.cu's threads (an output element each) against ONNX's
+// definition written out: per batch, its first len rows in reverse, the
+// rest as they were; time-major and batch-major, lengths 0 to T; a length
+// past T raises the flag.
+TEST(ThreadMath, ReverseSequenceTakesTheReversedRows) {
+  const int64_t T = 4, B = 3, Inner = 2;
+  const std::vector<int64_t> Len = {4, 1, 0};
+  for (bool TimeMajor : {true, false}) {
+    auto At = [&](int64_t Ti, int64_t Bi, int64_t J) {
+      return (TimeMajor ? Ti * B + Bi : Bi * T + Ti) * Inner + J;
+    };
+    std::vector<int64_t> Want(size_t(T * B * Inner));
+    for (int64_t Bi = 0; Bi < B; ++Bi)
+      for (int64_t Ti = 0; Ti < T; ++Ti)
+        for (int64_t J = 0; J < Inner; ++J)
+          Want[size_t(At(Ti, Bi, J))] =
+              At(Ti < Len[size_t(Bi)] ? Len[size_t(Bi)] - 1 - Ti : Ti, Bi, J);
+    std::vector<int64_t> Got(Want.size());
+    int Bad = 0;
+    for (int64_t I = 0; I < int64_t(Got.size()); ++I)
+      Got[size_t(I)] =
+          thread::reversedSource(I, Len.data(), T, B, Inner, TimeMajor, &Bad);
+    EXPECT_EQ(Got, Want) << "time-major " << TimeMajor;
+    EXPECT_EQ(Bad, 0);
+  }
+  const std::vector<int64_t> TooLong = {5, 1, 0};
+  int Bad = 0;
+  EXPECT_EQ(thread::reversedSource(0, TooLong.data(), T, B, Inner, true, &Bad),
+            0);
+  EXPECT_EQ(Bad, 1);
+}
+
 // Runs the CPU kernel of Op on one float input X of Dims with the given
 // int attributes into Y of OutDims.
 std::vector<float> cpuRun(const char *Op, std::vector<float> X,

@@ -406,12 +406,9 @@ llvm::Error runReverseSequence(const KernelContext &C) {
     return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
-  int64_t TA = C.N.getInt("time_axis", 0), BA = C.N.getInt("batch_axis", 1);
-  if (R < 2 || !normAxis(TA, R) || !normAxis(BA, R) || TA == BA ||
-      std::max(TA, BA) != 1)
-    return C.badInput("time_axis and batch_axis must be 0 and 1");
-  if (!hasInput(C, 1) || int64_t(C.Inputs[1].numElements()) != X.Dims[BA])
-    return C.badInput("sequence_lens must hold one length per batch row");
+  int64_t TA, BA;
+  if (llvm::Error E = reverseSequenceAxes(C, TA, BA))
+    return E;
   const int64_t T = X.Dims[TA], B = X.Dims[BA];
   const uint64_t Row =
       uint64_t(productOf(X.Dims, 2, size_t(R))) * elemBytes(X.Type);
@@ -432,6 +429,20 @@ llvm::Error runReverseSequence(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error reverseSequenceAxes(const KernelContext &C, int64_t &TA,
+                                int64_t &BA) {
+  const TensorRef &X = C.Inputs[0];
+  const int64_t R = int64_t(X.Dims.size());
+  TA = C.N.getInt("time_axis", 0);
+  BA = C.N.getInt("batch_axis", 1);
+  if (R < 2 || !normAxis(TA, R) || !normAxis(BA, R) || TA == BA ||
+      std::max(TA, BA) != 1)
+    return C.badInput("time_axis and batch_axis must be 0 and 1");
+  if (!hasInput(C, 1) || int64_t(C.Inputs[1].numElements()) != X.Dims[BA])
+    return C.badInput("sequence_lens must hold one length per batch row");
+  return llvm::Error::success();
+}
 
 void registerIndexingKernels(CPUKernelTable &T) {
   addKernel(T, "Slice", Kernel{&runSlice, nullptr, {}});

@@ -340,6 +340,12 @@ llvm::Error roiAlignSetup(const KernelContext &C, roialign::Params &P);
 /// (Norm.cpp, shared with the CUDA kernel).
 llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P);
 
+/// ReverseSequence's time and batch axes (0 and 1, either way) and one
+/// sequence length per batch row (Indexing.cpp, shared with the CUDA
+/// kernel); the lengths' range is checked where they are read.
+llvm::Error reverseSequenceAxes(const KernelContext &C, int64_t &TA,
+                                int64_t &BA);
+
 /// LpNormalization's axis (normalized) and p (1 or 2) (Norm.cpp, shared
 /// with the CUDA kernel).
 llvm::Error lpNormSetup(const KernelContext &C, int64_t &Axis, int64_t &P);

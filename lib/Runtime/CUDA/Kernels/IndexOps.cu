@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "BlockReduce.cuh"
 #include "Launching.cuh"
+#include "ThreadMath.h"
 #include <cstdint>
 #include <cstring>
 #include <cuda_runtime.h>
@@ -97,6 +98,17 @@ __global__ void eyeLikeKernel(T *Y, int64_t N, int64_t Cols, int64_t K, T One) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x)
     Y[I] = I % Cols - I / Cols == K ? One : T(0);
+}
+
+template <typename V>
+__global__ void reverseSequenceKernel(const V *X, V *Y, const int64_t *Len,
+                                      int64_t N, int64_t T, int64_t B,
+                                      int64_t Inner, bool TimeMajor,
+                                      int *BadIndex) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    Y[I] = X[thread::reversedSource(I, Len, T, B, Inner, TimeMajor, BadIndex)];
+  }
 }
 
 // The CPU kernel's order (TopK.cpp): larger (smaller) values first, NaN
@@ -206,6 +218,21 @@ int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
     triluKernel<V><<<gridFor(N), Block, 0, Stream>>>(static_cast<const V *>(In),
                                                      static_cast<V *>(Out), N,
                                                      Rows, Cols, K, Upper);
+    return lastError();
+  });
+}
+
+int reverseSequence(const void *X, void *Y, const int64_t *Len, int ElemBytes,
+                    int64_t T, int64_t B, int64_t Inner, bool TimeMajor,
+                    int *BadIndex, cudaStream_t Stream) {
+  const int64_t N = T * B * Inner;
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using V = decltype(Z);
+    reverseSequenceKernel<V><<<gridFor(N), Block, 0, Stream>>>(
+        static_cast<const V *>(X), static_cast<V *>(Y), Len, N, T, B, Inner,
+        TimeMajor, BadIndex);
     return lastError();
   });
 }

@@ -119,6 +119,12 @@ enum class BinaryOp : int {
 int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
            const Strided &S, cudaStream_t Stream);
 
+/// BitShift of unsigned integers of ElemBytes (1, 2, 4 or 8) over S: A
+/// shifted left (Left) or right by B; a shift by the width or more gives 0
+/// (numpy's, and the CPU kernel's).
+int bitShift(const void *A, const void *B, void *Out, int ElemBytes, bool Left,
+             const Strided &S, cudaStream_t Stream);
+
 /// Out = Cond ? X : Y over S (operand 0 Cond, 1 X, 2 Y; Out is dense), for
 /// elements of ElemBytes (1, 2, 4 or 8).
 int where(const bool *Cond, const void *X, const void *Y, void *Out,
@@ -215,6 +221,14 @@ int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
 /// the diagonal j = i + K and zero bytes elsewhere.
 int eyeLike(void *Out, int ElemBytes, int64_t Rows, int64_t Cols, int64_t K,
             uint64_t One, cudaStream_t Stream);
+
+/// ReverseSequence of X [T, B, Inner] (TimeMajor) or [B, T, Inner],
+/// ElemBytes-wide elements: row t of batch b is row Len[b] - 1 - t below
+/// Len[b] (int64 lengths), else itself. A length outside [0, T] sets
+/// *BadIndex and leaves its batch's rows as they are.
+int reverseSequence(const void *X, void *Y, const int64_t *Len, int ElemBytes,
+                    int64_t T, int64_t B, int64_t Inner, bool TimeMajor,
+                    int *BadIndex, cudaStream_t Stream);
 
 /// TopK along the middle axis of [Outer, Len, Inner]: Values (may be null)
 /// and Indices (may be null) get [Outer, K, Inner], larger (or smaller)

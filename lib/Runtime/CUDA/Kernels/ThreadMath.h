@@ -63,6 +63,25 @@ compressChunk(const uint8_t *Keep, Chunk Ch, int64_t K, int64_t O, int64_t XLen,
   }
 }
 
+/// ReverseSequence: the element of X that output element I of [T, B,
+/// Inner] (TimeMajor) or [B, T, Inner] takes: its batch's first Len rows
+/// reversed. A length outside [0, T] sets *Bad and reverses nothing.
+OOMPLAN_THREAD_HD inline int64_t reversedSource(int64_t I, const int64_t *Len,
+                                                int64_t T, int64_t B,
+                                                int64_t Inner, bool TimeMajor,
+                                                int *Bad) {
+  const int64_t J = I % Inner, Row = I / Inner;
+  const int64_t Ti = TimeMajor ? Row / B : Row % T,
+                Bi = TimeMajor ? Row % B : Row / T;
+  int64_t L = Len[Bi];
+  if (L < 0 || L > T) {
+    *Bad = 1;
+    L = 0;
+  }
+  const int64_t Src = Ti < L ? L - 1 - Ti : Ti;
+  return (TimeMajor ? Src * B + Bi : Bi * T + Src) * Inner + J;
+}
+
 /// Writes element I's coordinates (row-major over D) as column K of Y, a
 /// [rank, Cols] matrix.
 OOMPLAN_THREAD_HD inline void writeCoordinates(const NonZeroDims &D, int64_t I,
