@@ -185,6 +185,27 @@ template <BinaryOp Op> llvm::Error runBinary(const KernelContext &C) {
       "binary kernel");
 }
 
+// BitShift of the unsigned types (the CPU kernel's; its direction check).
+llvm::Error runBitShift(const KernelContext &C) {
+  const std::string Dir = C.N.getString("direction", "");
+  if (Dir != "LEFT" && Dir != "RIGHT")
+    return C.badInput("direction must be LEFT or RIGHT");
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Out = C.Outputs[0];
+  if (A.Type != B.Type)
+    return C.unsupported("operand types " + elementTypeName(A.Type) + ", " +
+                         elementTypeName(B.Type));
+  Strided S;
+  if (!setBroadcast(S, 0, A.Dims, Out.Dims) ||
+      !setBroadcast(S, 1, B.Dims, Out.Dims))
+    return C.unsupported("operands do not broadcast to the output within " +
+                         llvm::Twine(MaxRank) + " dims");
+  return launched(C,
+                  bitShift(A.Data, B.Data, Out.Data,
+                           int(elementBits(A.Type) / 8), Dir == "LEFT", S,
+                           context().Compute),
+                  "BitShift kernel");
+}
+
 llvm::Error runWhere(const KernelContext &C) {
   const TensorRef &Out = C.Outputs[0];
   Strided S;
@@ -326,6 +347,10 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Or", {runBinary<BinaryOp::Or>, nullptr, {ElementType::Bool}});
   Un("Xor", {runBinary<BinaryOp::Xor>, nullptr, {ElementType::Bool}});
   Un("Where", {runWhere, nullptr, {ElementType::Bool}});
+  Un("BitShift", {runBitShift,
+                  nullptr,
+                  {ElementType::UInt8, ElementType::UInt16, ElementType::UInt32,
+                   ElementType::UInt64}});
   Un("Cast", {runCast, nullptr, {}, 0, castRefuses});
   // CastLike: input 1 gives only the type, which the output already has.
   Un("CastLike", {runCast, nullptr, {}, 0b10, castRefuses});

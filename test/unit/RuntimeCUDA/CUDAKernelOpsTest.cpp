@@ -637,4 +637,25 @@ g (float[4,3,2] x, float[3,5,2] y) => (float[4,3,2] tm, float[3,5,2] bm,
 })");
 }
 
+// BitShift of the four unsigned widths, both directions, broadcast shift
+// amounts up to and past the width (which give 0).
+TEST(CUDAKernels, BitShift) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x) => (float[4] r, uint8[2,4] l8, uint16[2,4] r16, uint32[2,4] l32,
+    uint64[2,4] r64)
+    <uint8[2,4] a8 = {1, 2, 3, 255, 128, 7, 0, 9}, uint8[4] s8 = {0, 1, 7, 9},
+     uint16[2,4] a16 = {1, 65535, 300, 4096, 2, 3, 5, 7},
+     uint16[4] s16 = {0, 3, 15, 16},
+     uint32[2,4] a32 = {1, 4294967295, 65536, 77, 5, 6, 7, 8},
+     uint32[1] s32 = {31},
+     uint64[2,4] a64 = {1, 2, 1099511627776, 3, 9, 10, 11, 12},
+     uint64[2,1] s64 = {1, 64}> {
+  r = Relu(x)
+  l8 = BitShift<direction = "LEFT">(a8, s8)
+  r16 = BitShift<direction = "RIGHT">(a16, s16)
+  l32 = BitShift<direction = "LEFT">(a32, s32)
+  r64 = BitShift<direction = "RIGHT">(a64, s64)
+})");
+}
+
 } // namespace

@@ -344,6 +344,18 @@ __global__ void whereKernel(const bool *C, const T *X, const T *Y, T *Out,
 }
 
 template <typename T>
+__global__ void bitShiftKernel(const T *A, const T *B, T *Out, bool Left,
+                               Strided S, int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    int64_t Off[2];
+    offsetsAt(S, I, 2, Off);
+    const T X = A[Off[0]], K = B[Off[1]];
+    Out[I] = uint64_t(K) >= sizeof(T) * 8 ? T(0) : Left ? T(X << K) : T(X >> K);
+  }
+}
+
+template <typename T>
 __global__ void stridedKernel(const T *In, T *Out, Strided S, int64_t N) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
        I += int64_t(gridDim.x) * blockDim.x) {
@@ -607,6 +619,20 @@ int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
   }
 #undef OOMPLAN_BINARY
   return lastError();
+}
+
+int bitShift(const void *A, const void *B, void *Out, int ElemBytes, bool Left,
+             const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z); // unsigned: the shifts are logical
+    bitShiftKernel<T><<<gridFor(N), Block, 0, Stream>>>(
+        static_cast<const T *>(A), static_cast<const T *>(B),
+        static_cast<T *>(Out), Left, S, N);
+    return lastError();
+  });
 }
 
 int where(const bool *Cond, const void *X, const void *Y, void *Out,
