@@ -132,6 +132,11 @@ for m in resnet50 bert_like; do
   /usr/bin/python3 utils/to_float16.py "test/models/$m.onnx" ".gpu/half/${m}_f16.onnx"
   /usr/bin/python3 utils/to_float16.py "test/models/$m.onnx" ".gpu/half/${m}_bf16.onnx" --bfloat16
 done
+# Quantized versions of two test models (weightless as well), for section
+# 5c: QLinearConv (QOperator) and DynamicQuantizeLinear + MatMulInteger.
+mkdir -p .gpu/quant
+/usr/bin/python3 utils/to_quantized.py test/models/resnet50.onnx .gpu/quant/resnet50_qop.onnx --qoperator
+/usr/bin/python3 utils/to_quantized.py test/models/bert_like.onnx .gpu/quant/bert_like_dynq.onnx --dynamic
 tar -czf .gpu.tgz .gpu
 rm -rf .gpu
 size=$(stat -c %s .gpu.tgz)

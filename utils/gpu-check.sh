@@ -19,6 +19,7 @@
 #   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;
+#      then (5b, 5c) half and quantized versions of test models;
 #   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   7. with the time left, the kernel tests under compute-sanitizer.
 # 5 to 7 come last: no bar names them.
@@ -33,9 +34,11 @@ BACKEND=${GPU_CHECK_BACKEND:-cuda}
 PY=${PYTHON:-python3}
 # The sizes (GPU_CHECK_QUICK=1: tiny ones, for a dry run on a CPU).
 R8="--batch 8" R32="--batch 32" B8="--batch 8 --seq 128" B32="--batch 32 --seq 128"
+R2="--batch 2"
 G8="--batch 8 --seq 128" G2="--batch 2 --seq 512" FIT="--batch 8 --seq 512"
 if [ "${GPU_CHECK_QUICK:-0}" = 1 ]; then
   R8="--batch 1" R32="--batch 2" B8="--batch 1 --seq 16" B32="--batch 2 --seq 16"
+  R2="--batch 1"
   G8="--batch 1 --seq 16" G2="--batch 1 --seq 32" FIT="--batch 1 --seq 64"
 fi
 cd "$(dirname "$0")/.."
@@ -461,6 +464,26 @@ if [ -d "$B/half" ]; then
   done
 else
   say "(skipped: the bundle has no .gpu/half)"
+fi
+
+say ""
+say "## 5c. Quantized models: CUDA against the CPU executor"
+say ""
+say "test/models converted by utils/to_quantized.py, random weights (8-bit weights every byte"
+say "value): resnet50 in the QOperator form (QuantizeLinear, QLinearConv, DequantizeLinear per"
+say "convolution), bert_like dynamically quantized (DynamicQuantizeLinear, MatMulInteger, Cast, Mul"
+say "per linear layer). The integer kernels are exact on both backends; an activation rounding"
+say "differently upstream of a DynamicQuantizeLinear may take the next integer, one quantization"
+say "step. Bound: rtol 1e-2 + 1e-3 max |ref|. No bar names it."
+say ""
+say "| case | outputs within the bound | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted) |"
+say "|---|---|---|---|---|---|---|---|---|---|"
+if [ -d "$B/quant" ]; then
+  # The direct quantized convolution is slow next to cuDNN's: batch 2.
+  CMP_ARGS="--rtol 1e-2 --scale-atol 1e-3" model_case "$B/quant/resnet50_qop.onnx" $R2
+  CMP_ARGS="--rtol 1e-2 --scale-atol 1e-3" model_case "$B/quant/bert_like_dynq.onnx" $B8
+else
+  say "(skipped: the bundle has no .gpu/quant)"
 fi
 
 elapsed

@@ -146,11 +146,21 @@ void runtime::fillRandomWeight(const TensorRef &T, uint64_t Seed,
   if (!T.present())
     return;
   uint64_t N = T.numElements();
+  SplitMix64 R{Seed * 0x100000001B3ull + Salt + 0x5EED};
+  // 8-bit integers are a quantized model's weights (MatMulInteger's,
+  // QLinearConv's): every byte value, so that the products are not all
+  // zero. Wider integers (indices, shapes, biases) stay zero: a random
+  // index would be out of range.
+  if (T.Type == ElementType::Int8 || T.Type == ElementType::UInt8) {
+    char *P = static_cast<char *>(T.Data);
+    for (uint64_t I = 0; I < N; ++I)
+      P[I] = char(R.next() >> 56);
+    return;
+  }
   if (T.Type != ElementType::Float) {
     std::memset(T.Data, 0, T.bytes());
     return;
   }
-  SplitMix64 R{Seed * 0x100000001B3ull + Salt + 0x5EED};
   float *P = T.data<float>();
   if (T.Dims.size() < 2) {
     for (uint64_t I = 0; I < N; ++I)

@@ -34,7 +34,8 @@ void fillRandom(const TensorRef &T, uint64_t Seed, uint64_t Salt,
 /// product of the other dims (He's bound for either layout of a matrix, so
 /// that activations neither blow up nor vanish through deep stacks); floats
 /// of rank <= 1 (biases, norm scales, variances) uniform in [0.5, 1.5), so
-/// that a variance is positive; other types zero.
+/// that a variance is positive; int8 and uint8 (quantized weights) every
+/// byte value; other types zero.
 void fillRandomWeight(const TensorRef &T, uint64_t Seed, uint64_t Salt);
 
 } // namespace runtime

@@ -37,7 +37,7 @@ llvm::Error cuda::qMatMulArgs(const KernelContext &C, QMatMulArgs &P) {
   // MatMulInteger: a, b, a_zero_point, b_zero_point. QLinearMatMul: a,
   // a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
   const unsigned IA = 0, IB = QLinear ? 3 : 1, IAZ = 2, IBZ = QLinear ? 5 : 3;
-  if (C.Inputs.size() <= IB || (QLinear && C.Inputs.size() < 7))
+  if (C.Inputs.size() <= IB || (QLinear && C.Inputs.size() < 8))
     return C.badInput("missing inputs");
   const TensorRef &A = C.Inputs[IA], &B = C.Inputs[IB], &Y = C.Outputs[0];
   if (!is8Bit(A.Type) || !is8Bit(B.Type))
@@ -110,7 +110,7 @@ llvm::Error cuda::qConvArgs(const KernelContext &C, QConvArgs &P) {
   // x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
   // y_zero_point, B.
   const unsigned IX = 0, IW = QLinear ? 3 : 1, IXZ = 2, IWZ = QLinear ? 5 : 3;
-  if (C.Inputs.size() <= IW || (QLinear && C.Inputs.size() < 7))
+  if (C.Inputs.size() <= IW || (QLinear && C.Inputs.size() < 8))
     return C.badInput("missing inputs");
   const TensorRef &X = C.Inputs[IX], &W = C.Inputs[IW], &Y = C.Outputs[0];
   if (!is8Bit(X.Type) || !is8Bit(W.Type))

@@ -15,6 +15,7 @@
 #include "oomplan/Support/Error.h"
 #include <cmath>
 #include <cstring>
+#include <set>
 
 using namespace oomplan;
 using namespace oomplan::runtime;
@@ -400,6 +401,30 @@ TEST(RandomWeights, BoundsAndSeeds) {
   }
   EXPECT_EQ(M, M2);
   EXPECT_NE(M, M3);
+}
+
+// 8-bit weights (a quantized model's) take every byte value, seeded; an
+// int64 weight stays zero (an index table: a random index would be out of
+// range).
+TEST(RandomWeights, EightBitWeightsAreNotZero) {
+  std::vector<int8_t> W(4096), W2(4096);
+  std::vector<int64_t> Idx(16, 7);
+  auto Fill = [](void *D, ElementType Type, int64_t N) {
+    TensorRef T;
+    T.Type = Type;
+    T.Dims = {N};
+    T.Data = D;
+    fillRandomWeight(T, 5, 2);
+  };
+  Fill(W.data(), ElementType::Int8, 4096);
+  Fill(W2.data(), ElementType::UInt8, 4096);
+  Fill(Idx.data(), ElementType::Int64, 16);
+  std::set<int> Seen(W.begin(), W.end());
+  EXPECT_GT(Seen.size(), 250u); // 4096 draws of 256 values
+  EXPECT_EQ(*Seen.begin(), -128);
+  EXPECT_EQ(*Seen.rbegin(), 127);
+  EXPECT_TRUE(std::equal(W.begin(), W.end(), W2.begin())); // same seed, bytes
+  EXPECT_EQ(Idx, std::vector<int64_t>(16, 0));
 }
 
 // bert_like (test/models, random weights) at batch 2, seq 8 on the logging

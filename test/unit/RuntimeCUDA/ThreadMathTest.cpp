@@ -457,16 +457,8 @@ std::vector<char> emulateQMatMul(QMatMulArgs P, size_t YBytes) {
         for (int64_t K0 = 0; K0 < P.K; K0 += T) {
           for (int Ty = 0; Ty < T; ++Ty)
             for (int Tx = 0; Tx < T; ++Tx) {
-              const int64_t Row = RT * T + Ty, Col = CT * T + Tx;
-              const int64_t Ka = K0 + Tx, Kb = K0 + Ty;
-              As[Ty][Tx] = Row < P.M && Ka < P.K
-                               ? thread::qOperand(P.A, P.AZero, P.ASigned, P.AZ,
-                                                  AOff + Row * P.K + Ka)
-                               : 0;
-              Bs[Ty][Tx] = Kb < P.K && Col < P.N
-                               ? thread::qOperand(P.B, P.BZero, P.BSigned, P.BZ,
-                                                  BOff + Kb * P.N + Col)
-                               : 0;
+              thread::qTileLoad(P, AOff, BOff, RT * T + Ty, CT * T + Tx, K0, Tx,
+                                Ty, As[Ty][Tx], Bs[Ty][Tx]);
             }
           for (int Ty = 0; Ty < T; ++Ty)
             for (int Tx = 0; Tx < T; ++Tx) {

@@ -231,7 +231,11 @@ llvm::Error qlinearParams(const KernelContext &C, bool Conv, int64_t Rows,
                       " values for " + llvm::Twine(N) +
                       (Conv ? " channels" : " rows or columns"));
   };
-  if (llvm::Error E = OneOr(L.AScale, Conv ? 1 : Rows, "a_scale"))
+  if (Conv && Count(L.AScale) != 1)
+    return C.badInput("x_scale has " + llvm::Twine(Count(L.AScale)) +
+                      " values, not one");
+  if (llvm::Error E =
+          Conv ? llvm::Error::success() : OneOr(L.AScale, Rows, "a_scale"))
     return E;
   if (llvm::Error E = OneOr(L.BScale, Cols, Conv ? "w_scale" : "b_scale"))
     return E;

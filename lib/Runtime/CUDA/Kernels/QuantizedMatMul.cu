@@ -39,15 +39,8 @@ __global__ void __launch_bounds__(Tile *Tile) qMatMulKernel(QMatMulArgs P) {
         const int64_t Row = RT * Tile + Ty, Col = CT * Tile + Tx;
         int64_t Acc = 0;
         for (int64_t K0 = 0; K0 < P.K; K0 += Tile) {
-          const int64_t Ka = K0 + Tx, Kb = K0 + Ty;
-          As[Ty][Tx] = Row < P.M && Ka < P.K
-                           ? thread::qOperand(P.A, P.AZero, P.ASigned, P.AZ,
-                                              AOff + Row * P.K + Ka)
-                           : 0;
-          Bs[Ty][Tx] = Kb < P.K && Col < P.N
-                           ? thread::qOperand(P.B, P.BZero, P.BSigned, P.BZ,
-                                              BOff + Kb * P.N + Col)
-                           : 0;
+          thread::qTileLoad(P, AOff, BOff, Row, Col, K0, Tx, Ty, As[Ty][Tx],
+                            Bs[Ty][Tx]);
           __syncthreads();
           int32_t Part = 0; // 16 products of at most 255^2: no overflow
           for (int KK = 0; KK < Tile; ++KK)

@@ -227,6 +227,23 @@ OOMPLAN_THREAD_HD inline int32_t qOperand(const void *P, const void *Zero,
   return int8At(P, Signed, I) - (Zero ? int8At(Zero, Signed, Z(I)) : 0);
 }
 
+/// What the thread at (Tx, Ty) of a 16 x 16 output tile, its output at
+/// (Row, Col), loads for the K tile from K0: A's element (Row, K0 + Tx)
+/// and B's (K0 + Ty, Col) of the batch at AOff and BOff, less their zero
+/// points; 0 past the matrices' edges.
+OOMPLAN_THREAD_HD inline void qTileLoad(const QMatMulArgs &P, int64_t AOff,
+                                        int64_t BOff, int64_t Row, int64_t Col,
+                                        int64_t K0, int Tx, int Ty, int32_t &A,
+                                        int32_t &B) {
+  const int64_t Ka = K0 + Tx, Kb = K0 + Ty;
+  A = Row < P.M && Ka < P.K
+          ? qOperand(P.A, P.AZero, P.ASigned, P.AZ, AOff + Row * P.K + Ka)
+          : 0;
+  B = Kb < P.K && Col < P.N
+          ? qOperand(P.B, P.BZero, P.BSigned, P.BZ, BOff + Kb * P.N + Col)
+          : 0;
+}
+
 /// Where batch Bt's operands start in A and B.
 OOMPLAN_THREAD_HD inline void qBatchOffsets(const QMatMulArgs &P, int64_t Bt,
                                             int64_t &AOff, int64_t &BOff) {
@@ -272,36 +289,43 @@ OOMPLAN_THREAD_HD inline void qStore(const QMatMulArgs &P, int64_t I,
 
 /// The exact sum of quantized convolution output I ([N, M, out] row-major):
 /// its window over its group's input channels, positions in the padding
-/// skipped.
+/// skipped. Kernel positions outermost (an odometer, no division), so that
+/// a position's bounds and offset are found once for all the channels;
+/// W's zero point is its output channel's (per tensor or along axis 0).
 OOMPLAN_THREAD_HD inline int64_t qConvSum(const QConvArgs &P, int64_t I) {
   const pool::Window &G = P.Geo;
   const int64_t O = I % P.OutSize, Mi = I / P.OutSize % P.M,
                 Ni = I / P.OutSize / P.M;
   const int64_t Cg = P.C / P.Group, Gr = Mi / (P.M / P.Group);
-  int64_t OC[pool::Window::MaxRank];
+  int64_t Base[pool::Window::MaxRank], KC[pool::Window::MaxRank];
   int64_t Rem = O;
   for (int D = G.Rank - 1; D >= 0; --D) {
-    OC[D] = Rem % G.Out[D];
+    Base[D] = Rem % G.Out[D] * G.S[D] - G.PadBegin[D];
     Rem /= G.Out[D];
+    KC[D] = 0;
   }
+  const int64_t XBase = (Ni * P.C + Gr * Cg) * P.InSize,
+                WBase = Mi * Cg * G.KernelSize;
   const int32_t Zx = P.XZero ? int8At(P.XZero, P.XSigned, 0) : 0;
+  const int32_t Zw = P.WZero ? int8At(P.WZero, P.WSigned, P.WZ(WBase)) : 0;
   int64_t Acc = 0;
-  for (int64_t Ci = 0; Ci < Cg; ++Ci) {
-    const int64_t XBase = (Ni * P.C + Gr * Cg + Ci) * P.InSize;
-    const int64_t WBase = (Mi * Cg + Ci) * G.KernelSize;
-    for (int64_t Kp = 0; Kp < G.KernelSize; ++Kp) {
-      int64_t KRem = Kp, Off = 0;
-      bool Inside = true;
-      for (int D = G.Rank - 1; D >= 0; --D) {
-        const int64_t K = KRem % G.K[D];
-        KRem /= G.K[D];
-        const int64_t In = OC[D] * G.S[D] - G.PadBegin[D] + K * G.D[D];
-        Inside = Inside && In >= 0 && In < G.In[D];
-        Off += In * G.InStride[D];
-      }
-      if (Inside)
-        Acc += int64_t(int8At(P.X, P.XSigned, XBase + Off) - Zx) *
-               qOperand(P.W, P.WZero, P.WSigned, P.WZ, WBase + Kp);
+  for (int64_t Kp = 0; Kp < G.KernelSize; ++Kp) {
+    int64_t Off = 0;
+    bool Inside = true;
+    for (int D = 0; D < G.Rank; ++D) {
+      const int64_t In = Base[D] + KC[D] * G.D[D];
+      Inside = Inside && In >= 0 && In < G.In[D];
+      Off += In * G.InStride[D];
+    }
+    if (Inside)
+      for (int64_t Ci = 0; Ci < Cg; ++Ci)
+        Acc +=
+            int64_t(int8At(P.X, P.XSigned, XBase + Ci * P.InSize + Off) - Zx) *
+            (int8At(P.W, P.WSigned, WBase + Ci * G.KernelSize + Kp) - Zw);
+    for (int D = G.Rank - 1; D >= 0; --D) { // the next kernel position
+      if (++KC[D] < G.K[D])
+        break;
+      KC[D] = 0;
     }
   }
   return Acc;
