@@ -12,7 +12,8 @@
 // order chosen for these sizes, is a bound in practice (gpu-check compares it
 // with the run's allocations). OomplanAttention's scratch is already counted by
 // the planner-only path (DriverFusion.cpp), with the formula the CUDA kernel
-// declares.
+// declares. Steps of ops CUDA has no kernel for are counted by op: the run
+// takes them to the host (no device bytes), which the output says.
 //
 //===----------------------------------------------------------------------===//
 #include "Workspace.h"
@@ -102,10 +103,13 @@ Error driver::installBackend(Session &S) {
                            ArrayRef<std::optional<int64_t>> Bindings,
                            Schedule &Sched) -> Error {
     unsigned Convs = 0, Products = 0, Recurrent = 0;
+    std::map<std::string, unsigned> HostOps;
     for (Step &St : Sched.Steps) {
       if (St.Kind != StepKind::Compute || St.Node == NoId)
         continue;
       const Node &N = G.Nodes[St.Node];
+      if (runtime::cuda::hostStepOp(N.OpType))
+        ++HostOps[N.OpType];
       const bool Rec = runtime::cuda::isRecurrent(N.OpType);
       uint64_t Library = runtime::cuda::workspaceBound(N.OpType);
       if (Rec) {
@@ -133,6 +137,7 @@ Error driver::installBackend(Session &S) {
       Rec->Convs = Convs;
       Rec->Products = Products;
       Rec->Recurrent = Recurrent;
+      Rec->HostOps = std::move(HostOps);
     }
     return Error::success();
   });
@@ -155,6 +160,12 @@ void driver::writeBackendJSON(Session &S, json::OStream &J) {
     J.attribute("product_workspace_bytes",
                 int64_t(runtime::cuda::blasWorkspaceFor(9)));
     J.attribute("recurrent", int64_t(R.Recurrent));
+    // Steps of ops CUDA has no kernel for, by op: oomplan-run runs them on
+    // the host (no device memory; a wait and copies each).
+    J.attributeObject("host_steps", [&] {
+      for (const auto &[Op, Count] : R.HostOps)
+        J.attribute(Op, int64_t(Count));
+    });
   });
 }
 
@@ -172,4 +183,18 @@ void driver::printBackendSettings(Session &S) {
     S.OS << ", " << R.Recurrent << " RNN/GRU/LSTM x their gates and states + "
          << formatBytes(runtime::cuda::blasWorkspaceFor(9)) << " (cuBLAS)";
   S.OS << ", each live during its step\n";
+  if (R.HostOps.empty())
+    return;
+  unsigned Steps = 0;
+  std::string Ops;
+  for (const auto &[Op, Count] : R.HostOps) {
+    Steps += Count;
+    Ops += (Ops.empty() ? "" : ", ") + Op + " x" + std::to_string(Count);
+  }
+  S.OS
+      << "backend: cuda has no kernel for " << Steps << " step"
+      << (Steps == 1 ? "" : "s") << " (" << Ops
+      << "): oomplan-run runs them on the host with the CPU kernel, a wait "
+         "and copies each, no device memory (oomplan-run --backend=cuda-on-cpu "
+         "lists every host step)\n";
 }

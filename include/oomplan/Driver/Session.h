@@ -22,6 +22,8 @@
 #include "oomplan/oomplan.h"
 #include "llvm/Support/raw_ostream.h"
 #include <functional>
+#include <map>
+#include <string>
 
 namespace oomplan {
 namespace driver {
@@ -67,6 +69,9 @@ struct BackendRecord {
   bool Recorded = false;            ///< The counts below are the main plan's.
   unsigned Convs = 0, Products = 0; ///< Steps given a cuDNN / cuBLAS bound.
   unsigned Recurrent = 0;           ///< RNN/GRU/LSTM steps given their formula.
+  /// Steps by op type whose op has no CUDA kernel (a CPU one): host steps
+  /// of oomplan-run --backend=cuda (CUDAWorkspaces.h's hostStepOp).
+  std::map<std::string, unsigned> HostOps;
 };
 
 struct Session {

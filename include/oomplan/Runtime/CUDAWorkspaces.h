@@ -90,6 +90,38 @@ inline bool halfInFloat(llvm::StringRef OpType) {
   return false;
 }
 
+/// Without a device: whether the CPU has a kernel for OpType and CUDA none,
+/// so that oomplan-run --backend=cuda runs its steps on the host with the
+/// CPU kernel (host steps, Executor.h), and `oomplan --backend=cuda` can
+/// say so. Steps of other ops can still be host steps (an input type the
+/// CUDA kernel lacks, a node it refuses, a data-dependent size it does not
+/// report): `oomplan-run --backend=cuda-on-cpu` lists them all.
+/// RuntimeCUDATests checks the list against both tables.
+inline bool hostStepOp(llvm::StringRef OpType) {
+  static const llvm::StringRef Ops[] = {"BitwiseAnd",
+                                        "BitwiseOr",
+                                        "BitwiseXor",
+                                        "BlackmanWindow",
+                                        "DFT",
+                                        "Det",
+                                        "Gelu",
+                                        "HammingWindow",
+                                        "HannWindow",
+                                        "MaxUnpool",
+                                        "MelWeightMatrix",
+                                        "Mish",
+                                        "NegativeLogLikelihoodLoss",
+                                        "NonMaxSuppression",
+                                        "STFT",
+                                        "SoftmaxCrossEntropyLoss",
+                                        "TfIdfVectorizer",
+                                        "Unique"};
+  for (llvm::StringRef Op : Ops)
+    if (OpType == Op)
+      return true;
+  return false;
+}
+
 } // namespace cuda
 } // namespace runtime
 } // namespace oomplan

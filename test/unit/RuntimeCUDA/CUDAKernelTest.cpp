@@ -404,6 +404,21 @@ TEST(CUDAWorkspaceBounds, HalfInFloatListIsTheTables) {
   }
 }
 
+// The planner's list of the ops that run as host steps on CUDA
+// (CUDAWorkspaces.h's hostStepOp) is the tables': the CPU has a kernel and
+// CUDA none (Constant needs neither: it is loaded with the weights).
+TEST(CUDAWorkspaceBounds, HostStepOpsAreTheTables) {
+  const KernelTable &K = cuda::cudaKernelTable();
+  unsigned Listed = 0;
+  for (const ops::OpInfo &Op : ops::allOps()) {
+    const bool Host = cpu().get(ops::opCode(Op)) && !K.get(ops::opCode(Op)) &&
+                      llvm::StringRef(Op.Name) != "Constant";
+    EXPECT_EQ(cuda::hostStepOp(Op.Name), Host) << Op.Name;
+    Listed += Host;
+  }
+  EXPECT_GT(Listed, 0u);
+}
+
 TEST(CUDAWorkspaceBounds, EveryKernelWithAWorkspaceHasABound) {
   const KernelTable &K = cuda::cudaKernelTable();
   unsigned WithWorkspace = 0;
