@@ -107,7 +107,7 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "Gelu",
                                         "HammingWindow",
                                         "HannWindow",
-                                        "MaxUnpool",
+
                                         "MelWeightMatrix",
                                         "Mish",
                                         "NegativeLogLikelihoodLoss",

@@ -154,14 +154,44 @@ llvm::Error runReverseSequence(const KernelContext &C) {
       "ReverseSequence kernel");
 }
 
-// Lengths other than int64 (the CPU reads any integer type) run on the
-// host.
-std::string reverseSequenceRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
-                                   llvm::ArrayRef<TensorRef>) {
+// MaxUnpool: the CPU kernel's checks and default dims (cpu::maxUnpoolShape);
+// the indices are read on the device, one outside the output raising the
+// index flag (the CPU's bad input).
+llvm::Error runMaxUnpool(const KernelContext &C) {
+  cpu::DimVector Def;
+  if (llvm::Error E = cpu::maxUnpoolShape(C, Def))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Idx = C.Inputs[1], &Y = C.Outputs[0];
+  if (Idx.Type != ElementType::Int64)
+    return C.badInput("indices must be int64");
+  if (Y.Dims.size() > size_t(MaxRank))
+    return C.unsupported("rank above " + llvm::Twine(MaxRank));
+  UnpoolArgs A;
+  A.Rank = int(Y.Dims.size());
+  const cpu::DimVector YStride = cpu::stridesOf(Y.Dims);
+  A.DefCount = 1;
+  for (int D = 0; D < A.Rank; ++D) {
+    A.Def[D] = Def[size_t(D)];
+    A.YDims[D] = Y.Dims[size_t(D)];
+    A.YStride[D] = YStride[size_t(D)];
+    A.DefCount *= Def[size_t(D)];
+  }
+  return launched(C,
+                  maxUnpool(X.Data, Idx.data<int64_t>(), Y.Data, Y.bytes(),
+                            int(elementBits(X.Type) / 8),
+                            int64_t(X.numElements()), A, context().BadIndex,
+                            context().Compute),
+                  "MaxUnpool kernel");
+}
+
+// Indices other than int64 (the CPU reads any integer type) run on the
+// host; so do ReverseSequence's lengths.
+std::string int64InputRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
+                              llvm::ArrayRef<TensorRef>) {
   if (In.size() < 2 || In[1].Type == ElementType::Int64 ||
       In[1].Type == ElementType::Undefined)
     return "";
-  return ("sequence_lens of type " + elementTypeName(In[1].Type)).str();
+  return (N.OpType + " input 1 of type " + elementTypeName(In[1].Type)).str();
 }
 
 // Einsum: the CPU kernel's setup, then its loop on the device.
@@ -378,7 +408,10 @@ void cuda::registerIndexKernels(CUDAKernelTable &T) {
   }
   addKernel(T, "Einsum", {runEinsum, nullptr, NumberTypes});
   addKernel(T, "ReverseSequence",
-            {runReverseSequence, nullptr, {}, 0, reverseSequenceRefuses});
+            {runReverseSequence, nullptr, {}, 0, int64InputRefuses});
+  // DeviceUnread: output_shape gives only the dims, which Y has.
+  addKernel(T, "MaxUnpool",
+            {runMaxUnpool, nullptr, {}, 0b100, int64InputRefuses});
   addKernel(T, "GridSample", {runGridSample, nullptr, {ElementType::Float}});
   addKernel(T, "RoiAlign", {runRoiAlign, nullptr, {ElementType::Float}});
   {

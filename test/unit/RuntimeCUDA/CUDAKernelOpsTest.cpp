@@ -658,4 +658,17 @@ g (float[4] x) => (float[4] r, uint8[2,4] l8, uint16[2,4] r16, uint32[2,4] l32,
 })");
 }
 
+// MaxUnpool of MaxPool's own values and indices (a segmentation
+// decoder's pattern), into the default dims and into a larger
+// output_shape.
+TEST(CUDAKernels, MaxUnpool) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,6,6] x) => (float[2,3,6,6] u, float[2,3,7,7] w)
+    <int64[4] big = {2, 3, 7, 7}> {
+  p, i = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  u = MaxUnpool<kernel_shape = [2, 2], strides = [2, 2]>(p, i)
+  w = MaxUnpool<kernel_shape = [2, 2], strides = [2, 2]>(p, i, big)
+})");
+}
+
 } // namespace

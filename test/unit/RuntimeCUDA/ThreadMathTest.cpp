@@ -367,16 +367,16 @@ TEST(ThreadMath, LpNormLinesAreTheCPUs) {
     }
 }
 
-// A quantized MatMul node's operand: type, dims, bytes (empty: omitted).
-struct QOperand {
+// A node's operand: type, dims, bytes (empty: omitted).
+struct Operand {
   ElementType Type = ElementType::Undefined;
   std::vector<int64_t> Dims;
   std::vector<char> Bytes;
 };
 template <typename T>
-QOperand qOperandOf(ElementType Type, std::vector<int64_t> Dims,
-                    std::vector<T> Values) {
-  QOperand Q{Type, std::move(Dims), {}};
+Operand operandOf(ElementType Type, std::vector<int64_t> Dims,
+                  std::vector<T> Values) {
+  Operand Q{Type, std::move(Dims), {}};
   Q.Bytes.resize(Values.size() * sizeof(T));
   if (!Values.empty())
     std::memcpy(Q.Bytes.data(), Values.data(), Q.Bytes.size());
@@ -391,18 +391,18 @@ std::vector<T> randomOf(std::mt19937 &Rng, size_t N, int Lo, int Hi) {
   return V;
 }
 
-// One quantized node run by the CPU kernel: Want holds its output bytes,
+// One node run by the CPU kernel: Want holds its output bytes,
 // C the context (host pointers) the CUDA kernel's argument builder reads.
-struct QCall {
+struct NodeCall {
   oomplan::Graph G;
   std::vector<TensorRef> In, Out;
   std::vector<char> Want;
   std::vector<double> Workspace;
   ThreadPool Pool{1};
   std::unique_ptr<KernelContext> C;
-  QCall(const char *Op, std::vector<QOperand> &Ins, ElementType YType,
-        const std::vector<int64_t> &YDims,
-        std::vector<oomplan::Attribute> Attrs) {
+  NodeCall(const char *Op, std::vector<Operand> &Ins, ElementType YType,
+           const std::vector<int64_t> &YDims,
+           std::vector<oomplan::Attribute> Attrs) {
     G.Opsets.push_back({"", 13});
     G.Nodes.emplace_back();
     G.Nodes[0].OpType = Op;
@@ -427,7 +427,8 @@ struct QCall {
       return false;
     const Kernel &K = *(*CPU)->get(
         oomplan::ops::opCode(*oomplan::ops::lookupOp(G.Nodes[0].OpType)));
-    Workspace.assign(K.Workspace(G.Nodes[0], In, Out) / 8 + 1, 0.0);
+    Workspace.assign(
+        (K.Workspace ? K.Workspace(G.Nodes[0], In, Out) : 0) / 8 + 1, 0.0);
     C = std::make_unique<KernelContext>(KernelContext{
         G, G.Nodes[0], In, Out, Workspace.data(), Workspace.size() * 8, Pool});
     llvm::Error E = K.Run(*C);
@@ -490,7 +491,7 @@ TEST(ThreadMath, QuantizedMatMulIsTheCPUs) {
   std::mt19937 Rng(3);
   struct Case {
     const char *Op;
-    std::vector<QOperand> In;
+    std::vector<Operand> In;
     ElementType YType;
     std::vector<int64_t> YDims;
   };
@@ -500,44 +501,44 @@ TEST(ThreadMath, QuantizedMatMulIsTheCPUs) {
     RowScales[I] = 0.005f * float(I + 1);
   Cases.push_back(
       {"MatMulInteger",
-       {qOperandOf(U8, {2, 3, 20}, randomOf<uint8_t>(Rng, 120, 0, 255)),
-        qOperandOf(I8, {20, 17}, randomOf<int8_t>(Rng, 340, -128, 127)),
-        qOperandOf(U8, {3}, std::vector<uint8_t>{0, 128, 255}),
-        qOperandOf(I8, {17}, randomOf<int8_t>(Rng, 17, -128, 127))},
+       {operandOf(U8, {2, 3, 20}, randomOf<uint8_t>(Rng, 120, 0, 255)),
+        operandOf(I8, {20, 17}, randomOf<int8_t>(Rng, 340, -128, 127)),
+        operandOf(U8, {3}, std::vector<uint8_t>{0, 128, 255}),
+        operandOf(I8, {17}, randomOf<int8_t>(Rng, 17, -128, 127))},
        ElementType::Int32,
        {2, 3, 17}});
   Cases.push_back(
       {"MatMulInteger",
-       {qOperandOf(I8, {4, 1, 3, 8}, randomOf<int8_t>(Rng, 96, -128, 127)),
-        qOperandOf(U8, {2, 8, 5}, randomOf<uint8_t>(Rng, 80, 0, 255)),
-        QOperand(), qOperandOf(U8, {}, std::vector<uint8_t>{131})},
+       {operandOf(I8, {4, 1, 3, 8}, randomOf<int8_t>(Rng, 96, -128, 127)),
+        operandOf(U8, {2, 8, 5}, randomOf<uint8_t>(Rng, 80, 0, 255)), Operand(),
+        operandOf(U8, {}, std::vector<uint8_t>{131})},
        ElementType::Int32,
        {4, 2, 3, 5}});
   Cases.push_back(
       {"QLinearMatMul",
-       {qOperandOf(U8, {2, 18, 9}, randomOf<uint8_t>(Rng, 324, 0, 255)),
-        qOperandOf(F32, {18}, RowScales),
-        qOperandOf(U8, {18}, randomOf<uint8_t>(Rng, 18, 100, 150)),
-        qOperandOf(I8, {9, 6}, randomOf<int8_t>(Rng, 54, -128, 127)),
-        qOperandOf(F32, {6},
-                   std::vector<float>{0.01f, 0.02f, 0.03f, 0.05f, 0.1f, 0.2f}),
-        qOperandOf(I8, {6}, std::vector<int8_t>{0, 1, -1, 5, -7, 2}),
-        qOperandOf(F32, {}, std::vector<float>{0.25f}),
-        qOperandOf(I8, {}, std::vector<int8_t>{-3})},
+       {operandOf(U8, {2, 18, 9}, randomOf<uint8_t>(Rng, 324, 0, 255)),
+        operandOf(F32, {18}, RowScales),
+        operandOf(U8, {18}, randomOf<uint8_t>(Rng, 18, 100, 150)),
+        operandOf(I8, {9, 6}, randomOf<int8_t>(Rng, 54, -128, 127)),
+        operandOf(F32, {6},
+                  std::vector<float>{0.01f, 0.02f, 0.03f, 0.05f, 0.1f, 0.2f}),
+        operandOf(I8, {6}, std::vector<int8_t>{0, 1, -1, 5, -7, 2}),
+        operandOf(F32, {}, std::vector<float>{0.25f}),
+        operandOf(I8, {}, std::vector<int8_t>{-3})},
        I8,
        {2, 18, 6}});
   Cases.push_back({"QLinearMatMul",
-                   {qOperandOf(U8, {3, 9}, randomOf<uint8_t>(Rng, 27, 0, 255)),
-                    qOperandOf(F32, {}, std::vector<float>{0.05f}),
-                    qOperandOf(U8, {}, std::vector<uint8_t>{128}),
-                    qOperandOf(I8, {9}, randomOf<int8_t>(Rng, 9, -128, 127)),
-                    qOperandOf(F32, {}, std::vector<float>{0.03f}), QOperand(),
-                    qOperandOf(F32, {}, std::vector<float>{0.1f}),
-                    qOperandOf(U8, {}, std::vector<uint8_t>{100})},
+                   {operandOf(U8, {3, 9}, randomOf<uint8_t>(Rng, 27, 0, 255)),
+                    operandOf(F32, {}, std::vector<float>{0.05f}),
+                    operandOf(U8, {}, std::vector<uint8_t>{128}),
+                    operandOf(I8, {9}, randomOf<int8_t>(Rng, 9, -128, 127)),
+                    operandOf(F32, {}, std::vector<float>{0.03f}), Operand(),
+                    operandOf(F32, {}, std::vector<float>{0.1f}),
+                    operandOf(U8, {}, std::vector<uint8_t>{100})},
                    U8,
                    {3}});
   for (Case &K : Cases) {
-    QCall Q(K.Op, K.In, K.YType, K.YDims, {});
+    NodeCall Q(K.Op, K.In, K.YType, K.YDims, {});
     ASSERT_TRUE(Q.runCPU()) << K.Op;
     QMatMulArgs P;
     llvm::Error EA = cuda::qMatMulArgs(*Q.C, P);
@@ -575,7 +576,7 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
   Same.S = "SAME_UPPER";
   struct Case {
     const char *Op;
-    std::vector<QOperand> In;
+    std::vector<Operand> In;
     ElementType YType;
     std::vector<int64_t> YDims;
     std::vector<oomplan::Attribute> Attrs;
@@ -583,10 +584,10 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
   std::vector<Case> Cases;
   Cases.push_back(
       {"ConvInteger",
-       {qOperandOf(U8, {2, 4, 5, 6}, randomOf<uint8_t>(Rng, 240, 0, 255)),
-        qOperandOf(I8, {6, 2, 3, 3}, randomOf<int8_t>(Rng, 108, -128, 127)),
-        qOperandOf(U8, {}, std::vector<uint8_t>{121}),
-        qOperandOf(I8, {6}, randomOf<int8_t>(Rng, 6, -20, 20))},
+       {operandOf(U8, {2, 4, 5, 6}, randomOf<uint8_t>(Rng, 240, 0, 255)),
+        operandOf(I8, {6, 2, 3, 3}, randomOf<int8_t>(Rng, 108, -128, 127)),
+        operandOf(U8, {}, std::vector<uint8_t>{121}),
+        operandOf(I8, {6}, randomOf<int8_t>(Rng, 6, -20, 20))},
        ElementType::Int32,
        // H: (5 + 1 + 1 - 3) / 2 + 1 = 3; W: (6 + 0 + 2 - 5) / 1 + 1 = 4.
        {2, 6, 3, 4},
@@ -594,32 +595,32 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
         Ints("dilations", {1, 2})}});
   Cases.push_back(
       {"QLinearConv",
-       {qOperandOf(I8, {1, 3, 4, 4}, randomOf<int8_t>(Rng, 48, -128, 127)),
-        qOperandOf(F32, {}, std::vector<float>{0.04f}),
-        qOperandOf(I8, {}, std::vector<int8_t>{-2}),
-        qOperandOf(U8, {4, 3, 2, 2}, randomOf<uint8_t>(Rng, 48, 0, 255)),
-        qOperandOf(F32, {4}, std::vector<float>{0.01f, 0.002f, 0.03f, 0.005f}),
-        qOperandOf(U8, {4}, std::vector<uint8_t>{128, 120, 135, 128}),
-        qOperandOf(F32, {}, std::vector<float>{0.5f}),
-        qOperandOf(I8, {}, std::vector<int8_t>{7}),
-        qOperandOf(ElementType::Int32, {4},
-                   std::vector<int32_t>{100, -2000, 0, 35000})},
+       {operandOf(I8, {1, 3, 4, 4}, randomOf<int8_t>(Rng, 48, -128, 127)),
+        operandOf(F32, {}, std::vector<float>{0.04f}),
+        operandOf(I8, {}, std::vector<int8_t>{-2}),
+        operandOf(U8, {4, 3, 2, 2}, randomOf<uint8_t>(Rng, 48, 0, 255)),
+        operandOf(F32, {4}, std::vector<float>{0.01f, 0.002f, 0.03f, 0.005f}),
+        operandOf(U8, {4}, std::vector<uint8_t>{128, 120, 135, 128}),
+        operandOf(F32, {}, std::vector<float>{0.5f}),
+        operandOf(I8, {}, std::vector<int8_t>{7}),
+        operandOf(ElementType::Int32, {4},
+                  std::vector<int32_t>{100, -2000, 0, 35000})},
        I8,
        {1, 4, 4, 4},
        {Same}});
   Cases.push_back(
       {"QLinearConv",
-       {qOperandOf(U8, {2, 3, 7}, randomOf<uint8_t>(Rng, 42, 0, 255)),
-        qOperandOf(F32, {}, std::vector<float>{0.1f}),
-        qOperandOf(U8, {}, std::vector<uint8_t>{128}),
-        qOperandOf(I8, {3, 1, 3}, randomOf<int8_t>(Rng, 9, -128, 127)),
-        qOperandOf(F32, {}, std::vector<float>{0.02f}), QOperand(),
-        qOperandOf(F32, {}, std::vector<float>{0.3f}), QOperand()},
+       {operandOf(U8, {2, 3, 7}, randomOf<uint8_t>(Rng, 42, 0, 255)),
+        operandOf(F32, {}, std::vector<float>{0.1f}),
+        operandOf(U8, {}, std::vector<uint8_t>{128}),
+        operandOf(I8, {3, 1, 3}, randomOf<int8_t>(Rng, 9, -128, 127)),
+        operandOf(F32, {}, std::vector<float>{0.02f}), Operand(),
+        operandOf(F32, {}, std::vector<float>{0.3f}), Operand()},
        U8,
        {2, 3, 7},
        {Int("group", 3), Ints("pads", {1, 1})}});
   for (Case &K : Cases) {
-    QCall Q(K.Op, K.In, K.YType, K.YDims, K.Attrs);
+    NodeCall Q(K.Op, K.In, K.YType, K.YDims, K.Attrs);
     ASSERT_TRUE(Q.runCPU()) << K.Op;
     QConvArgs P;
     llvm::Error EA = cuda::qConvArgs(*Q.C, P);
@@ -629,6 +630,57 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
     for (int64_t I = 0; I < P.N * P.M * P.OutSize; ++I)
       thread::qConvStore(P, I, thread::qConvSum(P, I));
     EXPECT_EQ(Got, Q.Want) << K.Op;
+  }
+}
+
+// MaxUnpool (Pool.cu: a thread per input element writes it at its index)
+// on the host, from the kernel's offsets, against the CPU kernel's bytes:
+// MaxPool-like indices into the default dims (stride 2, kernel 2, pads 1
+// and 0), and an output_shape larger than the default, where a value keeps
+// its coordinates; an index past the output raises the flag.
+TEST(ThreadMath, MaxUnpoolIsTheCPUs) {
+  auto Ints = [](const char *Name, std::vector<int64_t> V) {
+    oomplan::Attribute A;
+    A.Name = Name;
+    A.Kind = oomplan::AttrKind::Ints;
+    A.Ints = std::move(V);
+    return A;
+  };
+  const std::vector<float> X = {1, 2, 3, 4, 5, 6, 7, 8};
+  // Default dims [1, 2, 3, 4]: (2 - 1) * 2 + 2 - 1 - 0 = 3 rows, (2 - 1) * 2
+  // + 2 = 4 columns; one index per input, each into its channel's plane.
+  const std::vector<int64_t> Idx = {0, 3, 9, 6, 12, 14, 17, 23};
+  for (std::vector<int64_t> YDims :
+       {std::vector<int64_t>{1, 2, 3, 4}, std::vector<int64_t>{1, 2, 4, 5}}) {
+    std::vector<Operand> Ins = {
+        operandOf(ElementType::Float, {1, 2, 2, 2}, X),
+        operandOf(ElementType::Int64, {1, 2, 2, 2}, Idx)};
+    NodeCall Q("MaxUnpool", Ins, ElementType::Float, YDims,
+               {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}),
+                Ints("pads", {1, 0, 0, 0})});
+    ASSERT_TRUE(Q.runCPU());
+    UnpoolArgs A;
+    A.Rank = 4;
+    const std::vector<int64_t> Def = {1, 2, 3, 4};
+    A.DefCount = 24;
+    int64_t Stride = 1;
+    for (int D = 3; D >= 0; --D) {
+      A.Def[D] = Def[size_t(D)];
+      A.YDims[D] = YDims[size_t(D)];
+      A.YStride[D] = Stride;
+      Stride *= YDims[size_t(D)];
+    }
+    std::vector<float> Got(size_t(Stride), 0.0f);
+    for (size_t I = 0; I < X.size(); ++I) {
+      const int64_t Off = thread::unpoolOffset(A, Idx[I]);
+      ASSERT_GE(Off, 0);
+      Got[size_t(Off)] = X[I];
+    }
+    std::vector<float> Want(Got.size());
+    std::memcpy(Want.data(), Q.Want.data(), Q.Want.size());
+    EXPECT_EQ(Got, Want) << "output " << YDims[2] << "x" << YDims[3];
+    EXPECT_EQ(thread::unpoolOffset(A, 24), -1);
+    EXPECT_EQ(thread::unpoolOffset(A, -1), -1);
   }
 }
 

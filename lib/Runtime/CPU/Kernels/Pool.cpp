@@ -224,24 +224,9 @@ llvm::Error runMaxUnpool(const KernelContext &C) {
     return E;
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const size_t R = X.Dims.size();
-  if (!hasInput(C, 1) || C.Inputs[1].numElements() != X.numElements())
-    return C.badInput("indices must match X in size");
-  if (R < 3 || Y.Dims.size() != R)
-    return C.badInput("X and Y must have the same rank, at least 3");
-  const size_t Sp = R - 2;
-  auto K = C.N.getInts("kernel_shape");
-  if (!K || K->size() != Sp)
-    return C.badInput("kernel_shape must have one entry per spatial axis");
-  std::vector<int64_t> St = C.N.getInts("strides").value_or(
-                           std::vector<int64_t>(Sp, 1)),
-                       Pads = C.N.getInts("pads").value_or(
-                           std::vector<int64_t>(2 * Sp, 0));
-  if (St.size() != Sp || Pads.size() != 2 * Sp)
-    return C.badInput("strides or pads do not match the spatial rank");
-  DimVector Def(X.Dims.begin(), X.Dims.begin() + 2);
-  for (size_t I = 0; I < Sp; ++I)
-    Def.push_back((X.Dims[2 + I] - 1) * St[I] + (*K)[I] - Pads[I] -
-                  Pads[Sp + I]);
+  DimVector Def;
+  if (llvm::Error E = maxUnpoolShape(C, Def))
+    return E;
   const uint64_t EB = elemBytes(X.Type), N = Y.numElements();
   const int64_t DefN = productOf(Def, 0, R);
   DimVector YS = stridesOf(Y.Dims);
@@ -265,6 +250,30 @@ llvm::Error runMaxUnpool(const KernelContext &C) {
 }
 
 } // namespace
+
+llvm::Error maxUnpoolShape(const KernelContext &C, DimVector &Def) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  const size_t R = X.Dims.size();
+  if (!hasInput(C, 1) || C.Inputs[1].numElements() != X.numElements())
+    return C.badInput("indices must match X in size");
+  if (R < 3 || Y.Dims.size() != R)
+    return C.badInput("X and Y must have the same rank, at least 3");
+  const size_t Sp = R - 2;
+  auto K = C.N.getInts("kernel_shape");
+  if (!K || K->size() != Sp)
+    return C.badInput("kernel_shape must have one entry per spatial axis");
+  std::vector<int64_t> St = C.N.getInts("strides").value_or(
+                           std::vector<int64_t>(Sp, 1)),
+                       Pads = C.N.getInts("pads").value_or(
+                           std::vector<int64_t>(2 * Sp, 0));
+  if (St.size() != Sp || Pads.size() != 2 * Sp)
+    return C.badInput("strides or pads do not match the spatial rank");
+  Def.assign(X.Dims.begin(), X.Dims.begin() + 2);
+  for (size_t I = 0; I < Sp; ++I)
+    Def.push_back((X.Dims[2 + I] - 1) * St[I] + (*K)[I] - Pads[I] -
+                  Pads[Sp + I]);
+  return llvm::Error::success();
+}
 
 /// RoiAlign.cpp
 void registerRoiAlignKernels(CPUKernelTable &T);

@@ -346,6 +346,12 @@ llvm::Error lrnSetup(const KernelContext &C, lrn::Params &P);
 llvm::Error reverseSequenceAxes(const KernelContext &C, int64_t &TA,
                                 int64_t &BA);
 
+/// MaxUnpool's checks (rank 3 or more, as many indices as X's elements,
+/// kernel_shape, strides and pads one per spatial axis) and Def, the
+/// default unpooled dims its indices are flat offsets into (Pool.cpp,
+/// shared with the CUDA kernel).
+llvm::Error maxUnpoolShape(const KernelContext &C, DimVector &Def);
+
 /// LpNormalization's axis (normalized) and p (1 or 2) (Norm.cpp, shared
 /// with the CUDA kernel).
 llvm::Error lpNormSetup(const KernelContext &C, int64_t &Axis, int64_t &P);

@@ -217,6 +217,22 @@ int cumSum(DType T, const void *In, void *Out, int64_t Outer, int64_t Len,
 int trilu(const void *In, void *Out, int ElemBytes, int64_t N, int64_t Rows,
           int64_t Cols, int64_t K, bool Upper, cudaStream_t Stream);
 
+/// MaxUnpool: each index is a flat offset into the default unpooled dims
+/// Def (row-major); its coordinates there address Y (YDims, YStride). An
+/// offset outside Def or past Y's dims is bad (the CPU kernel's error).
+struct UnpoolArgs {
+  int Rank = 0;
+  int64_t Def[MaxRank] = {}, YDims[MaxRank] = {}, YStride[MaxRank] = {};
+  int64_t DefCount = 0;
+};
+/// Y, zero-filled first (YBytes), gets X's N ElemBytes-wide elements at
+/// the int64 indices Idx (A); a bad index sets *BadIndex and writes
+/// nothing. Indices repeated with other values leave one of them (MaxPool's
+/// repeat only with the same value).
+int maxUnpool(const void *X, const int64_t *Idx, void *Y, uint64_t YBytes,
+              int ElemBytes, int64_t N, const UnpoolArgs &A, int *BadIndex,
+              cudaStream_t Stream);
+
 /// EyeLike: a Rows x Cols matrix of ElemBytes-wide elements, One's bits on
 /// the diagonal j = i + K and zero bytes elsewhere.
 int eyeLike(void *Out, int ElemBytes, int64_t Rows, int64_t Cols, int64_t K,

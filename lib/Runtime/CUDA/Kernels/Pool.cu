@@ -5,10 +5,13 @@
 // (CPU/Kernels/PoolPoint.h, compiled here for the device), for the windows
 // cuDNN's pools refuse (dilations, asymmetric padding, a ceil_mode that
 // changes the output, MaxPool's Indices output). Max values and indices
-// equal the CPU's; averages sum in the CPU's order, in double.
+// equal the CPU's; averages sum in the CPU's order, in double. And
+// MaxUnpool, MaxPool's inverse: a thread per input element writes it at
+// its index (ThreadMath.h's unpoolOffset).
 //
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
+#include "ThreadMath.h"
 #include <cfloat>
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -46,6 +49,36 @@ int directPool(const pool::Window &W, pool::Kind Kd, const float *X, float *Y,
   poolKernel<<<gridFor(Total), Block, 0, Stream>>>(W, Kd, X, Y, Indices, InSize,
                                                    OutSize, Total);
   return lastError();
+}
+
+namespace {
+template <typename T>
+__global__ void unpoolKernel(const T *X, const int64_t *Idx, T *Y, int64_t N,
+                             UnpoolArgs A, int *BadIndex) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t Off = thread::unpoolOffset(A, Idx[I]);
+    if (Off < 0)
+      *BadIndex = 1;
+    else
+      Y[Off] = X[I];
+  }
+}
+} // namespace
+
+int maxUnpool(const void *X, const int64_t *Idx, void *Y, uint64_t YBytes,
+              int ElemBytes, int64_t N, const UnpoolArgs &A, int *BadIndex,
+              cudaStream_t Stream) {
+  if (YBytes && cudaMemsetAsync(Y, 0, YBytes, Stream) != cudaSuccess)
+    return lastError();
+  if (N == 0)
+    return 0;
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z);
+    unpoolKernel<T><<<gridFor(N), Block, 0, Stream>>>(
+        static_cast<const T *>(X), Idx, static_cast<T *>(Y), N, A, BadIndex);
+    return lastError();
+  });
 }
 
 } // namespace cuda

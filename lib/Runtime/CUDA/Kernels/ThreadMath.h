@@ -82,6 +82,23 @@ OOMPLAN_THREAD_HD inline int64_t reversedSource(int64_t I, const int64_t *Len,
   return (TimeMajor ? Src * B + Bi : Bi * T + Src) * Inner + J;
 }
 
+/// MaxUnpool: where in Y index At goes (its coordinates in the default
+/// unpooled dims, row-major, taken into Y's), or -1 when At is outside
+/// those dims or a coordinate past Y's.
+OOMPLAN_THREAD_HD inline int64_t unpoolOffset(const UnpoolArgs &A, int64_t At) {
+  if (At < 0 || At >= A.DefCount)
+    return -1;
+  int64_t Rem = At, Off = 0;
+  for (int D = A.Rank - 1; D >= 0; --D) {
+    const int64_t C = Rem % A.Def[D];
+    Rem /= A.Def[D];
+    if (C >= A.YDims[D])
+      return -1;
+    Off += C * A.YStride[D];
+  }
+  return Off;
+}
+
 /// Writes element I's coordinates (row-major over D) as column K of Y, a
 /// [rank, Cols] matrix.
 OOMPLAN_THREAD_HD inline void writeCoordinates(const NonZeroDims &D, int64_t I,
