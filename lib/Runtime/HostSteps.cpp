@@ -3,13 +3,14 @@
 // On a device the host cannot touch (CUDA), two kinds of step run on the
 // host with the CPU kernel instead (ExecOptions::HostSteps):
 // - a step whose op, or whose input type, has no kernel on the device
-//   (the recurrent ops, GatherND, OneHot, NonMaxSuppression... on CUDA);
+//   (NonMaxSuppression, Unique, Det... on CUDA), or whose node the
+//   device's kernel refuses (Kernel::Refuses);
 // - a step whose kernel decides a data-dependent size (Unique, Compress,
 //   NonMaxSuppression, TopK with a run-time k): later steps are sized by
 //   what it reports, so the host must know it before it queues them. A
 //   device kernel that reads the size back itself (Kernel::ReportsSizes:
-//   CUDA's NonZero) runs on the device instead, with a wait of its own
-//   but no copy of its operands.
+//   CUDA's NonZero, Compress, TopK) runs on the device instead, with a
+//   wait of its own but no copy of its operands.
 // This is what other runtimes do with an op their device lacks (ONNX
 // Runtime's CUDA provider places it on the CPU provider with copies
 // around it): the graph runs whole, slower by a wait per host step,

@@ -139,8 +139,9 @@ struct Kernel {
   RefusesFn Refuses = nullptr;
   /// On a device the host cannot touch, the kernel reports a data-dependent
   /// output's dims itself (KernelContext::ActualDims): it reads the size
-  /// back and waits for it before it returns (CUDA's NonZero). Without it
-  /// a step that decides a size the later steps read runs as a host step.
+  /// back and waits for it before it returns (CUDA's NonZero, Compress,
+  /// TopK, OomplanIf). Without it a step that decides a size the later
+  /// steps read runs as a host step.
   bool ReportsSizes = false;
 };
 
