@@ -367,6 +367,15 @@ TEST(ThreadMath, LpNormLinesAreTheCPUs) {
     }
 }
 
+// An ints attribute of a node built here.
+oomplan::Attribute intsAttr(const char *Name, std::vector<int64_t> V) {
+  oomplan::Attribute A;
+  A.Name = Name;
+  A.Kind = oomplan::AttrKind::Ints;
+  A.Ints = std::move(V);
+  return A;
+}
+
 // A node's operand: type, dims, bytes (empty: omitted).
 struct Operand {
   ElementType Type = ElementType::Undefined;
@@ -556,13 +565,6 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
   const ElementType U8 = ElementType::UInt8, I8 = ElementType::Int8,
                     F32 = ElementType::Float;
   std::mt19937 Rng(9);
-  auto Ints = [](const char *Name, std::vector<int64_t> V) {
-    oomplan::Attribute A;
-    A.Name = Name;
-    A.Kind = oomplan::AttrKind::Ints;
-    A.Ints = std::move(V);
-    return A;
-  };
   auto Int = [](const char *Name, int64_t V) {
     oomplan::Attribute A;
     A.Name = Name;
@@ -591,8 +593,8 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
        ElementType::Int32,
        // H: (5 + 1 + 1 - 3) / 2 + 1 = 3; W: (6 + 0 + 2 - 5) / 1 + 1 = 4.
        {2, 6, 3, 4},
-       {Int("group", 2), Ints("pads", {1, 0, 1, 2}), Ints("strides", {2, 1}),
-        Ints("dilations", {1, 2})}});
+       {Int("group", 2), intsAttr("pads", {1, 0, 1, 2}),
+        intsAttr("strides", {2, 1}), intsAttr("dilations", {1, 2})}});
   Cases.push_back(
       {"QLinearConv",
        {operandOf(I8, {1, 3, 4, 4}, randomOf<int8_t>(Rng, 48, -128, 127)),
@@ -618,7 +620,7 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
         operandOf(F32, {}, std::vector<float>{0.3f}), Operand()},
        U8,
        {2, 3, 7},
-       {Int("group", 3), Ints("pads", {1, 1})}});
+       {Int("group", 3), intsAttr("pads", {1, 1})}});
   for (Case &K : Cases) {
     NodeCall Q(K.Op, K.In, K.YType, K.YDims, K.Attrs);
     ASSERT_TRUE(Q.runCPU()) << K.Op;
@@ -639,13 +641,6 @@ TEST(ThreadMath, QuantizedConvIsTheCPUs) {
 // and 0), and an output_shape larger than the default, where a value keeps
 // its coordinates; an index past the output raises the flag.
 TEST(ThreadMath, MaxUnpoolIsTheCPUs) {
-  auto Ints = [](const char *Name, std::vector<int64_t> V) {
-    oomplan::Attribute A;
-    A.Name = Name;
-    A.Kind = oomplan::AttrKind::Ints;
-    A.Ints = std::move(V);
-    return A;
-  };
   const std::vector<float> X = {1, 2, 3, 4, 5, 6, 7, 8};
   // Default dims [1, 2, 3, 4]: (2 - 1) * 2 + 2 - 1 - 0 = 3 rows, (2 - 1) * 2
   // + 2 = 4 columns; one index per input, each into its channel's plane.
@@ -656,8 +651,8 @@ TEST(ThreadMath, MaxUnpoolIsTheCPUs) {
         operandOf(ElementType::Float, {1, 2, 2, 2}, X),
         operandOf(ElementType::Int64, {1, 2, 2, 2}, Idx)};
     NodeCall Q("MaxUnpool", Ins, ElementType::Float, YDims,
-               {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}),
-                Ints("pads", {1, 0, 0, 0})});
+               {intsAttr("kernel_shape", {2, 2}), intsAttr("strides", {2, 2}),
+                intsAttr("pads", {1, 0, 0, 0})});
     ASSERT_TRUE(Q.runCPU());
     UnpoolArgs A;
     A.Rank = 4;
