@@ -151,11 +151,16 @@ const OpInfo Ops[] = {
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(5)},
     {"MeanVarianceNormalization", Shape::SameAsInput, Alias::None, UnknownGrad,
      perOutput(1)},
+    // gelu_backward(grad, self) keeps the input (opset 20).
+    {"Gelu", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
+     perOutput(4)},
     {"Mish", Shape::SameAsInput, Alias::InPlace, grad(In0, In0, 0, 0, NoAux, 0),
      perOutput(4)},
     {"Neg", Shape::NegOrAbs, Alias::InPlace, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(1)},
     {"Not", Shape::BoolOfInput, Alias::InPlace, NotDifferentiable,
+     perOutput(1)},
+    {"BitwiseNot", Shape::SameAsInput, Alias::InPlace, NotDifferentiable,
      perOutput(1)},
     {"Reciprocal", Shape::SameAsInput, Alias::InPlace,
      grad(In0, 0, 0, Out0, NoAux, 0), perOutput(1)},
@@ -329,6 +334,9 @@ const OpInfo Ops[] = {
     {"OneHot", Shape::OneHot, Alias::None, NotDifferentiable, perOutput(1)},
     {"Pad", Shape::Pad, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(1)},
+    // Opset 18: crops or zero-pads each named axis about its centre.
+    {"CenterCropPad", Shape::CenterCropPad, Alias::None,
+     grad(In0, 0, 0, 0, NoAux, 0), perOutput(1)},
     // scatter.src, as ScatterElements: the index.
     {"Scatter", Shape::LikeData, Alias::None,
      grad(bit(0) | bit(2), In1, 0, 0, NoAux, 0), perOutput(1)},
@@ -372,6 +380,12 @@ const OpInfo Ops[] = {
     {"Conv", Shape::Conv, Alias::None,
      grad(In012, 0, In01, 0, NoAux, 0, 1, 1, 1), ConvFlops},
     {"ConvInteger", Shape::Conv, Alias::None, UnknownGrad, perOutput(1)},
+    // Opset 18 (torch's fold): sums blocks of columns into an image.
+    {"Col2Im", Shape::Col2Im, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+     perInput(1)},
+    // Opset 19 (torchvision's deform_conv2d): a Conv whose taps are moved
+    // by the offset input; the output is a Conv's.
+    {"DeformConv", Shape::Conv, Alias::None, UnknownGrad, ConvFlops},
     {"ConvTranspose", Shape::ConvTranspose, Alias::None,
      grad(In012, 0, In01, 0, NoAux, 0, 1, 1), ConvFlops},
     {"GlobalAveragePool", Shape::GlobalPool, Alias::None,
@@ -456,6 +470,10 @@ const OpInfo Ops[] = {
     {"DynamicQuantizeLinear", Shape::DynamicQuantize, Alias::None, UnknownGrad,
      perOutput(1)},
     // grid_sampler_2d_backward keeps input and grid.
+    // Opset 20 (torch's affine_grid): a sampling grid from a batch of
+    // affine matrices; its backward needs none of them.
+    {"AffineGrid", Shape::AffineGrid, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
+     perOutput(3)},
     {"GridSample", Shape::GridSample, Alias::None,
      grad(In01, In01, 0, 0, NoAux, 0), perOutput(1)},
     {"HammingWindow", Shape::Window, Alias::None, UnknownGrad, perOutput(1)},
@@ -473,11 +491,7 @@ const OpInfo Ops[] = {
     {"SoftmaxCrossEntropyLoss", Shape::Loss, Alias::None,
      grad(In0, In012, 0, 0, NoAux, 0), perOutput(1)},
 
-    // Ops without a shape rule: the declared shapes are used. Gelu is ONNX
-    // opset 20, past the ONNX 1.12 schemas the frontend accepts; its row
-    // serves graphs built through the library (GraphBuilder).
-    {"Gelu", Shape::Declared, Alias::None, grad(In0, In0, 0, 0, NoAux, 0),
-     perOutput(4)},
+    // Ops without a shape rule: the declared shapes are used.
     // n-gram counts: the output width comes from attributes (the largest
     // ngram_indexes entry), which no rule reads yet; a CPU kernel exists.
     {"TfIdfVectorizer", Shape::Declared, Alias::None, NotDifferentiable,

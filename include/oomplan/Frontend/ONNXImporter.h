@@ -18,8 +18,10 @@
 
 namespace oomplan {
 
-/// Highest default-domain opset we accept (ONNX 1.12 defines 1..17).
-constexpr int64_t MaxSupportedOpset = 17;
+/// Highest default-domain opset we accept: ONNX 1.17's. The schemas we
+/// build on (ONNX 1.12) end at 17; the versions after it are in
+/// lib/Frontend/ONNX/NewerOpsets.cpp.
+constexpr int64_t MaxSupportedOpset = 22;
 
 /// The dims of every value of a graph the importer has built so far (a
 /// prefix of the model: every node converted yet), by ValueId: the

@@ -76,6 +76,7 @@ enum class ShapeRuleId : uint8_t {
   Split,
   Tile,
   Pad,
+  CenterCropPad,
   OneHot,
   // MatMul.cpp
   MatMul,
@@ -92,6 +93,7 @@ enum class ShapeRuleId : uint8_t {
   RoiPool,
   MaxUnpool,
   Resize,
+  Col2Im,
   // Reduce.cpp, Recurrent.cpp
   Reduce,
   Recurrent,
@@ -107,6 +109,7 @@ enum class ShapeRuleId : uint8_t {
   DynamicQuantize,
   Loss,
   GridSample,
+  AffineGrid,
   Window,
   MelWeightMatrix,
   DFT,

@@ -98,13 +98,18 @@ inline bool halfInFloat(llvm::StringRef OpType) {
 /// report): `oomplan-run --backend=cuda-on-cpu` lists them all.
 /// RuntimeCUDATests checks the list against both tables.
 inline bool hostStepOp(llvm::StringRef OpType) {
-  static const llvm::StringRef Ops[] = {"BitwiseAnd",
+  static const llvm::StringRef Ops[] = {"AffineGrid",
+                                        "BitwiseAnd",
+                                        "BitwiseNot",
                                         "BitwiseOr",
                                         "BitwiseXor",
                                         "BlackmanWindow",
+                                        "CenterCropPad",
+                                        "Col2Im",
                                         "DFT",
                                         "Det",
                                         "Gelu",
+                                        "GroupNormalization",
                                         "HammingWindow",
                                         "HannWindow",
 

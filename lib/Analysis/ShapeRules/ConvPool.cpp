@@ -265,17 +265,64 @@ std::optional<SymExpr> scaleDim(const SymExpr &D, double Scale) {
 }
 
 /// Resize (sizes or scales input) and Upsample (scales input or attribute).
+/// Opset 18's axes attribute names the axes that sizes and scales give
+/// (the others keep their length); its keep_aspect_ratio_policy scales
+/// every named axis by the smallest (not_larger) or largest (not_smaller)
+/// ratio of size to length, rounding half up.
 llvm::Error resize(RuleContext &Ctx) {
   llvm::ArrayRef<SymExpr> X = Ctx.inDims(0);
+  const size_t R = X.size();
   bool IsUpsample = Ctx.node().OpType == "Upsample";
   bool Old = IsUpsample || Ctx.opset() < 11;
   size_t ScalesIndex = Old ? 1 : 2, SizesIndex = 3;
+  std::vector<size_t> Axes;
+  if (const Attribute *A = Ctx.node().attr("axes")) {
+    for (int64_t Ax : A->Ints) {
+      if (Ax < -int64_t(R) || Ax >= int64_t(R))
+        return Ctx.error("axes holds " + std::to_string(Ax) +
+                         ", out of range for rank " + std::to_string(R));
+      Axes.push_back(size_t(Ax < 0 ? Ax + int64_t(R) : Ax));
+    }
+  } else {
+    for (size_t I = 0; I < R; ++I)
+      Axes.push_back(I);
+  }
+  std::vector<SymExpr> Out(X.begin(), X.end());
   if (!Old && Ctx.hasInput(SizesIndex) && Ctx.inRank(SizesIndex) == 1 &&
       Ctx.inDims(SizesIndex)[0].getConstant() != 0) {
     if (!Ctx.inValues(SizesIndex) ||
-        Ctx.inValues(SizesIndex)->size() != X.size())
+        Ctx.inValues(SizesIndex)->size() != Axes.size())
       return Ctx.error("sizes must be known, one per axis");
-    Ctx.setOutput(0, Ctx.inType(0), *Ctx.inValues(SizesIndex));
+    const std::vector<SymExpr> &Sizes = *Ctx.inValues(SizesIndex);
+    std::string Policy =
+        Ctx.node().getString("keep_aspect_ratio_policy", "stretch");
+    if (Policy == "stretch") {
+      for (size_t I = 0; I < Axes.size(); ++I)
+        Out[Axes[I]] = Sizes[I];
+    } else if (Policy == "not_larger" || Policy == "not_smaller") {
+      double Scale = 0;
+      for (size_t I = 0; I < Axes.size(); ++I) {
+        std::optional<int64_t> S = Sizes[I].getConstant(),
+                               D = X[Axes[I]].getConstant();
+        if (!S || !D || *D <= 0 || *S < 0)
+          return Ctx.error("keep_aspect_ratio_policy '" + Policy +
+                           "' needs constant sizes and input dims");
+        double Ratio = double(*S) / double(*D);
+        Scale = I == 0                   ? Ratio
+                : Policy == "not_larger" ? std::min(Scale, Ratio)
+                                         : std::max(Scale, Ratio);
+      }
+      for (size_t Ax : Axes) {
+        double Len = std::floor(Scale * double(*X[Ax].getConstant()) + 0.5);
+        if (Len > double(MaxDimSize))
+          return Ctx.error("the resized dim exceeds 2^48");
+        Out[Ax] = SymExpr::constant(int64_t(Len));
+      }
+    } else {
+      return Ctx.error("keep_aspect_ratio_policy '" + Policy +
+                       "' is none of stretch, not_larger, not_smaller");
+    }
+    Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
     return llvm::Error::success();
   }
   std::vector<double> Scales;
@@ -283,20 +330,48 @@ llvm::Error resize(RuleContext &Ctx) {
     Scales = A->Floats;
   else if (const TensorData *T = Ctx.constData(ScalesIndex))
     Scales = T->Floats;
-  if (Scales.size() != X.size())
+  if (Scales.size() != Axes.size())
     return Ctx.error("scales must be constant, one per axis");
-  std::vector<SymExpr> Out;
-  for (size_t I = 0; I < X.size(); ++I) {
+  for (size_t I = 0; I < Axes.size(); ++I) {
     if (!(Scales[I] > 0) || !std::isfinite(Scales[I]))
       return Ctx.error("scale " + std::to_string(Scales[I]) +
                        " is not a positive number");
-    std::optional<SymExpr> D = scaleDim(X[I], Scales[I]);
+    std::optional<SymExpr> D = scaleDim(X[Axes[I]], Scales[I]);
     if (!D)
       return Ctx.error("scale " + std::to_string(Scales[I]) +
                        " of a symbolic dim is not a whole number or its "
                        "inverse, or the scaled dim exceeds 2^48");
-    Out.push_back(*D);
+    Out[Axes[I]] = *D;
   }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// Col2Im (opset 18): [N, C * prod(block_shape), L] to [N, C] +
+/// image_shape.
+llvm::Error col2Im(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0);
+  if (X.size() != 3)
+    return Ctx.error("input must be [N, C * prod(block_shape), L]");
+  std::optional<std::vector<int64_t>> Block = Ctx.constInts(2);
+  if (!Ctx.inValues(1) || !Block || Block->size() != Ctx.inValues(1)->size())
+    return Ctx.error("image_shape and block_shape must be known, of one "
+                     "length");
+  int64_t Cells = 1;
+  for (int64_t B : *Block) {
+    if (B <= 0 || B > MaxDimSize / Cells)
+      return Ctx.error("block_shape must be positive");
+    Cells *= B;
+  }
+  std::optional<int64_t> Cols = X[1].getConstant();
+  if (Cols && *Cols % Cells != 0)
+    return Ctx.error("input dim 1 (" + std::to_string(*Cols) +
+                     ") is not a multiple of prod(block_shape) (" +
+                     std::to_string(Cells) + ")");
+  std::vector<SymExpr> Out = {
+      X[0], SymExpr::floorDiv(X[1], SymExpr::constant(Cells))};
+  for (const SymExpr &D : *Ctx.inValues(1))
+    Out.push_back(D);
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
   return llvm::Error::success();
 }
@@ -311,4 +386,5 @@ void shapes::addConvPoolRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::RoiPool, roiPool);
   F.add(ops::ShapeRuleId::MaxUnpool, maxUnpool);
   F.add(ops::ShapeRuleId::Resize, resize);
+  F.add(ops::ShapeRuleId::Col2Im, col2Im);
 }

@@ -366,6 +366,33 @@ llvm::Error pad(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// CenterCropPad (opset 18): each axis named by the axes attribute (all by
+/// default) takes its length from the shape input.
+llvm::Error centerCropPad(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> In = Ctx.inDims(0);
+  if (!Ctx.inValues(1))
+    return Ctx.error("shape must be known");
+  const std::vector<SymExpr> &Shape = *Ctx.inValues(1);
+  std::vector<int64_t> Axes;
+  if (std::optional<std::vector<int64_t>> A = Ctx.node().getInts("axes"))
+    Axes = *A;
+  else
+    for (size_t I = 0; I < In.size(); ++I)
+      Axes.push_back(int64_t(I));
+  if (Shape.size() != Axes.size())
+    return Ctx.error("shape has " + llvm::Twine(Shape.size()) +
+                     " entries for " + llvm::Twine(Axes.size()) + " axes");
+  std::vector<SymExpr> Out = In.vec();
+  for (size_t K = 0; K < Axes.size(); ++K) {
+    llvm::Expected<size_t> X = Ctx.axis(Axes[K], In.size());
+    if (!X)
+      return X.takeError();
+    Out[*X] = Shape[K];
+  }
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
 llvm::Error oneHot(RuleContext &Ctx) {
   SymExpr Depth;
   if (Ctx.inValues(1) && Ctx.inValues(1)->size() == 1) {
@@ -399,5 +426,6 @@ void shapes::addIndexingRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::Split, split);
   F.add(ops::ShapeRuleId::Tile, tile);
   F.add(ops::ShapeRuleId::Pad, pad);
+  F.add(ops::ShapeRuleId::CenterCropPad, centerCropPad);
   F.add(ops::ShapeRuleId::OneHot, oneHot);
 }

@@ -1,7 +1,7 @@
 //===- Misc.cpp - rules for quantization, losses, windows and the rest ----===//
 //
 // Ops that fit no larger family: (de)quantization, the two loss functions,
-// GridSample, the signal windows and MelWeightMatrix.
+// GridSample and AffineGrid, the signal windows and MelWeightMatrix.
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeRules.h"
@@ -11,8 +11,21 @@ using namespace oomplan::shapes;
 
 namespace {
 
+/// QuantizeLinear: the zero point's type, else (opset 21) output_dtype's,
+/// else uint8.
 llvm::Error quantize(RuleContext &Ctx) {
-  ElementType T = Ctx.hasInput(2) ? Ctx.inType(2) : ElementType::UInt8;
+  ElementType T = ElementType::UInt8;
+  int64_t Dtype = Ctx.node().getInt("output_dtype", 0);
+  if (Ctx.hasInput(2)) {
+    T = Ctx.inType(2);
+    ElementType D;
+    if (Dtype != 0 && elementTypeFromNumber(Dtype, D) && D != T)
+      return Ctx.error("output_dtype differs from the zero point's type");
+  } else if (Dtype != 0) {
+    if (!elementTypeFromNumber(Dtype, T) || T == ElementType::Undefined)
+      return Ctx.error("output_dtype " + std::to_string(Dtype) +
+                       " is not a supported element type");
+  }
   Ctx.setOutput(0, T, Ctx.inDims(0).vec());
   return llvm::Error::success();
 }
@@ -52,6 +65,19 @@ llvm::Error gridSample(RuleContext &Ctx) {
     return Ctx.error("input and grid must have the same rank >= 3");
   std::vector<SymExpr> Out = {X[0], X[1]};
   Out.insert(Out.end(), Grid.begin() + 1, Grid.end() - 1);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
+/// AffineGrid (opset 20): size [N, C, H, W] gives [N, H, W, 2], size
+/// [N, C, D, H, W] gives [N, D, H, W, 3]; theta's type.
+llvm::Error affineGrid(RuleContext &Ctx) {
+  const std::optional<std::vector<SymExpr>> &Size = Ctx.inValues(1);
+  if (!Size || (Size->size() != 4 && Size->size() != 5))
+    return Ctx.error("size must be known, [N, C, H, W] or [N, C, D, H, W]");
+  std::vector<SymExpr> Out = {(*Size)[0]};
+  Out.insert(Out.end(), Size->begin() + 2, Size->end());
+  Out.push_back(SymExpr::constant(int64_t(Size->size()) - 2));
   Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
   return llvm::Error::success();
 }
@@ -145,6 +171,7 @@ void shapes::addMiscRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::DynamicQuantize, dynamicQuantize);
   F.add(ops::ShapeRuleId::Loss, loss);
   F.add(ops::ShapeRuleId::GridSample, gridSample);
+  F.add(ops::ShapeRuleId::AffineGrid, affineGrid);
   F.add(ops::ShapeRuleId::Window, window);
   F.add(ops::ShapeRuleId::MelWeightMatrix, melWeightMatrix);
   F.add(ops::ShapeRuleId::DFT, dft);

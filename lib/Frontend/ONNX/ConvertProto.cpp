@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "ConvertProto.h"
 #include "Converter.h"
+#include "NewerOpsets.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/GraphBuilder.h"
 #include "oomplan/Support/Error.h"
@@ -427,6 +428,28 @@ llvm::Error Converter::checkArity(const onnx::NodeProto &N,
   return llvm::Error::success();
 }
 
+// The same checks for a version newer than ONNX 1.12's schemas: its first
+// MinIn inputs are required, the rest optional.
+llvm::Error Converter::checkNewerArity(const onnx::NodeProto &N,
+                                       const NewerOpVersion &V,
+                                       const std::string &Where) {
+  int NumIn = N.input_size(), NumOut = N.output_size();
+  std::string Version = N.op_type() + "-" + std::to_string(V.Since);
+  if (NumIn < V.MinIn || NumIn > V.MaxIn)
+    return err(Where + ": has " + llvm::Twine(NumIn) + " inputs; " + Version +
+               " takes " + llvm::Twine(V.MinIn) + " to " +
+               llvm::Twine(V.MaxIn));
+  if (NumOut < V.MinOut || NumOut > V.MaxOut)
+    return err(Where + ": has " + llvm::Twine(NumOut) + " outputs; " + Version +
+               " produces " + llvm::Twine(V.MinOut) + " to " +
+               llvm::Twine(V.MaxOut));
+  for (int I = 0; I < V.MinIn; ++I)
+    if (N.input(I).empty())
+      return err(Where + ": required input " + llvm::Twine(I) + " of " +
+                 Version + " is empty");
+  return llvm::Error::success();
+}
+
 llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   std::string Where = (N.name().empty() ? "node #" + std::to_string(Index)
                                         : "node '" + N.name() + "'") +
@@ -440,12 +463,23 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
 
   const onnx::OpSchema *Schema = onnx::OpSchemaRegistry::Schema(
       N.op_type(), static_cast<int>(OpsetIt->second), Domain);
-  if (!Schema)
+  // Past opset 17, ONNX 1.12's schema may be an older version than the one
+  // in force (NewerOpsets.h).
+  const NewerOpVersion *Newer =
+      Domain.empty() ? newerOpVersion(N.op_type(), OpsetIt->second) : nullptr;
+  if (Newer && Newer->Refused)
+    return unsupported(Where + ": unsupported: " + N.op_type() + "-" +
+                       llvm::Twine(Newer->Since) + " (" + Newer->Refused + ")");
+  if (Newer && Newer->MinIn != -1) {
+    if (llvm::Error E = checkNewerArity(N, *Newer, Where))
+      return E;
+  } else if (!Schema) {
     return unsupported(Where + ": unsupported: unknown op '" + N.op_type() +
                        "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
                        "' at opset " + llvm::Twine(OpsetIt->second));
-  if (llvm::Error E = checkArity(N, *Schema, Where))
+  } else if (llvm::Error E = checkArity(N, *Schema, Where)) {
     return E;
+  }
   if (Domain.empty() && N.op_type() == "If")
     return convertIf(N, Index, Where);
   if (Domain.empty() && N.op_type() == "Loop")
@@ -515,7 +549,7 @@ Converter::run(const onnx::ModelProto &M) {
     return unsupported("unsupported: default-domain opset " +
                        llvm::Twine(Def->second) +
                        "; oomplan supports opsets 1 to " +
-                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.12)");
+                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.17)");
   const onnx::GraphProto &GP = M.graph();
   reserveTopLevelNames(GP);
   B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);

@@ -30,6 +30,8 @@
 
 namespace oomplan {
 
+struct NewerOpVersion;
+
 class Converter {
 public:
   Converter(llvm::StringRef Name, std::string &CurrentNode,
@@ -65,6 +67,8 @@ private:
   llvm::Error convertNode(const onnx::NodeProto &N, size_t Index);
   llvm::Error checkArity(const onnx::NodeProto &N, const onnx::OpSchema &Schema,
                          const std::string &Where);
+  llvm::Error checkNewerArity(const onnx::NodeProto &N, const NewerOpVersion &V,
+                              const std::string &Where);
   llvm::Expected<Attribute> convertAttr(const onnx::AttributeProto &A,
                                         const std::string &Where);
 

@@ -1,6 +1,7 @@
 //===- TypeCheck.cpp - operand types against the ONNX schemas -------------===//
 //
-// For each default-domain node with a schema at the model's opset: each
+// For each default-domain node with a schema at the model's opset (an op
+// version past ONNX 1.12's, NewerOpsets.h, is skipped): each
 // input's element type must be in its formal parameter's allowed set, and
 // inputs bound to one type parameter ("T") must agree. Only inputs are
 // checked, each against the type its producer was inferred to give, so a
@@ -9,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Frontend/TypeCheck.h"
+#include "NewerOpsets.h"
 #include "onnx/defs/data_type_utils.h"
 #include "onnx/defs/schema.h"
 #include "llvm/ADT/STLExtras.h"
@@ -50,6 +52,10 @@ oomplan::checkOperandTypes(const Graph &G,
       const Node &N = G.Nodes[Id];
       auto It = Opset.find(N.Domain);
       if (It == Opset.end())
+        continue;
+      // A version newer than ONNX 1.12's schemas allows types they lack
+      // (NewerOpsets.h): not checked.
+      if (N.Domain.empty() && newerOpVersion(N.OpType, It->second))
         continue;
       const onnx::OpSchema *S = onnx::OpSchemaRegistry::Schema(
           N.OpType, static_cast<int>(It->second), N.Domain);

@@ -417,6 +417,7 @@ void registerConvKernels(CPUKernelTable &T) {
   addKernel(T, "Conv", Kernel{&runConv, &convWorkspace, floatTypes()});
   addKernel(T, "ConvTranspose",
             Kernel{&runConvTranspose, &convTransposeWorkspace, floatTypes()});
+  registerCol2ImKernels(T);
 }
 
 } // namespace cpu

@@ -36,11 +36,12 @@ llvm::Error gridSampleSetup(const KernelContext &C, gridsample::Mode &M,
   std::string Mode = C.N.getString("mode", "bilinear");
   std::string PadName = C.N.getString("padding_mode", "zeros");
   Align = C.N.getInt("align_corners", 0) != 0;
-  if (Mode == "bilinear")
+  // Opset 20 renamed the modes for any rank: linear, cubic.
+  if (Mode == "bilinear" || Mode == "linear")
     M = gridsample::Mode::Bilinear;
   else if (Mode == "nearest")
     M = gridsample::Mode::Nearest;
-  else if (Mode == "bicubic")
+  else if (Mode == "bicubic" || Mode == "cubic")
     M = gridsample::Mode::Bicubic;
   else
     return C.unsupported("mode '" + Mode + "'");
@@ -82,9 +83,65 @@ llvm::Error runGridSample(const KernelContext &C) {
 
 } // namespace
 
+/// AffineGrid (opset 20), the grid GridSample reads: the normalized
+/// coordinates of every output pixel ([x, y(, z), 1], x along the last
+/// axis; pixel centres, or with align_corners the first and last pixels at
+/// -1 and 1) times each sample's theta [2, 3] or [3, 4].
+static llvm::Error runAffineGrid(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
+  const TensorRef &Theta = C.Inputs[0], &Y = C.Outputs[0];
+  DimVector Size;
+  if (!readInts(C.Inputs[1], Size) || (Size.size() != 4 && Size.size() != 5))
+    return C.badInput("size must be [N, C, H, W] or [N, C, D, H, W]");
+  const int64_t S = int64_t(Size.size()) - 2, N = Size[0];
+  if (Theta.Type != ElementType::Float || Y.Type != ElementType::Float)
+    return C.unsupported("AffineGrid on " + elementTypeName(Theta.Type));
+  if (Theta.Dims.size() != 3 || Theta.Dims[0] != N || Theta.Dims[1] != S ||
+      Theta.Dims[2] != S + 1)
+    return C.badInput("theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D)");
+  if (int64_t(Y.Dims.size()) != S + 2 || Y.Dims[0] != N || Y.Dims[S + 1] != S)
+    return C.badInput("output disagrees with size");
+  for (int64_t I = 0; I < S; ++I)
+    if (Y.Dims[size_t(I + 1)] != Size[size_t(I + 2)])
+      return C.badInput("output disagrees with size");
+  const bool Align = C.N.getInt("align_corners", 0) != 0;
+  auto Coord = [Align](int64_t I, int64_t Len) {
+    if (Align)
+      return Len > 1 ? -1.0 + 2.0 * double(I) / double(Len - 1) : -1.0;
+    return (2.0 * double(I) + 1.0) / double(Len) - 1.0;
+  };
+  const int64_t Points = productOf(Size, 2, Size.size());
+  const float *T = Theta.data<const float>();
+  float *Out = Y.data<float>();
+  for (int64_t B = 0; B < N; ++B)
+    for (int64_t P = 0; P < Points; ++P) {
+      // Homogeneous point: the spatial coordinates from the last axis
+      // (x) back to the first, then 1.
+      double H[4] = {0, 0, 0, 1};
+      int64_t Rest = P;
+      for (int64_t I = S - 1; I >= 0; --I) {
+        int64_t Len = Size[size_t(I + 2)];
+        H[S - 1 - I] = Coord(Rest % Len, Len);
+        Rest /= Len;
+      }
+      H[S] = 1;
+      const float *TB = T + B * S * (S + 1);
+      for (int64_t R = 0; R < S; ++R) {
+        double Acc = 0;
+        for (int64_t K = 0; K <= S; ++K)
+          Acc += double(TB[R * (S + 1) + K]) * H[K];
+        Out[(B * Points + P) * S + R] = float(Acc);
+      }
+    }
+  return llvm::Error::success();
+}
+
 void registerGridSampleKernels(CPUKernelTable &T) {
   addKernel(T, "GridSample",
             Kernel{&runGridSample, nullptr, {ElementType::Float}});
+  addKernel(T, "AffineGrid",
+            Kernel{&runAffineGrid, nullptr, {ElementType::Float}});
 }
 
 } // namespace cpu

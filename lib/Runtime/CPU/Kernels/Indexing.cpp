@@ -458,6 +458,7 @@ void registerIndexingKernels(CPUKernelTable &T) {
   registerResizeKernels(T);
   registerTopKKernels(T);
   registerGridSampleKernels(T);
+  registerCenterCropPadKernels(T);
 }
 
 } // namespace cpu

@@ -2,7 +2,8 @@
 //
 // BatchNormalization (inference, and training mode with its running
 // statistics), LayerNormalization (with its Mean and InvStdDev outputs),
-// InstanceNormalization, LpNormalization, LRN and MeanVarianceNormalization.
+// InstanceNormalization, GroupNormalization, LpNormalization, LRN and
+// MeanVarianceNormalization.
 // Statistics are accumulated in double whatever the element type, so a
 // float run agrees with ONNX's numpy reference well inside its tolerance.
 // Rows (channels, normalized rows) run in parallel.
@@ -190,6 +191,49 @@ template <typename T> struct InstanceNorm {
   }
 };
 
+/// GroupNormalization (opset 18, 21): mean and variance over each group of
+/// C / num_groups channels of a sample. Scale and bias are per group at
+/// opset 18 and per channel at 21; their length tells which (the same when
+/// num_groups equals C). Sums in double, whatever stash_type asks.
+template <typename T> struct GroupNorm {
+  static llvm::Error run(const KernelContext &C) {
+    const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+    if (X.Dims.size() < 2 || C.Inputs.size() < 3)
+      return C.badInput("needs X (rank >= 2), scale and bias");
+    const int64_t Ch = X.Dims[1], G = C.N.getInt("num_groups", 0);
+    if (G <= 0 || Ch % G != 0)
+      return C.badInput("num_groups must be positive and divide the " +
+                        std::to_string(Ch) + " channels");
+    if (C.Inputs[1].Type != X.Type || C.Inputs[2].Type != X.Type)
+      return C.badInput("scale and bias must be X's type");
+    const int64_t Len = int64_t(C.Inputs[1].numElements());
+    if ((Len != Ch && Len != G) || int64_t(C.Inputs[2].numElements()) != Len)
+      return C.badInput("scale and bias must hold one value per channel "
+                        "(opset 21) or per group (opset 18)");
+    const bool PerChannel = Len == Ch;
+    const int64_t PerGroup = Ch / G;
+    const int64_t Plane = productOf(X.Dims, 2, X.Dims.size());
+    const int64_t Size = PerGroup * Plane, Groups = X.Dims[0] * G;
+    const double Eps = C.N.getFloat("epsilon", 1e-5);
+    C.Pool.parallelFor(Groups, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t Grp = Begin; Grp < End; ++Grp) {
+        const T *XG = X.data<const T>() + Grp * Size;
+        T *YG = Y.data<T>() + Grp * Size;
+        double Mean, InvStd;
+        rowStats(XG, Size, Eps, Mean, InvStd);
+        for (int64_t K = 0; K < PerGroup; ++K) {
+          int64_t Idx = PerChannel ? (Grp % G) * PerGroup + K : Grp % G;
+          double S = param<T>(C, 1, Idx, 1) * InvStd;
+          double B = param<T>(C, 2, Idx, 0);
+          for (int64_t I = K * Plane; I < (K + 1) * Plane; ++I)
+            YG[I] = T((double(XG[I]) - Mean) * S + B);
+        }
+      }
+    });
+    return llvm::Error::success();
+  }
+};
+
 template <typename T> struct LpNorm {
   static llvm::Error run(const KernelContext &C) {
     const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
@@ -322,6 +366,9 @@ llvm::Error runLayerNorm(const KernelContext &C) {
 llvm::Error runInstanceNorm(const KernelContext &C) {
   return dispatchFloat<InstanceNorm>(C);
 }
+llvm::Error runGroupNorm(const KernelContext &C) {
+  return dispatchFloat<GroupNorm>(C);
+}
 llvm::Error runLpNorm(const KernelContext &C) {
   return dispatchFloat<LpNorm>(C);
 }
@@ -373,6 +420,8 @@ void registerNormKernels(CPUKernelTable &T) {
             Kernel{&runLayerNorm, nullptr, floatTypes()});
   addKernel(T, "InstanceNormalization",
             Kernel{&runInstanceNorm, nullptr, floatTypes()});
+  addKernel(T, "GroupNormalization",
+            Kernel{&runGroupNorm, nullptr, floatTypes()});
   addKernel(T, "LpNormalization", Kernel{&runLpNorm, nullptr, floatTypes()});
   addKernel(T, "LRN", Kernel{&runLRN, nullptr, floatTypes()});
   addKernel(T, "MeanVarianceNormalization",

@@ -2,8 +2,10 @@
 //
 // QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear as ONNX's
 // reference computes them: x / scale in float32, rounded half to even
-// (numpy.rint), plus the zero point, saturated to the integer type; scales
-// and zero points per tensor (scalars) or per axis (1-D, axis attribute).
+// (numpy.rint), plus the zero point, saturated to the integer type (8 or,
+// from opset 21, 16 bits); scales and zero points per tensor (scalars), per
+// axis (1-D, axis attribute) or per block along the axis (opset 21's
+// block_size).
 // The per-element arithmetic is QuantizePoint.h, which the CUDA kernels
 // share.
 // Registered by the Cast family (CPUKernels.h).
@@ -44,7 +46,8 @@ llvm::Error runQuantize(const KernelContext &C) {
     using TX = typename decltype(TagX)::type;
     const TX *PX = X.data<TX>();
     bool OkY = false;
-    if (Y.Type == ElementType::UInt8 || Y.Type == ElementType::Int8)
+    if (Y.Type == ElementType::UInt8 || Y.Type == ElementType::Int8 ||
+        Y.Type == ElementType::UInt16 || Y.Type == ElementType::Int16)
       OkY = dispatchType<IntTypes>(Y.Type, [&](auto TagY) {
         using TY = typename decltype(TagY)::type;
         const TY *Z = ZP ? ZP->data<TY>() : nullptr;
@@ -131,10 +134,27 @@ llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
   int64_t Axis = C.N.getInt("axis", 1);
   if (Axis < 0)
     Axis += Rank;
-  if (Axis < 0 || Axis >= Rank || Param.Dims.size() != 1 ||
-      Param.Dims[0] != X.Dims[size_t(Axis)])
+  int64_t Block = C.N.getInt("block_size", 0);
+  if (Block < 0)
+    return C.badInput("block_size is negative");
+  if (Axis < 0 || Axis >= Rank)
+    return C.badInput("axis is out of range for the input's rank");
+  if (Block == 0 &&
+      (Param.Dims.size() != 1 || Param.Dims[0] != X.Dims[size_t(Axis)]))
     return C.badInput("scale/zero point do not match the input's axis");
+  if (Block > 0) {
+    // Blocked (opset 21): the input's dims, the axis's divided by Block
+    // rounded up.
+    bool Ok = Param.Dims.size() == X.Dims.size();
+    for (size_t I = 0; Ok && I < X.Dims.size(); ++I)
+      Ok = Param.Dims[I] ==
+           (int64_t(I) == Axis ? (X.Dims[I] + Block - 1) / Block : X.Dims[I]);
+    if (!Ok)
+      return C.badInput("scale/zero point are not the input's dims with "
+                        "the axis divided by block_size");
+  }
   Out.Size = X.Dims[size_t(Axis)];
+  Out.Block = Block;
   Out.Inner = 1;
   for (int64_t I = Axis + 1; I < Rank; ++I)
     Out.Inner *= X.Dims[size_t(I)];

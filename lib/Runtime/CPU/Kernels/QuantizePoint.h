@@ -30,8 +30,15 @@ namespace quant {
 /// elements along the axis, Inner elements after it; {1, 1} per tensor.
 struct Axis {
   int64_t Inner = 1, Size = 1;
+  /// Opset 21's block_size: Block consecutive elements along the axis
+  /// share a parameter, which is then a tensor of the input's rank with
+  /// ceil(Size / Block) on the axis. 0: one parameter per axis element.
+  int64_t Block = 0;
   OOMPLAN_QUANT_HD int64_t operator()(int64_t I) const {
-    return (I / Inner) % Size;
+    if (Block == 0)
+      return (I / Inner) % Size;
+    const int64_t Row = I / Inner, Blocks = (Size + Block - 1) / Block;
+    return ((Row / Size) * Blocks + (Row % Size) / Block) * Inner + I % Inner;
   }
 };
 

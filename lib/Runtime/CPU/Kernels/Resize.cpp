@@ -6,9 +6,11 @@
 // four (cubic, with cubic_coeff_a and exclude_outside). Weights multiply
 // across axes, as ONNX's reference interpolates axis by axis. Neighbours
 // past the edge read the edge. The scale of an axis is the scales input
-// when given, else output/input size; like the reference, the resized
-// length in the formulas is scale * input length. Upsample and opset-10
-// Resize use the asymmetric transform with floor rounding.
+// when given, else output/input size (one scale for the named axes under
+// opset 18's keep_aspect_ratio_policy); like the reference, the resized
+// length in the formulas is scale * input length. Opset 18's axes name the
+// axes that scales, sizes and roi describe. Upsample and opset-10 Resize
+// use the asymmetric transform with floor rounding.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
@@ -49,7 +51,8 @@ llvm::Error resizeSetup(const KernelContext &C, ResizeNumbers Numbers,
       {"align_corners", Coord::AlignCorners},
       {"asymmetric", Coord::Asymmetric},
       {"tf_half_pixel_for_nn", Coord::TfHalfPixelForNN},
-      {"tf_crop_and_resize", Coord::TfCropAndResize}};
+      {"tf_crop_and_resize", Coord::TfCropAndResize},
+      {"half_pixel_symmetric", Coord::HalfPixelSymmetric}};
   bool Found = false;
   for (auto &[Name, V] : CTs)
     if (CT == Name) {
@@ -67,44 +70,80 @@ llvm::Error resizeSetup(const KernelContext &C, ResizeNumbers Numbers,
   S.M.A = C.N.getFloat("cubic_coeff_a", -0.75);
   S.M.ExcludeOutside = C.N.getInt("exclude_outside", 0) != 0;
   S.Extrapolation = C.N.getFloat("extrapolation_value", 0);
-  if (C.N.getInt("antialias", 0) != 0)
-    return C.unsupported("antialias");
-  if (C.N.attr("axes"))
-    return C.unsupported("the axes attribute");
+  // Opset 18: scales, sizes and roi may name a subset of the axes; the
+  // others keep their length.
+  llvm::SmallVector<size_t, 8> Axes;
+  if (const Attribute *A = C.N.attr("axes")) {
+    for (int64_t Ax : A->Ints) {
+      if (Ax < -int64_t(R) || Ax >= int64_t(R))
+        return C.badInput("axes holds " + std::to_string(Ax) +
+                          ", out of range for rank " + std::to_string(R));
+      Axes.push_back(size_t(Ax < 0 ? Ax + int64_t(R) : Ax));
+    }
+  } else {
+    for (size_t I = 0; I < R; ++I)
+      Axes.push_back(I);
+  }
   std::string Policy = C.N.getString("keep_aspect_ratio_policy", "stretch");
-  if (Policy != "stretch")
+  if (Policy != "stretch" && Policy != "not_larger" && Policy != "not_smaller")
     return C.unsupported("keep_aspect_ratio_policy '" + Policy + "'");
   // Scales: input 1 for Upsample and opset-10 Resize, else input 2; the
   // attribute for Upsample-7.
   unsigned ScalesAt = Legacy ? 1 : 2;
   S.Axes.assign(R, Axis());
+  for (size_t I = 0; I < R; ++I)
+    S.Axes[I].OutLen = Y.Dims[I];
   llvm::SmallVector<double, 8> V;
   if (hasInput(C, ScalesAt) && C.Inputs[ScalesAt].numElements() > 0) {
-    if (C.Inputs[ScalesAt].numElements() != R ||
+    if (C.Inputs[ScalesAt].numElements() != Axes.size() ||
         !isFloatingPoint(C.Inputs[ScalesAt].Type))
       return C.badInput("scales must hold one float per axis");
     if (llvm::Error E = Numbers(ScalesAt, V))
       return E;
-    for (size_t I = 0; I < R; ++I)
-      S.Axes[I].Scale = V[I];
+    for (size_t I = 0; I < Axes.size(); ++I)
+      S.Axes[Axes[I]].Scale = V[I];
   } else if (auto A = C.N.attr("scales"); A && A->Floats.size() == R) {
     for (size_t I = 0; I < R; ++I)
       S.Axes[I].Scale = A->Floats[I];
   } else {
     for (size_t I = 0; I < R; ++I)
       S.Axes[I].Scale = X.Dims[I] ? double(Y.Dims[I]) / double(X.Dims[I]) : 1;
+    if (Policy != "stretch") {
+      // One scale for every named axis, from the sizes (ONNX's reference).
+      if (!hasInput(C, 3) || C.Inputs[3].numElements() != Axes.size())
+        return C.badInput("keep_aspect_ratio_policy needs one size per axis");
+      if (llvm::Error E = Numbers(3, V))
+        return E;
+      double Scale = 0;
+      for (size_t I = 0; I < Axes.size(); ++I) {
+        double Ratio = V[I] / double(X.Dims[Axes[I]]);
+        Scale = I == 0                   ? Ratio
+                : Policy == "not_larger" ? std::min(Scale, Ratio)
+                                         : std::max(Scale, Ratio);
+      }
+      for (size_t Ax : Axes)
+        S.Axes[Ax].Scale = Scale;
+    }
   }
   for (const Axis &A : S.Axes)
     if (!(A.Scale > 0))
       return C.badInput("scales must be positive");
+  // Antialiasing stretches the linear and cubic filters by 1 / scale: it
+  // changes nothing unless some axis shrinks.
+  if (C.N.getInt("antialias", 0) != 0 && S.M.M != Mode::Nearest)
+    for (const Axis &A : S.Axes)
+      if (A.Scale < 1)
+        return C.unsupported("antialias is not supported when downscaling "
+                             "(a filter wider than the interpolation's)");
   if (S.M.CT == Coord::TfCropAndResize) {
-    if (Legacy || !hasInput(C, 1) || C.Inputs[1].numElements() != 2 * R)
-      return C.badInput("tf_crop_and_resize needs an roi of 2 * rank values");
+    if (Legacy || !hasInput(C, 1) ||
+        C.Inputs[1].numElements() != 2 * Axes.size())
+      return C.badInput("tf_crop_and_resize needs an roi of 2 values per axis");
     if (llvm::Error E = Numbers(1, V))
       return E;
-    for (size_t I = 0; I < R; ++I) {
-      S.Axes[I].RoiStart = V[I];
-      S.Axes[I].RoiEnd = V[R + I];
+    for (size_t I = 0; I < Axes.size(); ++I) {
+      S.Axes[Axes[I]].RoiStart = V[I];
+      S.Axes[Axes[I]].RoiEnd = V[Axes.size() + I];
     }
   }
   return llvm::Error::success();

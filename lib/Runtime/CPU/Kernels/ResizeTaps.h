@@ -32,7 +32,8 @@ enum class Coord {
   AlignCorners,
   Asymmetric,
   TfHalfPixelForNN,
-  TfCropAndResize
+  TfCropAndResize,
+  HalfPixelSymmetric ///< opset 19
 };
 enum class Mode { Nearest, Linear, Cubic };
 enum class Round { PreferFloor, PreferCeil, Floor, Ceil };
@@ -46,9 +47,11 @@ struct Method {
   bool ExcludeOutside = false;
 };
 
-/// One axis: its scale and (tf_crop_and_resize) its roi.
+/// One axis: its scale, (tf_crop_and_resize) its roi and
+/// (half_pixel_symmetric) its output length.
 struct Axis {
   double Scale = 1, RoiStart = 0, RoiEnd = 1;
+  int64_t OutLen = 0;
 };
 
 /// Up to four neighbours on one axis and their weights.
@@ -91,6 +94,13 @@ OOMPLAN_HOST_DEVICE inline Taps axisTaps(const Method &S, const Axis &Ax,
   case Coord::TfHalfPixelForNN:
     Xo = (double(X) + 0.5) / Scale;
     break;
+  case Coord::HalfPixelSymmetric: {
+    // Half-pixel about the input's centre: the output's whole length over
+    // its fractional one shifts the grid by what rounding took off.
+    const double Adjust = OutLen == 0 ? 1 : double(Ax.OutLen) / OutLen;
+    Xo = double(InLen) / 2 * (1 - Adjust) + (double(X) + 0.5) / Scale - 0.5;
+    break;
+  }
   case Coord::TfCropAndResize: {
     double Span = (Ax.RoiEnd - Ax.RoiStart) * double(InLen - 1);
     Xo = OutLen == 1 ? Span / 2 : double(X) * Span / (OutLen - 1);

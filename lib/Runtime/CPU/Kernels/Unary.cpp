@@ -133,6 +133,13 @@ llvm::Error runNot(const KernelContext &C) {
   return mapUnary<BoolType>(C, [](bool X) { return !X; });
 }
 
+llvm::Error runBitwiseNot(const KernelContext &C) {
+  return mapUnary<IntTypes>(C, [](auto X) {
+    using V = decltype(X);
+    return V(~X);
+  });
+}
+
 llvm::Error runLeakyRelu(const KernelContext &C) {
   double Alpha = C.N.getFloat("alpha", 0.01);
   return mapUnary<Flt>(C, [Alpha](auto X) {
@@ -263,6 +270,7 @@ void registerUnaryKernels(CPUKernelTable &T) {
   Add("Mish", runMish, Flt);
   Add("HardSwish", runHardSwish, Flt);
   Add("Not", runNot, BoolType);
+  Add("BitwiseNot", runBitwiseNot, IntTypes);
   Add("LeakyRelu", runLeakyRelu, Flt);
   Add("Elu", runElu, Flt);
   Add("Selu", runSelu, Flt);

@@ -1,0 +1,322 @@
+#!/usr/bin/python3
+"""Runs the ops that ONNX added or changed after opset 17 through oomplan-run and ONNX Runtime.
+
+Why: oomplan's frontend is built on ONNX 1.12 (opset 17), while exporters write newer opsets
+(torch.onnx.export defaults to opset 18 since PyTorch 2.9; dynamo=True always writes 18 or more).
+ONNX Runtime 1.30 knows every opset up to 23, so it is the independent reference here.
+
+What: each case below is a small model at one opset (18 to 22) exercising one change of the ONNX
+changelog (an input that replaced an attribute, a new attribute, a new mode, a new op). For each it
+  1. writes the model with onnx.helper (ONNX 1.12 builds any node; the checker is not run) and
+     seeded inputs as input_<i>.pb;
+  2. runs `oomplan-run MODEL --inputs-dir IN --output-dir OUT --poison --check=unplanned`
+     (the planned run, every buffer poisoned after its last use, then every tensor in its own
+     allocation, which must give the same bits) and ONNX Runtime (utils/run_onnxruntime.mjs);
+  3. compares every output: shape and type equal, |ours - ort| <= 1e-4 + 1e-3 |ort|, integers
+     exactly. A case whose expected result is "unsupported" passes when oomplan-run exits 1 naming
+     the op and saying what it does not support (a clear refusal, never a wrong answer).
+Exit 0 when every case passes, 1 otherwise.
+
+Usage:
+    /usr/bin/python3 utils/check_new_opsets.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
+        [--only NAME,NAME] [--list]
+ONNX Runtime comes from ORT_NODE_DIR (default /tmp/ort):
+    mkdir /tmp/ort && cd /tmp/ort && npm install onnxruntime-node --onnxruntime-node-install=skip
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RTOL, ATOL = 1e-3, 1e-4
+F, I64, I32, U8, I8 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32, TensorProto.UINT8, TensorProto.INT8
+
+
+def t(name, arr):
+    return numpy_helper.from_array(np.asarray(arr), name)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+class Case:
+    def __init__(self, name, opset, nodes, inputs, outputs, inits=(), expect="pass", what=""):
+        self.name, self.opset, self.nodes = name, opset, nodes
+        self.inputs = inputs  # [(name, array)]
+        self.outputs = outputs  # [name]
+        self.inits, self.expect, self.what = list(inits), expect, what
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def cases():
+    r = rng(1)
+    x34 = r.standard_normal((3, 4, 5)).astype(np.float32)
+    img = r.standard_normal((2, 4, 7, 9)).astype(np.float32)
+    out = []
+    N = helper.make_node
+
+    # Opset 18: the Reduce ops take axes as an input; noop_with_empty_axes.
+    reds = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+            "ReduceLogSumExp", "ReduceSumSquare"]
+    nodes, outs = [], []
+    for i, op in enumerate(reds):
+        nodes.append(N(op, ["x", "ax"], [f"r{i}"], keepdims=i % 2))
+        outs.append(f"r{i}")
+    nodes.append(N("Abs", ["x"], ["ab"]))
+    nodes.append(N("ReduceLogSum", ["ab", "ax2"], ["r_ls"]))
+    nodes.append(N("ReduceMax", ["x"], ["r_all"], keepdims=0))
+    nodes.append(N("ReduceSumSquare", ["x", "empty"], ["r_noop"], noop_with_empty_axes=1))
+    nodes.append(N("ReduceMean", ["x", "empty"], ["r_emptyall"]))
+    out.append(Case("reduce_axes_input", 18, nodes, [("x", x34)],
+                    outs + ["r_ls", "r_all", "r_noop", "r_emptyall"],
+                    [t("ax", np.array([1, -1], np.int64)), t("ax2", np.array([0], np.int64)),
+                     t("empty", np.zeros((0,), np.int64))],
+                    what="Reduce*-18: axes input, keepdims 0/1, noop_with_empty_axes"))
+    # Opset 18: Split's num_outputs (the last part may be smaller).
+    out.append(Case("split_num_outputs", 18,
+                    [N("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)],
+                    [("x", r.standard_normal((2, 7)).astype(np.float32))], ["a", "b", "c"],
+                    what="Split-18 num_outputs=3 of 7"))
+    # Opset 18: Pad's axes input.
+    out.append(Case("pad_axes", 18,
+                    [N("Pad", ["x", "p", "cv", "ax"], ["y"]),
+                     N("Pad", ["x", "p2", "", "ax2"], ["z"], mode="reflect")],
+                    [("x", x34)], ["y", "z"],
+                    [t("p", np.array([1, 2], np.int64)), t("cv", np.array(0.5, np.float32)),
+                     t("ax", np.array([1], np.int64)), t("p2", np.array([2, 1, 1, 3], np.int64)),
+                     t("ax2", np.array([-1, 1], np.int64))],
+                    what="Pad-18 with axes (constant, reflect)"))
+    # Opset 18: Resize's axes attribute, keep_aspect_ratio_policy, antialias.
+    out.append(Case("resize_axes", 18,
+                    [N("Resize", ["x", "", "s"], ["y"], mode="linear", axes=[2, 3]),
+                     N("Resize", ["x", "", "", "sz"], ["z"], mode="nearest", axes=[3, 2],
+                       keep_aspect_ratio_policy="not_larger"),
+                     N("Resize", ["x", "", "", "sz"], ["w"], mode="nearest", axes=[3, 2],
+                       keep_aspect_ratio_policy="not_smaller")],
+                    [("x", img)], ["y", "z", "w"],
+                    [t("s", np.array([2.0, 0.5], np.float32)), t("sz", np.array([4, 10], np.int64))],
+                    what="Resize-18 axes, keep_aspect_ratio_policy"))
+    out.append(Case("resize_antialias", 18,
+                    [N("Resize", ["x", "", "s"], ["y"], mode="linear", antialias=1)],
+                    [("x", img)], ["y"],
+                    [t("s", np.array([1, 1, 0.5, 0.5], np.float32))],
+                    expect="unsupported:Resize", what="Resize-18 antialias=1"))
+    # Opset 18: ScatterElements/ScatterND reduction max and min.
+    data = r.standard_normal((3, 4)).astype(np.float32)
+    out.append(Case("scatter_max_min", 18,
+                    [N("ScatterElements", ["d", "i", "u"], ["y"], axis=1, reduction="max"),
+                     N("ScatterND", ["d", "i2", "u2"], ["z"], reduction="min")],
+                    [("d", data)], ["y", "z"],
+                    [t("i", np.array([[0, 0], [3, 1], [2, 2]], np.int64)),
+                     t("u", r.standard_normal((3, 2)).astype(np.float32)),
+                     t("i2", np.array([[0], [2], [0]], np.int64)),
+                     t("u2", r.standard_normal((3, 4)).astype(np.float32))],
+                    what="ScatterElements-18/ScatterND-18 reduction max/min"))
+    # Opset 18: new ops.
+    a = r.integers(-1000, 1000, (3, 4)).astype(np.int32)
+    b = r.integers(-1000, 1000, (4,)).astype(np.int32)
+    out.append(Case("bitwise", 18,
+                    [N("BitwiseAnd", ["a", "b"], ["y1"]), N("BitwiseOr", ["a", "b"], ["y2"]),
+                     N("BitwiseXor", ["a", "b"], ["y3"]), N("BitwiseNot", ["a"], ["y4"])],
+                    [("a", a), ("b", b)], ["y1", "y2", "y3", "y4"], what="Bitwise*-18"))
+    out.append(Case("mish", 18, [N("Mish", ["x"], ["y"])], [("x", x34)], ["y"], what="Mish-18"))
+    out.append(Case("center_crop_pad", 18,
+                    [N("CenterCropPad", ["x", "s"], ["y"]),
+                     N("CenterCropPad", ["x", "s2"], ["z"], axes=[-1, 1])],
+                    [("x", x34)], ["y", "z"],
+                    [t("s", np.array([2, 6, 4], np.int64)), t("s2", np.array([8, 1], np.int64))],
+                    what="CenterCropPad-18 (crop and pad, axes)"))
+    out.append(Case("col2im", 18,
+                    [N("Col2Im", ["x", "is", "bs"], ["y"], strides=[1, 2], pads=[1, 0, 0, 1],
+                       dilations=[1, 1])],
+                    [("x", r.standard_normal((2, 3 * 2 * 2, 15)).astype(np.float32))], ["y"],
+                    [t("is", np.array([5, 6], np.int64)), t("bs", np.array([2, 2], np.int64))],
+                    what="Col2Im-18"))
+    out.append(Case("group_norm_18", 18,
+                    [N("GroupNormalization", ["x", "sc", "bi"], ["y"], num_groups=2, epsilon=1e-3)],
+                    [("x", img)], ["y"],
+                    [t("sc", np.array([1.5, -0.5], np.float32)), t("bi", np.array([0.25, 1], np.float32))],
+                    what="GroupNormalization-18 (scale per group)"))
+    out.append(Case("lppool_ceil", 18,
+                    [N("LpPool", ["x"], ["y"], kernel_shape=[2, 3], strides=[2, 2], ceil_mode=1, p=2),
+                     N("LpPool", ["x"], ["z"], kernel_shape=[2, 2], dilations=[2, 1], p=1)],
+                    [("x", img)], ["y", "z"], what="LpPool-18 ceil_mode, dilations"))
+    # Opset 19.
+    out.append(Case("avgpool_dilations", 19,
+                    [N("AveragePool", ["x"], ["y"], kernel_shape=[2, 3], dilations=[2, 2],
+                       pads=[1, 1, 1, 1], count_include_pad=0)],
+                    [("x", img)], ["y"], what="AveragePool-19 dilations"))
+    out.append(Case("pad_wrap", 19,
+                    [N("Pad", ["x", "p"], ["y"], mode="wrap")],
+                    [("x", x34)], ["y"], [t("p", np.array([0, 1, 2, 0, 2, 1], np.int64))],
+                    what="Pad-19 mode=wrap"))
+    out.append(Case("resize_half_pixel_symmetric", 19,
+                    [N("Resize", ["x", "", "s"], ["y"], mode="linear",
+                       coordinate_transformation_mode="half_pixel_symmetric")],
+                    [("x", img)], ["y"], [t("s", np.array([1, 1, 1.7, 0.6], np.float32))],
+                    what="Resize-19 half_pixel_symmetric"))
+    out.append(Case("cast_19", 19, [N("Cast", ["x"], ["y"], to=TensorProto.FLOAT16, saturate=1)],
+                    [("x", x34)], ["y"], what="Cast-19 (saturate is for float8 only)"))
+    # Opset 20.
+    out.append(Case("gelu", 20,
+                    [N("Gelu", ["x"], ["y"]), N("Gelu", ["x"], ["z"], approximate="tanh")],
+                    [("x", x34)], ["y", "z"], what="Gelu-20"))
+    grid = (r.random((2, 5, 6, 2)) * 2.4 - 1.2).astype(np.float32)
+    out.append(Case("grid_sample_20", 20,
+                    [N("GridSample", ["x", "g"], ["y"], mode="linear"),
+                     N("GridSample", ["x", "g"], ["z"], mode="cubic", align_corners=1),
+                     N("GridSample", ["x", "g"], ["w"], mode="nearest", padding_mode="border")],
+                    [("x", img), ("g", grid)], ["y", "z", "w"], what="GridSample-20 mode names"))
+    sig = r.standard_normal((2, 8, 1)).astype(np.float32)
+    out.append(Case("dft_axis_input", 20,
+                    [N("DFT", ["x", "", "ax"], ["y"]), N("DFT", ["x", "n", "ax"], ["z"], onesided=1)],
+                    [("x", sig)], ["y", "z"],
+                    [t("ax", np.array(1, np.int64)), t("n", np.array(6, np.int64))],
+                    what="DFT-20 (axis as an input)"))
+    out.append(Case("affine_grid", 20,
+                    [N("AffineGrid", ["th", "sz"], ["y"], align_corners=0)],
+                    [("th", r.standard_normal((2, 2, 3)).astype(np.float32))], ["y"],
+                    [t("sz", np.array([2, 3, 4, 5], np.int64))], what="AffineGrid-20"))
+    # Opset 21.
+    out.append(Case("group_norm_21", 21,
+                    [N("GroupNormalization", ["x", "sc", "bi"], ["y"], num_groups=2)],
+                    [("x", img)], ["y"],
+                    [t("sc", r.standard_normal(4).astype(np.float32)),
+                     t("bi", r.standard_normal(4).astype(np.float32))],
+                    what="GroupNormalization-21 (scale per channel)"))
+    out.append(Case("quantize_output_dtype", 21,
+                    [N("QuantizeLinear", ["x", "s"], ["y"], output_dtype=TensorProto.INT8),
+                     N("DequantizeLinear", ["y", "s"], ["z"])],
+                    [("x", x34 * 20)], ["y", "z"], [t("s", np.array(0.25, np.float32))],
+                    what="QuantizeLinear-21 output_dtype"))
+    out.append(Case("quantize_blocked", 21,
+                    [N("QuantizeLinear", ["x", "s", "zp"], ["y"], axis=1, block_size=2),
+                     N("DequantizeLinear", ["y", "s", "zp"], ["z"], axis=1, block_size=2)],
+                    [("x", x34 * 20)], ["y", "z"],
+                    [t("s", (r.random((3, 2, 5)) + 0.1).astype(np.float32)),
+                     t("zp", r.integers(-3, 3, (3, 2, 5)).astype(np.int8))],
+                    what="Quantize/DequantizeLinear-21 block_size"))
+    # Opset 22: type-only changes, and MaxPool's ceil_mode windows.
+    out.append(Case("maxpool_ceil_22", 22,
+                    [N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1,
+                       pads=[1, 1, 1, 1]),
+                     N("AveragePool", ["x"], ["z"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
+                    [("x", img)], ["y", "z"], what="MaxPool-22/AveragePool-22 ceil_mode"))
+    w = r.standard_normal((8, 4, 3, 3)).astype(np.float32)
+    out.append(Case("conv_net_22", 22,
+                    [N("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), N("Relu", ["c"], ["r"]),
+                     N("GlobalAveragePool", ["r"], ["g"]), N("Flatten", ["g"], ["f"]),
+                     N("Softmax", ["f"], ["y"], axis=-1)],
+                    [("x", img)], ["y"], [t("w", w)], what="a small CNN at opset 22"))
+    return out
+
+
+def build(case, path):
+    ins = [vi(n, helper.np_dtype_to_tensor_dtype(a.dtype) if hasattr(helper, "np_dtype_to_tensor_dtype")
+              else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape)) for n, a in case.inputs]
+    outs = [helper.make_empty_tensor_value_info(o) for o in case.outputs]
+    g = helper.make_graph(case.nodes, case.name, ins, outs, initializer=case.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", case.opset)],
+                          producer_name="check_new_opsets")
+    m.ir_version = 8
+    onnx.save(m, path)
+
+
+def write_inputs(case, d):
+    os.makedirs(d, exist_ok=True)
+    for i, (n, a) in enumerate(case.inputs):
+        with open(os.path.join(d, f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(a, n).SerializeToString())
+
+
+def read_outputs(d, n):
+    res = []
+    for i in range(n):
+        p = os.path.join(d, f"output_{i}.pb")
+        tp = onnx.TensorProto()
+        with open(p, "rb") as f:
+            tp.ParseFromString(f.read())
+        res.append(numpy_helper.to_array(tp))
+    return res
+
+
+def compare(ours, ref):
+    if ours.shape != ref.shape:
+        return False, f"shape {ours.shape} vs {ref.shape}"
+    if ours.dtype != ref.dtype:
+        return False, f"type {ours.dtype} vs {ref.dtype}"
+    if not np.issubdtype(ref.dtype, np.floating):
+        bad = int(np.count_nonzero(ours != ref))
+        return bad == 0, f"{bad} of {ref.size} differ"
+    a, b = ours.astype(np.float64), ref.astype(np.float64)
+    if np.isnan(a).any() != np.isnan(b).any():
+        return False, "NaN in one only"
+    err = np.abs(a - b)
+    bad = int(np.count_nonzero(err > ATOL + RTOL * np.abs(b)))
+    return bad == 0, f"max |d| {err.max() if err.size else 0:.2e}, {bad} of {ref.size} out"
+
+
+def run_case(case, work, tool):
+    d = os.path.join(work, case.name)
+    os.makedirs(d, exist_ok=True)
+    model = os.path.join(d, "model.onnx")
+    build(case, model)
+    ind, ours_d, ort_d = (os.path.join(d, x) for x in ("in", "ours", "ort"))
+    write_inputs(case, ind)
+    for x in (ours_d, ort_d):
+        os.makedirs(x, exist_ok=True)
+    p = subprocess.run([tool, model, "--inputs-dir", ind, "--output-dir", ours_d, "--poison",
+                        "--check=unplanned"], capture_output=True, text=True)
+    if case.expect.startswith("unsupported:"):
+        op = case.expect.split(":", 1)[1]
+        ok = p.returncode == 1 and "support" in p.stderr and op in p.stderr
+        return ok, ("refused: " if ok else f"rc {p.returncode}: ") + p.stderr.strip()[:300]
+    if p.returncode != 0:
+        return False, f"oomplan-run rc {p.returncode}: {p.stderr.strip()[:400]}"
+    q = subprocess.run(["node", os.path.join(HERE, "run_onnxruntime.mjs"), model, "--inputs-dir", ind,
+                        "--output-dir", ort_d, "--threads", "1", "--warmup", "0", "--iterations", "0"],
+                       capture_output=True, text=True)
+    if q.returncode != 0:
+        return False, f"onnxruntime failed: {q.stderr.strip()[:300]}"
+    n = len(case.outputs)
+    msgs, ok = [], True
+    for name, a, b in zip(case.outputs, read_outputs(ours_d, n), read_outputs(ort_d, n)):
+        good, text = compare(a, b)
+        ok &= good
+        msgs.append(f"{name}: {text}")
+    return ok, "; ".join(msgs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("work")
+    ap.add_argument("--tool", default="build/tools/oomplan-run/oomplan-run")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    allc = [c for c in cases() if not only or c.name in only]
+    if a.list:
+        for c in allc:
+            print(f"{c.name:28} opset {c.opset}  {c.what}")
+        return 0
+    fails = 0
+    for c in allc:
+        ok, text = run_case(c, a.work, a.tool)
+        fails += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {c.name} (opset {c.opset}, {c.what}): {text}", flush=True)
+    print(f"{len(allc) - fails} of {len(allc)} cases pass")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
