@@ -9,13 +9,11 @@
 //===----------------------------------------------------------------------===//
 #include "NewerOpsets.h"
 #include "llvm/ADT/STLExtras.h"
-#include <climits>
 
 using namespace oomplan;
 
 namespace {
-constexpr int Same = -1;      // the arity of ONNX 1.12's schema
-constexpr int Many = INT_MAX; // variadic
+constexpr int Same = -1; // the arity of ONNX 1.12's schema
 const char *const Strings = "string tensors are not supported";
 const char *const Optionals = "optional values are not supported";
 } // namespace
@@ -100,7 +98,7 @@ static const NewerOpVersion Versions[] = {
     {"Mish", 22, 1, 1, 1, 1, nullptr},
     {"Multinomial", 22, Same, Same, Same, Same, nullptr},
     {"NegativeLogLikelihoodLoss", 22, Same, Same, Same, Same, nullptr},
-    {"OptionalGetElement", 18, 1, 1, 1, 1, Optionals},
+    {"OptionalGetElement", 18, Same, Same, Same, Same, Optionals},
     {"OptionalHasElement", 18, 0, 1, 1, 1, Optionals},
     // axes as input 3 (18), mode wrap (19).
     {"Pad", 18, 2, 4, 1, 1, nullptr},
@@ -151,7 +149,7 @@ static const NewerOpVersion Versions[] = {
     {"Softplus", 22, Same, Same, Same, Same, nullptr},
     {"Softsign", 22, Same, Same, Same, Same, nullptr},
     // num_outputs.
-    {"Split", 18, 1, 2, 1, Many, nullptr},
+    {"Split", 18, Same, Same, Same, Same, nullptr},
     {"Squeeze", 21, Same, Same, Same, Same, nullptr},
     {"StringConcat", 20, 2, 2, 1, 1, Strings},
     {"StringSplit", 20, 1, 1, 2, 2, Strings},
@@ -169,3 +167,5 @@ const NewerOpVersion *oomplan::newerOpVersion(llvm::StringRef Op,
       Found = &V;
   return Found;
 }
+
+llvm::ArrayRef<NewerOpVersion> oomplan::newerOpVersions() { return Versions; }

@@ -15,6 +15,7 @@
 #ifndef OOMPLAN_LIB_FRONTEND_ONNX_NEWEROPSETS_H
 #define OOMPLAN_LIB_FRONTEND_ONNX_NEWEROPSETS_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
 
@@ -32,6 +33,9 @@ struct NewerOpVersion {
 /// The version of default-domain Op in force at Opset when ONNX introduced
 /// it after opset 17; null when ONNX 1.12's schema for Op is in force.
 const NewerOpVersion *newerOpVersion(llvm::StringRef Op, int64_t Opset);
+
+/// Every row, sorted by op and then version (for the tests).
+llvm::ArrayRef<NewerOpVersion> newerOpVersions();
 
 } // namespace oomplan
 

@@ -83,9 +83,11 @@ TEST(OpTable, ExplicitUnknownAndNotDifferentiable) {
   // The recurrent layers keep their per-step states (an aux of their own).
   EXPECT_EQ(lookupOp("GRU")->Grad.Class, GradClass::Rule);
   EXPECT_EQ(lookupOp("LSTM")->Grad.Aux, AuxKind::RecurrentStates);
-  // Gelu has saved tensors and a cost but no shape rule of ours.
-  EXPECT_EQ(lookupOp("Gelu")->Shape, ShapeRuleId::Declared);
+  // Gelu (opset 20) is elementwise and keeps its input for the backward.
+  EXPECT_EQ(lookupOp("Gelu")->Shape, ShapeRuleId::SameAsInput);
   EXPECT_EQ(lookupOp("Gelu")->Grad.Class, GradClass::Rule);
+  // TfIdfVectorizer's width is in attributes no rule reads: declared shapes.
+  EXPECT_EQ(lookupOp("TfIdfVectorizer")->Shape, ShapeRuleId::Declared);
 }
 
 TEST(OpTable, KnownFacts) {

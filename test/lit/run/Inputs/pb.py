@@ -3,7 +3,7 @@
 (the reader ONNX's own test data is made for), independent of oomplan.
 
   pb.py write OUT.pb NAME DTYPE D0xD1 V0,V1,...   (DTYPE: a numpy name)
-  pb.py print FILE.pb                            name dtype [dims] values
+  pb.py print FILE.pb...                         name dtype [dims] values, a line each
 """
 import sys
 
@@ -18,9 +18,10 @@ if sys.argv[1] == "write":
     with open(out, "wb") as f:
         f.write(numpy_helper.from_array(arr, name).SerializeToString())
 else:
-    t = TensorProto()
-    with open(sys.argv[2], "rb") as f:
-        t.ParseFromString(f.read())
-    arr = numpy_helper.to_array(t)
-    vals = ",".join(repr(v.item()) for v in arr.reshape(-1))
-    print(t.name, arr.dtype, list(arr.shape), vals)
+    for path in sys.argv[2:]:
+        t = TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+        arr = numpy_helper.to_array(t)
+        vals = ",".join(repr(v.item()) for v in arr.reshape(-1))
+        print(t.name, arr.dtype, list(arr.shape), vals)
