@@ -46,8 +46,10 @@ def vi(name, elem, shape):
 
 
 class Case:
-    def __init__(self, name, opset, nodes, inputs, outputs, inits=(), expect="pass", what=""):
+    def __init__(self, name, opset, nodes, inputs, outputs, inits=(), expect="pass", what="",
+                 functions=()):
         self.name, self.opset, self.nodes = name, opset, nodes
+        self.functions = list(functions)
         self.inputs = inputs  # [(name, array)]
         self.outputs = outputs  # [name]
         self.inits, self.expect, self.what = list(inits), expect, what
@@ -217,6 +219,30 @@ def cases():
                      N("GlobalAveragePool", ["r"], ["g"]), N("Flatten", ["g"], ["f"]),
                      N("Softmax", ["f"], ["y"], axis=-1)],
                     [("x", img)], ["y"], [t("w", w)], what="a small CNN at opset 22"))
+    # Model-local functions (IR 8): a module exported as a function, called twice, calling
+    # another, with an attribute by reference and an output also read inside.
+    fop = [helper.make_opsetid("", 18), helper.make_opsetid("mod", 1)]
+    act = helper.make_node("LeakyRelu", ["a"], ["b"])
+    alpha = helper.make_attribute_ref("alpha", onnx.AttributeProto.FLOAT) if hasattr(
+        helper, "make_attribute_ref") else None
+    if alpha is None:
+        alpha = onnx.AttributeProto()
+        alpha.name, alpha.ref_attr_name, alpha.type = "alpha", "slope", onnx.AttributeProto.FLOAT
+    act.attribute.append(alpha)
+    inner = helper.make_function("mod", "Act", ["a"], ["b"], [act], fop, ["slope"])
+    block = helper.make_function(
+        "mod", "Block", ["x", "w"], ["y", "m"],
+        [N("Constant", [], ["ax"], value=t("axv", np.array([-1], np.int64))),
+         N("MatMul", ["x", "w"], ["m"]), N("Act", ["m"], ["r"], domain="mod", slope=0.25),
+         N("ReduceMean", ["r", "ax"], ["mean"]), N("Sub", ["r", "mean"], ["y"])], fop, [])
+    out.append(Case("local_functions", 18,
+                    [N("Block", ["x", "w1"], ["h", "same"], domain="mod"),
+                     N("Block", ["h", "w2"], ["y", "m2"], domain="mod"), N("Add", ["y", "same"], ["z"])],
+                    [("x", r.standard_normal((3, 4)).astype(np.float32))], ["z", "h"],
+                    [t("w1", r.standard_normal((4, 4)).astype(np.float32)),
+                     t("w2", r.standard_normal((4, 4)).astype(np.float32))],
+                    what="model-local functions, nested, attribute by reference",
+                    functions=[block, inner]))
     return out
 
 
@@ -225,8 +251,10 @@ def build(case, path):
               else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape)) for n, a in case.inputs]
     outs = [helper.make_empty_tensor_value_info(o) for o in case.outputs]
     g = helper.make_graph(case.nodes, case.name, ins, outs, initializer=case.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", case.opset)],
-                          producer_name="check_new_opsets")
+    opsets = [helper.make_opsetid("", case.opset)]
+    opsets += [helper.make_opsetid(d, 1) for d in sorted({f.domain for f in case.functions})]
+    m = helper.make_model(g, opset_imports=opsets, producer_name="check_new_opsets",
+                          functions=case.functions)
     m.ir_version = 8
     onnx.save(m, path)
 

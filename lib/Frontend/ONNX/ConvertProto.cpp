@@ -456,6 +456,20 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
                       " (" + N.op_type() + ")" + ScopeWhere;
   CurrentNode = Where;
   std::string Domain = N.domain() == "ai.onnx" ? "" : N.domain();
+  // A model-local function of that name is called, even over a standard
+  // op's (as ONNX Runtime does).
+  if (const onnx::FunctionProto *F = findFunction(Domain, N.op_type()))
+    return convertCall(N, *F, Index, Where);
+  // Inside a function, an attribute may stand for the call's: the node is
+  // converted with the call's values in their place.
+  if (llvm::any_of(N.attribute(), [](const onnx::AttributeProto &A) {
+        return !A.ref_attr_name().empty();
+      })) {
+    auto Resolved = resolveAttributeRefs(N, Where);
+    if (!Resolved)
+      return Resolved.takeError();
+    return convertNode(*Resolved, Index);
+  }
   auto OpsetIt = OpsetByDomain.find(Domain);
   if (OpsetIt == OpsetByDomain.end())
     return err(Where + ": domain '" + Domain +
@@ -551,6 +565,7 @@ Converter::run(const onnx::ModelProto &M) {
                        "; oomplan supports opsets 1 to " +
                        llvm::Twine(MaxSupportedOpset) + " (ONNX 1.17)");
   const onnx::GraphProto &GP = M.graph();
+  recordFunctions(M);
   reserveTopLevelNames(GP);
   B.setModelInfo(GP.name(), M.ir_version(), M.producer_name(), Opsets);
   for (const onnx::ValueInfoProto &VI : GP.input()) {

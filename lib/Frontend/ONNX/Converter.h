@@ -2,11 +2,11 @@
 //-*-===//
 //
 // One Converter turns one ModelProto into a GraphBuilder's graph. Its
-// methods live in six files: ConvertProto.cpp (values, tensors, attributes,
-// nodes), ConvertIf.cpp (the flattening of If into guarded nodes, with the
-// name scopes that flattening needs), ConvertLoop.cpp and ConvertScan.cpp
-// (Loop and Scan unrolled),
-// ConvertSequence.cpp (sequences resolved to lists of tensors) and
+// methods live in seven files: ConvertProto.cpp (values, tensors, attributes,
+// nodes), ConvertFunction.cpp (model-local functions inlined), ConvertIf.cpp
+// (the flattening of If into guarded nodes, with the name scopes that
+// flattening needs), ConvertLoop.cpp and ConvertScan.cpp (Loop and Scan
+// unrolled), ConvertSequence.cpp (sequences resolved to lists of tensors) and
 // ConvertKnown.cpp (the small integer values known when importing, which
 // trip counts, loop conditions and sequence positions need).
 //
@@ -101,6 +101,25 @@ private:
   /// An error naming Where when Local is defined but not visible here (or,
   /// in a branch, not defined at all).
   llvm::Error checkVisible(const std::string &Local, const std::string &Where);
+
+  // ConvertFunction.cpp.
+  /// Indexes the model's functions by domain and name.
+  void recordFunctions(const onnx::ModelProto &M);
+  /// The model's function Op of Domain, or null.
+  const onnx::FunctionProto *findFunction(const std::string &Domain,
+                                          const std::string &Op);
+  /// Inlines call N (at Index, described as Where) of function F.
+  llvm::Error convertCall(const onnx::NodeProto &N,
+                          const onnx::FunctionProto &F, size_t Index,
+                          const std::string &Where);
+  /// The call's attribute that body attribute A refers to (ref_attr_name);
+  /// null when the call leaves it out.
+  llvm::Expected<const onnx::AttributeProto *>
+  referencedAttr(const onnx::AttributeProto &A, const std::string &Where);
+  /// N with every attribute it takes by reference replaced by the call's
+  /// (dropped when the call leaves it out).
+  llvm::Expected<onnx::NodeProto>
+  resolveAttributeRefs(const onnx::NodeProto &N, const std::string &Where);
 
   // ConvertLoop.cpp.
   /// Unrolls Loop node N: the body's nodes once per iteration, each
@@ -252,6 +271,17 @@ private:
   std::map<std::string, NodeDesc> Deferred;
   /// Sequence values, by flat name: the tensors they hold, in order.
   std::map<std::string, std::vector<std::string>> Sequences;
+  /// The model's functions, by (domain, name).
+  std::map<std::pair<std::string, std::string>, const onnx::FunctionProto *>
+      Functions;
+  /// The function calls being inlined, innermost last, with the call's
+  /// attributes by name.
+  struct CallFrame {
+    const onnx::FunctionProto *F;
+    std::map<std::string, const onnx::AttributeProto *> Attrs;
+  };
+  std::vector<CallFrame> Calls;
+  static constexpr size_t MaxCallDepth = 64;
 };
 
 } // namespace oomplan
