@@ -211,8 +211,12 @@ def cases():
     out.append(Case("maxpool_ceil_22", 22,
                     [N("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1,
                        pads=[1, 1, 1, 1]),
-                     N("AveragePool", ["x"], ["z"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)],
-                    [("x", img)], ["y", "z"], what="MaxPool-22/AveragePool-22 ceil_mode"))
+                     N("AveragePool", ["x"], ["z"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+                     # A last window that would start in the right padding is dropped.
+                     N("MaxPool", ["x6"], ["w"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1,
+                       pads=[0, 0, 1, 1])],
+                    [("x", img), ("x6", r.standard_normal((1, 1, 6, 6)).astype(np.float32))],
+                    ["y", "z", "w"], what="MaxPool-22/AveragePool-22 ceil_mode"))
     w = r.standard_normal((8, 4, 3, 3)).astype(np.float32)
     out.append(Case("conv_net_22", 22,
                     [N("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), N("Relu", ["c"], ["r"]),
