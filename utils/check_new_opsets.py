@@ -32,8 +32,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_runtime import compare_arrays  # noqa: E402  (the same tolerances)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-RTOL, ATOL = 1e-3, 1e-4
 F, I64, I32, U8, I8 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT32, TensorProto.UINT8, TensorProto.INT8
 
 
@@ -281,22 +283,6 @@ def read_outputs(d, n):
     return res
 
 
-def compare(ours, ref):
-    if ours.shape != ref.shape:
-        return False, f"shape {ours.shape} vs {ref.shape}"
-    if ours.dtype != ref.dtype:
-        return False, f"type {ours.dtype} vs {ref.dtype}"
-    if not np.issubdtype(ref.dtype, np.floating):
-        bad = int(np.count_nonzero(ours != ref))
-        return bad == 0, f"{bad} of {ref.size} differ"
-    a, b = ours.astype(np.float64), ref.astype(np.float64)
-    if np.isnan(a).any() != np.isnan(b).any():
-        return False, "NaN in one only"
-    err = np.abs(a - b)
-    bad = int(np.count_nonzero(err > ATOL + RTOL * np.abs(b)))
-    return bad == 0, f"max |d| {err.max() if err.size else 0:.2e}, {bad} of {ref.size} out"
-
-
 def run_case(case, work, tool):
     d = os.path.join(work, case.name)
     os.makedirs(d, exist_ok=True)
@@ -322,7 +308,7 @@ def run_case(case, work, tool):
     n = len(case.outputs)
     msgs, ok = [], True
     for name, a, b in zip(case.outputs, read_outputs(ours_d, n), read_outputs(ort_d, n)):
-        good, text = compare(a, b)
+        good, text = compare_arrays(a, b)
         ok &= good
         msgs.append(f"{name}: {text}")
     return ok, "; ".join(msgs)
