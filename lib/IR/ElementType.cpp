@@ -14,11 +14,13 @@ struct TypeInfo {
 };
 // Indexed by the ONNX DataType number.
 constexpr TypeInfo Table[MaxElementTypeNumber + 1] = {
-    {"undefined", 0}, {"float", 32},  {"uint8", 8},      {"int8", 8},
-    {"uint16", 16},   {"int16", 16},  {"int32", 32},     {"int64", 64},
-    {"string", 0},    {"bool", 8},    {"float16", 16},   {"double", 64},
-    {"uint32", 32},   {"uint64", 64}, {"complex64", 64}, {"complex128", 128},
-    {"bfloat16", 16},
+    {"undefined", 0},      {"float", 32},     {"uint8", 8},
+    {"int8", 8},           {"uint16", 16},    {"int16", 16},
+    {"int32", 32},         {"int64", 64},     {"string", 0},
+    {"bool", 8},           {"float16", 16},   {"double", 64},
+    {"uint32", 32},        {"uint64", 64},    {"complex64", 64},
+    {"complex128", 128},   {"bfloat16", 16},  {"float8e4m3fn", 8},
+    {"float8e4m3fnuz", 8}, {"float8e5m2", 8}, {"float8e5m2fnuz", 8},
 };
 } // namespace
 
@@ -50,6 +52,12 @@ bool oomplan::isIntegerLike(ElementType Type) {
 bool oomplan::isFloatingPoint(ElementType Type) {
   return Type == ElementType::Float || Type == ElementType::Float16 ||
          Type == ElementType::BFloat16 || Type == ElementType::Double;
+}
+
+bool oomplan::isFloat8(ElementType Type) {
+  return Type == ElementType::Float8E4M3FN ||
+         Type == ElementType::Float8E4M3FNUZ ||
+         Type == ElementType::Float8E5M2 || Type == ElementType::Float8E5M2FNUZ;
 }
 
 bool oomplan::elementTypeFromNumber(int64_t Number, ElementType &Out) {

@@ -72,6 +72,13 @@ runtime::integerInputBound(const Graph &G, ValueId V,
   return std::max<int64_t>(Bound, 1);
 }
 
+// An 8-bit float (opset 19) of magnitude below 2 in every format: codes
+// 0x00 to 0x3F, either sign; 0x80 (the "uz" formats' NaN) becomes 0.
+static char randomFloat8(uint64_t Bits) {
+  unsigned Code = unsigned(Bits >> 56) & 0xBF;
+  return char(Code == 0x80 ? 0 : Code);
+}
+
 void runtime::fillRandom(const TensorRef &T, uint64_t Seed, uint64_t Salt,
                          int64_t Bound) {
   if (!T.present())
@@ -134,6 +141,12 @@ void runtime::fillRandom(const TensorRef &T, uint64_t Seed, uint64_t Salt,
       std::memcpy(P + 8 * I, &V, 8);
       break;
     }
+    case ElementType::Float8E4M3FN:
+    case ElementType::Float8E4M3FNUZ:
+    case ElementType::Float8E5M2:
+    case ElementType::Float8E5M2FNUZ:
+      P[I] = randomFloat8(R.next());
+      break;
     default: // complex: bytes
       std::memset(P, 0, T.bytes());
       return;
@@ -155,6 +168,13 @@ void runtime::fillRandomWeight(const TensorRef &T, uint64_t Seed,
     char *P = static_cast<char *>(T.Data);
     for (uint64_t I = 0; I < N; ++I)
       P[I] = char(R.next() >> 56);
+    return;
+  }
+  // FP8 weights (dequantized before use) likewise.
+  if (isFloat8(T.Type)) {
+    char *P = static_cast<char *>(T.Data);
+    for (uint64_t I = 0; I < N; ++I)
+      P[I] = randomFloat8(R.next());
     return;
   }
   if (T.Type != ElementType::Float) {

@@ -1,8 +1,9 @@
 //===- ElementType.h - tensor element types and their widths ----*- C++ -*-===//
 //
-// The element types of ONNX 1.12 (TensorProto.DataType), with the width of
-// each in bits. Numbering follows ONNX so the frontend can convert directly;
-// nothing else in oomplan depends on the numbers.
+// The element types of ONNX 1.12 (TensorProto.DataType) and the four 8-bit
+// floats of ONNX 1.14 (opset 19), with the width of each in bits. Numbering
+// follows ONNX so the frontend can convert directly; nothing else in oomplan
+// depends on the numbers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_IR_ELEMENTTYPE_H
@@ -32,10 +33,19 @@ enum class ElementType : uint8_t {
   Complex64 = 14,
   Complex128 = 15,
   BFloat16 = 16,
+  // ONNX 1.14 (opset 19; FP8 exports such as NVIDIA ModelOpt's). Sized and
+  // planned like any byte type; only Cast, CastLike, QuantizeLinear and
+  // DequantizeLinear compute with them (isFloatingPoint says false, so that
+  // no kernel reads them as another float).
+  Float8E4M3FN = 17,
+  Float8E4M3FNUZ = 18,
+  Float8E5M2 = 19,
+  Float8E5M2FNUZ = 20,
 };
 
-/// Largest ONNX 1.12 element type number.
-constexpr unsigned MaxElementTypeNumber = 16;
+/// Largest element type number oomplan knows. (21 and 22, int4 and uint4,
+/// are half a byte each, which no size here expresses.)
+constexpr unsigned MaxElementTypeNumber = 20;
 
 /// Width of one element in bits; 0 for String and Undefined, which cannot be
 /// sized. Bool is stored in one byte, as ONNX and every runtime do.
@@ -50,7 +60,10 @@ bool isIntegerLike(ElementType Type);
 /// True for float, float16, bfloat16 and double.
 bool isFloatingPoint(ElementType Type);
 
-/// Converts an ONNX DataType number; false if it is not one of ONNX 1.12.
+/// True for the four 8-bit floats.
+bool isFloat8(ElementType Type);
+
+/// Converts an ONNX DataType number; false if it is not one oomplan knows.
 bool elementTypeFromNumber(int64_t Number, ElementType &Out);
 
 } // namespace oomplan

@@ -26,8 +26,12 @@ using namespace oomplan;
 llvm::Error Converter::convertType(const std::string &What, int32_t Number,
                                    ElementType &Out) {
   if (!elementTypeFromNumber(Number, Out))
-    return err(What + " has element type " + llvm::Twine(Number) +
-               ", which ONNX 1.12 does not define");
+    return Number >= 21 && Number <= 23
+               ? unsupported(What + ": unsupported: element type " +
+                             llvm::Twine(Number) +
+                             " (int4, uint4, float4: half a byte each)")
+               : err(What + " has element type " + llvm::Twine(Number) +
+                     ", which ONNX does not define up to opset 22");
   return llvm::Error::success();
 }
 

@@ -1,6 +1,7 @@
 //===- Cast.cpp - CPU kernels: conversions and pass-throughs ----*- C++ -*-===//
 //
-// Cast and CastLike between every numeric and bool type, with numpy's
+// Cast and CastLike between every numeric and bool type (and the 8-bit
+// floats of opset 19, Float8.h), with numpy's
 // astype semantics where C++ has none: float16 and bfloat16 round to nearest
 // even in one step from the source value, a float out of an integer's range
 // saturates and NaN becomes 0 (numpy leaves it unspecified; C++ calls it
@@ -11,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "Elementwise.h"
+#include "Float8.h"
 #include "TensorUtil.h"
 #include <cmath>
 #include <cstring>
@@ -48,9 +50,53 @@ template <typename From, typename To> To convert(const From &V) {
     return To(C);
 }
 
+/// Cast and CastLike to or from an 8-bit float (Float8.h): through double,
+/// which holds every value of both sides exactly but for float64 sources,
+/// rounded once by the encoder. saturate (default 1) picks Cast's table.
+llvm::Error castFloat8(const KernelContext &C) {
+  const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  const f8::Format *FIn = f8::formatOf(In.Type), *FOut = f8::formatOf(Out.Type);
+  const bool Saturate = C.N.getInt("saturate", 1) != 0;
+  const int64_t N = int64_t(Out.numElements());
+  bool Ok = true;
+  auto WriteAll = [&](auto Read) {
+    if (FOut) {
+      uint8_t *Y = Out.data<uint8_t>();
+      for (int64_t I = 0; I < N; ++I)
+        Y[I] = f8::encode(*FOut, Read(I), Saturate);
+      return;
+    }
+    Ok = dispatchType<AllTypes>(Out.Type, [&](auto Tag) {
+      using To = typename decltype(Tag)::type;
+      To *Y = Out.data<To>();
+      for (int64_t I = 0; I < N; ++I)
+        Y[I] = convert<double, To>(Read(I));
+    });
+  };
+  if (FIn) {
+    const uint8_t *X = In.data<const uint8_t>();
+    WriteAll([&](int64_t I) { return f8::decode(*FIn, X[I]); });
+  } else {
+    Ok = dispatchType<AllTypes>(
+             In.Type,
+             [&](auto Tag) {
+               using From = typename decltype(Tag)::type;
+               const From *X = In.data<const From>();
+               WriteAll([&](int64_t I) { return double(load(X[I])); });
+             }) &&
+         Ok;
+  }
+  if (!Ok)
+    return C.unsupported("cast from " + elementTypeName(In.Type) + " to " +
+                         elementTypeName(Out.Type));
+  return llvm::Error::success();
+}
+
 /// Converts Inputs[0] into Outputs[0]'s type (Cast, CastLike).
 llvm::Error castTo(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
+  if (isFloat8(In.Type) || isFloat8(Out.Type))
+    return castFloat8(C);
   bool Inner = false;
   bool Outer = dispatchType<AllTypes>(In.Type, [&](auto TagIn) {
     using From = typename decltype(TagIn)::type;
@@ -168,14 +214,22 @@ llvm::Error runClip(const KernelContext &C) {
   return llvm::Error::success();
 }
 
+/// Every numeric and bool type, and the 8-bit floats.
+llvm::SmallVector<ElementType, 4> castTypes() {
+  llvm::SmallVector<ElementType, 4> T = typesOf(AllTypes);
+  T.append({ElementType::Float8E4M3FN, ElementType::Float8E4M3FNUZ,
+            ElementType::Float8E5M2, ElementType::Float8E5M2FNUZ});
+  return T;
+}
+
 } // namespace
 
 // Quantize.cpp: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear.
 void registerQuantizeKernels(CPUKernelTable &T);
 
 void registerCastKernels(CPUKernelTable &T) {
-  addKernel(T, "Cast", Kernel{castTo, nullptr, typesOf(AllTypes)});
-  addKernel(T, "CastLike", Kernel{castTo, nullptr, typesOf(AllTypes)});
+  addKernel(T, "Cast", Kernel{castTo, nullptr, castTypes()});
+  addKernel(T, "CastLike", Kernel{castTo, nullptr, castTypes()});
   addKernel(T, "Identity", Kernel{runIdentity, nullptr, {}});
   addKernel(T, "Dropout", Kernel{runDropout, nullptr, typesOf(FloatTypes)});
   addKernel(T, "Clip", Kernel{runClip, nullptr, typesOf(NumericTypes)});

@@ -5,7 +5,8 @@
 // (numpy.rint), plus the zero point, saturated to the integer type (8 or,
 // from opset 21, 16 bits); scales and zero points per tensor (scalars), per
 // axis (1-D, axis attribute) or per block along the axis (opset 21's
-// block_size).
+// block_size). The 8-bit floats of opset 19 quantize by Cast's rules
+// (Float8.h) and dequantize exactly.
 // The per-element arithmetic is QuantizePoint.h, which the CUDA kernels
 // share.
 // Registered by the Cast family (CPUKernels.h).
@@ -13,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "Elementwise.h"
+#include "Float8.h"
 #include "QuantizePoint.h"
 #include "TensorUtil.h"
 #include <algorithm>
@@ -30,6 +32,31 @@ template <typename Q> Q saturateRound(float V) {
                            float(std::numeric_limits<Q>::max())));
 }
 
+/// QuantizeLinear into an 8-bit float (opset 19): x / scale in float32,
+/// plus the zero point, encoded with Cast's rules (saturate, default 1).
+llvm::Error quantizeFloat8(const KernelContext &C, const quant::Axis &Idx,
+                           const f8::Format &F) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  const TensorRef *ZP = hasInput(C, 2) ? &C.Inputs[2] : nullptr;
+  if (ZP && ZP->Type != Y.Type)
+    return C.badInput("zero point and output types differ");
+  const float *S = C.Inputs[1].data<float>();
+  const bool Saturate = C.N.getInt("saturate", 1) != 0;
+  uint8_t *PY = Y.data<uint8_t>();
+  bool Ok = dispatchType<FloatTypes>(X.Type, [&](auto Tag) {
+    using TX = typename decltype(Tag)::type;
+    const TX *PX = X.data<TX>();
+    for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
+      int64_t K = Idx(I);
+      double Z = ZP ? f8::decode(F, ZP->data<uint8_t>()[K]) : 0.0;
+      PY[I] = f8::encode(F, double(float(load(PX[I])) / S[K]) + Z, Saturate);
+    }
+  });
+  if (!Ok)
+    return C.unsupported("input of type " + elementTypeName(X.Type));
+  return llvm::Error::success();
+}
+
 llvm::Error runQuantize(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Scale = C.Inputs[1];
   const TensorRef *ZP =
@@ -40,6 +67,8 @@ llvm::Error runQuantize(const KernelContext &C) {
     return E;
   if (Scale.Type != ElementType::Float)
     return C.unsupported("scale of type " + elementTypeName(Scale.Type));
+  if (const f8::Format *F = f8::formatOf(Y.Type))
+    return quantizeFloat8(C, Idx, *F);
   const float *S = Scale.data<float>();
   llvm::Error Result = llvm::Error::success();
   bool Ok = dispatchType<FloatTypes | SignedInts>(X.Type, [&](auto TagX) {
@@ -82,6 +111,17 @@ llvm::Error runDequantize(const KernelContext &C) {
     return C.badInput("zero point and input types differ");
   const float *S = Scale.data<float>();
   float *PY = C.Outputs[0].data<float>();
+  // From an 8-bit float (opset 19): (x - zero point) * scale.
+  if (const f8::Format *F = f8::formatOf(X.Type)) {
+    const uint8_t *PX = X.data<uint8_t>();
+    const uint8_t *Z = ZP ? ZP->data<uint8_t>() : nullptr;
+    for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
+      int64_t K = Idx(I);
+      PY[I] = float((f8::decode(*F, PX[I]) - (Z ? f8::decode(*F, Z[K]) : 0)) *
+                    double(S[K]));
+    }
+    return llvm::Error::success();
+  }
   if (!dispatchType<IntTypes>(X.Type, [&](auto Tag) {
         using T = typename decltype(Tag)::type;
         const T *PX = X.data<T>();
@@ -172,8 +212,11 @@ llvm::Error quantParams(const KernelContext &C, quant::Axis &Out) {
 void registerQuantizeKernels(CPUKernelTable &T) {
   addKernel(T, "QuantizeLinear",
             Kernel{runQuantize, nullptr, typesOf(FloatTypes | SignedInts)});
+  llvm::SmallVector<ElementType, 4> DequantTypes = typesOf(IntTypes);
+  DequantTypes.append({ElementType::Float8E4M3FN, ElementType::Float8E4M3FNUZ,
+                       ElementType::Float8E5M2, ElementType::Float8E5M2FNUZ});
   addKernel(T, "DequantizeLinear",
-            Kernel{runDequantize, nullptr, typesOf(IntTypes)});
+            Kernel{runDequantize, nullptr, DequantTypes});
   addKernel(T, "DynamicQuantizeLinear",
             Kernel{runDynamicQuantize, nullptr, {ElementType::Float}});
 }
