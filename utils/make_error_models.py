@@ -49,6 +49,24 @@ def model_with_raw_data(num_bytes, name):
         f.write(model.SerializeToString())
 
 
+def model_with_type(data_type, name):
+    # An initializer of an element type oomplan does not size: int4 (22) is
+    # half a byte, 99 is no ONNX type.
+    w = TensorProto()
+    w.name = "w"
+    w.data_type = data_type
+    w.dims.extend([4])
+    w.raw_data = bytes(2)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    node = helper.make_node("DequantizeLinear", ["w", "x"], ["y"], name="dq")
+    graph = helper.make_graph([node], name, [x], [y], initializer=[w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    with open(os.path.join(OUT, name + ".onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     model_with_external("../../etc/passwd", "external-dotdot")
@@ -56,6 +74,8 @@ def main():
     model_with_external("weights/missing.bin", "external-missing")
     model_with_raw_data(4096, "raw-data-short")
     model_with_raw_data(8196, "raw-data-long")
+    model_with_type(22, "int4-weight")
+    model_with_type(99, "type-99-weight")
     # Bytes that are not a protobuf message: wire type 7 does not exist.
     with open(os.path.join(OUT, "random-bytes.onnx"), "wb") as f:
         f.write(bytes([0x0F, 0xFF, 0xFE, 0x07, 0x9A, 0x33, 0xC1, 0x00] * 64))
