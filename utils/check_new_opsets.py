@@ -159,6 +159,24 @@ def cases():
                     [N("AveragePool", ["x"], ["y"], kernel_shape=[2, 3], dilations=[2, 2],
                        pads=[1, 1, 1, 1], count_include_pad=0)],
                     [("x", img)], ["y"], what="AveragePool-19 dilations"))
+    # DeformConv: offsets up to 3 pixels (taps land outside, between pixels), groups, offset
+    # groups, a mask, a bias, strides, dilations, asymmetric pads; and the plain form.
+    dx = r.standard_normal((2, 4, 7, 6)).astype(np.float32)
+    out.append(Case("deform_conv", 19,
+                    [N("DeformConv", ["x", "w", "off", "b", "m"], ["y"], kernel_shape=[3, 2],
+                       group=2, offset_group=2, strides=[2, 1], dilations=[1, 2],
+                       pads=[1, 0, 2, 1]),
+                     N("DeformConv", ["x", "w2", "off2"], ["z"], kernel_shape=[3, 3],
+                       pads=[1, 1, 1, 1])],
+                    [("x", dx),
+                     ("off", (r.random((2, 2 * 3 * 2 * 2, 4, 5)) * 6 - 3).astype(np.float32)),
+                     ("m", r.random((2, 2 * 3 * 2, 4, 5)).astype(np.float32)),
+                     ("off2", (r.random((2, 18, 7, 6)) * 2 - 1).astype(np.float32))],
+                    ["y", "z"],
+                    [t("w", r.standard_normal((6, 2, 3, 2)).astype(np.float32)),
+                     t("b", r.standard_normal(6).astype(np.float32)),
+                     t("w2", r.standard_normal((3, 4, 3, 3)).astype(np.float32))],
+                    what="DeformConv-19 (groups, offset groups, mask, bias)"))
     out.append(Case("pad_wrap", 19,
                     [N("Pad", ["x", "p"], ["y"], mode="wrap")],
                     [("x", x34)], ["y"], [t("p", np.array([0, 1, 2, 0, 2, 1], np.int64))],

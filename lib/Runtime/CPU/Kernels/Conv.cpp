@@ -418,6 +418,7 @@ void registerConvKernels(CPUKernelTable &T) {
   addKernel(T, "ConvTranspose",
             Kernel{&runConvTranspose, &convTransposeWorkspace, floatTypes()});
   registerCol2ImKernels(T);
+  registerDeformConvKernels(T);
 }
 
 } // namespace cpu
