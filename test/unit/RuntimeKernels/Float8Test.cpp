@@ -45,8 +45,8 @@ TEST(Float8, E4M3FNUZ) {
   const ElementType T = ElementType::Float8E4M3FNUZ;
   EXPECT_EQ(enc(T, 1.0), 0x40); // bias 8
   EXPECT_EQ(enc(T, -1.0), 0xC0);
-  EXPECT_EQ(enc(T, 240), 0x7F);      // 1.111b x 2^7, the largest
-  EXPECT_EQ(enc(T, -0.0), 0x00);     // no negative zero
+  EXPECT_EQ(enc(T, 240), 0x7F);  // 1.111b x 2^7, the largest
+  EXPECT_EQ(enc(T, -0.0), 0x00); // no negative zero
   // Saturated, as ONNX's reference and ONNX Runtime do (Cast-19's table
   // says NaN).
   EXPECT_EQ(enc(T, INFINITY), 0x7F);
