@@ -113,20 +113,11 @@ llvm::Error Converter::convertCall(const onnx::NodeProto &N,
   }
   for (const std::string &Out : N.output())
     Outs.push_back(Out.empty() ? Out : define(Out));
-  // The call's attributes, those it takes by reference from a function
-  // around it resolved now, while that function's call is innermost.
+  // The call's attributes (convertNode has resolved those it takes by
+  // reference from a function around it).
   CallFrame Frame{&F, {}};
-  for (const onnx::AttributeProto &A : N.attribute()) {
-    const onnx::AttributeProto *Value = &A;
-    if (!A.ref_attr_name().empty()) {
-      auto R = referencedAttr(A, Where);
-      if (!R)
-        return R.takeError();
-      Value = *R;
-    }
-    if (Value)
-      Frame.Attrs[A.name()] = Value;
-  }
+  for (const onnx::AttributeProto &A : N.attribute())
+    Frame.Attrs[A.name()] = &A;
   std::string Label = N.name().empty() ? nodeName(N, Index) : N.name();
   std::string SavedWhere = ScopeWhere, SavedName = ScopeName,
               SavedSuffix = NameSuffix;

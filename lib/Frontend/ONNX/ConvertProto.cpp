@@ -461,12 +461,8 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
                       " (" + N.op_type() + ")" + ScopeWhere;
   CurrentNode = Where;
   std::string Domain = N.domain() == "ai.onnx" ? "" : N.domain();
-  // A model-local function of that name is called, even over a standard
-  // op's (as ONNX Runtime does).
-  if (const onnx::FunctionProto *F = findFunction(Domain, N.op_type()))
-    return convertCall(N, *F, Index, Where);
-  // Inside a function, an attribute may stand for the call's: the node is
-  // converted with the call's values in their place.
+  // Inside a function, an attribute may stand for the call's: the node (a
+  // call too) is converted with the call's values in their place.
   if (llvm::any_of(N.attribute(), [](const onnx::AttributeProto &A) {
         return !A.ref_attr_name().empty();
       })) {
@@ -475,6 +471,10 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
       return Resolved.takeError();
     return convertNode(*Resolved, Index);
   }
+  // A model-local function of that name is called, even over a standard
+  // op's (as ONNX Runtime does).
+  if (const onnx::FunctionProto *F = findFunction(Domain, N.op_type()))
+    return convertCall(N, *F, Index, Where);
   auto OpsetIt = OpsetByDomain.find(Domain);
   if (OpsetIt == OpsetByDomain.end())
     return err(Where + ": domain '" + Domain +
