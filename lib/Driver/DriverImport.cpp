@@ -1,9 +1,9 @@
 //===- DriverImport.cpp - the importer's DimOracle is the shape pass ------===//
 //
 // The oracle infers the shapes of the graph imported so far and reports,
-// for each value, the dims that are constants. A prefix whose shapes fail
-// to infer answers with that error, which the importer quotes when it
-// refuses what needed the count.
+// for each value, the dims that are constants and the element type. A prefix
+// whose shapes fail to infer answers with that error, which the importer quotes
+// when it refuses what needed the count.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Analysis/ShapeInference.h"
@@ -12,19 +12,21 @@
 using namespace llvm;
 using namespace oomplan;
 
-static Expected<std::vector<std::vector<int64_t>>>
-constantDims(const Graph &Prefix) {
+static Expected<std::vector<PrefixValue>> constantDims(const Graph &Prefix) {
   auto S = inferShapes(Prefix);
   if (!S)
     return S.takeError();
-  std::vector<std::vector<int64_t>> Out(S->Values.size());
+  std::vector<PrefixValue> Out(S->Values.size());
   for (size_t V = 0; V < S->Values.size(); ++V) {
     const ValueShape &VS = S->Values[V];
-    if (!VS.Known || VS.UpperBound)
+    if (!VS.Known)
+      continue;
+    Out[V].Type = VS.Type;
+    if (VS.UpperBound)
       continue;
     for (const SymExpr &D : VS.Dims) {
       std::optional<int64_t> C = D.getConstant();
-      Out[V].push_back(C && *C >= 0 ? *C : -1);
+      Out[V].Dims.push_back(C && *C >= 0 ? *C : -1);
     }
   }
   return Out;

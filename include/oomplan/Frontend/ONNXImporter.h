@@ -18,24 +18,32 @@
 
 namespace oomplan {
 
-/// Highest default-domain opset we accept: ONNX 1.17's. The schemas we
+/// Highest default-domain opset we accept: ONNX 1.19's. The schemas we
 /// build on (ONNX 1.12) end at 17; the versions after it are in
 /// lib/Frontend/ONNX/NewerOpsets.cpp.
-constexpr int64_t MaxSupportedOpset = 22;
+constexpr int64_t MaxSupportedOpset = 24;
 
-/// The dims of every value of a graph the importer has built so far (a
-/// prefix of the model: every node converted yet), by ValueId: the
-/// constant ones, -1 for the others, none where the rank is unknown. The
+/// What the shape pass says of one value of a graph the importer has built
+/// so far (a prefix of the model: every node converted yet).
+struct PrefixValue {
+  /// The constant dims, -1 for the others; empty where the rank is unknown.
+  std::vector<int64_t> Dims;
+  /// The element type; Undefined where the pass could not tell.
+  ElementType Type = ElementType::Undefined;
+};
+
+/// What the shape pass says of every value of a prefix, by ValueId. The
 /// importer asks when a count it must know while importing is a dim of an
 /// intermediate value, not of a graph input or initializer: how many
 /// tensors a SplitToSequence without a constant split makes (torch's
-/// repeat_interleave), how long a Scan over a computed value is. The shape
-/// pass answers (a layer above this one: the driver passes
-/// driver::importOptions()); without an oracle such nodes are refused. An
-/// error (the prefix's shapes do not infer) is quoted in the refusal.
-using DimOracle =
-    std::function<llvm::Expected<std::vector<std::vector<int64_t>>>(
-        const Graph &Prefix)>;
+/// repeat_interleave), how long a Scan over a computed value is; and when
+/// the expansion of a standard function op depends on an input's rank or
+/// type (Attention's mask: bool or additive). The shape pass answers (a
+/// layer above this one: the driver passes driver::importOptions());
+/// without an oracle such nodes are refused. An error (the prefix's shapes
+/// do not infer) is quoted in the refusal.
+using DimOracle = std::function<llvm::Expected<std::vector<PrefixValue>>(
+    const Graph &Prefix)>;
 
 struct ImportOptions {
   DimOracle Dims;

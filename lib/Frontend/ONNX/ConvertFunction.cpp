@@ -107,6 +107,10 @@ llvm::Error Converter::convertCall(const onnx::NodeProto &N,
   std::vector<std::string> Ins, Outs;
   for (int I = 0; I < N.input_size(); ++I) {
     std::string Flat;
+    if (N.input(I).empty()) { // an omitted optional input
+      Ins.push_back(Flat);
+      continue;
+    }
     if (llvm::Error E = readInput(N, I, Where, Flat))
       return E;
     Ins.push_back(Flat);

@@ -312,25 +312,35 @@ std::string Converter::prefixFailure() const {
 std::vector<int64_t> Converter::dimsOf(const std::string &X) {
   if (auto D = InputDims.find(X); D != InputDims.end())
     return D->second;
-  if (auto D = PrefixDims.find(X); D != PrefixDims.end())
-    return D->second;
+  const PrefixValue *P = prefixValue(X);
+  return P ? P->Dims : std::vector<int64_t>();
+}
+
+ElementType Converter::typeOf(const std::string &X) {
+  const PrefixValue *P = prefixValue(X);
+  return P ? P->Type : ElementType::Undefined;
+}
+
+const PrefixValue *Converter::prefixValue(const std::string &X) {
+  if (auto D = PrefixValues.find(X); D != PrefixValues.end())
+    return &D->second;
   if (!Opts.Dims || DimQueries >= MaxDimQueries ||
       DimQueryNodes >= MaxDimQueryNodes)
-    return {};
+    return nullptr;
   ++DimQueries;
   auto G = B.snapshot();
   if (!G) { // the whole graph's check says what is wrong, later
     llvm::consumeError(G.takeError());
-    return {};
+    return nullptr;
   }
   DimQueryNodes += (*G)->Nodes.size();
   auto All = Opts.Dims(**G);
   if (!All) {
     PrefixFailure = llvm::toString(All.takeError());
-    return {};
+    return nullptr;
   }
   for (ValueId V = 0; V < All->size() && V < (*G)->Values.size(); ++V)
-    PrefixDims[(*G)->Values[V].Name] = std::move((*All)[V]);
-  auto D = PrefixDims.find(X);
-  return D == PrefixDims.end() ? std::vector<int64_t>() : D->second;
+    PrefixValues[(*G)->Values[V].Name] = std::move((*All)[V]);
+  auto D = PrefixValues.find(X);
+  return D == PrefixValues.end() ? nullptr : &D->second;
 }

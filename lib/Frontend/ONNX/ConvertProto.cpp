@@ -499,6 +499,8 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   } else if (llvm::Error E = checkArity(N, *Schema, Where)) {
     return E;
   }
+  if (Newer && Newer->Function)
+    return convertStandardFunction(N, Index, Where);
   if (Domain.empty() && N.op_type() == "If")
     return convertIf(N, Index, Where);
   if (Domain.empty() && N.op_type() == "Loop")
@@ -568,7 +570,7 @@ Converter::run(const onnx::ModelProto &M) {
     return unsupported("unsupported: default-domain opset " +
                        llvm::Twine(Def->second) +
                        "; oomplan supports opsets 1 to " +
-                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.17)");
+                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.19)");
   const onnx::GraphProto &GP = M.graph();
   recordFunctions(M);
   reserveTopLevelNames(GP);

@@ -31,6 +31,7 @@
 namespace oomplan {
 
 struct NewerOpVersion;
+class FunctionBody;
 
 class Converter {
 public:
@@ -120,6 +121,23 @@ private:
   /// (dropped when the call leaves it out).
   llvm::Expected<onnx::NodeProto>
   resolveAttributeRefs(const onnx::NodeProto &N, const std::string &Where);
+
+  // StandardFunctions.cpp.
+  /// True when default-domain Op at Opset is a function op imported as its
+  /// body (NewerOpVersion::Function).
+  static bool isStandardFunction(llvm::StringRef Op, int64_t Opset);
+  /// Imports N (at Index, described as Where) as its ONNX function body.
+  llvm::Error convertStandardFunction(const onnx::NodeProto &N, size_t Index,
+                                      const std::string &Where);
+  llvm::Expected<FunctionBody> attentionBody(const onnx::NodeProto &N,
+                                             int64_t Opset,
+                                             const std::string &Where);
+  llvm::Expected<FunctionBody> rmsNormBody(const onnx::NodeProto &N,
+                                           int64_t Opset,
+                                           const std::string &Where);
+  llvm::Expected<FunctionBody>
+  rotaryBody(const onnx::NodeProto &N, int64_t Opset, const std::string &Where);
+  FunctionBody swishBody(const onnx::NodeProto &N, int64_t Opset);
 
   // ConvertLoop.cpp.
   /// Unrolls Loop node N: the body's nodes once per iteration, each
@@ -212,8 +230,13 @@ private:
   /// constant; empty when its rank is unknown): a graph input's declared
   /// ones or an initializer's, else what the importer's DimOracle says of
   /// the graph built so far. One oracle call answers for every value built
-  /// before it (PrefixDims); at most MaxDimQueries calls per model.
+  /// before it (PrefixValues); at most MaxDimQueries calls per model.
   std::vector<int64_t> dimsOf(const std::string &X);
+  /// The element type of flat value X as the shape pass infers it over the
+  /// graph so far; Undefined when it cannot tell (or there is no oracle).
+  ElementType typeOf(const std::string &X);
+  /// The oracle's answer for X (asking it when X is not cached), or null.
+  const PrefixValue *prefixValue(const std::string &X);
   /// For a refusal after dimsOf found nothing: " (the shapes of the graph
   /// before it do not infer: ...)" when the last oracle call failed.
   std::string prefixFailure() const;
@@ -222,8 +245,8 @@ private:
   std::string &CurrentNode;
   GraphBuilder B;
   const ImportOptions &Opts;
-  /// dimsOf's answers from the oracle, by flat name.
-  std::map<std::string, std::vector<int64_t>> PrefixDims;
+  /// The oracle's answers, by flat name.
+  std::map<std::string, PrefixValue> PrefixValues;
   /// Each oracle call runs the shape pass over the graph so far: bounded
   /// in calls and in nodes passed over (all calls together), so that a
   /// crafted model asking at every node cannot make the import slow.

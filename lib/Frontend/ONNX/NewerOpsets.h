@@ -28,6 +28,9 @@ struct NewerOpVersion {
   int MinIn, MaxIn; ///< inputs (the first MinIn required); -1: 1.12's schema
   int MinOut, MaxOut;
   const char *Refused; ///< null, or why oomplan does not read this version
+  /// A function op (Attention, RMSNormalization, ...): imported as its ONNX
+  /// function body (StandardFunctions.cpp), never as a node of its own.
+  bool Function = false;
 };
 
 /// The version of default-domain Op in force at Opset when ONNX introduced

@@ -1,0 +1,89 @@
+//===- FunctionBody.cpp - a FunctionProto written node by node ------------===//
+#include "FunctionBody.h"
+
+using namespace oomplan;
+
+FunctionBody::FunctionBody(const std::string &Op, int64_t Opset,
+                           const std::vector<std::string> &Inputs,
+                           const std::vector<std::string> &Outputs) {
+  F.set_name(Op);
+  onnx::OperatorSetIdProto *O = F.add_opset_import();
+  O->set_domain("");
+  O->set_version(Opset);
+  for (const std::string &In : Inputs)
+    F.add_input(In);
+  for (const std::string &Out : Outputs)
+    F.add_output(Out);
+}
+
+onnx::NodeProto &FunctionBody::add(const char *Op,
+                                   std::initializer_list<std::string> Ins,
+                                   std::initializer_list<std::string> Outs) {
+  onnx::NodeProto *N = F.add_node();
+  N->set_op_type(Op);
+  for (const std::string &In : Ins)
+    N->add_input(In);
+  for (const std::string &Out : Outs)
+    N->add_output(Out);
+  // Named after its first output: the flat graph's node is then
+  // "<call>/<op>/<output>", which says what it computes.
+  N->set_name(*Outs.begin());
+  return *N;
+}
+
+std::string FunctionBody::op(const char *Op,
+                             std::initializer_list<std::string> Ins,
+                             const std::string &Out) {
+  add(Op, Ins, {Out});
+  return Out;
+}
+
+std::string FunctionBody::ints(const std::string &Out,
+                               std::vector<int64_t> Values, bool Scalar) {
+  onnx::NodeProto &N = add("Constant", {}, {Out});
+  onnx::AttributeProto *A = N.add_attribute();
+  A->set_name("value");
+  A->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto *T = A->mutable_t();
+  T->set_data_type(onnx::TensorProto::INT64);
+  if (!Scalar)
+    T->add_dims(int64_t(Values.size()));
+  for (int64_t V : Values)
+    T->add_int64_data(V);
+  return Out;
+}
+
+std::string FunctionBody::floats(const std::string &Out, float Value) {
+  onnx::NodeProto &N = add("Constant", {}, {Out});
+  onnx::AttributeProto *A = N.add_attribute();
+  A->set_name("value");
+  A->set_type(onnx::AttributeProto::TENSOR);
+  onnx::TensorProto *T = A->mutable_t();
+  T->set_data_type(onnx::TensorProto::FLOAT);
+  T->add_dims(1);
+  T->add_float_data(Value);
+  return Out;
+}
+
+void FunctionBody::setInt(onnx::NodeProto &N, const char *Name, int64_t V) {
+  onnx::AttributeProto *A = N.add_attribute();
+  A->set_name(Name);
+  A->set_type(onnx::AttributeProto::INT);
+  A->set_i(V);
+}
+
+void FunctionBody::setInts(onnx::NodeProto &N, const char *Name,
+                           std::vector<int64_t> V) {
+  onnx::AttributeProto *A = N.add_attribute();
+  A->set_name(Name);
+  A->set_type(onnx::AttributeProto::INTS);
+  for (int64_t X : V)
+    A->add_ints(X);
+}
+
+void FunctionBody::setFloat(onnx::NodeProto &N, const char *Name, float V) {
+  onnx::AttributeProto *A = N.add_attribute();
+  A->set_name(Name);
+  A->set_type(onnx::AttributeProto::FLOAT);
+  A->set_f(V);
+}

@@ -1,0 +1,565 @@
+//===- StandardFunctions.cpp - ONNX's function ops imported as their body -===//
+//
+// ONNX defines Attention (23, 24), RMSNormalization (23), RotaryEmbedding
+// (23) and Swish (24) as functions: their meaning is a body of primitive ops
+// (onnx/defs/nn/defs.cc, the context-dependent function body builders). They
+// are imported as that body, inlined as a model-local function is
+// (convertCall), so that every later pass (shapes, liveness, training,
+// fusion, both runtimes) sees the primitive ops it already knows. An
+// opset-23 export then plans as the opset-18 export of the same model,
+// which writes the same computation as primitive ops, does: the scores of an
+// attention are a tensor of the plan unless fusion (--fuse) makes them tiles.
+//
+// The bodies follow ONNX's, with what the attributes and the importer's
+// knowledge settle decided here rather than at run time: the 3-D or 4-D
+// form, the head counts of grouped-query attention, the scale when the head
+// size is known, and no bias, mask guard or cast where ONNX's would add
+// zeros, select nothing or cast to the same type (each then gives the same
+// numbers). Where ONNX's body decides by an input's type or rank (the mask's
+// bool or additive form; RotaryEmbedding's 3-D or 4-D input), the shape pass
+// over the graph so far answers (typeOf, dimsOf), and a node it cannot
+// answer for is refused with the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "Converter.h"
+#include "FunctionBody.h"
+#include "NewerOpsets.h"
+#include <cmath>
+#include <functional>
+#include <limits>
+
+using namespace oomplan;
+
+namespace {
+
+const onnx::AttributeProto *attrOf(const onnx::NodeProto &N, const char *Name) {
+  for (const onnx::AttributeProto &A : N.attribute())
+    if (A.name() == Name)
+      return &A;
+  return nullptr;
+}
+
+int64_t intAttrOf(const onnx::NodeProto &N, const char *Name, int64_t Def) {
+  const onnx::AttributeProto *A = attrOf(N, Name);
+  return A ? A->i() : Def;
+}
+
+float floatAttrOf(const onnx::NodeProto &N, const char *Name, float Def) {
+  const onnx::AttributeProto *A = attrOf(N, Name);
+  return A ? A->f() : Def;
+}
+
+bool has(const onnx::NodeProto &N, int I) {
+  return I < N.input_size() && !N.input(I).empty();
+}
+
+bool hasOut(const onnx::NodeProto &N, int I) {
+  return I < N.output_size() && !N.output(I).empty();
+}
+
+bool isFloatType(int64_t T) {
+  return T == int64_t(ElementType::Float) ||
+         T == int64_t(ElementType::Float16) ||
+         T == int64_t(ElementType::BFloat16) ||
+         T == int64_t(ElementType::Double);
+}
+
+/// The formal names of N's inputs (or outputs): Names[I] where N has an
+/// I-th, "" where it leaves one out.
+std::vector<std::string> formals(const std::vector<std::string> &Names,
+                                 int Count,
+                                 const std::function<bool(int)> &Present) {
+  std::vector<std::string> Out;
+  for (int I = 0; I < Count && I < int(Names.size()); ++I)
+    Out.push_back(Present(I) ? Names[I] : "");
+  return Out;
+}
+
+} // namespace
+
+bool Converter::isStandardFunction(llvm::StringRef Op, int64_t Opset) {
+  const NewerOpVersion *V = newerOpVersion(Op, Opset);
+  return V && V->Function;
+}
+
+llvm::Error Converter::convertStandardFunction(const onnx::NodeProto &N,
+                                               size_t Index,
+                                               const std::string &Where) {
+  int64_t Opset = defaultOpset();
+  llvm::Expected<FunctionBody> Body =
+      N.op_type() == "Attention"          ? attentionBody(N, Opset, Where)
+      : N.op_type() == "RMSNormalization" ? rmsNormBody(N, Opset, Where)
+      : N.op_type() == "RotaryEmbedding"  ? rotaryBody(N, Opset, Where)
+      : N.op_type() == "Swish"
+          ? llvm::Expected<FunctionBody>(swishBody(N, Opset))
+          : llvm::Expected<FunctionBody>(
+                err(Where + ": no function body for " + N.op_type()));
+  if (!Body)
+    return Body.takeError();
+  return convertCall(N, Body->proto(), Index, Where);
+}
+
+llvm::Expected<FunctionBody>
+Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
+                         const std::string &Where) {
+  const bool HasMask = has(N, 3), HasPast = has(N, 4), HasNonpad = has(N, 6);
+  if (HasPast != has(N, 5))
+    return err(Where + ": past_key and past_value must be given together");
+  if (HasNonpad && HasPast)
+    return err(Where + ": nonpad_kv_seqlen cannot be used with past_key and "
+                       "past_value");
+  const int64_t QHeads = intAttrOf(N, "q_num_heads", 0),
+                KVHeads = intAttrOf(N, "kv_num_heads", 0);
+  const bool ThreeD = QHeads > 0 && KVHeads > 0; // as ONNX's body decides
+  if (!ThreeD && (attrOf(N, "q_num_heads") || attrOf(N, "kv_num_heads")) &&
+      (QHeads > 0 || KVHeads > 0))
+    return err(Where + ": q_num_heads and kv_num_heads must be given "
+                       "together (3-D inputs)");
+  const int64_t Mode = intAttrOf(N, "qk_matmul_output_mode", 0);
+  if (Mode < 0 || Mode > 3)
+    return err(Where + ": qk_matmul_output_mode " + llvm::Twine(Mode) +
+               " is not 0, 1, 2 or 3");
+  const onnx::AttributeProto *Precision = attrOf(N, "softmax_precision");
+  if (Precision && !isFloatType(Precision->i()))
+    return err(Where + ": softmax_precision " + llvm::Twine(Precision->i()) +
+               " is not a floating-point type");
+
+  std::string QFlat = resolve(N.input(0)), KFlat = resolve(N.input(1));
+  std::vector<int64_t> QDims = dimsOf(QFlat), KDims = dimsOf(KFlat);
+  const size_t Rank = ThreeD ? 3 : 4;
+  if ((!QDims.empty() && QDims.size() != Rank) ||
+      (!KDims.empty() && KDims.size() != Rank))
+    return err(Where + ": Q and K must be " + llvm::Twine(Rank) + "-D" +
+               (ThreeD ? " when q_num_heads and kv_num_heads are given"
+                       : " without q_num_heads and kv_num_heads") +
+               "; they are " + llvm::Twine(QDims.size()) + "-D and " +
+               llvm::Twine(KDims.size()) + "-D");
+  // Heads of Q and of K/V: grouped-query attention repeats each K/V head
+  // Hq / Hkv times.
+  int64_t Hq = QHeads, Hkv = KVHeads;
+  if (!ThreeD) {
+    Hq = QDims.empty() ? -1 : QDims[1];
+    Hkv = KDims.empty() ? -1 : KDims[1];
+  }
+  if (Hq <= 0 || Hkv <= 0)
+    return unsupported(Where +
+                       ": unsupported: the head counts (dim 1 of Q "
+                       "and K) are not known when importing" +
+                       prefixFailure());
+  if (Hq % Hkv != 0)
+    return err(Where + ": " + llvm::Twine(Hq) + " query heads are not a " +
+               "multiple of " + llvm::Twine(Hkv) + " key/value heads");
+  // The head size, when known, settles the default scale here.
+  int64_t HeadSize = -1;
+  if (ThreeD && !QDims.empty() && QDims[2] > 0 && QDims[2] % Hq == 0)
+    HeadSize = QDims[2] / Hq;
+  else if (!ThreeD && !QDims.empty())
+    HeadSize = QDims[3];
+  ElementType QType = typeOf(QFlat);
+  ElementType MaskType = ElementType::Undefined;
+  if (HasMask) {
+    MaskType = typeOf(resolve(N.input(3)));
+    if (MaskType == ElementType::Undefined)
+      return unsupported(Where +
+                         ": unsupported: the element type of "
+                         "attn_mask (bool or additive) is not known "
+                         "when importing" +
+                         prefixFailure());
+  }
+
+  FunctionBody B(
+      "Attention", Opset,
+      formals({"Q", "K", "V", "attn_mask", "past_key", "past_value",
+               "nonpad_kv_seqlen"},
+              N.input_size(), [&](int I) { return has(N, I); }),
+      formals({"Y", "present_key", "present_value", "qk_matmul_output"},
+              N.output_size(), [&](int I) { return hasOut(N, I); }));
+  // [B, S, H * D] to [B, H, S, D].
+  std::string Q = "Q", K = "K", V = "V";
+  if (ThreeD) {
+    B.ints("QShape4", {0, 0, Hq, -1});
+    B.ints("KVShape4", {0, 0, Hkv, -1});
+    B.op("Reshape", {"Q", "QShape4"}, "Q4");
+    B.op("Reshape", {"K", "KVShape4"}, "K4");
+    B.op("Reshape", {"V", "KVShape4"}, "V4");
+    FunctionBody::setInts(B.add("Transpose", {"Q4"}, {"QHeads"}), "perm",
+                          {0, 2, 1, 3});
+    FunctionBody::setInts(B.add("Transpose", {"K4"}, {"KHeads"}), "perm",
+                          {0, 2, 1, 3});
+    FunctionBody::setInts(B.add("Transpose", {"V4"}, {"VHeads"}), "perm",
+                          {0, 2, 1, 3});
+    Q = "QHeads", K = "KHeads", V = "VHeads";
+  }
+  // The cache: past then new along the sequence.
+  std::string PresentK = hasOut(N, 1) ? "present_key" : "PresentKey";
+  std::string PresentV = hasOut(N, 2) ? "present_value" : "PresentValue";
+  if (HasPast) {
+    FunctionBody::setInt(B.add("Concat", {"past_key", K}, {PresentK}), "axis",
+                         2);
+    FunctionBody::setInt(B.add("Concat", {"past_value", V}, {PresentV}), "axis",
+                         2);
+    K = PresentK, V = PresentV;
+  } else {
+    if (hasOut(N, 1))
+      B.op("Identity", {K}, "present_key");
+    if (hasOut(N, 2))
+      B.op("Identity", {V}, "present_value");
+  }
+  // Grouped-query attention: [B, Hkv, T, D] to [B, Hkv, r, T, D] (each head
+  // repeated, as repeat_interleave) to [B, Hq, T, D].
+  if (Hq != Hkv) {
+    B.ints("Two1D", {2});
+    B.ints("Repeat", {1, 1, Hq / Hkv, 1, 1});
+    B.ints("HeadScale", {1, Hq / Hkv, 1, 1});
+    for (std::string *X : {&K, &V}) {
+      std::string P = *X == K ? "K" : "V";
+      B.op("Unsqueeze", {*X, "Two1D"}, P + "Unsqueezed");
+      B.op("Expand", {P + "Unsqueezed", "Repeat"}, P + "Expanded");
+      B.op("Shape", {*X}, P + "CacheShape");
+      B.op("Mul", {P + "CacheShape", "HeadScale"}, P + "GroupedShape");
+      *X = B.op("Reshape", {P + "Expanded", P + "GroupedShape"}, P + "Grouped");
+    }
+  }
+  // Q and K^T each scaled by sqrt(scale), in float32, then cast to Q's
+  // type: scale defaults to 1/sqrt(head size).
+  if (const onnx::AttributeProto *S = attrOf(N, "scale")) {
+    B.floats("ScaleSqrtF", std::sqrt(S->f()));
+  } else if (HeadSize > 0) {
+    float Inv = 1.0f / std::sqrt(float(HeadSize));
+    B.floats("ScaleSqrtF", std::sqrt(Inv));
+  } else {
+    onnx::NodeProto &Sh = B.add("Shape", {Q}, {"HeadSize"});
+    FunctionBody::setInt(Sh, "start", 3);
+    FunctionBody::setInt(Sh, "end", 4);
+    FunctionBody::setInt(B.add("Cast", {"HeadSize"}, {"HeadSizeF"}), "to",
+                         int64_t(ElementType::Float));
+    B.op("Sqrt", {"HeadSizeF"}, "SqrtHeadSize");
+    B.floats("OneF", 1.0f);
+    B.op("Div", {"OneF", "SqrtHeadSize"}, "DefaultScale");
+    B.op("Sqrt", {"DefaultScale"}, "ScaleSqrtF");
+  }
+  B.op("CastLike", {"ScaleSqrtF", "Q"}, "ScaleSqrt");
+  FunctionBody::setInts(B.add("Transpose", {K}, {"KT"}), "perm", {0, 1, 3, 2});
+  B.op("Mul", {Q, "ScaleSqrt"}, "QScaled");
+  B.op("Mul", {"KT", "ScaleSqrt"}, "KTScaled");
+  std::string Scores = B.op("MatMul", {"QScaled", "KTScaled"}, "QK");
+  const std::string QK = Scores;
+  if (float Cap = floatAttrOf(N, "softcap", 0); Cap != 0) {
+    B.floats("SoftcapF", Cap);
+    B.op("CastLike", {"SoftcapF", "Q"}, "Softcap");
+    B.op("Div", {Scores, "Softcap"}, "QKOverCap");
+    B.op("Tanh", {"QKOverCap"}, "QKTanh");
+    Scores = B.op("Mul", {"QKTanh", "Softcap"}, "QKSoftcapped");
+  }
+  const std::string Capped = Scores;
+
+  // The additive bias: the mask's (bool: 0 or -inf in float32; else its
+  // values), the causal frontier's and the padding's, summed in that type,
+  // then cast to Q's.
+  std::string Bias;
+  ElementType BiasType = ElementType::Float;
+  const bool Causal = intAttrOf(N, "is_causal", 0) != 0;
+  if (HasMask || Causal || HasNonpad) {
+    B.floats("NegInf", -std::numeric_limits<float>::infinity());
+    B.floats("ZeroF", 0.0f);
+  }
+  if (Causal || HasNonpad)
+    B.ints("One1D", {1});
+  if (HasMask) {
+    if (MaskType == ElementType::Bool) {
+      Bias = B.op("Where", {"attn_mask", "ZeroF", "NegInf"}, "MaskBias");
+    } else {
+      Bias = "attn_mask";
+      BiasType = MaskType;
+    }
+    // Opset 24 on: a mask shorter than the keys is padded with -inf.
+    if (Opset >= 24) {
+      onnx::NodeProto &Sh = B.add("Shape", {Bias}, {"MaskKeys"});
+      FunctionBody::setInt(Sh, "start", -1);
+      onnx::NodeProto &Tk = B.add("Shape", {K}, {"TotalKeys"});
+      FunctionBody::setInt(Tk, "start", 2);
+      FunctionBody::setInt(Tk, "end", 3);
+      B.op("Sub", {"TotalKeys", "MaskKeys"}, "MaskShortBy");
+      B.ints("Zero1D", {0});
+      FunctionBody::setInt(
+          B.add("Concat", {"Zero1D", "MaskShortBy"}, {"MaskPads"}), "axis", 0);
+      B.op("CastLike", {"NegInf", Bias}, "MaskPadValue");
+      B.ints("LastAxis", {-1});
+      Bias = B.op("Pad", {Bias, "MaskPads", "MaskPadValue", "LastAxis"},
+                  "MaskPadded");
+    }
+  }
+  if (Causal) {
+    // Query i attends key j iff j <= i + offset: the past length, or per
+    // batch nonpad_kv_seqlen - Sq for an external cache.
+    onnx::NodeProto &Sq = B.add("Shape", {Q}, {"QLen"});
+    FunctionBody::setInt(Sq, "start", 2);
+    FunctionBody::setInt(Sq, "end", 3);
+    onnx::NodeProto &Tk = B.add("Shape", {K}, {"KLen"});
+    FunctionBody::setInt(Tk, "start", 2);
+    FunctionBody::setInt(Tk, "end", 3);
+    B.ints("Zero0D", {0}, /*Scalar=*/true);
+    B.ints("One0D", {1}, /*Scalar=*/true);
+    B.op("Squeeze", {"QLen"}, "QLen0D");
+    B.op("Squeeze", {"KLen"}, "KLen0D");
+    B.op("Range", {"Zero0D", "QLen0D", "One0D"}, "Rows");
+    B.op("Range", {"Zero0D", "KLen0D", "One0D"}, "Cols");
+    B.op("Unsqueeze", {"Rows", "One1D"}, "Rows2D"); // [Sq, 1]
+    std::string Offset;
+    if (HasPast) {
+      onnx::NodeProto &P = B.add("Shape", {"past_key"}, {"PastLen"});
+      FunctionBody::setInt(P, "start", 2);
+      FunctionBody::setInt(P, "end", 3);
+      Offset = "PastLen";
+    } else if (HasNonpad) {
+      B.op("Sub", {"nonpad_kv_seqlen", "QLen"}, "OffsetPerBatch"); // [B]
+      B.ints("Axes123", {1, 2, 3});
+      Offset = B.op("Unsqueeze", {"OffsetPerBatch", "Axes123"}, "Offset4D");
+    }
+    std::string Last = "Rows2D";
+    if (!Offset.empty())
+      Last = B.op("Add", {"Rows2D", Offset}, "RowsShifted");
+    B.op("Less", {Last, "Cols"}, "Future");
+    std::string Tri = B.op("Where", {"Future", "NegInf", "ZeroF"}, "CausalF");
+    if (!Bias.empty() && BiasType != ElementType::Float)
+      Tri = B.op("CastLike", {Tri, Bias}, "CausalBias");
+    Bias = Bias.empty() ? Tri : B.op("Add", {Bias, Tri}, "MaskCausal");
+  }
+  if (HasNonpad) {
+    // Keys at or past nonpad_kv_seqlen[b] take no part: [B, 1, 1, T].
+    onnx::NodeProto &Tk = B.add("Shape", {"K"}, {"KInLen"});
+    FunctionBody::setInt(Tk, "start", -2);
+    FunctionBody::setInt(Tk, "end", -1);
+    B.ints("Zero0DPad", {0}, /*Scalar=*/true);
+    B.ints("One0DPad", {1}, /*Scalar=*/true);
+    B.op("Squeeze", {"KInLen"}, "KInLen0D");
+    B.op("Range", {"Zero0DPad", "KInLen0D", "One0DPad"}, "KeyIndex");
+    B.op("Unsqueeze", {"nonpad_kv_seqlen", "One1D"}, "NonpadCol"); // [B, 1]
+    B.op("Less", {"KeyIndex", "NonpadCol"}, "KeyValid");
+    B.op("Where", {"KeyValid", "ZeroF", "NegInf"}, "PadBias2D");
+    B.ints("Axes12", {1, 2});
+    std::string Pad = B.op("Unsqueeze", {"PadBias2D", "Axes12"}, "PadBias");
+    if (!Bias.empty() && BiasType != ElementType::Float)
+      Pad = B.op("CastLike", {Pad, Bias}, "PadBiasCast");
+    Bias = Bias.empty() ? Pad : B.op("Add", {Bias, Pad}, "BiasPadded");
+  }
+  std::string BiasT;
+  if (!Bias.empty()) {
+    BiasT = Bias;
+    if (QType == ElementType::Undefined || QType != BiasType)
+      BiasT = B.op("CastLike", {Bias, "Q"}, "BiasT");
+    Scores = B.op("Add", {Scores, BiasT}, "QKBiased");
+  }
+  const std::string Biased = Scores;
+
+  // Softmax over the keys, in softmax_precision when it differs.
+  std::string Probs;
+  const bool CastSoftmax = Precision && (QType == ElementType::Undefined ||
+                                         int64_t(QType) != Precision->i());
+  if (CastSoftmax) {
+    FunctionBody::setInt(B.add("Cast", {Scores}, {"ScoresP"}), "to",
+                         Precision->i());
+    FunctionBody::setInt(B.add("Softmax", {"ScoresP"}, {"ProbsP"}), "axis", -1);
+    Probs = B.op("CastLike", {"ProbsP", "Q"}, "Probs");
+  } else {
+    FunctionBody::setInt(B.add("Softmax", {Scores}, {"Probs"}), "axis", -1);
+    Probs = "Probs";
+  }
+  // A query row whose bias is -inf everywhere gives zeros, not NaN. Only a
+  // mask or the padding can mask a whole row: the causal frontier alone
+  // always leaves key 0.
+  if (HasMask || HasNonpad) {
+    B.ints("KeyAxis", {-1});
+    B.op("ReduceMax", {BiasT, "KeyAxis"}, "BiasRowMax");
+    B.op("CastLike", {"NegInf", BiasT}, "NegInfT");
+    B.op("Equal", {"BiasRowMax", "NegInfT"}, "RowMasked");
+    B.op("CastLike", {"ZeroF", Probs}, "ZeroP");
+    Probs = B.op("Where", {"RowMasked", "ZeroP", Probs}, "ProbsSafe");
+  }
+  if (hasOut(N, 3)) {
+    const std::string &Qk = Mode == 0   ? QK
+                            : Mode == 1 ? Capped
+                            : Mode == 2 ? Biased
+                                        : Probs;
+    B.op("Identity", {Qk}, "qk_matmul_output");
+  }
+  if (!ThreeD) {
+    B.op("MatMul", {Probs, V}, "Y");
+  } else {
+    B.op("MatMul", {Probs, V}, "YHeads");
+    FunctionBody::setInts(B.add("Transpose", {"YHeads"}, {"YSeq"}), "perm",
+                          {0, 2, 1, 3});
+    B.ints("YShape", {0, 0, -1});
+    B.op("Reshape", {"YSeq", "YShape"}, "Y");
+  }
+  return B;
+}
+
+llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
+                                                    int64_t Opset,
+                                                    const std::string &Where) {
+  const int64_t Axis = intAttrOf(N, "axis", -1);
+  const int64_t Stash = intAttrOf(N, "stash_type", int64_t(ElementType::Float));
+  if (!isFloatType(Stash))
+    return err(Where + ": stash_type " + llvm::Twine(Stash) +
+               " is not a floating-point type");
+  std::string XFlat = resolve(N.input(0));
+  // The axes normalized: [axis, rank). A negative axis counts from the
+  // end, so needs no rank.
+  std::vector<int64_t> Axes;
+  if (Axis < 0) {
+    for (int64_t A = Axis; A < 0; ++A)
+      Axes.push_back(A);
+  } else {
+    std::vector<int64_t> Dims = dimsOf(XFlat);
+    if (Dims.empty())
+      return unsupported(Where + ": unsupported: axis " + llvm::Twine(Axis) +
+                         " with X's rank not known when importing" +
+                         prefixFailure());
+    if (Axis >= int64_t(Dims.size()))
+      return err(Where + ": axis " + llvm::Twine(Axis) +
+                 " is out of range for X of rank " + llvm::Twine(Dims.size()));
+    for (int64_t A = Axis; A < int64_t(Dims.size()); ++A)
+      Axes.push_back(A);
+  }
+  const bool SameType = int64_t(typeOf(XFlat)) == Stash;
+  FunctionBody B("RMSNormalization", Opset, {"X", "scale"}, {"Y"});
+  B.floats("EpsilonF", floatAttrOf(N, "epsilon", 1e-5f));
+  std::string XU = "X", Eps = "EpsilonF";
+  if (!SameType) {
+    FunctionBody::setInt(B.add("Cast", {"X"}, {"XU"}), "to", Stash);
+    XU = "XU";
+  }
+  if (Stash != int64_t(ElementType::Float)) {
+    FunctionBody::setInt(B.add("Cast", {"EpsilonF"}, {"Epsilon"}), "to", Stash);
+    Eps = "Epsilon";
+  }
+  B.ints("Axes", Axes);
+  B.op("Mul", {XU, XU}, "XSquared");
+  B.op("ReduceMean", {"XSquared", "Axes"}, "MeanSquare");
+  B.op("Add", {"MeanSquare", Eps}, "MeanSquareEps");
+  B.op("Sqrt", {"MeanSquareEps"}, "RMS");
+  std::string Normalized = B.op("Div", {XU, "RMS"}, "Normalized");
+  if (!SameType)
+    Normalized = B.op("CastLike", {Normalized, "X"}, "NormalizedT");
+  B.op("Mul", {Normalized, "scale"}, "Y");
+  return B;
+}
+
+llvm::Expected<FunctionBody> Converter::rotaryBody(const onnx::NodeProto &N,
+                                                   int64_t Opset,
+                                                   const std::string &Where) {
+  const int64_t Interleaved = intAttrOf(N, "interleaved", 0);
+  const int64_t Dim = intAttrOf(N, "rotary_embedding_dim", 0);
+  const int64_t Heads = intAttrOf(N, "num_heads", 0);
+  if (Dim < 0 || Dim % 2 != 0)
+    return err(Where + ": rotary_embedding_dim " + llvm::Twine(Dim) +
+               " is not an even, non-negative number");
+  std::vector<int64_t> Dims = dimsOf(resolve(N.input(0)));
+  if (Dims.empty())
+    return unsupported(Where +
+                       ": unsupported: the rank of X (3-D or 4-D) "
+                       "is not known when importing" +
+                       prefixFailure());
+  if (Dims.size() != 3 && Dims.size() != 4)
+    return err(Where + ": X is " + llvm::Twine(Dims.size()) +
+               "-D; RotaryEmbedding takes 3-D or 4-D");
+  const bool ThreeD = Dims.size() == 3;
+  if (ThreeD && Heads <= 0)
+    return err(Where + ": a 3-D X needs the num_heads attribute");
+  FunctionBody B("RotaryEmbedding", Opset,
+                 formals({"X", "cos_cache", "sin_cache", "position_ids"},
+                         N.input_size(), [&](int I) { return has(N, I); }),
+                 {"Y"});
+  // To [B, S, H, D].
+  if (ThreeD) {
+    B.ints("Shape4", {0, 0, Heads, -1});
+    B.op("Reshape", {"X", "Shape4"}, "XIn");
+  } else {
+    FunctionBody::setInts(B.add("Transpose", {"X"}, {"XIn"}), "perm",
+                          {0, 2, 1, 3});
+  }
+  B.ints("Zero1D", {0});
+  B.ints("Two1D", {2});
+  B.ints("Three1D", {3});
+  B.ints("End", {std::numeric_limits<int64_t>::max()});
+  std::string Rotate = "XIn", Half;
+  if (Dim > 0) {
+    // Only the first rotary_embedding_dim of each head turn.
+    B.ints("RotaryDim", {Dim});
+    B.op("Slice", {"XIn", "Zero1D", "RotaryDim", "Three1D"}, "XToRotate");
+    B.op("Slice", {"XIn", "RotaryDim", "End", "Three1D"}, "XNoRotate");
+    Rotate = "XToRotate";
+    Half = B.ints("RotaryHalf", {Dim / 2});
+  } else {
+    onnx::NodeProto &Sh = B.add("Shape", {"XIn"}, {"HeadSize"});
+    FunctionBody::setInt(Sh, "start", 3);
+    FunctionBody::setInt(Sh, "end", 4);
+    Half = B.op("Div", {"HeadSize", "Two1D"}, "RotaryHalf");
+  }
+  // The caches at the positions ([B, S, half]), as [B, S, 1, half].
+  for (const char *C : {"cos", "sin"}) {
+    std::string Cache = std::string(C) + "_cache", Name(C);
+    if (has(N, 3))
+      Cache = B.op("Gather", {Cache, "position_ids"}, Name + "Gathered");
+    B.op("Slice", {Cache, "Zero1D", Half, "Two1D"}, Name + "Sliced");
+    B.op("Unsqueeze", {Name + "Sliced", "Two1D"}, Name + "4D");
+  }
+  if (Interleaved) {
+    B.ints("One1D", {1});
+    B.op("Slice", {Rotate, "Zero1D", "End", "Three1D", "Two1D"}, "X1");
+    B.op("Slice", {Rotate, "One1D", "End", "Three1D", "Two1D"}, "X2");
+  } else {
+    onnx::NodeProto &S = B.add("Split", {Rotate}, {"X1", "X2"});
+    FunctionBody::setInt(S, "axis", -1);
+    FunctionBody::setInt(S, "num_outputs", 2);
+  }
+  B.op("Mul", {"cos4D", "X1"}, "CosX1");
+  B.op("Mul", {"sin4D", "X2"}, "SinX2");
+  B.op("Sub", {"CosX1", "SinX2"}, "Real");
+  B.op("Mul", {"sin4D", "X1"}, "SinX1");
+  B.op("Mul", {"cos4D", "X2"}, "CosX2");
+  B.op("Add", {"SinX1", "CosX2"}, "Imaginary");
+  std::string Rotated;
+  if (Interleaved) {
+    B.ints("NegOne1D", {-1});
+    B.op("Unsqueeze", {"Real", "NegOne1D"}, "RealPairs");
+    B.op("Unsqueeze", {"Imaginary", "NegOne1D"}, "ImaginaryPairs");
+    FunctionBody::setInt(
+        B.add("Concat", {"RealPairs", "ImaginaryPairs"}, {"Pairs"}), "axis",
+        -1);
+    B.op("Shape", {Rotate}, "RotateShape");
+    Rotated = B.op("Reshape", {"Pairs", "RotateShape"}, "XRotated");
+  } else {
+    FunctionBody::setInt(B.add("Concat", {"Real", "Imaginary"}, {"XRotated"}),
+                         "axis", -1);
+    Rotated = "XRotated";
+  }
+  if (Dim > 0) {
+    FunctionBody::setInt(B.add("Concat", {Rotated, "XNoRotate"}, {"XConcat"}),
+                         "axis", -1);
+    Rotated = "XConcat";
+  }
+  if (ThreeD) {
+    B.op("Shape", {"X"}, "XShape");
+    B.op("Reshape", {Rotated, "XShape"}, "Y");
+  } else {
+    FunctionBody::setInts(B.add("Transpose", {Rotated}, {"Y"}), "perm",
+                          {0, 2, 1, 3});
+  }
+  return B;
+}
+
+FunctionBody Converter::swishBody(const onnx::NodeProto &N, int64_t Opset) {
+  FunctionBody B("Swish", Opset, {"X"}, {"Y"});
+  const float Alpha = floatAttrOf(N, "alpha", 1.0f);
+  std::string In = "X";
+  if (Alpha != 1.0f) {
+    B.floats("AlphaF", Alpha);
+    B.op("CastLike", {"AlphaF", "X"}, "Alpha");
+    In = B.op("Mul", {"Alpha", "X"}, "AlphaX");
+  }
+  B.op("Sigmoid", {In}, "SigmoidX");
+  B.op("Mul", {"X", "SigmoidX"}, "Y");
+  return B;
+}

@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""Runs ONNX's opset 23 and 24 ops through oomplan-run and ONNX Runtime.
+
+Why: ONNX 1.18 and 1.19 (opsets 23 and 24) added the ops LLM exports need: Attention (with
+grouped-query heads, a KV cache, causal and padding masks, softcap), RMSNormalization,
+RotaryEmbedding, Swish, and TensorScatter (a KV cache written in place). oomplan imports the first
+four as their ONNX function bodies (lib/Frontend/ONNX/StandardFunctions.cpp) and runs TensorScatter
+with a kernel of its own; ONNX Runtime implements each as one kernel of its own, so it is an
+independent reference.
+
+What: each case is a small model exercising one form of one op (3-D or 4-D inputs, each mask
+kind, each qk_matmul_output mode, interleaved or partial rotation, ...), run as
+utils/check_new_opsets.py runs its cases: oomplan-run with --poison --check=unplanned against
+ONNX Runtime (utils/run_onnxruntime.mjs), |ours - ort| <= 1e-4 + 1e-3 |ort|, integers exactly.
+Exit 0 when every case passes, 1 otherwise.
+
+Usage:
+    /usr/bin/python3 utils/check_function_ops.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
+        [--only NAME,NAME] [--list]
+ONNX Runtime comes from ORT_NODE_DIR (default /tmp/ort), as for check_new_opsets.py.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_new_opsets as base  # noqa: E402  (the same runner and tolerances)
+from check_new_opsets import Case  # noqa: E402
+
+LOWEST = np.finfo(np.float32).min
+
+N = helper.make_node
+
+
+def f32(r, *shape):
+    return r.standard_normal(shape).astype(np.float32)
+
+
+def attention_cases(r):
+    out = []
+    q, k, v = f32(r, 2, 4, 3, 8), f32(r, 2, 4, 5, 8), f32(r, 2, 4, 5, 6)
+    out.append(Case("att_mha_4d", 23, [N("Attention", ["q", "k", "v"], ["y"])],
+                    [("q", q), ("k", k), ("v", v)], ["y"],
+                    what="4-D, no mask, default scale, V head size 6"))
+    q3, k3, v3 = f32(r, 2, 3, 16), f32(r, 2, 5, 8), f32(r, 2, 5, 8)
+    out.append(Case("att_gqa_3d", 23,
+                    [N("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=2)],
+                    [("q", q3), ("k", k3), ("v", v3)], ["y"],
+                    what="3-D, grouped-query (4 query heads, 2 key/value heads)"))
+    out.append(Case("att_mqa_3d_scale", 23,
+                    [N("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=1,
+                       scale=0.3)],
+                    [("q", q3), ("k", f32(r, 2, 5, 4)), ("v", f32(r, 2, 5, 4))], ["y"],
+                    what="3-D, multi-query, scale 0.3"))
+    pk, pv = f32(r, 2, 2, 4, 8), f32(r, 2, 2, 4, 8)
+    qc, kc, vc = f32(r, 2, 4, 3, 8), f32(r, 2, 2, 3, 8), f32(r, 2, 2, 3, 8)
+    out.append(Case("att_cache_causal", 23,
+                    [N("Attention", ["q", "k", "v", "", "pk", "pv"], ["y", "present_k", "present_v"],
+                       is_causal=1)],
+                    [("q", qc), ("k", kc), ("v", vc), ("pk", pk), ("pv", pv)],
+                    ["y", "present_k", "present_v"],
+                    what="past key/value (4) + new (3), causal with the past offset, GQA"))
+    out.append(Case("att_causal_square", 23,
+                    [N("Attention", ["q", "k", "v"], ["y"], is_causal=1)],
+                    [("q", f32(r, 1, 2, 6, 4)), ("k", f32(r, 1, 2, 6, 4)), ("v", f32(r, 1, 2, 6, 4))],
+                    ["y"], what="causal, square"))
+    # A bool mask that leaves every row at least one key.
+    m = r.random((3, 5)) < 0.6
+    m[:, 0] = True
+    for mode in range(4):
+        c = Case(f"att_bool_mask_mode{mode}", 23,
+                 [N("Attention", ["q", "k", "v", "m"], ["y", "", "", "qk"], softcap=2.5,
+                    qk_matmul_output_mode=mode)],
+                 [("q", q), ("k", k), ("v", v), ("m", m)], ["y", "qk"],
+                 what=f"bool mask, softcap 2.5, qk_matmul_output mode {mode}")
+        c.lowest_is_inf = mode == 2
+        out.append(c)
+    fm = f32(r, 2, 1, 3, 5)
+    c = Case("att_float_mask_causal", 23,
+             [N("Attention", ["q", "k", "v", "m"], ["y", "", "", "qk"], is_causal=1,
+                qk_matmul_output_mode=2)],
+             [("q", q), ("k", k), ("v", v), ("m", fm)], ["y", "qk"],
+             what="additive float mask plus the causal frontier, mode 2")
+    c.lowest_is_inf = True
+    out.append(c)
+    out.append(Case("att_softmax_double", 23,
+                    [N("Attention", ["q", "k", "v"], ["y"], softmax_precision=11)],
+                    [("q", q), ("k", k), ("v", v)], ["y"],
+                    what="softmax_precision double"))
+    c = Case("att24_short_mask", 24,
+             [N("Attention", ["q", "k", "v", "m"], ["y"])],
+             [("q", q), ("k", k), ("v", v), ("m", m[:, :3].copy())], ["y"],
+             what="opset 24: a mask shorter than the keys, padded with -inf")
+    # ONNX Runtime 1.30 refuses a short mask: its reference is the mask padded by hand with
+    # False (a disallowed key, as -inf padding makes it).
+    padded = np.concatenate([m[:, :3], np.zeros((3, 2), dtype=bool)], axis=1)
+    c.ort_inputs = [("q", q), ("k", k), ("v", v), ("m", padded)]
+    out.append(c)
+    nonpad = np.array([5, 3], dtype=np.int64)
+    out.append(Case("att24_nonpad_causal", 24,
+                    [N("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], is_causal=1)],
+                    [("q", q), ("k", k), ("v", v), ("n", nonpad)], ["y"],
+                    what="opset 24: nonpad_kv_seqlen [5, 3], causal offset per batch"))
+    return out
+
+
+def norm_rope_cases(r):
+    out = []
+    x = f32(r, 2, 3, 8)
+    out.append(Case("rms_last", 23, [N("RMSNormalization", ["x", "s"], ["y"], epsilon=1e-3)],
+                    [("x", x), ("s", f32(r, 8))], ["y"], what="RMSNormalization, last axis"))
+    out.append(Case("rms_axis1", 23, [N("RMSNormalization", ["x", "s"], ["y"], axis=1)],
+                    [("x", x), ("s", f32(r, 3, 8))], ["y"], what="RMSNormalization, axis 1"))
+    # RotaryEmbedding: 4-D [B, H, S, D] with caches [B, S, D/2]; 3-D with position ids.
+    b, h, s, d = 2, 3, 4, 8
+    x4 = f32(r, b, h, s, d)
+    ang = r.random((b, s, d // 2)).astype(np.float32) * 3
+    out.append(Case("rope_4d", 23, [N("RotaryEmbedding", ["x", "c", "s"], ["y"])],
+                    [("x", x4), ("c", np.cos(ang)), ("s", np.sin(ang))], ["y"],
+                    what="RotaryEmbedding 4-D, caches per batch"))
+    out.append(Case("rope_4d_interleaved", 23,
+                    [N("RotaryEmbedding", ["x", "c", "s"], ["y"], interleaved=1)],
+                    [("x", x4), ("c", np.cos(ang)), ("s", np.sin(ang))], ["y"],
+                    what="RotaryEmbedding 4-D, interleaved"))
+    table = r.random((10, 2)).astype(np.float32) * 3
+    pos = np.array([[0, 1, 2, 3], [5, 6, 7, 9]], dtype=np.int64)
+    x3 = f32(r, b, s, h * d)
+    out.append(Case("rope_3d_partial", 23,
+                    [N("RotaryEmbedding", ["x", "c", "s", "p"], ["y"], num_heads=h,
+                       rotary_embedding_dim=4)],
+                    [("x", x3), ("c", np.cos(table)), ("s", np.sin(table)), ("p", pos)], ["y"],
+                    what="RotaryEmbedding 3-D, position ids, rotary_embedding_dim 4 of 8"))
+    out.append(Case("rope_3d_partial_interleaved", 23,
+                    [N("RotaryEmbedding", ["x", "c", "s", "p"], ["y"], num_heads=h,
+                       rotary_embedding_dim=4, interleaved=1)],
+                    [("x", x3), ("c", np.cos(table)), ("s", np.sin(table)), ("p", pos)], ["y"],
+                    what="RotaryEmbedding 3-D, partial and interleaved"))
+    out.append(Case("swish", 24, [N("Swish", ["x"], ["y"]), N("Swish", ["x"], ["y2"], alpha=0.5)],
+                    [("x", x)], ["y", "y2"], what="Swish, alpha 1 and 0.5"))
+    return out
+
+
+def cases():
+    r = np.random.default_rng(23)
+    return attention_cases(r) + norm_rope_cases(r)
+
+
+def run(case, work, tool):
+    """check_new_opsets.run_case, with two differences some cases ask for: ONNX Runtime fills a
+    masked score with the lowest float where ONNX's function body (and oomplan) write -inf
+    (lowest_is_inf: those read as -inf), and ONNX Runtime may need other inputs for the same
+    meaning (ort_inputs)."""
+    ort_inputs = getattr(case, "ort_inputs", None)
+    if not ort_inputs and not getattr(case, "lowest_is_inf", False):
+        return base.run_case(case, work, tool)
+    d = os.path.join(work, case.name)
+    ok, text = base.run_case(case, work, tool)  # ours, and ONNX Runtime on the same model
+    if ort_inputs:
+        ref = Case(case.name + "_ort", case.opset, case.nodes, ort_inputs, case.outputs)
+        ref_d = os.path.join(work, ref.name)
+        base.run_case(ref, work, tool)
+        ort_d = os.path.join(ref_d, "ort")
+    else:
+        ort_d = os.path.join(d, "ort")
+    if not os.path.exists(os.path.join(d, "ours", "output_0.pb")):
+        return ok, text
+    n = len(case.outputs)
+    msgs, ok = [], True
+    for name, a, b in zip(case.outputs, base.read_outputs(os.path.join(d, "ours"), n),
+                          base.read_outputs(ort_d, n)):
+        if getattr(case, "lowest_is_inf", False) and b.dtype == np.float32:
+            b = np.where(b <= LOWEST, -np.inf, b).astype(np.float32)
+        good, t = base.compare_nan_aware(a, b)
+        ok &= good
+        msgs.append(f"{name}: {t}")
+    return ok, "; ".join(msgs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("work")
+    ap.add_argument("--tool", default="build/tools/oomplan-run/oomplan-run")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--list", action="store_true")
+    a = ap.parse_args()
+    only = set(filter(None, a.only.split(",")))
+    allc = [c for c in cases() if not only or c.name in only]
+    if a.list:
+        for c in allc:
+            print(f"{c.name:28} opset {c.opset}  {c.what}")
+        return 0
+    fails = 0
+    for c in allc:
+        ok, text = run(c, a.work, a.tool)
+        fails += not ok
+        print(f"{'PASS' if ok else 'FAIL'} {c.name} (opset {c.opset}, {c.what}): {text}", flush=True)
+    print(f"{len(allc) - fails} of {len(allc)} cases pass")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
