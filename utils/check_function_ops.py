@@ -140,6 +140,25 @@ def norm_rope_cases(r):
                     what="RotaryEmbedding 3-D, partial and interleaved"))
     out.append(Case("swish", 24, [N("Swish", ["x"], ["y"]), N("Swish", ["x"], ["y2"], alpha=0.5)],
                     [("x", x)], ["y", "y2"], what="Swish, alpha 1 and 0.5"))
+    # TensorScatter: a [B, H, Max, D] cache written at per-row indices, then read by Attention
+    # with nonpad_kv_seqlen (the external-cache decode step of ONNX's Attention-24 text).
+    cache, upd = f32(r, 2, 2, 6, 4), f32(r, 2, 2, 2, 4)
+    wi = np.array([1, 3], dtype=np.int64)
+    out.append(Case("tensorscatter_linear", 24,
+                    [N("TensorScatter", ["c", "u", "w"], ["y"])],
+                    [("c", cache), ("u", upd), ("w", wi)], ["y"],
+                    what="TensorScatter, linear, write indices [1, 3]"))
+    out.append(Case("tensorscatter_circular_axis", 24,
+                    [N("TensorScatter", ["c", "u", "w"], ["y"], mode="circular", axis=2)],
+                    [("c", cache), ("u", f32(r, 2, 2, 3, 4)), ("w", np.array([5, 4], dtype=np.int64))],
+                    ["y"], what="TensorScatter, circular (wraps), axis 2"))
+    out.append(Case("tensorscatter_attention", 24,
+                    [N("TensorScatter", ["kc", "k", "w"], ["k2"]),
+                     N("TensorScatter", ["vc", "v", "w"], ["v2"]),
+                     N("Attention", ["q", "k2", "v2", "", "", "", "n"], ["y"], is_causal=1)],
+                    [("q", f32(r, 2, 4, 2, 4)), ("kc", cache), ("k", upd), ("vc", f32(r, 2, 2, 6, 4)),
+                     ("v", f32(r, 2, 2, 2, 4)), ("w", wi), ("n", wi + 2)], ["y", "k2"],
+                    what="decode with an external cache: TensorScatter then Attention-24 (GQA)"))
     return out
 
 

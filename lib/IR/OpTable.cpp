@@ -346,6 +346,11 @@ const OpInfo Ops[] = {
     // index_put: grad.index_put / grad.index(indices): the indices.
     {"ScatterND", Shape::LikeData, Alias::None,
      grad(bit(0) | bit(2), In1, 0, 0, NoAux, 0), perOutput(1)},
+    // Opset 24: a KV cache written at write_indices, in place by design
+    // (past_cache's bytes become present_cache's when past dies here). As
+    // index_put: the gradient gathers and zeroes by the indices it keeps.
+    {"TensorScatter", Shape::LikeData, Alias::InPlace,
+     grad(In01, bit(2), 0, 0, NoAux, 0), perOutput(0), /*InPlaceInput=*/0},
     // slice: grad scattered into zeros of the input's size.
     {"Slice", Shape::Slice, Alias::None, grad(In0, 0, 0, 0, NoAux, 0),
      perOutput(0)},

@@ -98,16 +98,31 @@ inline bool halfInFloat(llvm::StringRef OpType) {
 /// report): `oomplan-run --backend=cuda-on-cpu` lists them all.
 /// RuntimeCUDATests checks the list against both tables.
 inline bool hostStepOp(llvm::StringRef OpType) {
-  static const llvm::StringRef Ops[] = {
-      "AffineGrid",         "BitwiseAnd",    "BitwiseNot",
-      "BitwiseOr",          "BitwiseXor",    "BlackmanWindow",
-      "CenterCropPad",      "Col2Im",        "DFT",
-      "DeformConv",         "Det",           "Gelu",
-      "GroupNormalization", "HammingWindow", "HannWindow",
+  static const llvm::StringRef Ops[] = {"AffineGrid",
+                                        "BitwiseAnd",
+                                        "BitwiseNot",
+                                        "BitwiseOr",
+                                        "BitwiseXor",
+                                        "BlackmanWindow",
+                                        "CenterCropPad",
+                                        "Col2Im",
+                                        "DFT",
+                                        "DeformConv",
+                                        "Det",
+                                        "Gelu",
+                                        "GroupNormalization",
+                                        "HammingWindow",
+                                        "HannWindow",
 
-      "MelWeightMatrix",    "Mish",          "NegativeLogLikelihoodLoss",
-      "NonMaxSuppression",  "STFT",          "SoftmaxCrossEntropyLoss",
-      "TfIdfVectorizer",    "Unique"};
+                                        "MelWeightMatrix",
+                                        "Mish",
+                                        "NegativeLogLikelihoodLoss",
+                                        "NonMaxSuppression",
+                                        "STFT",
+                                        "SoftmaxCrossEntropyLoss",
+                                        "TensorScatter",
+                                        "TfIdfVectorizer",
+                                        "Unique"};
   for (llvm::StringRef Op : Ops)
     if (OpType == Op)
       return true;

@@ -30,8 +30,17 @@ llvm::Error quantize(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// DequantizeLinear: the scale's type, else (opset 23) output_dtype's.
 llvm::Error dequantize(RuleContext &Ctx) {
-  Ctx.setOutput(0, Ctx.inType(1), Ctx.inDims(0).vec());
+  ElementType T = Ctx.inType(1);
+  if (int64_t Dtype = Ctx.node().getInt("output_dtype", 0); Dtype != 0) {
+    if (!elementTypeFromNumber(Dtype, T) ||
+        (T != ElementType::Float && T != ElementType::Float16 &&
+         T != ElementType::BFloat16))
+      return Ctx.error("output_dtype " + std::to_string(Dtype) +
+                       " is not float, float16 or bfloat16");
+  }
+  Ctx.setOutput(0, T, Ctx.inDims(0).vec());
   return llvm::Error::success();
 }
 

@@ -69,6 +69,7 @@ static const NewerOpVersion Versions[] = {
     // block_size (absent: 0, per tensor or per axis as before).
     {"DequantizeLinear", 19, Same, Same, Same, Same, nullptr},
     {"DequantizeLinear", 21, Same, Same, Same, Same, nullptr},
+    // output_dtype (absent: the scale's type).
     {"DequantizeLinear", 23, Same, Same, Same, Same, nullptr},
     {"DequantizeLinear", 24, Same, Same, Same, Same, nullptr},
     {"Det", 22, Same, Same, Same, Same, nullptr},
@@ -132,6 +133,7 @@ static const NewerOpVersion Versions[] = {
     // saturate (19; float8 only), block_size and output_dtype (21).
     {"QuantizeLinear", 19, Same, Same, Same, Same, nullptr},
     {"QuantizeLinear", 21, Same, Same, Same, Same, nullptr},
+    // precision of the division (the output's type is unchanged).
     {"QuantizeLinear", 23, Same, Same, Same, Same, nullptr},
     {"QuantizeLinear", 24, Same, Same, Same, Same, nullptr},
     {"RMSNormalization", 23, 2, 2, 1, 1, nullptr, true},

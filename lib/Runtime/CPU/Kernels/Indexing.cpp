@@ -459,6 +459,7 @@ void registerIndexingKernels(CPUKernelTable &T) {
   registerTopKKernels(T);
   registerGridSampleKernels(T);
   registerCenterCropPadKernels(T);
+  registerTensorScatterKernels(T);
 }
 
 } // namespace cpu
