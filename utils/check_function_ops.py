@@ -86,6 +86,11 @@ def attention_cases(r):
              what="additive float mask plus the causal frontier, mode 2")
     c.lowest_is_inf = True
     out.append(c)
+    out.append(Case("att_f16_causal_mask", 23,
+                    [N("Attention", ["q", "k", "v", "m"], ["y"], is_causal=1, softmax_precision=1)],
+                    [("q", q.astype(np.float16)), ("k", k.astype(np.float16)),
+                     ("v", v.astype(np.float16)), ("m", m)], ["y"],
+                    what="float16, bool mask and causal, softmax in float32"))
     out.append(Case("att_softmax_double", 23,
                     [N("Attention", ["q", "k", "v"], ["y"], softmax_precision=11)],
                     [("q", q), ("k", k), ("v", v)], ["y"],
