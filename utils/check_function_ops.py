@@ -109,6 +109,65 @@ def attention_cases(r):
                     [N("Attention", ["q", "k", "v", "", "", "", "n"], ["y"], is_causal=1)],
                     [("q", q), ("k", k), ("v", v), ("n", nonpad)], ["y"],
                     what="opset 24: nonpad_kv_seqlen [5, 3], causal offset per batch"))
+    out += window_cases(r)
+    return out
+
+
+def window_mask(sq, t, offset, left, right):
+    """Where Attention-25's sliding window lets query i (at p = i + offset) see key j."""
+    p = np.arange(sq)[:, None] + np.asarray(offset).reshape(-1, 1, 1, 1)
+    j = np.arange(t)[None, :]
+    ok = np.ones(p.shape[:-1] + (t,), dtype=bool)
+    if left >= 0:
+        ok &= p - j <= left
+    if right >= 0:
+        ok &= j - p <= right
+    return ok
+
+
+def window_cases(r):
+    """Attention-25's windows; ONNX Runtime's reference is Attention-24 with the window as a bool
+    mask, computed here from the definition."""
+    out = []
+    q6, k6, v6 = f32(r, 2, 2, 6, 4), f32(r, 2, 2, 6, 4), f32(r, 2, 2, 6, 4)
+    for name, causal, left, right in (("win_left2_causal", 1, 2, -1),
+                                      ("win_left2_right1", 0, 2, 1),
+                                      ("win_right0", 0, -1, 0)):
+        c = Case(name, 25, [N("Attention", ["q", "k", "v"], ["y"], is_causal=causal,
+                               left_window_size=left, right_window_size=right)],
+                 [("q", q6), ("k", k6), ("v", v6)], ["y"],
+                 what=f"opset 25 window left {left} right {right}, causal {causal}")
+        c.ort_case = Case(name + "_ort", 24,
+                          [N("Attention", ["q", "k", "v", "m"], ["y"], is_causal=causal)],
+                          [("q", q6), ("k", k6), ("v", v6),
+                           ("m", window_mask(6, 6, 0, left, right)[0, 0])], ["y"])
+        out.append(c)
+    # With a past of 4: p = i + 4.
+    qc, kc, vc = f32(r, 1, 2, 2, 4), f32(r, 1, 2, 2, 4), f32(r, 1, 2, 2, 4)
+    pk, pv = f32(r, 1, 2, 4, 4), f32(r, 1, 2, 4, 4)
+    # (ONNX Runtime runs a past only with the present outputs asked for.)
+    outs = ["y", "pk2", "pv2"]
+    c = Case("win_past", 25, [N("Attention", ["q", "k", "v", "", "pk", "pv"], outs, is_causal=1,
+                                left_window_size=1)],
+             [("q", qc), ("k", kc), ("v", vc), ("pk", pk), ("pv", pv)], outs,
+             what="opset 25 window left 1 after a past of 4, causal")
+    c.ort_case = Case("win_past_ort", 24,
+                      [N("Attention", ["q", "k", "v", "m", "pk", "pv"], outs, is_causal=1)],
+                      [("q", qc), ("k", kc), ("v", vc), ("m", window_mask(2, 6, 4, 1, -1)[0, 0]),
+                       ("pk", pk), ("pv", pv)], outs)
+    out.append(c)
+    # An external cache: p = i + nonpad[b] - Sq, per batch row.
+    qn, kn, vn = f32(r, 2, 2, 2, 4), f32(r, 2, 2, 6, 4), f32(r, 2, 2, 6, 4)
+    nonpad = np.array([6, 4], dtype=np.int64)
+    c = Case("win_nonpad", 25, [N("Attention", ["q", "k", "v", "", "", "", "n"], ["y"],
+                                  left_window_size=2, right_window_size=0)],
+             [("q", qn), ("k", kn), ("v", vn), ("n", nonpad)], ["y"],
+             what="opset 25 window with nonpad_kv_seqlen [6, 4] (offsets 4 and 2)")
+    c.ort_case = Case("win_nonpad_ort", 24,
+                      [N("Attention", ["q", "k", "v", "m", "", "", "n"], ["y"])],
+                      [("q", qn), ("k", kn), ("v", vn), ("m", window_mask(2, 6, nonpad - 2, 2, 0)),
+                       ("n", nonpad)], ["y"])
+    out.append(c)
     return out
 
 
@@ -175,18 +234,21 @@ def cases():
 def run(case, work, tool):
     """check_new_opsets.run_case, with two differences some cases ask for: ONNX Runtime fills a
     masked score with the lowest float where ONNX's function body (and oomplan) write -inf
-    (lowest_is_inf: those read as -inf), and ONNX Runtime may need other inputs for the same
-    meaning (ort_inputs)."""
+    (lowest_is_inf: those read as -inf), and ONNX Runtime may need other inputs or another model
+    for the same meaning (ort_inputs; ort_case: Attention-25's windows as Attention-24 masks)."""
     ort_inputs = getattr(case, "ort_inputs", None)
-    if not ort_inputs and not getattr(case, "lowest_is_inf", False):
+    ref = getattr(case, "ort_case", None)
+    if ort_inputs:
+        ref = Case(case.name + "_ort", case.opset, case.nodes, ort_inputs, case.outputs)
+    if not ref and not getattr(case, "lowest_is_inf", False):
         return base.run_case(case, work, tool)
     d = os.path.join(work, case.name)
     ok, text = base.run_case(case, work, tool)  # ours, and ONNX Runtime on the same model
-    if ort_inputs:
-        ref = Case(case.name + "_ort", case.opset, case.nodes, ort_inputs, case.outputs)
-        ref_d = os.path.join(work, ref.name)
-        base.run_case(ref, work, tool)
-        ort_d = os.path.join(ref_d, "ort")
+    if ref:
+        ref_ok, ref_text = base.run_case(ref, work, tool)
+        ort_d = os.path.join(work, ref.name, "ort")
+        if not os.path.exists(os.path.join(ort_d, "output_0.pb")):
+            return False, "the reference did not run: " + ref_text
     else:
         ort_d = os.path.join(d, "ort")
     if not os.path.exists(os.path.join(d, "ours", "output_0.pb")):

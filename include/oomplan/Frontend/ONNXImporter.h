@@ -18,10 +18,10 @@
 
 namespace oomplan {
 
-/// Highest default-domain opset we accept: ONNX 1.19's. The schemas we
+/// Highest default-domain opset we accept: ONNX 1.20's. The schemas we
 /// build on (ONNX 1.12) end at 17; the versions after it are in
 /// lib/Frontend/ONNX/NewerOpsets.cpp.
-constexpr int64_t MaxSupportedOpset = 24;
+constexpr int64_t MaxSupportedOpset = 25;
 
 /// What the shape pass says of one value of a graph the importer has built
 /// so far (a prefix of the model: every node converted yet).

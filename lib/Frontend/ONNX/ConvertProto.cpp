@@ -570,7 +570,7 @@ Converter::run(const onnx::ModelProto &M) {
     return unsupported("unsupported: default-domain opset " +
                        llvm::Twine(Def->second) +
                        "; oomplan supports opsets 1 to " +
-                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.19)");
+                       llvm::Twine(MaxSupportedOpset) + " (ONNX 1.20)");
   const onnx::GraphProto &GP = M.graph();
   recordFunctions(M);
   reserveTopLevelNames(GP);

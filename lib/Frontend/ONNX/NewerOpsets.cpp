@@ -1,10 +1,10 @@
 //===- NewerOpsets.cpp - the ops ONNX changed after opset 17 --------------===//
 //
-// From ONNX's operator changelog (docs/Changelog.md, versions 18 to 24).
+// From ONNX's operator changelog (docs/Changelog.md, versions 18 to 25).
 // Rows with arity -1 changed only their allowed types, or added an
 // attribute whose absence keeps the old meaning; the rest give the new
 // arity. How oomplan reads each change is in docs/shapes.md ("Opsets 18 to
-// 22", "Opsets 23 and 24").
+// 22", "Opsets 23 to 25").
 //
 //===----------------------------------------------------------------------===//
 #include "NewerOpsets.h"
@@ -31,6 +31,8 @@ static const NewerOpVersion Versions[] = {
     {"Attention", 23, 3, 6, 1, 4, nullptr, true},
     // nonpad_kv_seqlen (input 6); a short mask padded with -inf.
     {"Attention", 24, 3, 7, 1, 4, nullptr, true},
+    // left_window_size, right_window_size: a sliding window.
+    {"Attention", 25, 3, 7, 1, 4, nullptr, true},
     // dilations (absent: 1).
     {"AveragePool", 19, Same, Same, Same, Same, nullptr},
     {"AveragePool", 22, Same, Same, Same, Same, nullptr},
@@ -44,20 +46,24 @@ static const NewerOpVersion Versions[] = {
     {"Cast", 21, Same, Same, Same, Same, nullptr},
     {"Cast", 23, Same, Same, Same, Same, nullptr},
     {"Cast", 24, Same, Same, Same, Same, nullptr},
+    {"Cast", 25, Same, Same, Same, Same, nullptr},
     {"CastLike", 19, Same, Same, Same, Same, nullptr},
     {"CastLike", 21, Same, Same, Same, Same, nullptr},
     {"CastLike", 23, Same, Same, Same, Same, nullptr},
     {"CastLike", 24, Same, Same, Same, Same, nullptr},
+    {"CastLike", 25, Same, Same, Same, Same, nullptr},
     {"CenterCropPad", 18, 2, 2, 1, 1, nullptr},
     {"Col2Im", 18, 3, 3, 1, 1, nullptr},
     {"Constant", 19, Same, Same, Same, Same, nullptr},
     {"Constant", 21, Same, Same, Same, Same, nullptr},
     {"Constant", 23, Same, Same, Same, Same, nullptr},
     {"Constant", 24, Same, Same, Same, Same, nullptr},
+    {"Constant", 25, Same, Same, Same, Same, nullptr},
     {"ConstantOfShape", 20, Same, Same, Same, Same, nullptr},
     {"ConstantOfShape", 21, Same, Same, Same, Same, nullptr},
     {"ConstantOfShape", 23, Same, Same, Same, Same, nullptr},
     {"ConstantOfShape", 24, Same, Same, Same, Same, nullptr},
+    {"ConstantOfShape", 25, Same, Same, Same, Same, nullptr},
     {"Conv", 22, Same, Same, Same, Same, nullptr},
     {"ConvTranspose", 22, Same, Same, Same, Same, nullptr},
     {"Cos", 22, Same, Same, Same, Same, nullptr},
@@ -72,6 +78,7 @@ static const NewerOpVersion Versions[] = {
     // output_dtype (absent: the scale's type).
     {"DequantizeLinear", 23, Same, Same, Same, Same, nullptr},
     {"DequantizeLinear", 24, Same, Same, Same, Same, nullptr},
+    {"DequantizeLinear", 25, Same, Same, Same, Same, nullptr},
     {"Det", 22, Same, Same, Same, Same, nullptr},
     {"Dropout", 22, Same, Same, Same, Same, nullptr},
     {"Elu", 22, Same, Same, Same, Same, nullptr},
@@ -80,6 +87,7 @@ static const NewerOpVersion Versions[] = {
     {"Flatten", 21, Same, Same, Same, Same, nullptr},
     {"Flatten", 23, Same, Same, Same, Same, nullptr},
     {"Flatten", 24, Same, Same, Same, Same, nullptr},
+    {"Flatten", 25, Same, Same, Same, Same, nullptr},
     {"GRU", 22, Same, Same, Same, Same, nullptr},
     {"Gelu", 20, 1, 1, 1, 1, nullptr},
     {"GlobalAveragePool", 22, Same, Same, Same, Same, nullptr},
@@ -97,10 +105,12 @@ static const NewerOpVersion Versions[] = {
     {"Identity", 21, Same, Same, Same, Same, nullptr},
     {"Identity", 23, Same, Same, Same, Same, nullptr},
     {"Identity", 24, Same, Same, Same, Same, nullptr},
+    {"Identity", 25, Same, Same, Same, Same, nullptr},
     {"If", 19, Same, Same, Same, Same, nullptr},
     {"If", 21, Same, Same, Same, Same, nullptr},
     {"If", 23, Same, Same, Same, Same, nullptr},
     {"If", 24, Same, Same, Same, Same, nullptr},
+    {"If", 25, Same, Same, Same, Same, nullptr},
     {"ImageDecoder", 20, 1, 1, 1, 1, "encoded images are not supported"},
     {"InstanceNormalization", 22, Same, Same, Same, Same, nullptr},
     {"IsInf", 20, Same, Same, Same, Same, nullptr},
@@ -110,6 +120,7 @@ static const NewerOpVersion Versions[] = {
     {"Loop", 21, Same, Same, Same, Same, nullptr},
     {"Loop", 23, Same, Same, Same, Same, nullptr},
     {"Loop", 24, Same, Same, Same, Same, nullptr},
+    {"Loop", 25, Same, Same, Same, Same, nullptr},
     {"LpNormalization", 22, Same, Same, Same, Same, nullptr},
     // ceil_mode and dilations (absent: 0 and 1).
     {"LpPool", 18, Same, Same, Same, Same, nullptr},
@@ -129,6 +140,7 @@ static const NewerOpVersion Versions[] = {
     {"Pad", 21, 2, 4, 1, 1, nullptr},
     {"Pad", 23, 2, 4, 1, 1, nullptr},
     {"Pad", 24, 2, 4, 1, 1, nullptr},
+    {"Pad", 25, 2, 4, 1, 1, nullptr},
     {"QLinearMatMul", 21, Same, Same, Same, Same, nullptr},
     // saturate (19; float8 only), block_size and output_dtype (21).
     {"QuantizeLinear", 19, Same, Same, Same, Same, nullptr},
@@ -136,6 +148,7 @@ static const NewerOpVersion Versions[] = {
     // precision of the division (the output's type is unchanged).
     {"QuantizeLinear", 23, Same, Same, Same, Same, nullptr},
     {"QuantizeLinear", 24, Same, Same, Same, Same, nullptr},
+    {"QuantizeLinear", 25, Same, Same, Same, Same, nullptr},
     {"RMSNormalization", 23, 2, 2, 1, 1, nullptr, true},
     {"RNN", 22, Same, Same, Same, Same, nullptr},
     {"RandomNormal", 22, Same, Same, Same, Same, nullptr},
@@ -159,6 +172,7 @@ static const NewerOpVersion Versions[] = {
     {"Reshape", 21, Same, Same, Same, Same, nullptr},
     {"Reshape", 23, Same, Same, Same, Same, nullptr},
     {"Reshape", 24, Same, Same, Same, Same, nullptr},
+    {"Reshape", 25, Same, Same, Same, Same, nullptr},
     // antialias, axes, keep_aspect_ratio_policy (18);
     // half_pixel_symmetric (19).
     {"Resize", 18, Same, Same, Same, Same, nullptr},
@@ -170,6 +184,7 @@ static const NewerOpVersion Versions[] = {
     {"Scan", 21, Same, Same, Same, Same, nullptr},
     {"Scan", 23, Same, Same, Same, Same, nullptr},
     {"Scan", 24, Same, Same, Same, Same, nullptr},
+    {"Scan", 25, Same, Same, Same, Same, nullptr},
     // reduction max and min.
     {"ScatterElements", 18, Same, Same, Same, Same, nullptr},
     {"ScatterND", 18, Same, Same, Same, Same, nullptr},
@@ -178,12 +193,14 @@ static const NewerOpVersion Versions[] = {
     {"Shape", 21, Same, Same, Same, Same, nullptr},
     {"Shape", 23, Same, Same, Same, Same, nullptr},
     {"Shape", 24, Same, Same, Same, Same, nullptr},
+    {"Shape", 25, Same, Same, Same, Same, nullptr},
     {"Sin", 22, Same, Same, Same, Same, nullptr},
     {"Sinh", 22, Same, Same, Same, Same, nullptr},
     {"Size", 19, Same, Same, Same, Same, nullptr},
     {"Size", 21, Same, Same, Same, Same, nullptr},
     {"Size", 23, Same, Same, Same, Same, nullptr},
     {"Size", 24, Same, Same, Same, Same, nullptr},
+    {"Size", 25, Same, Same, Same, Same, nullptr},
     {"Softplus", 22, Same, Same, Same, Same, nullptr},
     {"Softsign", 22, Same, Same, Same, Same, nullptr},
     // num_outputs.
@@ -192,6 +209,7 @@ static const NewerOpVersion Versions[] = {
     {"Squeeze", 21, Same, Same, Same, Same, nullptr},
     {"Squeeze", 23, Same, Same, Same, Same, nullptr},
     {"Squeeze", 24, Same, Same, Same, Same, nullptr},
+    {"Squeeze", 25, Same, Same, Same, Same, nullptr},
     {"StringConcat", 20, 2, 2, 1, 1, Strings},
     {"StringSplit", 20, 1, 1, 2, 2, Strings},
     {"Swish", 24, 1, 1, 1, 1, nullptr, true},
@@ -203,9 +221,11 @@ static const NewerOpVersion Versions[] = {
     {"Transpose", 21, Same, Same, Same, Same, nullptr},
     {"Transpose", 23, Same, Same, Same, Same, nullptr},
     {"Transpose", 24, Same, Same, Same, Same, nullptr},
+    {"Transpose", 25, Same, Same, Same, Same, nullptr},
     {"Unsqueeze", 21, Same, Same, Same, Same, nullptr},
     {"Unsqueeze", 23, Same, Same, Same, Same, nullptr},
     {"Unsqueeze", 24, Same, Same, Same, Same, nullptr},
+    {"Unsqueeze", 25, Same, Same, Same, Same, nullptr},
 };
 
 const NewerOpVersion *oomplan::newerOpVersion(llvm::StringRef Op,

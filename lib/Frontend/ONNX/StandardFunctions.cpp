@@ -1,6 +1,6 @@
 //===- StandardFunctions.cpp - ONNX's function ops imported as their body -===//
 //
-// ONNX defines Attention (23, 24), RMSNormalization (23), RotaryEmbedding
+// ONNX defines Attention (23 to 25), RMSNormalization (23), RotaryEmbedding
 // (23) and Swish (24) as functions: their meaning is a body of primitive ops
 // (onnx/defs/nn/defs.cc, the context-dependent function body builders). They
 // are imported as that body, inlined as a model-local function is
@@ -115,6 +115,16 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
       (QHeads > 0 || KVHeads > 0))
     return err(Where + ": q_num_heads and kv_num_heads must be given "
                        "together (3-D inputs)");
+  // Opset 25: a sliding window (-1: that side unbounded).
+  int64_t LeftWin = -1, RightWin = -1;
+  if (Opset >= 25) {
+    LeftWin = intAttrOf(N, "left_window_size", -1);
+    RightWin = intAttrOf(N, "right_window_size", -1);
+    if (LeftWin < -1 || RightWin < -1)
+      return err(Where + ": left_window_size and right_window_size must be "
+                         "-1 (unbounded) or at least 0");
+  }
+  const bool Window = LeftWin >= 0 || RightWin >= 0;
   const int64_t Mode = intAttrOf(N, "qk_matmul_output_mode", 0);
   if (Mode < 0 || Mode > 3)
     return err(Where + ": qk_matmul_output_mode " + llvm::Twine(Mode) +
@@ -259,11 +269,11 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   std::string Bias;
   ElementType BiasType = ElementType::Float;
   const bool Causal = intAttrOf(N, "is_causal", 0) != 0;
-  if (HasMask || Causal || HasNonpad) {
+  if (HasMask || Causal || HasNonpad || Window) {
     B.floats("NegInf", -std::numeric_limits<float>::infinity());
     B.floats("ZeroF", 0.0f);
   }
-  if (Causal || HasNonpad)
+  if (Causal || HasNonpad || Window)
     B.ints("One1D", {1});
   if (HasMask) {
     if (MaskType == ElementType::Bool) {
@@ -289,9 +299,9 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
                   "MaskPadded");
     }
   }
-  if (Causal) {
-    // Query i attends key j iff j <= i + offset: the past length, or per
-    // batch nonpad_kv_seqlen - Sq for an external cache.
+  if (Causal || Window) {
+    // Query i sits at p = i + offset: the past length, or per batch
+    // nonpad_kv_seqlen - Sq for an external cache (no past).
     onnx::NodeProto &Sq = B.add("Shape", {Q}, {"QLen"});
     FunctionBody::setInt(Sq, "start", 2);
     FunctionBody::setInt(Sq, "end", 3);
@@ -304,7 +314,7 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     B.op("Squeeze", {"KLen"}, "KLen0D");
     B.op("Range", {"Zero0D", "QLen0D", "One0D"}, "Rows");
     B.op("Range", {"Zero0D", "KLen0D", "One0D"}, "Cols");
-    B.op("Unsqueeze", {"Rows", "One1D"}, "Rows2D"); // [Sq, 1]
+    std::string Pos = B.op("Unsqueeze", {"Rows", "One1D"}, "Rows2D");
     std::string Offset;
     if (HasPast) {
       onnx::NodeProto &P = B.add("Shape", {"past_key"}, {"PastLen"});
@@ -316,14 +326,36 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
       B.ints("Axes123", {1, 2, 3});
       Offset = B.op("Unsqueeze", {"OffsetPerBatch", "Axes123"}, "Offset4D");
     }
-    std::string Last = "Rows2D";
     if (!Offset.empty())
-      Last = B.op("Add", {"Rows2D", Offset}, "RowsShifted");
-    B.op("Less", {Last, "Cols"}, "Future");
-    std::string Tri = B.op("Where", {"Future", "NegInf", "ZeroF"}, "CausalF");
-    if (!Bias.empty() && BiasType != ElementType::Float)
-      Tri = B.op("CastLike", {Tri, Bias}, "CausalBias");
-    Bias = Bias.empty() ? Tri : B.op("Add", {Bias, Tri}, "MaskCausal");
+      Pos = B.op("Add", {Pos, Offset}, "RowsShifted");
+    auto AddBias = [&](const std::string &F, const char *Name) {
+      std::string T = F;
+      if (!Bias.empty() && BiasType != ElementType::Float)
+        T = B.op("CastLike", {F, Bias}, std::string(Name) + "Cast");
+      Bias =
+          Bias.empty() ? T : B.op("Add", {Bias, T}, std::string(Name) + "Sum");
+    };
+    if (Causal) { // key j iff j <= p
+      B.op("Less", {Pos, "Cols"}, "Future");
+      AddBias(B.op("Where", {"Future", "NegInf", "ZeroF"}, "CausalF"),
+              "Causal");
+    }
+    if (Window) { // key j iff p - left <= j <= p + right
+      B.op("Sub", {Pos, "Cols"}, "Behind"); // p - j
+      std::string Ok;
+      if (LeftWin >= 0) {
+        B.ints("LeftWindow", {LeftWin}, /*Scalar=*/true);
+        Ok = B.op("LessOrEqual", {"Behind", "LeftWindow"}, "LeftOk");
+      }
+      if (RightWin >= 0) {
+        B.ints("RightWindow", {RightWin}, /*Scalar=*/true);
+        B.op("Neg", {"Behind"}, "Ahead");
+        std::string R =
+            B.op("LessOrEqual", {"Ahead", "RightWindow"}, "RightOk");
+        Ok = Ok.empty() ? R : B.op("And", {Ok, R}, "InWindow");
+      }
+      AddBias(B.op("Where", {Ok, "ZeroF", "NegInf"}, "WindowF"), "Window");
+    }
   }
   if (HasNonpad) {
     // Keys at or past nonpad_kv_seqlen[b] take no part: [B, 1, 1, T].
@@ -366,9 +398,9 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     Probs = "Probs";
   }
   // A query row whose bias is -inf everywhere gives zeros, not NaN. Only a
-  // mask or the padding can mask a whole row: the causal frontier alone
-  // always leaves key 0.
-  if (HasMask || HasNonpad) {
+  // mask, the padding or a window can mask a whole row: the causal frontier
+  // alone always leaves key 0.
+  if (HasMask || HasNonpad || Window) {
     B.ints("KeyAxis", {-1});
     B.op("ReduceMax", {BiasT, "KeyAxis"}, "BiasRowMax");
     B.op("CastLike", {"NegInf", BiasT}, "NegInfT");

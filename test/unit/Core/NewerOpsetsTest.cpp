@@ -93,10 +93,11 @@ TEST(NewerOpsets, FunctionOpsAreImportedAsBodies) {
     EXPECT_NE(R.MinIn, -1) << R.Op << "-" << R.Since;
     EXPECT_EQ(R.Refused, nullptr) << R.Op;
   }
-  EXPECT_EQ(Functions, 5u); // Attention 23 and 24, RMSNormalization,
+  EXPECT_EQ(Functions, 6u); // Attention 23 to 25, RMSNormalization,
                             // RotaryEmbedding, Swish
   EXPECT_EQ(newerOpVersion("Attention", 24)->MaxIn, 7);
   EXPECT_EQ(newerOpVersion("Attention", 23)->MaxIn, 6);
+  EXPECT_EQ(newerOpVersion("Attention", 25)->Since, 25);
   EXPECT_EQ(newerOpVersion("Swish", 23), nullptr);
   EXPECT_FALSE(newerOpVersion("TensorScatter", 24)->Function);
 }
