@@ -9,6 +9,7 @@
 #include "ConstantFold.h"
 #include "ShapeRules/ShapeRules.h"
 #include "oomplan/Support/Error.h"
+#include <algorithm>
 
 using namespace oomplan;
 using namespace oomplan::shapes;
@@ -68,6 +69,12 @@ public:
   Driver(const Graph &G, bool DataDependentSymbols, const ShapeInfo *Shadow)
       : G(G), DataDependentSymbols(DataDependentSymbols), Shadow(Shadow) {}
   llvm::Expected<ShapeInfo> run();
+  /// Seeds the values from FirstValue on and infers the nodes from
+  /// FirstNode on, continuing from S and ConstData (empty for a whole run).
+  llvm::Error runFrom(ValueId FirstValue, NodeId FirstNode);
+
+  ShapeInfo S;
+  std::vector<std::shared_ptr<const TensorData>> ConstData;
 
 private:
   void seedValue(ValueId Id);
@@ -79,8 +86,6 @@ private:
   const Graph &G;
   bool DataDependentSymbols;
   const ShapeInfo *Shadow;
-  ShapeInfo S;
-  std::vector<std::shared_ptr<const TensorData>> ConstData;
 };
 
 void Driver::seedValue(ValueId Id) {
@@ -235,18 +240,39 @@ llvm::Error Driver::inferNode(NodeId Id) {
   return llvm::Error::success();
 }
 
-llvm::Expected<ShapeInfo> Driver::run() {
+llvm::Error Driver::runFrom(ValueId FirstValue, NodeId FirstNode) {
   S.Values.resize(G.Values.size());
-  S.NeverRuns.assign(G.Nodes.size(), false);
+  S.NeverRuns.resize(G.Nodes.size(), false);
   ConstData.resize(G.Values.size());
-  S.SymbolNames = G.Symbols;
-  for (ValueId Id = 0; Id < G.Values.size(); ++Id)
+  if (FirstValue == 0)
+    S.SymbolNames = G.Symbols;
+  for (ValueId Id = FirstValue; Id < G.Values.size(); ++Id)
     if (G.Values[Id].Kind != ValueKind::NodeOutput)
       seedValue(Id);
-  for (NodeId Id = 0; Id < G.Nodes.size(); ++Id)
+  for (NodeId Id = FirstNode; Id < G.Nodes.size(); ++Id)
     if (llvm::Error E = inferNode(Id))
       return E;
+  return llvm::Error::success();
+}
+
+llvm::Expected<ShapeInfo> Driver::run() {
+  if (llvm::Error E = runFrom(0, 0))
+    return std::move(E);
   return std::move(S);
+}
+
+/// Graphs whose analysis needs the exactness run first (inferShapes).
+bool needsExactnessRun(const Graph &G) {
+  return llvm::any_of(G.Nodes, [](const Node &N) {
+    const ops::OpInfo *Op = ops::lookupOp(N.OpType);
+    bool DataDependent =
+        Op && (Op->Shape == ops::ShapeRuleId::NonZero ||
+               Op->Shape == ops::ShapeRuleId::Compress ||
+               Op->Shape == ops::ShapeRuleId::Unique ||
+               Op->Shape == ops::ShapeRuleId::TopK ||
+               Op->Shape == ops::ShapeRuleId::NonMaxSuppression);
+    return !N.Guards.empty() || DataDependent;
+  });
 }
 
 } // namespace
@@ -261,16 +287,7 @@ llvm::Expected<ShapeInfo> oomplan::inferShapes(const Graph &G) {
   // once the kernels report those sizes (ShapeInfo::Exact). Graphs without
   // a data-dependent op or an If skip it; a first run that fails is
   // ignored.
-  bool Needed = llvm::any_of(G.Nodes, [](const Node &N) {
-    const ops::OpInfo *Op = ops::lookupOp(N.OpType);
-    bool DataDependent =
-        Op && (Op->Shape == ops::ShapeRuleId::NonZero ||
-               Op->Shape == ops::ShapeRuleId::Compress ||
-               Op->Shape == ops::ShapeRuleId::Unique ||
-               Op->Shape == ops::ShapeRuleId::TopK ||
-               Op->Shape == ops::ShapeRuleId::NonMaxSuppression);
-    return !N.Guards.empty() || DataDependent;
-  });
+  bool Needed = needsExactnessRun(G);
   std::shared_ptr<ShapeInfo> Exactness;
   if (Needed) {
     Driver D(G, /*DataDependentSymbols=*/true, nullptr);
@@ -285,4 +302,87 @@ llvm::Expected<ShapeInfo> oomplan::inferShapes(const Graph &G) {
   if (S)
     S->Exact = std::move(Exactness);
   return S;
+}
+
+// The state of the last run: its results, and what the graph it described
+// looked like, to tell whether the next graph extends it.
+struct IncrementalShapeInference::State {
+  ShapeInfo S;
+  std::vector<std::shared_ptr<const TensorData>> ConstData;
+  /// False when S may not be continued (none yet, a failed run, a graph
+  /// that needed the exactness run): the next call starts over.
+  bool Resumable = false;
+  size_t NumValues = 0, NumSymbols = 0;
+  std::vector<std::string> NodeOps;
+  std::vector<std::vector<ValueId>> NodeValues;
+
+  /// True when G's first nodes and values are the ones S describes.
+  bool extendedBy(const Graph &G) const {
+    if (!Resumable || G.Nodes.size() < NodeOps.size() ||
+        G.Values.size() < NumValues || G.Symbols.size() != NumSymbols)
+      return false;
+    for (size_t I = 0; I < NodeOps.size(); ++I) {
+      const Node &N = G.Nodes[I];
+      const std::vector<ValueId> &V = NodeValues[I];
+      if (N.OpType != NodeOps[I] ||
+          N.Inputs.size() + N.Outputs.size() != V.size() ||
+          !std::equal(N.Inputs.begin(), N.Inputs.end(), V.begin()) ||
+          !std::equal(N.Outputs.begin(), N.Outputs.end(),
+                      V.begin() + N.Inputs.size()) ||
+          !N.Guards.empty())
+        return false;
+    }
+    return true;
+  }
+  void record(const Graph &G) {
+    for (size_t I = NodeOps.size(); I < G.Nodes.size(); ++I) {
+      const Node &N = G.Nodes[I];
+      NodeOps.push_back(N.OpType);
+      std::vector<ValueId> V(N.Inputs.begin(), N.Inputs.end());
+      V.insert(V.end(), N.Outputs.begin(), N.Outputs.end());
+      NodeValues.push_back(std::move(V));
+    }
+    NumValues = G.Values.size();
+    NumSymbols = G.Symbols.size();
+  }
+  void reset() { *this = State(); }
+};
+
+IncrementalShapeInference::IncrementalShapeInference()
+    : St(std::make_unique<State>()) {}
+IncrementalShapeInference::~IncrementalShapeInference() = default;
+
+llvm::Expected<const ShapeInfo *>
+IncrementalShapeInference::infer(const Graph &G) {
+  LastNodes = G.Nodes.size();
+  if (needsExactnessRun(G)) {
+    LastNodes *= 2;
+    St->reset();
+    auto S = inferShapes(G);
+    if (!S)
+      return S.takeError();
+    St->S = std::move(*S);
+    return &St->S;
+  }
+  ValueId FirstValue = 0;
+  NodeId FirstNode = 0;
+  Driver D(G, /*DataDependentSymbols=*/false, nullptr);
+  if (St->extendedBy(G)) {
+    FirstValue = ValueId(St->NumValues);
+    FirstNode = NodeId(St->NodeOps.size());
+    LastNodes -= FirstNode;
+    D.S = std::move(St->S);
+    D.ConstData = std::move(St->ConstData);
+  } else {
+    St->reset();
+  }
+  if (llvm::Error E = D.runFrom(FirstValue, FirstNode)) {
+    St->reset();
+    return std::move(E);
+  }
+  St->S = std::move(D.S);
+  St->ConstData = std::move(D.ConstData);
+  St->Resumable = true;
+  St->record(G);
+  return &St->S;
 }

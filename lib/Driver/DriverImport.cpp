@@ -12,21 +12,21 @@
 using namespace llvm;
 using namespace oomplan;
 
-static Expected<std::vector<PrefixValue>> constantDims(const Graph &Prefix) {
-  auto S = inferShapes(Prefix);
-  if (!S)
-    return S.takeError();
-  std::vector<PrefixValue> Out(S->Values.size());
-  for (size_t V = 0; V < S->Values.size(); ++V) {
-    const ValueShape &VS = S->Values[V];
+/// Values From on of S.
+static std::vector<PrefixValue> constantDims(const ShapeInfo &S, ValueId From) {
+  std::vector<PrefixValue> Out(S.Values.size() > From ? S.Values.size() - From
+                                                      : 0);
+  for (size_t V = From; V < S.Values.size(); ++V) {
+    const ValueShape &VS = S.Values[V];
+    PrefixValue &P = Out[V - From];
     if (!VS.Known)
       continue;
-    Out[V].Type = VS.Type;
+    P.Type = VS.Type;
     if (VS.UpperBound)
       continue;
     for (const SymExpr &D : VS.Dims) {
       std::optional<int64_t> C = D.getConstant();
-      Out[V].Dims.push_back(C && *C >= 0 ? *C : -1);
+      P.Dims.push_back(C && *C >= 0 ? *C : -1);
     }
   }
   return Out;
@@ -34,7 +34,17 @@ static Expected<std::vector<PrefixValue>> constantDims(const Graph &Prefix) {
 
 ImportOptions driver::importOptions() {
   ImportOptions O;
-  O.Dims = constantDims;
+  // One inference state per import: each prefix extends the last, so each
+  // call infers only the nodes added since (IncrementalShapeInference).
+  auto Inference = std::make_shared<IncrementalShapeInference>();
+  O.Dims = [Inference](const Graph &Prefix,
+                       ValueId From) -> Expected<PrefixAnswer> {
+    auto S = Inference->infer(Prefix);
+    if (!S)
+      return S.takeError();
+    return PrefixAnswer{constantDims(**S, From),
+                        Inference->lastNodesInferred()};
+  };
   return O;
 }
 

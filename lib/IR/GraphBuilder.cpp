@@ -249,6 +249,72 @@ llvm::Expected<std::unique_ptr<Graph>> GraphBuilder::snapshot() const {
   return Copy.finish();
 }
 
+bool GraphBuilder::appendToPrefix() {
+  Graph &P = *Prefix;
+  for (size_t I = PrefixNodes; I < PendingNodes.size(); ++I) {
+    const NodeDesc &D = PendingNodes[I];
+    Node Nd;
+    for (const std::string &In : D.Inputs) {
+      ValueId Id = In.empty() ? NoId : P.findValue(In);
+      if (!In.empty() && Id == NoId)
+        return false;
+      Nd.Inputs.push_back(Id);
+    }
+    for (const auto &[Cond, WhenTrue] : D.Guards) {
+      ValueId Id = P.findValue(Cond);
+      if (Id == NoId)
+        return false;
+      Nd.Guards.push_back({Id, WhenTrue});
+    }
+    const NodeId Self = static_cast<NodeId>(P.Nodes.size());
+    for (const std::string &Out : D.Outputs) {
+      if (Out.empty()) {
+        Nd.Outputs.push_back(NoId);
+        continue;
+      }
+      if (P.findValue(Out) != NoId)
+        return false;
+      ValueId Id = static_cast<ValueId>(P.Values.size());
+      P.ValueByName[Out] = Id;
+      Value V;
+      V.Name = Out;
+      V.Producer = Self;
+      P.Values.push_back(std::move(V));
+      Nd.Outputs.push_back(Id);
+    }
+    Nd.Name = D.Name;
+    Nd.OpType = D.OpType;
+    Nd.Domain = D.Domain;
+    Nd.Attrs = D.Attrs;
+    Nd.SourceNode = D.SourceNode;
+    for (ValueId V : Nd.reads())
+      if (V != NoId &&
+          (P.Values[V].Users.empty() || P.Values[V].Users.back() != Self))
+        P.Values[V].Users.push_back(Self);
+    P.Nodes.push_back(std::move(Nd));
+  }
+  PrefixNodes = PendingNodes.size();
+  return true;
+}
+
+llvm::Expected<const Graph *> GraphBuilder::prefix() {
+  bool Extended = Prefix && PrefixBaseValues == G->Values.size() &&
+                  PrefixSymbols == G->Symbols.size() && ValueInfos.empty() &&
+                  PendingOutputs.empty() && appendToPrefix();
+  if (!Extended) {
+    auto S = snapshot();
+    if (!S) {
+      Prefix.reset();
+      return S.takeError();
+    }
+    Prefix = std::move(*S);
+    PrefixNodes = PendingNodes.size();
+    PrefixBaseValues = G->Values.size();
+    PrefixSymbols = G->Symbols.size();
+  }
+  return Prefix.get();
+}
+
 llvm::Expected<std::unique_ptr<Graph>> GraphBuilder::finish() {
   std::vector<std::vector<ValueId>> Ins;
   if (llvm::Error E = resolveNodes(Ins))

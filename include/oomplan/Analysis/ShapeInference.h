@@ -80,6 +80,29 @@ SymExpr tensorBytes(ElementType Type, llvm::ArrayRef<SymExpr> Dims);
 /// (G.SourcePath), the node (G.describeNode) and its op.
 llvm::Expected<ShapeInfo> inferShapes(const Graph &G);
 
+/// Shape inference over a graph that grows by appending nodes: the
+/// importer's prefixes, which it asks about while it imports (DimOracle).
+/// Each call infers only the nodes added since the previous one when the
+/// new graph extends the old (its first values and nodes are the same) and
+/// needs no exactness run (no If guards, no data-dependent sizes); otherwise
+/// it infers the whole graph, as inferShapes. Answers are inferShapes's, in
+/// time linear in the final graph's size rather than in the number of calls
+/// times it.
+class IncrementalShapeInference {
+public:
+  IncrementalShapeInference();
+  ~IncrementalShapeInference();
+  /// The shapes of every value of G; valid until the next call.
+  llvm::Expected<const ShapeInfo *> infer(const Graph &G);
+  /// Nodes the last call inferred (twice each with the exactness run).
+  uint64_t lastNodesInferred() const { return LastNodes; }
+
+private:
+  struct State;
+  std::unique_ptr<State> St;
+  uint64_t LastNodes = 0;
+};
+
 /// Checks that every dim of every known value is >= 0 at Bindings (dims with
 /// unbound symbols are skipped); an error names the value, the axis and the
 /// dim's formula. Sizes alone would miss two negative dims whose product is

@@ -42,8 +42,16 @@ struct PrefixValue {
 /// layer above this one: the driver passes driver::importOptions());
 /// without an oracle such nodes are refused. An error (the prefix's shapes
 /// do not infer) is quoted in the refusal.
-using DimOracle = std::function<llvm::Expected<std::vector<PrefixValue>>(
-    const Graph &Prefix)>;
+/// The oracle's answer: the values from ValueId From on (element I is value
+/// From + I; the importer asks again only about values it has not seen), and
+/// how many nodes it inferred to answer (all of them, or only those added
+/// since its last answer), which the importer's budget counts.
+struct PrefixAnswer {
+  std::vector<PrefixValue> Values;
+  uint64_t NodesInferred = 0;
+};
+using DimOracle = std::function<llvm::Expected<PrefixAnswer>(
+    const Graph &Prefix, ValueId From)>;
 
 struct ImportOptions {
   DimOracle Dims;

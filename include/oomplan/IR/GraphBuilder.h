@@ -61,8 +61,18 @@ public:
   /// The graph as built so far (no outputs; the value_info given so far
   /// applies), checked as finish() checks it; the builder goes on.
   llvm::Expected<std::unique_ptr<Graph>> snapshot() const;
+  /// snapshot()'s graph, kept between calls: the nodes added since the last
+  /// call are appended to it when each reads only values defined before it
+  /// (an exporter's topological order) and nothing else was added; else it
+  /// is made anew. So asking after every few nodes costs time linear in the
+  /// nodes added, not in the graph. Valid until the next call.
+  llvm::Expected<const Graph *> prefix();
 
 private:
+  /// Appends PendingNodes from PrefixNodes on to Prefix; false when one
+  /// reads a value not yet defined or defines one twice (snapshot() then
+  /// orders or reports it).
+  bool appendToPrefix();
   llvm::Error error(const llvm::Twine &Msg) const;
   llvm::Error resolveNodes(std::vector<std::vector<ValueId>> &Ins);
   llvm::Error orderNodes(const std::vector<std::vector<ValueId>> &Ins);
@@ -72,6 +82,10 @@ private:
   std::vector<std::vector<Guard>> GuardIns;
   std::vector<ValueDesc> ValueInfos;
   std::vector<ValueDesc> PendingOutputs;
+  std::unique_ptr<Graph> Prefix;
+  /// What Prefix holds: the pending nodes, the builder's values (inputs and
+  /// weights) and symbols when it was made or extended.
+  size_t PrefixNodes = 0, PrefixBaseValues = 0, PrefixSymbols = 0;
 };
 
 } // namespace oomplan

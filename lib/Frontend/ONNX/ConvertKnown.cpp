@@ -328,19 +328,27 @@ const PrefixValue *Converter::prefixValue(const std::string &X) {
       DimQueryNodes >= MaxDimQueryNodes)
     return nullptr;
   ++DimQueries;
-  auto G = B.snapshot();
+  auto G = B.prefix();
   if (!G) { // the whole graph's check says what is wrong, later
     llvm::consumeError(G.takeError());
     return nullptr;
   }
-  DimQueryNodes += (*G)->Nodes.size();
-  auto All = Opts.Dims(**G);
+  // The prefix grows by appending, so the values asked about before keep
+  // their ids and answers: only the later ones are asked for. The budget
+  // counts the nodes the oracle inferred (only those added since its last
+  // answer when it can go on from there).
+  ValueId From = std::min(PrefixValuesAsked, ValueId((*G)->Values.size()));
+  auto All = Opts.Dims(**G, From);
   if (!All) {
+    DimQueryNodes += (*G)->Nodes.size();
     PrefixFailure = llvm::toString(All.takeError());
     return nullptr;
   }
-  for (ValueId V = 0; V < All->size() && V < (*G)->Values.size(); ++V)
-    PrefixValues[(*G)->Values[V].Name] = std::move((*All)[V]);
+  DimQueryNodes += All->NodesInferred;
+  std::vector<PrefixValue> &Answer = All->Values;
+  for (size_t I = 0; I < Answer.size() && From + I < (*G)->Values.size(); ++I)
+    PrefixValues[(*G)->Values[From + I].Name] = std::move(Answer[I]);
+  PrefixValuesAsked = ValueId((*G)->Values.size());
   auto D = PrefixValues.find(X);
   return D == PrefixValues.end() ? nullptr : &D->second;
 }

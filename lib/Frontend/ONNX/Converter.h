@@ -230,7 +230,7 @@ private:
   /// constant; empty when its rank is unknown): a graph input's declared
   /// ones or an initializer's, else what the importer's DimOracle says of
   /// the graph built so far. One oracle call answers for every value built
-  /// before it (PrefixValues); at most MaxDimQueries calls per model.
+  /// before it (PrefixValues), within the budget below.
   std::vector<int64_t> dimsOf(const std::string &X);
   /// The element type of flat value X as the shape pass infers it over the
   /// graph so far; Undefined when it cannot tell (or there is no oracle).
@@ -247,13 +247,19 @@ private:
   const ImportOptions &Opts;
   /// The oracle's answers, by flat name.
   std::map<std::string, PrefixValue> PrefixValues;
-  /// Each oracle call runs the shape pass over the graph so far: bounded
-  /// in calls and in nodes passed over (all calls together), so that a
-  /// crafted model asking at every node cannot make the import slow.
-  static constexpr unsigned MaxDimQueries = 256;
+  /// Each oracle call runs the shape pass over the nodes added since the
+  /// last (over the whole graph so far when it cannot go on from there, as
+  /// for a graph with If guards): bounded in calls and in nodes inferred
+  /// (all calls together), so that a crafted model asking at every node
+  /// cannot make the import slow.
+  static constexpr unsigned MaxDimQueries = 1 << 16;
   static constexpr uint64_t MaxDimQueryNodes = uint64_t(1) << 22;
   unsigned DimQueries = 0;
   uint64_t DimQueryNodes = 0;
+  /// The prefix's values at the last oracle call: the oracle answers only
+  /// for the values added since (and the driver's infers only the nodes
+  /// added since, IncrementalShapeInference).
+  ValueId PrefixValuesAsked = 0;
   /// The last oracle call's error, for refusals.
   std::string PrefixFailure;
   std::map<std::string, int64_t> OpsetByDomain;
