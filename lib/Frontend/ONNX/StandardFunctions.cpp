@@ -399,14 +399,23 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   }
   // A query row whose bias is -inf everywhere gives zeros, not NaN. Only a
   // mask, the padding or a window can mask a whole row: the causal frontier
-  // alone always leaves key 0.
+  // alone always leaves key 0. ONNX's body zeroes such rows of the
+  // probabilities; here the same rows of the values' product are zeroed
+  // instead (their NaN probabilities make NaN rows there, and Where
+  // selects, never multiplies), so that the Softmax-MatMul chain stays
+  // whole for fusion. Only when the probabilities are an output (mode 3)
+  // are they zeroed themselves.
+  std::string RowMasked;
   if (HasMask || HasNonpad || Window) {
     B.ints("KeyAxis", {-1});
     B.op("ReduceMax", {BiasT, "KeyAxis"}, "BiasRowMax");
     B.op("CastLike", {"NegInf", BiasT}, "NegInfT");
-    B.op("Equal", {"BiasRowMax", "NegInfT"}, "RowMasked");
+    RowMasked = B.op("Equal", {"BiasRowMax", "NegInfT"}, "RowMasked");
+  }
+  const bool ProbsOut = hasOut(N, 3) && Mode == 3;
+  if (!RowMasked.empty() && ProbsOut) {
     B.op("CastLike", {"ZeroF", Probs}, "ZeroP");
-    Probs = B.op("Where", {"RowMasked", "ZeroP", Probs}, "ProbsSafe");
+    Probs = B.op("Where", {RowMasked, "ZeroP", Probs}, "ProbsSafe");
   }
   if (hasOut(N, 3)) {
     const std::string &Qk = Mode == 0   ? QK
@@ -415,11 +424,17 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
                                         : Probs;
     B.op("Identity", {Qk}, "qk_matmul_output");
   }
-  if (!ThreeD) {
-    B.op("MatMul", {Probs, V}, "Y");
-  } else {
-    B.op("MatMul", {Probs, V}, "YHeads");
-    FunctionBody::setInts(B.add("Transpose", {"YHeads"}, {"YSeq"}), "perm",
+  const bool GuardY = !RowMasked.empty() && !ProbsOut;
+  std::string Y = B.op("MatMul", {Probs, V},
+                       ThreeD   ? "YHeads"
+                       : GuardY ? "YUnguarded"
+                                : "Y");
+  if (GuardY) {
+    B.op("CastLike", {"ZeroF", Y}, "ZeroY");
+    Y = B.op("Where", {RowMasked, "ZeroY", Y}, ThreeD ? "YHeadsSafe" : "Y");
+  }
+  if (ThreeD) {
+    FunctionBody::setInts(B.add("Transpose", {Y}, {"YSeq"}), "perm",
                           {0, 2, 1, 3});
     B.ints("YShape", {0, 0, -1});
     B.op("Reshape", {"YSeq", "YShape"}, "Y");
