@@ -452,23 +452,23 @@ llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
                " is not a floating-point type");
   std::string XFlat = resolve(N.input(0));
   // The axes normalized: [axis, rank). A negative axis counts from the
-  // end, so needs no rank.
+  // end, so needs no rank (but more axes than any tensor has are an error,
+  // not a list of 2^62 axes).
   std::vector<int64_t> Axes;
-  if (Axis < 0) {
-    for (int64_t A = Axis; A < 0; ++A)
-      Axes.push_back(A);
-  } else {
-    std::vector<int64_t> Dims = dimsOf(XFlat);
-    if (Dims.empty())
-      return unsupported(Where + ": unsupported: axis " + llvm::Twine(Axis) +
-                         " with X's rank not known when importing" +
-                         prefixFailure());
-    if (Axis >= int64_t(Dims.size()))
-      return err(Where + ": axis " + llvm::Twine(Axis) +
-                 " is out of range for X of rank " + llvm::Twine(Dims.size()));
-    for (int64_t A = Axis; A < int64_t(Dims.size()); ++A)
-      Axes.push_back(A);
-  }
+  std::vector<int64_t> Dims = dimsOf(XFlat);
+  const int64_t Rank = Dims.empty() ? -1 : int64_t(Dims.size());
+  constexpr int64_t MaxAxes = 64;
+  if ((Rank >= 0 && (Axis >= Rank || Axis < -Rank)) ||
+      (Rank < 0 && Axis < -MaxAxes))
+    return err(Where + ": axis " + llvm::Twine(Axis) +
+               " is out of range for X of rank " +
+               (Rank >= 0 ? llvm::Twine(Rank) : llvm::Twine("unknown")));
+  if (Axis >= 0 && Rank < 0)
+    return unsupported(Where + ": unsupported: axis " + llvm::Twine(Axis) +
+                       " with X's rank not known when importing" +
+                       prefixFailure());
+  for (int64_t A = Axis; A < (Axis < 0 ? 0 : Rank); ++A)
+    Axes.push_back(A);
   const bool SameType = int64_t(typeOf(XFlat)) == Stash;
   FunctionBody B("RMSNormalization", Opset, {"X", "scale"}, {"Y"});
   B.floats("EpsilonF", floatAttrOf(N, "epsilon", 1e-5f));
