@@ -45,6 +45,10 @@ def attention_cases(r):
     out.append(Case("att_mha_4d", 23, [N("Attention", ["q", "k", "v"], ["y"])],
                     [("q", q), ("k", k), ("v", v)], ["y"],
                     what="4-D, no mask, default scale, V head size 6"))
+    out.append(Case("att_4d_head_attrs", 23,
+                    [N("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=4)],
+                    [("q", q), ("k", k), ("v", v)], ["y"],
+                    what="4-D inputs with the head-count attributes set (the rank decides)"))
     q3, k3, v3 = f32(r, 2, 3, 16), f32(r, 2, 5, 8), f32(r, 2, 5, 8)
     out.append(Case("att_gqa_3d", 23,
                     [N("Attention", ["q", "k", "v"], ["y"], q_num_heads=4, kv_num_heads=2)],

@@ -110,11 +110,6 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
                        "past_value");
   const int64_t QHeads = intAttrOf(N, "q_num_heads", 0),
                 KVHeads = intAttrOf(N, "kv_num_heads", 0);
-  const bool ThreeD = QHeads > 0 && KVHeads > 0; // as ONNX's body decides
-  if (!ThreeD && (attrOf(N, "q_num_heads") || attrOf(N, "kv_num_heads")) &&
-      (QHeads > 0 || KVHeads > 0))
-    return err(Where + ": q_num_heads and kv_num_heads must be given "
-                       "together (3-D inputs)");
   // Opset 25: a sliding window (-1: that side unbounded).
   int64_t LeftWin = -1, RightWin = -1;
   if (Opset >= 25) {
@@ -134,16 +129,24 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     return err(Where + ": softmax_precision " + llvm::Twine(Precision->i()) +
                " is not a floating-point type");
 
+  // 3-D ([B, S, H * D]) or 4-D ([B, H, S, D]) inputs: by Q's and K's rank,
+  // as the spec describes them and ONNX Runtime reads them; where the rank
+  // is not known, by the head-count attributes, as ONNX's body decides.
   std::string QFlat = resolve(N.input(0)), KFlat = resolve(N.input(1));
   std::vector<int64_t> QDims = dimsOf(QFlat), KDims = dimsOf(KFlat);
-  const size_t Rank = ThreeD ? 3 : 4;
-  if ((!QDims.empty() && QDims.size() != Rank) ||
-      (!KDims.empty() && KDims.size() != Rank))
-    return err(Where + ": Q and K must be " + llvm::Twine(Rank) + "-D" +
-               (ThreeD ? " when q_num_heads and kv_num_heads are given"
-                       : " without q_num_heads and kv_num_heads") +
-               "; they are " + llvm::Twine(QDims.size()) + "-D and " +
+  if (!QDims.empty() && !KDims.empty() && QDims.size() != KDims.size())
+    return err(Where + ": Q is " + llvm::Twine(QDims.size()) + "-D and K " +
                llvm::Twine(KDims.size()) + "-D");
+  const size_t Rank = !QDims.empty()              ? QDims.size()
+                      : !KDims.empty()            ? KDims.size()
+                      : QHeads > 0 && KVHeads > 0 ? 3
+                                                  : 4;
+  if (Rank != 3 && Rank != 4)
+    return err(Where + ": Q and K must be 3-D or 4-D; they are " +
+               llvm::Twine(Rank) + "-D");
+  const bool ThreeD = Rank == 3;
+  if (ThreeD && (QHeads <= 0 || KVHeads <= 0))
+    return err(Where + ": 3-D Q and K need q_num_heads and kv_num_heads");
   // Heads of Q and of K/V: grouped-query attention repeats each K/V head
   // Hq / Hkv times.
   int64_t Hq = QHeads, Hkv = KVHeads;
