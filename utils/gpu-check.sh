@@ -19,7 +19,8 @@
 #   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;
-#      then (5b, 5c) half and quantized versions of test models;
+#      then (5b, 5c) half and quantized versions of test models, (5d) the
+#      opset 23 to 25 function ops (utils/check_function_ops.py's models);
 #   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   7. with the time left, the kernel tests under compute-sanitizer.
 # 5 to 7 come last: no bar names them.
@@ -484,6 +485,34 @@ if [ -d "$B/quant" ]; then
   CMP_ARGS="--rtol 1e-2 --scale-atol 1e-3" model_case "$B/quant/bert_like_dynq.onnx" $B8
 else
   say "(skipped: the bundle has no .gpu/quant)"
+fi
+
+if [ -d "$B/fnops" ] && have_time "the function-op models"; then
+say ""
+say "## 5d. Opset 23 to 25 function ops: CUDA against the CPU executor"
+say ""
+say "utils/check_function_ops.py's models (Attention in every form, RMSNormalization,"
+say "RotaryEmbedding, Swish, TensorScatter) with their inputs, imported as ONNX's function bodies."
+say "Bound: rtol 1e-3, atol 1e-5. No bar names it."
+say ""
+fn_pass=0 fn_all=0
+for u in "$B"/fnops/*/; do
+  have_time "function-op model $u" || break
+  name=$(basename "$u")
+  fn_all=$((fn_all + 1))
+  ref=$work/fnops-$name-cpu got=$work/fnops-$name-cuda
+  timeout "$(left 60)" "$RUN" "$u/model.onnx" --inputs-dir "$u/in" --output-dir "$ref" \
+    >"$ref.txt" 2>&1 || { fail "fnops $name: CPU run: $(tail -n 1 "$ref.txt")"; continue; }
+  timeout "$(left 60)" "$RUN" "$u/model.onnx" --inputs-dir "$u/in" --backend=$BACKEND \
+    --output-dir "$got" >"$got.txt" 2>&1 ||
+    { fail "fnops $name: CUDA run: $(tail -n 1 "$got.txt")"; continue; }
+  if $PY utils/compare_outputs.py "$ref" "$got" >"$got.cmp" 2>&1; then
+    fn_pass=$((fn_pass + 1))
+  else
+    fail "fnops $name: outputs differ: $(head -c 300 "$got.cmp")"
+  fi
+done
+say "$fn_pass of $fn_all function-op models: CUDA outputs within the bound of the CPU executor's"
 fi
 
 elapsed
