@@ -19,7 +19,6 @@ Usage:
         [--only NAME,NAME] [--list] [--write-only]
 ONNX Runtime comes from ORT_NODE_DIR (default /tmp/ort), as for check_new_opsets.py.
 """
-import argparse
 import os
 import sys
 
@@ -269,38 +268,5 @@ def run(case, work, tool):
     return ok, "; ".join(msgs)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("work")
-    ap.add_argument("--tool", default="build/tools/oomplan-run/oomplan-run")
-    ap.add_argument("--only", default="")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--write-only", action="store_true",
-                    help="write WORK/NAME/model.onnx and in/ for each case, run nothing "
-                         "(utils/gpu-bundle.sh: gpu-check's section 5d)")
-    a = ap.parse_args()
-    only = set(filter(None, a.only.split(",")))
-    allc = [c for c in cases() if not only or c.name in only]
-    if a.list:
-        for c in allc:
-            print(f"{c.name:28} opset {c.opset}  {c.what}")
-        return 0
-    if a.write_only:
-        for c in allc:
-            d = os.path.join(a.work, c.name)
-            os.makedirs(d, exist_ok=True)
-            base.build(c, os.path.join(d, "model.onnx"))
-            base.write_inputs(c, os.path.join(d, "in"))
-        print(f"wrote {len(allc)} cases to {a.work}")
-        return 0
-    fails = 0
-    for c in allc:
-        ok, text = run(c, a.work, a.tool)
-        fails += not ok
-        print(f"{'PASS' if ok else 'FAIL'} {c.name} (opset {c.opset}, {c.what}): {text}", flush=True)
-    print(f"{len(allc) - fails} of {len(allc)} cases pass")
-    return 1 if fails else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(base.main(__doc__, cases, run))

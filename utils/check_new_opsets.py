@@ -380,22 +380,35 @@ def run_case(case, work, tool):
     return ok, "; ".join(msgs)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(description=__doc__, all_cases=None, run=None):
+    """The command line of this script and of check_function_ops.py: their cases, run by run
+    (run_case by default); --write-only writes each case's model and inputs and runs nothing."""
+    ap = argparse.ArgumentParser(description=description.split("\n")[0])
     ap.add_argument("work")
     ap.add_argument("--tool", default="build/tools/oomplan-run/oomplan-run")
     ap.add_argument("--only", default="")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--write-only", action="store_true",
+                    help="write WORK/NAME/model.onnx and in/ for each case, run nothing "
+                         "(utils/gpu-bundle.sh)")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
-    allc = [c for c in cases() if not only or c.name in only]
+    allc = [c for c in (all_cases or cases)() if not only or c.name in only]
     if a.list:
         for c in allc:
             print(f"{c.name:28} opset {c.opset}  {c.what}")
         return 0
+    if a.write_only:
+        for c in allc:
+            d = os.path.join(a.work, c.name)
+            os.makedirs(d, exist_ok=True)
+            build(c, os.path.join(d, "model.onnx"))
+            write_inputs(c, os.path.join(d, "in"))
+        print(f"wrote {len(allc)} cases to {a.work}")
+        return 0
     fails = 0
     for c in allc:
-        ok, text = run_case(c, a.work, a.tool)
+        ok, text = (run or run_case)(c, a.work, a.tool)
         fails += not ok
         print(f"{'PASS' if ok else 'FAIL'} {c.name} (opset {c.opset}, {c.what}): {text}", flush=True)
     print(f"{len(allc) - fails} of {len(allc)} cases pass")
