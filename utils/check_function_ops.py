@@ -94,6 +94,11 @@ def attention_cases(r):
                     [("q", q.astype(np.float16)), ("k", k.astype(np.float16)),
                      ("v", v.astype(np.float16)), ("m", m)], ["y"],
                     what="float16, bool mask and causal, softmax in float32"))
+    im = np.where(m, 0, -30).astype(np.int64)
+    out.append(Case("att_int_mask", 23,
+                    [N("Attention", ["q", "k", "v", "m"], ["y"])],
+                    [("q", q), ("k", k), ("v", v), ("m", im)], ["y"],
+                    what="an int64 mask, added as Q's type (0 or -30)"))
     out.append(Case("att_softmax_double", 23,
                     [N("Attention", ["q", "k", "v"], ["y"], softmax_precision=11)],
                     [("q", q), ("k", k), ("v", v)], ["y"],

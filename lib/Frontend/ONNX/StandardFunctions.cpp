@@ -281,9 +281,14 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   if (HasMask) {
     if (MaskType == ElementType::Bool) {
       Bias = B.op("Where", {"attn_mask", "ZeroF", "NegInf"}, "MaskBias");
-    } else {
+    } else if (isFloatingPoint(MaskType)) {
       Bias = "attn_mask";
       BiasType = MaskType;
+    } else {
+      // An integer mask is added as Q's type (ONNX: its values cast to T1);
+      // the other terms' -inf must not be cast to an integer.
+      Bias = B.op("CastLike", {"attn_mask", "Q"}, "MaskAsQ");
+      BiasType = QType;
     }
     // Opset 24 on: a mask shorter than the keys is padded with -inf.
     if (Opset >= 24) {

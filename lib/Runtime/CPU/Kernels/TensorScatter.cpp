@@ -48,18 +48,18 @@ llvm::Error runTensorScatter(const KernelContext &C) {
       productOf(Past.Dims, size_t(Axis) + 1, size_t(R)) * elemBytes(Past.Type);
   const int64_t Prefix = productOf(Past.Dims, 0, size_t(Axis));
   const int64_t PerBatch = productOf(Past.Dims, 1, size_t(Axis));
-  for (int64_t P = 0; P < Prefix; ++P) {
-    const int64_t W = Index[size_t(P / PerBatch)];
+  const bool Circular = Mode == "circular";
+  for (int64_t P = 0; P < Prefix && Seq > 0; ++P) {
+    // Reduced first, so that W + S cannot overflow (Seq <= Max here).
+    int64_t W = Index[size_t(P / PerBatch)];
+    if (Circular)
+      W = ((W % Max) + Max) % Max;
+    else if (W < 0 || W > Max - Seq)
+      return C.badInput(
+          "write index " + llvm::Twine(W) + " + " + llvm::Twine(Seq) +
+          " positions exceed the cache length " + llvm::Twine(Max));
     for (int64_t S = 0; S < Seq; ++S) {
-      int64_t Pos = W + S;
-      if (Mode == "circular")
-        Pos = ((Pos % Max) + Max) % Max;
-      else if (Pos < 0 || Pos >= Max)
-        return C.badInput("write index " + llvm::Twine(W) + " + " +
-                          llvm::Twine(Seq) +
-                          " positions exceed the cache "
-                          "length " +
-                          llvm::Twine(Max));
+      const int64_t Pos = Circular ? (W + S) % Max : W + S;
       std::memcpy(Out.data<char>() + uint64_t(P * Max + Pos) * Row,
                   Upd.data<const char>() + uint64_t(P * Seq + S) * Row, Row);
     }
