@@ -58,6 +58,21 @@ def attention_cases(r):
                        scale=0.3)],
                     [("q", q3), ("k", f32(r, 2, 5, 4)), ("v", f32(r, 2, 5, 4))], ["y"],
                     what="3-D, multi-query, scale 0.3"))
+    # Grouped-query with a 4-D mask: one per batch row (head axis 1: grouped by broadcasting),
+    # and one per query head (the heads repeated, as ONNX's body does).
+    qg, kg, vg = f32(r, 2, 4, 3, 8), f32(r, 2, 2, 5, 8), f32(r, 2, 2, 5, 8)
+    mb = r.random((2, 1, 3, 5)) < 0.7
+    mb[..., 0] = True
+    mh = r.random((2, 4, 3, 5)) < 0.7
+    mh[..., 0] = True
+    out.append(Case("att_gqa_batch_mask", 23, [N("Attention", ["q", "k", "v", "m"], ["y"])],
+                    [("q", qg), ("k", kg), ("v", vg), ("m", mb)], ["y"],
+                    what="4-D grouped-query (4/2 heads), bool mask [B, 1, Sq, T]"))
+    out.append(Case("att_gqa_head_mask", 23,
+                    [N("Attention", ["q", "k", "v", "m"], ["y", "", "", "qk"],
+                       qk_matmul_output_mode=3)],
+                    [("q", qg), ("k", kg), ("v", vg), ("m", mh)], ["y", "qk"],
+                    what="4-D grouped-query, a bool mask per query head, probabilities out"))
     pk, pv = f32(r, 2, 2, 4, 8), f32(r, 2, 2, 4, 8)
     qc, kc, vc = f32(r, 2, 4, 3, 8), f32(r, 2, 2, 3, 8), f32(r, 2, 2, 3, 8)
     out.append(Case("att_cache_causal", 23,

@@ -218,9 +218,22 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     if (hasOut(N, 2))
       B.op("Identity", {V}, "present_value");
   }
-  // Grouped-query attention: [B, Hkv, T, D] to [B, Hkv, r, T, D] (each head
-  // repeated, as repeat_interleave) to [B, Hq, T, D].
-  if (Hq != Hkv) {
+  // Grouped-query attention. ONNX's body repeats each K/V head Hq / Hkv
+  // times (Expand, as repeat_interleave), a copy of K and V per group member
+  // that no GQA kernel makes. Query head h reads K/V head h / r, so Q as
+  // [B, Hkv, r, Sq, D] against K and V as [B, Hkv, 1, ., .] gives the same
+  // products by MatMul's broadcasting, with nothing repeated. That needs a
+  // bias whose head axis is 1 (or absent): a mask per query head keeps the
+  // repeat.
+  const int64_t Rep = Hq / Hkv;
+  std::vector<int64_t> MaskDims;
+  if (HasMask)
+    MaskDims = dimsOf(resolve(N.input(3)));
+  const bool MaskHeadsOne =
+      !HasMask || (!MaskDims.empty() && (MaskDims.size() <= 2 ||
+                                         MaskDims[MaskDims.size() - 3] == 1));
+  const bool Grouped = Rep > 1 && MaskHeadsOne;
+  if (Rep > 1 && !Grouped) {
     B.ints("Two1D", {2});
     B.ints("Repeat", {1, 1, Hq / Hkv, 1, 1});
     B.ints("HeadScale", {1, Hq / Hkv, 1, 1});
@@ -253,9 +266,36 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   }
   B.op("CastLike", {"ScaleSqrtF", "Q"}, "ScaleSqrt");
   FunctionBody::setInts(B.add("Transpose", {K}, {"KT"}), "perm", {0, 1, 3, 2});
-  B.op("Mul", {Q, "ScaleSqrt"}, "QScaled");
-  B.op("Mul", {"KT", "ScaleSqrt"}, "KTScaled");
-  std::string Scores = B.op("MatMul", {"QScaled", "KTScaled"}, "QK");
+  std::string QS = B.op("Mul", {Q, "ScaleSqrt"}, "QScaled");
+  std::string KS = B.op("Mul", {"KT", "ScaleSqrt"}, "KTScaled");
+  // The shape [B] + Mid + Q's dims Tail, from value X's dims.
+  auto ShapeWith = [&](const std::string &X, const char *Mid,
+                       std::vector<int64_t> MidDims, int64_t Tail,
+                       const std::string &Out) {
+    onnx::NodeProto &Bs = B.add("Shape", {X}, {Out + "Batch"});
+    FunctionBody::setInt(Bs, "end", 1);
+    onnx::NodeProto &Ts = B.add("Shape", {X}, {Out + "Tail"});
+    FunctionBody::setInt(Ts, "start", Tail);
+    B.ints(Mid, std::move(MidDims));
+    FunctionBody::setInt(
+        B.add("Concat", {Out + "Batch", Mid, Out + "Tail"}, {Out}), "axis", 0);
+    return Out;
+  };
+  if (Grouped) {
+    ShapeWith(QS, "GroupHeads", {Hkv, Rep}, 2, "QGroupShape");
+    QS = B.op("Reshape", {QS, "QGroupShape"}, "QGrouped");
+    B.ints("GroupAxis", {2});
+    KS = B.op("Unsqueeze", {KS, "GroupAxis"}, "KTGrouped");
+    V = B.op("Unsqueeze", {V, "GroupAxis"}, "VGrouped");
+  }
+  // The scores [B, Hq, Sq, T] ([B, Hkv, r, Sq, T] grouped) as 4-D.
+  auto As4D = [&](const std::string &X, const std::string &Out) {
+    if (!Grouped)
+      return X;
+    ShapeWith(X, "QHeadCount", {Hq}, 3, Out + "Shape");
+    return B.op("Reshape", {X, Out + "Shape"}, Out);
+  };
+  std::string Scores = B.op("MatMul", {QS, KS}, "QK");
   const std::string QK = Scores;
   if (float Cap = floatAttrOf(N, "softcap", 0); Cap != 0) {
     B.floats("SoftcapF", Cap);
@@ -388,6 +428,15 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     BiasT = Bias;
     if (QType == ElementType::Undefined || QType != BiasType)
       BiasT = B.op("CastLike", {Bias, "Q"}, "BiasT");
+    // Grouped, a 4-D bias [b, 1, Sq, T] (its head axis is 1) gets the group
+    // axis: [b, 1, 1, Sq, T]; lower ranks align as they are.
+    // (The causal and window terms are [Sq, T], or [B, 1, Sq, T] with
+    // nonpad_kv_seqlen's offsets, whose padding term is [B, 1, 1, T].)
+    const size_t TermsRank = HasNonpad ? 4 : 2;
+    if (Grouped && std::max(MaskDims.size(), TermsRank) == 4) {
+      B.ints("BiasGroupAxis", {1});
+      BiasT = B.op("Unsqueeze", {BiasT, "BiasGroupAxis"}, "BiasGrouped");
+    }
     Scores = B.op("Add", {Scores, BiasT}, "QKBiased");
   }
   const std::string Biased = Scores;
@@ -430,17 +479,19 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
                             : Mode == 1 ? Capped
                             : Mode == 2 ? Biased
                                         : Probs;
-    B.op("Identity", {Qk}, "qk_matmul_output");
+    B.op("Identity", {As4D(Qk, "QK4D")}, "qk_matmul_output");
   }
+  // The values' product [B, Hq, Sq, Dv], written to Y by the last op.
   const bool GuardY = !RowMasked.empty() && !ProbsOut;
   std::string Y = B.op("MatMul", {Probs, V},
-                       ThreeD   ? "YHeads"
-                       : GuardY ? "YUnguarded"
-                                : "Y");
+                       ThreeD || GuardY || Grouped ? "YProduct" : "Y");
   if (GuardY) {
     B.op("CastLike", {"ZeroF", Y}, "ZeroY");
-    Y = B.op("Where", {RowMasked, "ZeroY", Y}, ThreeD ? "YHeadsSafe" : "Y");
+    Y = B.op("Where", {RowMasked, "ZeroY", Y},
+             ThreeD || Grouped ? "YSafe" : "Y");
   }
+  if (Grouped)
+    Y = As4D(Y, ThreeD ? "YHeads" : "Y");
   if (ThreeD) {
     FunctionBody::setInts(B.add("Transpose", {Y}, {"YSeq"}), "perm",
                           {0, 2, 1, 3});
