@@ -347,6 +347,7 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
                   "MaskPadded");
     }
   }
+  std::string Masked; // keys a query may not see, by the frontier or window
   if (Causal || Window) {
     // Query i sits at p = i + offset: the past length, or per batch
     // nonpad_kv_seqlen - Sq for an external cache (no past).
@@ -376,33 +377,26 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     }
     if (!Offset.empty())
       Pos = B.op("Add", {Pos, Offset}, "RowsShifted");
-    auto AddBias = [&](const std::string &F, const char *Name) {
-      std::string T = F;
-      if (!Bias.empty() && BiasType != ElementType::Float)
-        T = B.op("CastLike", {F, Bias}, std::string(Name) + "Cast");
-      Bias =
-          Bias.empty() ? T : B.op("Add", {Bias, T}, std::string(Name) + "Sum");
-    };
-    if (Causal) { // key j iff j <= p
-      B.op("Less", {Pos, "Cols"}, "Future");
-      AddBias(B.op("Where", {"Future", "NegInf", "ZeroF"}, "CausalF"),
-              "Causal");
-    }
+    // The frontier and the window are bool masks, applied to the scores by
+    // Where(masked, -inf, s) after the bias: the same sums as ONNX's -inf
+    // bias terms, but one byte per query and key instead of a float bias
+    // and a bool, and a mask the fused attention takes as it is.
+    if (Causal) // key j iff j <= p
+      Masked = B.op("Less", {Pos, "Cols"}, "Future");
     if (Window) { // key j iff p - left <= j <= p + right
       B.op("Sub", {Pos, "Cols"}, "Behind"); // p - j
-      std::string Ok;
+      std::string Out;
       if (LeftWin >= 0) {
         B.ints("LeftWindow", {LeftWin}, /*Scalar=*/true);
-        Ok = B.op("LessOrEqual", {"Behind", "LeftWindow"}, "LeftOk");
+        Out = B.op("Greater", {"Behind", "LeftWindow"}, "LeftOut");
       }
       if (RightWin >= 0) {
         B.ints("RightWindow", {RightWin}, /*Scalar=*/true);
         B.op("Neg", {"Behind"}, "Ahead");
-        std::string R =
-            B.op("LessOrEqual", {"Ahead", "RightWindow"}, "RightOk");
-        Ok = Ok.empty() ? R : B.op("And", {Ok, R}, "InWindow");
+        std::string R = B.op("Greater", {"Ahead", "RightWindow"}, "RightOut");
+        Out = Out.empty() ? R : B.op("Or", {Out, R}, "OutsideWindow");
       }
-      AddBias(B.op("Where", {Ok, "ZeroF", "NegInf"}, "WindowF"), "Window");
+      Masked = Masked.empty() ? Out : B.op("Or", {Masked, Out}, "Outside");
     }
   }
   if (HasNonpad) {
@@ -423,21 +417,33 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
       Pad = B.op("CastLike", {Pad, Bias}, "PadBiasCast");
     Bias = Bias.empty() ? Pad : B.op("Add", {Bias, Pad}, "BiasPadded");
   }
+  // Grouped, a 4-D bias or mask [b, 1, Sq, T] (its head axis is 1) gets the
+  // group axis: [b, 1, 1, Sq, T]; lower ranks align as they are. (The mask
+  // is [Sq, T], or [B, 1, Sq, T] with nonpad_kv_seqlen's offsets; the
+  // padding term is [B, 1, 1, T].)
+  auto GroupAxis = [&](const std::string &X, size_t Rank,
+                       const std::string &Out) {
+    if (!Grouped || Rank != 4)
+      return X;
+    B.ints(Out + "Axis", {1});
+    return B.op("Unsqueeze", {X, Out + "Axis"}, Out);
+  };
   std::string BiasT;
   if (!Bias.empty()) {
     BiasT = Bias;
     if (QType == ElementType::Undefined || QType != BiasType)
       BiasT = B.op("CastLike", {Bias, "Q"}, "BiasT");
-    // Grouped, a 4-D bias [b, 1, Sq, T] (its head axis is 1) gets the group
-    // axis: [b, 1, 1, Sq, T]; lower ranks align as they are.
-    // (The causal and window terms are [Sq, T], or [B, 1, Sq, T] with
-    // nonpad_kv_seqlen's offsets, whose padding term is [B, 1, 1, T].)
-    const size_t TermsRank = HasNonpad ? 4 : 2;
-    if (Grouped && std::max(MaskDims.size(), TermsRank) == 4) {
-      B.ints("BiasGroupAxis", {1});
-      BiasT = B.op("Unsqueeze", {BiasT, "BiasGroupAxis"}, "BiasGrouped");
-    }
+    BiasT =
+        GroupAxis(BiasT, std::max<size_t>(MaskDims.size(), HasNonpad ? 4 : 0),
+                  "BiasGrouped");
     Scores = B.op("Add", {Scores, BiasT}, "QKBiased");
+  }
+  if (!Masked.empty()) {
+    Masked = GroupAxis(Masked, HasNonpad && !HasPast ? 4 : 2, "MaskedGrouped");
+    std::string Fill = "NegInf";
+    if (QType != ElementType::Float)
+      Fill = B.op("CastLike", {"NegInf", Scores}, "NegInfScores");
+    Scores = B.op("Where", {Masked, Fill, Scores}, "QKMasked");
   }
   const std::string Biased = Scores;
 
@@ -464,9 +470,18 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   // are they zeroed themselves.
   std::string RowMasked;
   if (HasMask || HasNonpad || Window) {
+    // The row's bias with the masked keys at -inf: a transient the size of
+    // the bias and mask together, only where both are present.
+    std::string Row = BiasT;
+    if (!Masked.empty()) {
+      std::string Fill = "NegInf", Else = Row.empty() ? "ZeroF" : Row;
+      if (!Row.empty())
+        Fill = B.op("CastLike", {"NegInf", Row}, "NegInfBias");
+      Row = B.op("Where", {Masked, Fill, Else}, "RowBias");
+    }
     B.ints("KeyAxis", {-1});
-    B.op("ReduceMax", {BiasT, "KeyAxis"}, "BiasRowMax");
-    B.op("CastLike", {"NegInf", BiasT}, "NegInfT");
+    B.op("ReduceMax", {Row, "KeyAxis"}, "BiasRowMax");
+    B.op("CastLike", {"NegInf", Row}, "NegInfT");
     RowMasked = B.op("Equal", {"BiasRowMax", "NegInfT"}, "RowMasked");
   }
   const bool ProbsOut = hasOut(N, 3) && Mode == 3;
