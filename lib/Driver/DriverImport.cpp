@@ -12,8 +12,9 @@
 using namespace llvm;
 using namespace oomplan;
 
-/// Values From on of S.
-static std::vector<PrefixValue> constantDims(const ShapeInfo &S, ValueId From) {
+/// What S says of the values From on: their constant dims (-1 for the
+/// others) and their element types.
+static std::vector<PrefixValue> prefixValues(const ShapeInfo &S, ValueId From) {
   std::vector<PrefixValue> Out(S.Values.size() > From ? S.Values.size() - From
                                                       : 0);
   for (size_t V = From; V < S.Values.size(); ++V) {
@@ -42,7 +43,7 @@ ImportOptions driver::importOptions() {
     auto S = Inference->infer(Prefix);
     if (!S)
       return S.takeError();
-    return PrefixAnswer{constantDims(**S, From),
+    return PrefixAnswer{prefixValues(**S, From),
                         Inference->lastNodesInferred()};
   };
   return O;

@@ -123,9 +123,6 @@ private:
   resolveAttributeRefs(const onnx::NodeProto &N, const std::string &Where);
 
   // StandardFunctions.cpp.
-  /// True when default-domain Op at Opset is a function op imported as its
-  /// body (NewerOpVersion::Function).
-  static bool isStandardFunction(llvm::StringRef Op, int64_t Opset);
   /// Imports N (at Index, described as Where) as its ONNX function body.
   llvm::Error convertStandardFunction(const onnx::NodeProto &N, size_t Index,
                                       const std::string &Where);

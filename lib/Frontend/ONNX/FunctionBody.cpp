@@ -38,30 +38,29 @@ std::string FunctionBody::op(const char *Op,
   return Out;
 }
 
-std::string FunctionBody::ints(const std::string &Out,
-                               std::vector<int64_t> Values, bool Scalar) {
-  onnx::NodeProto &N = add("Constant", {}, {Out});
-  onnx::AttributeProto *A = N.add_attribute();
+onnx::TensorProto &FunctionBody::constant(const std::string &Out) {
+  onnx::AttributeProto *A = add("Constant", {}, {Out}).add_attribute();
   A->set_name("value");
   A->set_type(onnx::AttributeProto::TENSOR);
-  onnx::TensorProto *T = A->mutable_t();
-  T->set_data_type(onnx::TensorProto::INT64);
+  return *A->mutable_t();
+}
+
+std::string FunctionBody::ints(const std::string &Out,
+                               std::vector<int64_t> Values, bool Scalar) {
+  onnx::TensorProto &T = constant(Out);
+  T.set_data_type(onnx::TensorProto::INT64);
   if (!Scalar)
-    T->add_dims(int64_t(Values.size()));
+    T.add_dims(int64_t(Values.size()));
   for (int64_t V : Values)
-    T->add_int64_data(V);
+    T.add_int64_data(V);
   return Out;
 }
 
 std::string FunctionBody::floats(const std::string &Out, float Value) {
-  onnx::NodeProto &N = add("Constant", {}, {Out});
-  onnx::AttributeProto *A = N.add_attribute();
-  A->set_name("value");
-  A->set_type(onnx::AttributeProto::TENSOR);
-  onnx::TensorProto *T = A->mutable_t();
-  T->set_data_type(onnx::TensorProto::FLOAT);
-  T->add_dims(1);
-  T->add_float_data(Value);
+  onnx::TensorProto &T = constant(Out);
+  T.set_data_type(onnx::TensorProto::FLOAT);
+  T.add_dims(1);
+  T.add_float_data(Value);
   return Out;
 }
 

@@ -47,6 +47,9 @@ public:
   const onnx::FunctionProto &proto() const { return F; }
 
 private:
+  /// Adds Out = Constant(value); returns the value's tensor to fill.
+  onnx::TensorProto &constant(const std::string &Out);
+
   onnx::FunctionProto F;
 };
 

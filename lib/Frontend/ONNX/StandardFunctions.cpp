@@ -23,7 +23,6 @@
 //===----------------------------------------------------------------------===//
 #include "Converter.h"
 #include "FunctionBody.h"
-#include "NewerOpsets.h"
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -57,11 +56,10 @@ bool hasOut(const onnx::NodeProto &N, int I) {
   return I < N.output_size() && !N.output(I).empty();
 }
 
+/// True when ONNX type number T is a floating-point type.
 bool isFloatType(int64_t T) {
-  return T == int64_t(ElementType::Float) ||
-         T == int64_t(ElementType::Float16) ||
-         T == int64_t(ElementType::BFloat16) ||
-         T == int64_t(ElementType::Double);
+  ElementType E;
+  return elementTypeFromNumber(T, E) && isFloatingPoint(E);
 }
 
 /// The formal names of N's inputs (or outputs): Names[I] where N has an
@@ -76,11 +74,6 @@ std::vector<std::string> formals(const std::vector<std::string> &Names,
 }
 
 } // namespace
-
-bool Converter::isStandardFunction(llvm::StringRef Op, int64_t Opset) {
-  const NewerOpVersion *V = newerOpVersion(Op, Opset);
-  return V && V->Function;
-}
 
 llvm::Error Converter::convertStandardFunction(const onnx::NodeProto &N,
                                                size_t Index,
@@ -268,7 +261,7 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   FunctionBody::setInts(B.add("Transpose", {K}, {"KT"}), "perm", {0, 1, 3, 2});
   std::string QS = B.op("Mul", {Q, "ScaleSqrt"}, "QScaled");
   std::string KS = B.op("Mul", {"KT", "ScaleSqrt"}, "KTScaled");
-  // The shape [B] + Mid + Q's dims Tail, from value X's dims.
+  // Out = the shape [X's dim 0] + MidDims + X's dims from Tail on.
   auto ShapeWith = [&](const std::string &X, const char *Mid,
                        std::vector<int64_t> MidDims, int64_t Tail,
                        const std::string &Out) {
@@ -307,8 +300,8 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   const std::string Capped = Scores;
 
   // The additive bias: the mask's (bool: 0 or -inf in float32; else its
-  // values), the causal frontier's and the padding's, summed in that type,
-  // then cast to Q's.
+  // values) and the padding's, summed in that type, then cast to Q's. The
+  // causal frontier and the window are a bool mask (Masked, below).
   std::string Bias;
   ElementType BiasType = ElementType::Float;
   const bool Causal = intAttrOf(N, "is_causal", 0) != 0;
@@ -439,7 +432,7 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
     Scores = B.op("Add", {Scores, BiasT}, "QKBiased");
   }
   if (!Masked.empty()) {
-    Masked = GroupAxis(Masked, HasNonpad && !HasPast ? 4 : 2, "MaskedGrouped");
+    Masked = GroupAxis(Masked, HasNonpad ? 4 : 2, "MaskedGrouped");
     std::string Fill = "NegInf";
     if (QType != ElementType::Float)
       Fill = B.op("CastLike", {"NegInf", Scores}, "NegInfScores");
