@@ -310,7 +310,8 @@ def build(case, path):
     outs = [helper.make_empty_tensor_value_info(o) for o in case.outputs]
     g = helper.make_graph(case.nodes, case.name, ins, outs, initializer=case.inits)
     opsets = [helper.make_opsetid("", case.opset)]
-    opsets += [helper.make_opsetid(d, 1) for d in sorted({f.domain for f in case.functions})]
+    opsets += [helper.make_opsetid(d, 1) for d in sorted(
+        {f.domain for f in case.functions} | {n.domain for n in case.nodes if n.domain})]
     m = helper.make_model(g, opset_imports=opsets, producer_name="check_new_opsets",
                           functions=case.functions)
     m.ir_version = 8

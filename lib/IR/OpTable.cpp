@@ -370,6 +370,11 @@ const OpInfo Ops[] = {
     {"MatMul", Shape::MatMul, Alias::None, grad(In01, 0, In01, 0, NoAux, 0),
      MatMulFlops},
     {"MatMulInteger", Shape::MatMul, Alias::None, UnknownGrad, MatMulFlops},
+    // ONNX Runtime's (com.microsoft): A times blocked 2/4/8-bit weights.
+    // The weights are frozen (QLoRA); A's gradient reads them, so B, the
+    // scales and zero points are kept (weights: resident anyway).
+    {"MatMulNBits", Shape::MatMulNBits, Alias::None,
+     grad(In0, bit(1) | bit(2) | bit(3), 0, 0, NoAux, 0), MatMulFlops},
     {"QLinearMatMul", Shape::MatMul, Alias::None, UnknownGrad, product(1)},
 
     // Convolution, pooling and resampling (ConvPool.cpp).

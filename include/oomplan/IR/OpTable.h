@@ -80,6 +80,7 @@ enum class ShapeRuleId : uint8_t {
   OneHot,
   // MatMul.cpp
   MatMul,
+  MatMulNBits,
   Gemm,
   Einsum,
   Det,

@@ -113,6 +113,7 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "GroupNormalization",
                                         "HammingWindow",
                                         "HannWindow",
+                                        "MatMulNBits",
 
                                         "MelWeightMatrix",
                                         "Mish",

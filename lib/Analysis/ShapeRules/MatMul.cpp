@@ -2,7 +2,8 @@
 //
 // MatMul (numpy semantics: 1-D operands promoted and the added axis removed,
 // batch dims broadcast), Gemm (transA/transB), MatMulInteger and
-// QLinearMatMul (int32 / quantized outputs), and Einsum.
+// QLinearMatMul (int32 / quantized outputs), ONNX Runtime's MatMulNBits,
+// and Einsum.
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeRules.h"
@@ -195,6 +196,101 @@ llvm::Error det(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// MatMulNBits (ONNX Runtime's, com.microsoft): A [..., K] times the
+/// dequantized B^T, B [N, ceil(K / block_size), block_size * bits / 8]
+/// (uint8, packed, any shape of that many bytes), one scale (and zero point)
+/// per row and block:
+/// [..., N] of A's type. The packed sizes are checked here, so that the
+/// kernels can trust them and the weights' bytes are what the attributes
+/// say.
+llvm::Error matmulNBits(RuleContext &Ctx) {
+  const Node &N = Ctx.node();
+  const int64_t K = N.getInt("K", 0), NOut = N.getInt("N", 0),
+                Bits = N.getInt("bits", 4), Block = N.getInt("block_size", 0);
+  constexpr int64_t MaxDim = int64_t(1) << 40;
+  if (K <= 0 || NOut <= 0 || K > MaxDim || NOut > MaxDim)
+    return Ctx.error("attributes K and N must be positive (at most 2^40); "
+                     "they are " +
+                     llvm::Twine(K) + " and " + llvm::Twine(NOut));
+  if (Bits != 2 && Bits != 4 && Bits != 8)
+    return Ctx.error("bits " + llvm::Twine(Bits) + " is not 2, 4 or 8");
+  if (Block < 16 || Block > (int64_t(1) << 20) || (Block & (Block - 1)))
+    return Ctx.error("block_size " + llvm::Twine(Block) +
+                     " is not a power of 2 from 16");
+  const int64_t Blocks = (K + Block - 1) / Block, Blob = Block * Bits / 8;
+  if (NOut > (int64_t(1) << 62) / Blocks / Blob)
+    return Ctx.error("N * K is too large (" + llvm::Twine(NOut) + " * " +
+                     llvm::Twine(K) + ")");
+  if (Ctx.inType(1) != ElementType::UInt8)
+    return Ctx.error("B must be uint8 (packed weights); it is " +
+                     elementTypeName(Ctx.inType(1)));
+  if (!isFloatingPoint(Ctx.inType(0)))
+    return Ctx.error("A must be a float tensor; it is " +
+                     elementTypeName(Ctx.inType(0)));
+  // A known dim that differs from Want is an error; a symbolic one is
+  // left to the kernel.
+  auto Check = [&](const SymExpr &D, int64_t Want,
+                   const llvm::Twine &What) -> llvm::Error {
+    std::optional<int64_t> C = D.getConstant();
+    if (C && *C != Want)
+      return Ctx.error(What + " is " + llvm::Twine(*C) +
+                       "; K, N, bits and "
+                       "block_size make it " +
+                       llvm::Twine(Want));
+    return llvm::Error::success();
+  };
+  auto Count = [](llvm::ArrayRef<SymExpr> Dims) -> std::optional<int64_t> {
+    int64_t P = 1;
+    for (const SymExpr &D : Dims) {
+      std::optional<int64_t> C = D.getConstant();
+      if (!C || *C < 0 || (*C && P > (int64_t(1) << 62) / *C))
+        return std::nullopt;
+      P *= *C;
+    }
+    return P;
+  };
+  llvm::ArrayRef<SymExpr> A = Ctx.inDims(0);
+  if (A.empty())
+    return Ctx.error("A must have rank >= 1");
+  if (llvm::Error E = Check(A.back(), K, "A's last dim"))
+    return E;
+  auto CheckCount = [&](size_t I, int64_t Want,
+                        const char *What) -> llvm::Error {
+    if (I >= Ctx.numInputs() || !Ctx.hasInput(I))
+      return llvm::Error::success();
+    std::optional<int64_t> C = Count(Ctx.inDims(I));
+    if (C && *C != Want)
+      return Ctx.error(llvm::Twine(What) + " has " + llvm::Twine(*C) +
+                       " values; K, N and block_size make it " +
+                       llvm::Twine(Want));
+    return llvm::Error::success();
+  };
+  // B is [N, blocks, blob] as the quantizer writes it; ONNX Runtime reads
+  // only its bytes in that order, so any shape of that count is taken.
+  if (llvm::Error E = CheckCount(1, NOut * Blocks * Blob, "B"))
+    return E;
+  if (llvm::Error E = CheckCount(2, NOut * Blocks, "scales"))
+    return E;
+  if (Ctx.hasInput(3)) {
+    // Zero points: packed like B (uint8, a row's padded to whole bytes),
+    // or one per scale in the scales' type.
+    bool Packed = Ctx.inType(3) == ElementType::UInt8;
+    if (!Packed && Ctx.inType(3) != Ctx.inType(2))
+      return Ctx.error("zero_points must be uint8 or the scales' type");
+    int64_t Want = Packed ? NOut * ((Blocks * Bits + 7) / 8) : NOut * Blocks;
+    if (llvm::Error E = CheckCount(3, Want, "zero_points"))
+      return E;
+  }
+  if (Ctx.hasInput(4))
+    return Ctx.unsupported("g_idx (act-order weights) is not supported");
+  if (llvm::Error E = CheckCount(5, NOut, "bias"))
+    return E;
+  std::vector<SymExpr> Out = A.vec();
+  Out.back() = SymExpr::constant(NOut);
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
 /// OomplanMatMul: a MatMul or, with gemm=1, a Gemm; the bias and the
 /// activation keep the product's shape (the fusion checks that the bias
 /// broadcasts into it).
@@ -237,6 +333,7 @@ void shapes::addMatMulRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::FusedMatMul, fusedMatMul);
   F.add(ops::ShapeRuleId::FusedAttention, fusedAttention);
   F.add(ops::ShapeRuleId::MatMul, matmul);
+  F.add(ops::ShapeRuleId::MatMulNBits, matmulNBits);
   F.add(ops::ShapeRuleId::Gemm, gemm);
   F.add(ops::ShapeRuleId::Einsum, einsum);
   F.add(ops::ShapeRuleId::Det, det);

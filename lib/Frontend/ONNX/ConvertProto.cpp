@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ConvertProto.h"
+#include "ContribOps.h"
 #include "Converter.h"
 #include "NewerOpsets.h"
 #include "oomplan/Frontend/ONNXImporter.h"
@@ -486,18 +487,32 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   // in force (NewerOpsets.h).
   const NewerOpVersion *Newer =
       Domain.empty() ? newerOpVersion(N.op_type(), OpsetIt->second) : nullptr;
+  // ONNX Runtime's own ops (ContribOps.h): read where ONNX has no schema.
+  const NewerOpVersion *Contrib =
+      Schema || Newer ? nullptr : contribOp(Domain, N.op_type());
+  if (Contrib) {
+    if (llvm::Error E = checkNewerArity(N, *Contrib, Where))
+      return E;
+    if (Contrib->Function)
+      return convertContribOp(N, Index, Where);
+  } else if (!Schema && !Newer && Domain == ContribDomain) {
+    return unsupported(
+        Where + ": unsupported: ONNX Runtime contrib op '" + N.op_type() +
+        "' (domain com.microsoft); oomplan reads " + contribOpNames());
+  }
   if (Newer && Newer->Refused)
     return unsupported(Where + ": unsupported: " + N.op_type() + "-" +
                        llvm::Twine(Newer->Since) + " (" + Newer->Refused + ")");
   if (Newer && Newer->MinIn != -1) {
     if (llvm::Error E = checkNewerArity(N, *Newer, Where))
       return E;
-  } else if (!Schema) {
+  } else if (!Schema && !Contrib) {
     return unsupported(Where + ": unsupported: unknown op '" + N.op_type() +
                        "' in domain '" + (Domain.empty() ? "ai.onnx" : Domain) +
                        "' at opset " + llvm::Twine(OpsetIt->second));
-  } else if (llvm::Error E = checkArity(N, *Schema, Where)) {
-    return E;
+  } else if (Schema) {
+    if (llvm::Error E = checkArity(N, *Schema, Where))
+      return E;
   }
   if (Newer && Newer->Function)
     return convertStandardFunction(N, Index, Where);
@@ -512,7 +527,9 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
   NodeDesc D;
   D.Name = N.name().empty() && Scopes.empty() ? "" : nodeName(N, Index);
   D.OpType = N.op_type();
-  D.Domain = Domain;
+  // A contrib op with a node of its own (MatMulNBits) joins the default
+  // domain's ops, where oomplan's passes look up rules and kernels.
+  D.Domain = Contrib ? "" : Domain;
   for (const std::string &In : N.input()) {
     // Checked here: GraphBuilder would name a branch's node by its place
     // in the flat graph, and cannot tell a branch's value from an outer one.

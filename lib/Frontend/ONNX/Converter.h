@@ -129,12 +129,37 @@ private:
   llvm::Expected<FunctionBody> attentionBody(const onnx::NodeProto &N,
                                              int64_t Opset,
                                              const std::string &Where);
+  /// The axes [axis, rank) of a normalization of flat value XFlat by N's
+  /// axis attribute (default -1).
+  llvm::Expected<std::vector<int64_t>> normAxes(const onnx::NodeProto &N,
+                                                const std::string &XFlat,
+                                                const std::string &Where);
+  /// N's stash_type (default float), checked to be a float type.
+  llvm::Expected<int64_t> stashType(const onnx::NodeProto &N,
+                                    const std::string &Where);
   llvm::Expected<FunctionBody> rmsNormBody(const onnx::NodeProto &N,
                                            int64_t Opset,
                                            const std::string &Where);
   llvm::Expected<FunctionBody>
   rotaryBody(const onnx::NodeProto &N, int64_t Opset, const std::string &Where);
   FunctionBody swishBody(const onnx::NodeProto &N, int64_t Opset);
+
+  // ContribFunctions.cpp.
+  /// Imports ONNX Runtime contrib op N (ContribOps.h, a Function row) as a
+  /// body of standard ops.
+  llvm::Error convertContribOp(const onnx::NodeProto &N, size_t Index,
+                               const std::string &Where);
+  llvm::Expected<FunctionBody> skipNormBody(const onnx::NodeProto &N,
+                                            int64_t Opset,
+                                            const std::string &Where);
+  llvm::Expected<FunctionBody> simplifiedNormBody(const onnx::NodeProto &N,
+                                                  int64_t Opset,
+                                                  const std::string &Where);
+  llvm::Expected<FunctionBody> geluBody(const onnx::NodeProto &N, int64_t Opset,
+                                        const std::string &Where);
+  llvm::Expected<FunctionBody> fusedMatMulBody(const onnx::NodeProto &N,
+                                               int64_t Opset,
+                                               const std::string &Where);
 
   // ConvertLoop.cpp.
   /// Unrolls Loop node N: the body's nodes once per iteration, each

@@ -5,7 +5,8 @@ using namespace oomplan;
 
 FunctionBody::FunctionBody(const std::string &Op, int64_t Opset,
                            const std::vector<std::string> &Inputs,
-                           const std::vector<std::string> &Outputs) {
+                           const std::vector<std::string> &Outputs)
+    : Opset(Opset) {
   F.set_name(Op);
   onnx::OperatorSetIdProto *O = F.add_opset_import();
   O->set_domain("");
@@ -61,6 +62,17 @@ std::string FunctionBody::floats(const std::string &Out, float Value) {
   T.set_data_type(onnx::TensorProto::FLOAT);
   T.add_dims(1);
   T.add_float_data(Value);
+  return Out;
+}
+
+std::string FunctionBody::reduceMean(const std::string &X,
+                                     std::vector<int64_t> Axes,
+                                     const std::string &Out) {
+  if (Opset >= 18) {
+    std::string AxesName = ints(Out + "Axes", std::move(Axes));
+    return op("ReduceMean", {X, AxesName}, Out);
+  }
+  setInts(add("ReduceMean", {X}, {Out}), "axes", std::move(Axes));
   return Out;
 }
 

@@ -1,10 +1,11 @@
 //===- FunctionBody.h - a FunctionProto written node by node ----*- C++ -*-===//
 //
 // The standard ops that ONNX defines as functions (Attention, RMSNormalization,
-// RotaryEmbedding, Swish: StandardFunctions.cpp) are imported as their body,
-// which is built here as an onnx::FunctionProto and inlined as a model-local
-// function is (ConvertFunction.cpp). Building nodes in code, not through
-// ONNX's text parser, keeps constants such as -inf exact and needs no
+// RotaryEmbedding, Swish: StandardFunctions.cpp) and ONNX Runtime's contrib
+// ops that are standard ops fused (ContribFunctions.cpp) are imported as a
+// body, which is built here as an onnx::FunctionProto and inlined as a
+// model-local function is (ConvertFunction.cpp). Building nodes in code, not
+// through ONNX's text parser, keeps constants such as -inf exact and needs no
 // escaping.
 //
 //===----------------------------------------------------------------------===//
@@ -12,7 +13,9 @@
 #define OOMPLAN_LIB_FRONTEND_ONNX_FUNCTIONBODY_H
 
 #include "onnx/onnx_pb.h"
+#include "oomplan/IR/ElementType.h"
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -38,6 +41,13 @@ public:
                    bool Scalar = false);
   /// Out = a one-element 1-D float32 constant.
   std::string floats(const std::string &Out, float Value);
+  /// Out = ReduceMean(X) over Axes, dims kept: the axes as an input from
+  /// opset 18, as an attribute before.
+  std::string reduceMean(const std::string &X, std::vector<int64_t> Axes,
+                         const std::string &Out);
+
+  /// The default-domain opset the body is written for.
+  int64_t opset() const { return Opset; }
 
   static void setInt(onnx::NodeProto &N, const char *Name, int64_t V);
   static void setInts(onnx::NodeProto &N, const char *Name,
@@ -51,7 +61,68 @@ private:
   onnx::TensorProto &constant(const std::string &Out);
 
   onnx::FunctionProto F;
+  int64_t Opset;
 };
+
+/// What the body builders read of the node they expand.
+namespace fn {
+
+inline const onnx::AttributeProto *attrOf(const onnx::NodeProto &N,
+                                          const char *Name) {
+  for (const onnx::AttributeProto &A : N.attribute())
+    if (A.name() == Name)
+      return &A;
+  return nullptr;
+}
+
+inline int64_t intAttrOf(const onnx::NodeProto &N, const char *Name,
+                         int64_t Def) {
+  const onnx::AttributeProto *A = attrOf(N, Name);
+  return A ? A->i() : Def;
+}
+
+inline float floatAttrOf(const onnx::NodeProto &N, const char *Name,
+                         float Def) {
+  const onnx::AttributeProto *A = attrOf(N, Name);
+  return A ? A->f() : Def;
+}
+
+inline bool has(const onnx::NodeProto &N, int I) {
+  return I < N.input_size() && !N.input(I).empty();
+}
+
+inline bool hasOut(const onnx::NodeProto &N, int I) {
+  return I < N.output_size() && !N.output(I).empty();
+}
+
+/// True when ONNX type number T is a floating-point type.
+inline bool isFloatType(int64_t T) {
+  ElementType E;
+  return elementTypeFromNumber(T, E) && isFloatingPoint(E);
+}
+
+/// The formal names of N's inputs (or outputs): Names[I] where N has an
+/// I-th, "" where it leaves one out.
+inline std::vector<std::string>
+formals(const std::vector<std::string> &Names, int Count,
+        const std::function<bool(int)> &Present) {
+  std::vector<std::string> Out;
+  for (int I = 0; I < Count && I < int(Names.size()); ++I)
+    Out.push_back(Present(I) ? Names[I] : "");
+  return Out;
+}
+
+} // namespace fn
+
+/// Appends to B: Y = X / sqrt(mean(X^2 over Axes) + Epsilon) * Scale,
+/// computed in type Stash (X cast to it unless XType is Stash), and, when
+/// InvRms is not empty, InvRms = the reciprocal of that root (in Stash):
+/// ONNX's RMSNormalization and ONNX Runtime's SimplifiedLayerNormalization.
+/// Below opset 15 (no CastLike) XType must be known when it is not Stash.
+void appendRmsNorm(FunctionBody &B, const std::string &X,
+                   const std::string &Scale, const std::vector<int64_t> &Axes,
+                   float Epsilon, int64_t Stash, ElementType XType,
+                   const std::string &Y, const std::string &InvRms);
 
 } // namespace oomplan
 

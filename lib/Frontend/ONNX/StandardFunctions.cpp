@@ -29,51 +29,7 @@
 
 using namespace oomplan;
 
-namespace {
-
-const onnx::AttributeProto *attrOf(const onnx::NodeProto &N, const char *Name) {
-  for (const onnx::AttributeProto &A : N.attribute())
-    if (A.name() == Name)
-      return &A;
-  return nullptr;
-}
-
-int64_t intAttrOf(const onnx::NodeProto &N, const char *Name, int64_t Def) {
-  const onnx::AttributeProto *A = attrOf(N, Name);
-  return A ? A->i() : Def;
-}
-
-float floatAttrOf(const onnx::NodeProto &N, const char *Name, float Def) {
-  const onnx::AttributeProto *A = attrOf(N, Name);
-  return A ? A->f() : Def;
-}
-
-bool has(const onnx::NodeProto &N, int I) {
-  return I < N.input_size() && !N.input(I).empty();
-}
-
-bool hasOut(const onnx::NodeProto &N, int I) {
-  return I < N.output_size() && !N.output(I).empty();
-}
-
-/// True when ONNX type number T is a floating-point type.
-bool isFloatType(int64_t T) {
-  ElementType E;
-  return elementTypeFromNumber(T, E) && isFloatingPoint(E);
-}
-
-/// The formal names of N's inputs (or outputs): Names[I] where N has an
-/// I-th, "" where it leaves one out.
-std::vector<std::string> formals(const std::vector<std::string> &Names,
-                                 int Count,
-                                 const std::function<bool(int)> &Present) {
-  std::vector<std::string> Out;
-  for (int I = 0; I < Count && I < int(Names.size()); ++I)
-    Out.push_back(Present(I) ? Names[I] : "");
-  return Out;
-}
-
-} // namespace
+using namespace oomplan::fn;
 
 llvm::Error Converter::convertStandardFunction(const onnx::NodeProto &N,
                                                size_t Index,
@@ -509,15 +465,10 @@ Converter::attentionBody(const onnx::NodeProto &N, int64_t Opset,
   return B;
 }
 
-llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
-                                                    int64_t Opset,
-                                                    const std::string &Where) {
+llvm::Expected<std::vector<int64_t>>
+Converter::normAxes(const onnx::NodeProto &N, const std::string &XFlat,
+                    const std::string &Where) {
   const int64_t Axis = intAttrOf(N, "axis", -1);
-  const int64_t Stash = intAttrOf(N, "stash_type", int64_t(ElementType::Float));
-  if (!isFloatType(Stash))
-    return err(Where + ": stash_type " + llvm::Twine(Stash) +
-               " is not a floating-point type");
-  std::string XFlat = resolve(N.input(0));
   // The axes normalized: [axis, rank). A negative axis counts from the
   // end, so needs no rank (but more axes than any tensor has are an error,
   // not a list of 2^62 axes).
@@ -536,27 +487,67 @@ llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
                        prefixFailure());
   for (int64_t A = Axis; A < (Axis < 0 ? 0 : Rank); ++A)
     Axes.push_back(A);
-  const bool SameType = int64_t(typeOf(XFlat)) == Stash;
-  FunctionBody B("RMSNormalization", Opset, {"X", "scale"}, {"Y"});
-  B.floats("EpsilonF", floatAttrOf(N, "epsilon", 1e-5f));
-  std::string XU = "X", Eps = "EpsilonF";
+  return Axes;
+}
+
+llvm::Expected<int64_t> Converter::stashType(const onnx::NodeProto &N,
+                                             const std::string &Where) {
+  const int64_t Stash = intAttrOf(N, "stash_type", int64_t(ElementType::Float));
+  if (!isFloatType(Stash))
+    return err(Where + ": stash_type " + llvm::Twine(Stash) +
+               " is not a floating-point type");
+  return Stash;
+}
+
+void oomplan::appendRmsNorm(FunctionBody &B, const std::string &X,
+                            const std::string &Scale,
+                            const std::vector<int64_t> &Axes, float Epsilon,
+                            int64_t Stash, ElementType XType,
+                            const std::string &Y, const std::string &InvRms) {
+  const bool SameType = int64_t(XType) == Stash;
+  B.floats("EpsilonF", Epsilon);
+  std::string XU = X, Eps = "EpsilonF";
   if (!SameType) {
-    FunctionBody::setInt(B.add("Cast", {"X"}, {"XU"}), "to", Stash);
+    FunctionBody::setInt(B.add("Cast", {X}, {"XU"}), "to", Stash);
     XU = "XU";
   }
   if (Stash != int64_t(ElementType::Float)) {
     FunctionBody::setInt(B.add("Cast", {"EpsilonF"}, {"Epsilon"}), "to", Stash);
     Eps = "Epsilon";
   }
-  B.ints("Axes", Axes);
   B.op("Mul", {XU, XU}, "XSquared");
-  B.op("ReduceMean", {"XSquared", "Axes"}, "MeanSquare");
+  B.reduceMean("XSquared", Axes, "MeanSquare");
   B.op("Add", {"MeanSquare", Eps}, "MeanSquareEps");
   B.op("Sqrt", {"MeanSquareEps"}, "RMS");
   std::string Normalized = B.op("Div", {XU, "RMS"}, "Normalized");
-  if (!SameType)
-    Normalized = B.op("CastLike", {Normalized, "X"}, "NormalizedT");
-  B.op("Mul", {Normalized, "scale"}, "Y");
+  if (!SameType) {
+    // Back to X's type: CastLike from opset 15; before it, Cast to the type
+    // the caller knew (it refuses an opset-14 X of unknown type).
+    if (B.opset() >= 15)
+      Normalized = B.op("CastLike", {Normalized, X}, "NormalizedT");
+    else
+      FunctionBody::setInt(B.add("Cast", {Normalized}, {"NormalizedT"}), "to",
+                           int64_t(XType));
+    Normalized = "NormalizedT";
+  }
+  B.op("Mul", {Normalized, Scale}, Y);
+  if (!InvRms.empty())
+    B.op("Reciprocal", {"RMS"}, InvRms);
+}
+
+llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
+                                                    int64_t Opset,
+                                                    const std::string &Where) {
+  llvm::Expected<int64_t> Stash = stashType(N, Where);
+  if (!Stash)
+    return Stash.takeError();
+  std::string XFlat = resolve(N.input(0));
+  llvm::Expected<std::vector<int64_t>> Axes = normAxes(N, XFlat, Where);
+  if (!Axes)
+    return Axes.takeError();
+  FunctionBody B("RMSNormalization", Opset, {"X", "scale"}, {"Y"});
+  appendRmsNorm(B, "X", "scale", *Axes, floatAttrOf(N, "epsilon", 1e-5f),
+                *Stash, typeOf(XFlat), "Y", "");
   return B;
 }
 

@@ -172,6 +172,7 @@ void registerMatMulKernels(CPUKernelTable &T) {
   addKernel(T, "Gemm", Kernel{&runGemm, nullptr, numericTypes()});
   addKernel(T, "Einsum", Kernel{&runEinsum, nullptr, numericTypes()});
   registerQuantizedKernels(T);
+  registerMatMulNBitsKernels(T);
   registerDetKernels(T);
   registerDFTKernels(T);
   registerSignalKernels(T);

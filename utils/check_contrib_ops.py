@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""Runs ONNX Runtime's contrib ops (domain com.microsoft) through oomplan-run and ONNX Runtime.
+
+Why: the models ONNX Runtime's tools write (the transformer optimizer, the weight-only quantizer,
+the GenAI model builder) use ops of ONNX Runtime's own domain: SkipLayerNormalization, FastGelu,
+MatMulNBits, ... (BiasAdd has no CPU kernel in ONNX Runtime: test/lit/run/contrib-ops checks it by
+hand.) oomplan imports most as bodies of standard ops
+(lib/Frontend/ONNX/ContribFunctions.cpp) and runs MatMulNBits with a kernel of its own; ONNX Runtime
+is where these ops are defined, so it is the reference.
+
+What: each case is a small model exercising one form of one op (optional inputs and outputs,
+float16, the opsets before LayerNormalization and CastLike, 2/4/8-bit weights with and without
+zero points, K not a multiple of the block), run as utils/check_new_opsets.py runs its cases:
+oomplan-run with --poison --check=unplanned against ONNX Runtime (utils/run_onnxruntime.mjs),
+|ours - ort| <= 1e-4 + 1e-3 |ort| (float16 outputs: within 2 float16 ulps of the larger; see
+compare_arrays). Exit 0 when every case passes, 1 otherwise.
+
+Usage:
+    /usr/bin/python3 utils/check_contrib_ops.py WORKDIR [--tool build/tools/oomplan-run/oomplan-run]
+        [--only NAME,NAME] [--list] [--write-only]
+ONNX Runtime comes from ORT_NODE_DIR (default /tmp/ort), as for check_new_opsets.py.
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_new_opsets as base  # noqa: E402  (the same runner and tolerances)
+from check_new_opsets import Case, t  # noqa: E402
+
+MS = "com.microsoft"
+
+
+def N(op, ins, outs, domain=MS, **kw):
+    return helper.make_node(op, ins, outs, domain=domain, **kw)
+
+
+def f32(r, *shape):
+    return r.standard_normal(shape).astype(np.float32)
+
+
+def activation_cases(r):
+    x, b = f32(r, 2, 3, 8), f32(r, 8)
+    h = x.astype(np.float16)
+    return [
+        Case("fastgelu", 17, [N("FastGelu", ["x"], ["y"])], [("x", x)], ["y"], what="tanh GELU"),
+        Case("fastgelu_bias", 17, [N("FastGelu", ["x", "b"], ["y"])], [("x", x), ("b", b)], ["y"],
+             what="tanh GELU of x + bias"),
+        Case("fastgelu_fp16", 17, [N("FastGelu", ["x"], ["y"])], [("x", h)], ["y"],
+             what="float16"),
+        Case("gelu", 14, [N("Gelu", ["x"], ["y"])], [("x", x)], ["y"], what="erf GELU, opset 14"),
+        Case("biasgelu", 17, [N("BiasGelu", ["x", "b"], ["y"])], [("x", x), ("b", b)], ["y"],
+             what="erf GELU of x + bias"),
+        Case("quickgelu", 17, [N("QuickGelu", ["x"], ["y"])], [("x", x)], ["y"],
+             what="x * sigmoid(1.702 x)"),
+        Case("quickgelu_alpha", 17, [N("QuickGelu", ["x"], ["y"], alpha=1.0)], [("x", x)], ["y"],
+             what="alpha 1 (SiLU)"),
+    ]
+
+
+def norm_cases(r):
+    x, s = f32(r, 2, 3, 16), f32(r, 2, 3, 16)
+    g, be, bi = f32(r, 16), f32(r, 16), f32(r, 16)
+    out = []
+    for opset in (17, 14):
+        out.append(Case(f"skipln_all_op{opset}", opset,
+                        [N("SkipLayerNormalization", ["x", "s", "g", "be", "bi"],
+                           ["y", "mean", "inv", "sum"], epsilon=1e-5)],
+                        [("x", x), ("s", s)], ["y", "mean", "inv", "sum"],
+                        inits=[t("g", g), t("be", be), t("bi", bi)],
+                        what=f"beta, bias, every output, opset {opset}"))
+    out.append(Case("skipln_default_eps", 17,
+                    [N("SkipLayerNormalization", ["x", "s", "g"], ["y"])],
+                    [("x", x * 1e-3), ("s", s * 1e-3)], ["y"], inits=[t("g", g)],
+                    what="no beta or bias, the default epsilon on small values"))
+    out.append(Case("skipln_fp16", 17,
+                    [N("SkipLayerNormalization", ["x", "s", "g", "be"], ["y", "", "", "sum"])],
+                    [("x", x.astype(np.float16)), ("s", s.astype(np.float16))], ["y", "sum"],
+                    inits=[t("g", g.astype(np.float16)), t("be", be.astype(np.float16))],
+                    what="float16, the sum out"))
+    out.append(Case("skipln_fp16_op14", 14,
+                    [N("SkipLayerNormalization", ["x", "s", "g", "be"], ["y"])],
+                    [("x", x.astype(np.float16)), ("s", s.astype(np.float16))], ["y"],
+                    inits=[t("g", g.astype(np.float16)), t("be", be.astype(np.float16))],
+                    what="float16 at opset 14 (no LayerNormalization)"))
+    out.append(Case("skipln_skip_2d", 17,
+                    [N("SkipLayerNormalization", ["x", "s2", "g", "be"], ["y"])],
+                    [("x", x), ("s2", f32(r, 3, 16))], ["y"],
+                    inits=[t("g", g), t("be", be)], what="skip [S, H] broadcast over the batch"))
+    out.append(Case("skipsimplified", 17,
+                    [N("SkipSimplifiedLayerNormalization", ["x", "s", "g", "bi"],
+                       ["y", "", "inv", "sum"], epsilon=1e-6)],
+                    [("x", x), ("s", s)], ["y", "inv", "sum"], inits=[t("g", g), t("bi", bi)],
+                    what="RMS of x + skip + bias, inverse RMS and sum out"))
+    out.append(Case("skipsimplified_fp16", 21,
+                    [N("SkipSimplifiedLayerNormalization", ["x", "s", "g"], ["y", "", "", "sum"],
+                       epsilon=1e-6)],
+                    [("x", x.astype(np.float16)), ("s", s.astype(np.float16))], ["y", "sum"],
+                    inits=[t("g", g.astype(np.float16))], what="float16, opset 21 (GenAI's)"))
+    for opset in (17, 14):
+        out.append(Case(f"simplified_op{opset}", opset,
+                        [N("SimplifiedLayerNormalization", ["x", "g"], ["y", "inv"], domain="",
+                           epsilon=1e-6)],
+                        [("x", x)], ["y", "inv"], inits=[t("g", g)],
+                        what=f"default domain, inverse RMS out, opset {opset}"))
+    out.append(Case("simplified_fp16_op14", 14,
+                    [N("SimplifiedLayerNormalization", ["x", "g"], ["y"], domain="")],
+                    [("x", x.astype(np.float16))], ["y"], inits=[t("g", g.astype(np.float16))],
+                    what="float16 at opset 14 (Cast back, no CastLike)"))
+    out.append(Case("simplified_axis1", 17,
+                    [N("SimplifiedLayerNormalization", ["x", "g2"], ["y"], domain="", axis=1)],
+                    [("x", x)], ["y"], inits=[t("g2", f32(r, 3, 16))],
+                    what="axis 1: over the last two axes"))
+    return out
+
+
+def matmul_cases(r):
+    a, b = f32(r, 2, 3, 5, 8), f32(r, 2, 3, 6, 8)
+    return [
+        Case("fusedmatmul_transb_alpha", 17,
+             [N("FusedMatMul", ["a", "b"], ["y"], transB=1, alpha=0.25)],
+             [("a", a), ("b", b)], ["y"], what="4-D, transB, alpha 0.25"),
+        Case("fusedmatmul_transa", 17, [N("FusedMatMul", ["a", "b2"], ["y"], transA=1)],
+             [("a", a), ("b2", f32(r, 5, 6))], ["y"], what="transA, B 2-D"),
+    ]
+
+
+def pack(values, bits):
+    """Packs unsigned values of `bits` bits along the last axis, low bits first."""
+    per = 8 // bits
+    v = values.reshape(*values.shape[:-1], -1, per).astype(np.uint8)
+    out = np.zeros(v.shape[:-1], np.uint8)
+    for i in range(per):
+        out |= v[..., i] << (i * bits)
+    return out
+
+
+def nbits_case(r, name, k, n, bits, block, zp="none", bias=False, a_shape=(3,), half=False,
+               what=""):
+    blocks = (k + block - 1) // block
+    q = r.integers(0, 1 << bits, (n, blocks, block))
+    b = pack(q, bits)  # [n, blocks, blob]
+    scales = (r.random((n * blocks,)) * 0.1 + 0.01).astype(np.float32)
+    inits = [t("B", b), t("scales", scales.astype(np.float16) if half else scales)]
+    ins = ["a", "B", "scales"]
+    if zp == "packed":
+        zq = r.integers(0, 1 << bits, (n, blocks))
+        per = 8 // bits
+        pad = (-blocks) % per
+        zq = np.concatenate([zq, np.zeros((n, pad), zq.dtype)], axis=1)
+        inits.append(t("zp", pack(zq, bits).reshape(-1)))
+        ins.append("zp")
+    elif zp == "float":
+        inits.append(t("zp", (r.random(n * blocks) * (1 << bits)).astype(
+            np.float16 if half else np.float32)))
+        ins.append("zp")
+    if bias:
+        if len(ins) == 3:
+            ins.append("")
+        ins += ["", "bias"]
+        inits.append(t("bias", f32(r, n).astype(np.float16) if half else f32(r, n)))
+    a = f32(r, *a_shape, k)
+    if half:
+        a = a.astype(np.float16)
+    return Case(name, 21, [N("MatMulNBits", ins, ["y"], K=k, N=n, bits=bits, block_size=block)],
+                [("a", a)], ["y"], inits=inits, what=what)
+
+
+def nbits_cases(r):
+    return [
+        nbits_case(r, "nbits4", 64, 24, 4, 32, what="4-bit, block 32, default zero point"),
+        nbits_case(r, "nbits4_zp", 64, 24, 4, 32, zp="packed",
+                   what="4-bit, packed zero points"),
+        nbits_case(r, "nbits4_zp_odd_blocks", 48, 10, 4, 16, zp="packed",
+                   what="4-bit, 3 blocks a row (zero-point rows padded to a byte)"),
+        nbits_case(r, "nbits4_k_partial", 40, 7, 4, 16, zp="packed", bias=True,
+                   what="K = 40 with blocks of 16 (last block partial), bias"),
+        nbits_case(r, "nbits4_float_zp", 64, 300, 4, 32, zp="float", a_shape=(2, 5),
+                   what="float zero points, N = 300 (3 tiles), 3-D A"),
+        nbits_case(r, "nbits8", 64, 16, 8, 16, zp="packed", what="8-bit, packed zero points"),
+        nbits_case(r, "nbits2", 64, 16, 2, 32, what="2-bit, default zero point"),
+        nbits_case(r, "nbits4_fp16", 64, 24, 4, 32, zp="packed", bias=True, half=True,
+                   what="float16 A, scales and bias"),
+        nbits_case(r, "nbits4_vector", 128, 40, 4, 128, a_shape=(), what="1-D A (one row)"),
+    ]
+
+
+def cases():
+    r = np.random.default_rng(7)
+    return activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r)
+
+
+if __name__ == "__main__":
+    sys.exit(base.main(__doc__, cases))
