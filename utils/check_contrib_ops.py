@@ -187,9 +187,80 @@ def nbits_cases(r):
     ]
 
 
+def gqa_case(r, name, b, s, hq, hkv, d, past=0, mask=None, packed=False, rotary=None, half=False,
+             what="", **attrs):
+    """GroupQueryAttention as ONNX Runtime's GenAI builder writes it: seqlens_k computed from the
+    attention mask (its sum - 1). total_sequence_length (the mask's width, which the builder takes
+    from Shape(mask)) is a constant here: with the mask's shape static, ONNX Runtime folds that
+    chain and then misreads the folded value (test/lit/shapes/contrib-gqa covers the chain)."""
+    dt = np.float16 if half else np.float32
+    if mask is None:
+        mask = np.ones((b, past + s), np.int64)
+    ins = [("mask", mask)]
+    nodes = [
+        N("ReduceSum", ["mask", "one"], ["msum"], domain="", keepdims=0),
+        N("Sub", ["msum", "one"], ["seq64"], domain=""),
+        N("Cast", ["seq64"], ["seqlens"], domain="", to=6),
+    ]
+    inits = [t("one", np.array([1], np.int64)), t("total", np.array(mask.shape[1], np.int32))]
+    if packed:
+        ins.append(("q", r.standard_normal((b, s, (hq + 2 * hkv) * d)).astype(dt)))
+        qkv = ["q", "", ""]
+    else:
+        ins += [("q", r.standard_normal((b, s, hq * d)).astype(dt)),
+                ("k", r.standard_normal((b, s, hkv * d)).astype(dt)),
+                ("v", r.standard_normal((b, s, hkv * d)).astype(dt))]
+        qkv = ["q", "k", "v"]
+    pk = ["", ""]
+    if past:
+        ins += [("pk", r.standard_normal((b, hkv, past, d)).astype(dt)),
+                ("pv", r.standard_normal((b, hkv, past, d)).astype(dt))]
+        pk = ["pk", "pv"]
+    gins = qkv + pk + ["seqlens", "total"]
+    if rotary:
+        rows, half_rot = rotary
+        ang = r.random((rows, half_rot)) * 3
+        inits += [t("cos", np.cos(ang).astype(dt)), t("sin", np.sin(ang).astype(dt))]
+        gins += ["cos", "sin"]
+        attrs.setdefault("do_rotary", 1)
+    nodes.append(N("GroupQueryAttention", gins, ["y", "present_k", "present_v"], num_heads=hq,
+                   kv_num_heads=hkv, **attrs))
+    return Case(name, 21, nodes, ins, ["y", "present_k", "present_v"], inits=inits, what=what)
+
+
+def gqa_cases(r):
+    ragged = np.ones((2, 6), np.int64)
+    ragged[1, 4:] = 0
+    return [
+        gqa_case(r, "gqa_prompt", 2, 4, 4, 2, 16, what="first prompt, 4 query / 2 KV heads"),
+        gqa_case(r, "gqa_prompt_rotary", 2, 5, 4, 1, 32, rotary=(16, 8),
+                 what="rotary on 16 of 32 dims, multi-query"),
+        gqa_case(r, "gqa_prompt_rotary_interleaved", 1, 3, 2, 2, 16, rotary=(8, 8),
+                 rotary_interleaved=1, what="interleaved rotary"),
+        gqa_case(r, "gqa_decode_ragged", 2, 1, 4, 2, 16, past=5, mask=ragged, rotary=(8, 8),
+                 what="one token after a past of 5 (row 1: 3), rotary at each row's position"),
+        gqa_case(r, "gqa_decode_long_cache", 1, 1, 4, 2, 16, past=8,
+                 mask=np.ones((1, 6), np.int64),
+                 what="a cache of 8 holding 5 (shared-buffer layout): present keeps 8"),
+        gqa_case(r, "gqa_subsequent", 1, 3, 4, 2, 16, past=4, rotary=(8, 8),
+                 what="3 new tokens after a past of 4"),
+        gqa_case(r, "gqa_packed", 2, 4, 4, 2, 16, packed=True, what="packed QKV"),
+        gqa_case(r, "gqa_window", 1, 6, 2, 1, 16, local_window_size=2,
+                 what="local window of 2"),
+        gqa_case(r, "gqa_softcap", 1, 4, 2, 1, 16, softcap=2.0, scale=0.5,
+                 what="softcap 2, scale 0.5"),
+        gqa_case(r, "gqa_smooth", 2, 3, 2, 2, 16, smooth_softmax=1, what="smooth softmax"),
+        gqa_case(r, "gqa_fp16", 2, 4, 4, 2, 16, rotary=(8, 8), half=True,
+                 what="float16 with rotary"),
+        gqa_case(r, "gqa_fp16_decode", 1, 1, 4, 2, 16, past=3, half=True,
+                 what="float16, one token after 3"),
+    ]
+
+
 def cases():
     r = np.random.default_rng(7)
-    return activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r)
+    return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
+            gqa_cases(r))
 
 
 if __name__ == "__main__":

@@ -521,6 +521,10 @@ const OpInfo Ops[] = {
     // (PyTorch 2.0's scaled_dot_product_attention) keeps Q, K, V, the output
     // and one log-sum-exp per query row (output 1, present in training only)
     // and recomputes the scores tile by tile.
+    // ONNX Runtime's (com.microsoft): causal attention of grouped query
+    // heads with its KV cache, rotary embedding optional. An inference op.
+    {"GroupQueryAttention", Shape::GroupQueryAttention, Alias::None,
+     UnknownGrad, product(1)},
     {"OomplanAttention", Shape::FusedAttention, Alias::None,
      grad(In012, In012, 0, bit(0) | bit(1), NoAux, 0), product(1)},
     {"OomplanConv", Shape::Conv, Alias::InPlace, UnknownGrad, ConvFlops,

@@ -81,6 +81,7 @@ enum class ShapeRuleId : uint8_t {
   // MatMul.cpp
   MatMul,
   MatMulNBits,
+  GroupQueryAttention,
   Gemm,
   Einsum,
   Det,

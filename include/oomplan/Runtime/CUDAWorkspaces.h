@@ -111,6 +111,7 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "Det",
                                         "Gelu",
                                         "GroupNormalization",
+                                        "GroupQueryAttention",
                                         "HammingWindow",
                                         "HannWindow",
                                         "MatMulNBits",

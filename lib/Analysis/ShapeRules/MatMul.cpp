@@ -2,8 +2,8 @@
 //
 // MatMul (numpy semantics: 1-D operands promoted and the added axis removed,
 // batch dims broadcast), Gemm (transA/transB), MatMulInteger and
-// QLinearMatMul (int32 / quantized outputs), ONNX Runtime's MatMulNBits,
-// and Einsum.
+// QLinearMatMul (int32 / quantized outputs), ONNX Runtime's MatMulNBits
+// and GroupQueryAttention, and Einsum.
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeRules.h"
@@ -291,6 +291,117 @@ llvm::Error matmulNBits(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// GroupQueryAttention (ONNX Runtime's, com.microsoft): query [B, S, Hq*D]
+/// (or Q, K and V packed: [B, S, (Hq + 2 Hkv) * D]), key and value
+/// [B, S, Hkv*D], the KV cache [B, Hkv, P, D]; output [B, S, Hq*D],
+/// present K and V [B, Hkv, max(P, total_sequence_length), D], as ONNX
+/// Runtime sizes them (a cache longer than the total is written in place
+/// of the past's length).
+llvm::Error groupQueryAttention(RuleContext &Ctx) {
+  const Node &N = Ctx.node();
+  const int64_t Hq = N.getInt("num_heads", 0),
+                Hkv = N.getInt("kv_num_heads", 0);
+  if (Hq <= 0 || Hkv <= 0 || Hq % Hkv != 0 || Hq > (int64_t(1) << 20))
+    return Ctx.error("num_heads (" + llvm::Twine(Hq) +
+                     ") must be a positive multiple of kv_num_heads (" +
+                     llvm::Twine(Hkv) + ")");
+  // What oomplan's kernel does not compute is refused here, by name.
+  static const char *const Inputs[] = {"query",
+                                       "key",
+                                       "value",
+                                       "past_key",
+                                       "past_value",
+                                       "seqlens_k",
+                                       "total_sequence_length",
+                                       "cos_cache",
+                                       "sin_cache",
+                                       "position_ids",
+                                       "attention_bias",
+                                       "head_sink",
+                                       "k_scale",
+                                       "v_scale",
+                                       "q_norm_weight",
+                                       "k_norm_weight"};
+  for (size_t I = 10; I < Ctx.numInputs(); ++I)
+    if (Ctx.hasInput(I))
+      return Ctx.unsupported(std::string("input ") + Inputs[I < 16 ? I : 15] +
+                             " is not supported");
+  if (!Ctx.hasOutput(1) || !Ctx.hasOutput(2))
+    return Ctx.unsupported("present_key and present_value must be outputs "
+                           "(oomplan's kernel keeps the keys there)");
+  if (Ctx.hasOutput(3) || N.getInt("qk_output", 0) != 0)
+    return Ctx.unsupported("output_qk is not supported");
+  if (N.getInt("causal", 1) != 1)
+    return Ctx.unsupported("causal=0 (bidirectional) is not supported");
+  if (N.getInt("sliding_window_cache", 0) != 0)
+    return Ctx.unsupported("sliding_window_cache=1 is not supported");
+  for (const char *Q : {"k_quant_type", "v_quant_type"})
+    if (N.getString(Q, "NONE") != "NONE")
+      return Ctx.unsupported(std::string(Q) + " " + N.getString(Q, "") +
+                             " (a quantized KV cache) is not supported");
+  if (!Ctx.hasInput(5) || !Ctx.hasInput(6))
+    return Ctx.error("seqlens_k and total_sequence_length (inputs 5 and 6) "
+                     "are required");
+  llvm::ArrayRef<SymExpr> Q = Ctx.inDims(0);
+  if (Q.size() != 3)
+    return Ctx.error("query must be 3-D [batch, sequence, hidden]");
+  const bool Packed = !Ctx.hasInput(1);
+  if (Packed == Ctx.hasInput(2))
+    return Ctx.error("key and value must be given together (or neither, "
+                     "for a packed query)");
+  std::optional<int64_t> Hidden = Q[2].getConstant();
+  if (!Hidden)
+    return Ctx.unsupported("query's hidden size is not a known number");
+  const int64_t Div = Packed ? Hq + 2 * Hkv : Hq;
+  if (*Hidden <= 0 || *Hidden % Div != 0)
+    return Ctx.error("query's hidden size " + llvm::Twine(*Hidden) +
+                     " is not a multiple of " + llvm::Twine(Div) +
+                     (Packed ? " (num_heads + 2 * kv_num_heads)" : ""));
+  const int64_t D = *Hidden / Div;
+  if (!Packed) {
+    llvm::ArrayRef<SymExpr> K = Ctx.inDims(1), V = Ctx.inDims(2);
+    for (llvm::ArrayRef<SymExpr> KV : {K, V}) {
+      std::optional<int64_t> C =
+          KV.size() == 3 ? KV[2].getConstant() : std::nullopt;
+      if (KV.size() != 3 || (C && *C != Hkv * D))
+        return Ctx.error("key and value must be [batch, sequence, " +
+                         llvm::Twine(Hkv * D) + "]");
+    }
+  }
+  if (Ctx.hasInput(3) != Ctx.hasInput(4))
+    return Ctx.error("past_key and past_value must be given together");
+  if (Ctx.hasInput(7) != Ctx.hasInput(8))
+    return Ctx.error("cos_cache and sin_cache must be given together");
+  if (N.getInt("do_rotary", 0) && !Ctx.hasInput(7))
+    return Ctx.error("do_rotary=1 needs cos_cache and sin_cache");
+  if (Ctx.hasInput(7)) {
+    llvm::ArrayRef<SymExpr> C = Ctx.inDims(7);
+    std::optional<int64_t> Half =
+        C.size() == 2 ? C[1].getConstant() : std::nullopt;
+    if (C.size() != 2 || (Half && (*Half <= 0 || 2 * *Half > D)))
+      return Ctx.error("cos_cache must be [positions, at most head_size/2]");
+  }
+  // The cache's length: the past's, or the total sequence length when
+  // longer (a value the shape pass follows from Shape(attention_mask)).
+  const std::optional<std::vector<SymExpr>> &Total = Ctx.inValues(6);
+  if (!Total || Total->size() != 1)
+    return Ctx.unsupported("total_sequence_length is not a value the shape "
+                           "analysis can follow (it comes from data)");
+  SymExpr Len = (*Total)[0];
+  if (Ctx.hasInput(3)) {
+    llvm::ArrayRef<SymExpr> P = Ctx.inDims(3);
+    if (P.size() != 4)
+      return Ctx.error("past_key must be 4-D [batch, kv_num_heads, length, "
+                       "head_size]");
+    Len = SymExpr::max(P[2], Len);
+  }
+  Ctx.setOutput(0, Ctx.inType(0), {Q[0], Q[1], SymExpr::constant(Hq * D)});
+  for (size_t O : {size_t(1), size_t(2)})
+    Ctx.setOutput(O, Ctx.hasInput(3) ? Ctx.inType(3) : Ctx.inType(0),
+                  {Q[0], SymExpr::constant(Hkv), Len, SymExpr::constant(D)});
+  return llvm::Error::success();
+}
+
 /// OomplanMatMul: a MatMul or, with gemm=1, a Gemm; the bias and the
 /// activation keep the product's shape (the fusion checks that the bias
 /// broadcasts into it).
@@ -334,6 +445,7 @@ void shapes::addMatMulRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::FusedAttention, fusedAttention);
   F.add(ops::ShapeRuleId::MatMul, matmul);
   F.add(ops::ShapeRuleId::MatMulNBits, matmulNBits);
+  F.add(ops::ShapeRuleId::GroupQueryAttention, groupQueryAttention);
   F.add(ops::ShapeRuleId::Gemm, gemm);
   F.add(ops::ShapeRuleId::Einsum, einsum);
   F.add(ops::ShapeRuleId::Det, det);

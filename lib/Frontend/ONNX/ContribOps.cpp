@@ -23,6 +23,10 @@ static const NewerOpVersion Rows[] = {
     {"FusedMatMul", 1, 2, 2, 1, 1, nullptr, true},
     // The erf form of Gelu.
     {"Gelu", 1, 1, 1, 1, 1, nullptr, true},
+    // Causal attention of grouped query heads with its KV cache, rotary
+    // optional (the GenAI builder's). A node of its own: the cache's layout
+    // and the positions come from seqlens_k's values at run time.
+    {"GroupQueryAttention", 1, 1, 16, 1, 4, nullptr},
     // A * dequantize(B)^T (+ bias): B packed, 2, 4 or 8 bits per weight, in
     // blocks along K with a scale (and a zero point) each. A node of its
     // own: dequantized at import, the weights would count 8 times over.

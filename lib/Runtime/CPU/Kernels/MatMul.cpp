@@ -173,6 +173,7 @@ void registerMatMulKernels(CPUKernelTable &T) {
   addKernel(T, "Einsum", Kernel{&runEinsum, nullptr, numericTypes()});
   registerQuantizedKernels(T);
   registerMatMulNBitsKernels(T);
+  registerGroupQueryAttentionKernels(T);
   registerDetKernels(T);
   registerDFTKernels(T);
   registerSignalKernels(T);

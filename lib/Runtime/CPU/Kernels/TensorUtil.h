@@ -293,7 +293,7 @@ inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
 }
 
 // Files of a family beyond its main file, whose register function calls
-// these (Indexing.cpp the first six, MatMul.cpp the two after, Conv.cpp
+// these (Indexing.cpp the first six, MatMul.cpp the three after, Conv.cpp
 // Col2Im and DeformConv), so CPUKernels.cpp needs no entry per file.
 void registerGatherKernels(ops::KernelTable<Kernel> &T);
 void registerResizeKernels(ops::KernelTable<Kernel> &T);
@@ -305,6 +305,7 @@ void registerCol2ImKernels(ops::KernelTable<Kernel> &T);
 void registerDeformConvKernels(ops::KernelTable<Kernel> &T);
 void registerQuantizedKernels(ops::KernelTable<Kernel> &T); // Quantized.cpp
 void registerMatMulNBitsKernels(ops::KernelTable<Kernel> &T);
+void registerGroupQueryAttentionKernels(ops::KernelTable<Kernel> &T);
 
 /// Einsum as one loop: the output's dims and the summed labels' sizes, and
 /// each operand's stride per output axis and per summed axis (0 where the
