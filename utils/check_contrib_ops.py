@@ -257,10 +257,39 @@ def gqa_cases(r):
     ]
 
 
+def genai_cases(r):
+    """The decoder test/lit/frontend/Inputs/genai_llm.py writes (the GenAI builder's int4 CPU
+    Llama): a prompt, then one token after it with the prompt's cache."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                                    "lit", "frontend", "Inputs"))
+    import genai_llm  # noqa: E402
+    # accuracy_level 0: ONNX Runtime in float (at 4 it quantizes A to int8, a 1e-2 difference).
+    nodes, inits, inputs, outputs = genai_llm.build(layers=2, accuracy_level=0)
+    # The builder's symbolic input dims: with static ones, ONNX Runtime folds Shape(mask) and
+    # then misreads the folded total_sequence_length.
+    dims = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+            for v in inputs}
+    outs = [o.name for o in outputs]
+    out = []
+    for name, past, s, what in (("genai_prompt", 0, 6, "prompt of 6 tokens, batch 2"),
+                                ("genai_decode", 6, 1, "one token after a cache of 6")):
+        ins = [("input_ids", r.integers(0, 100, (2, s)).astype(np.int64)),
+               ("attention_mask", np.ones((2, past + s), np.int64))]
+        for i in range(2):
+            for kv in ("key", "value"):
+                ins.append((f"past_key_values.{i}.{kv}",
+                            r.standard_normal((2, 2, past, 16)).astype(np.float32)))
+        c = Case(name, 21, nodes, ins, outs, inits=inits,
+                 what="2-layer int4 GQA decoder (GenAI builder's ops), " + what)
+        c.shapes = dims
+        out.append(c)
+    return out
+
+
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
-            gqa_cases(r))
+            gqa_cases(r) + genai_cases(r))
 
 
 if __name__ == "__main__":

@@ -305,8 +305,11 @@ def cases():
 
 
 def build(case, path):
+    # An input's declared shape: its array's, or what case.shapes gives (symbolic dims).
+    shapes = getattr(case, "shapes", {})
     ins = [vi(n, helper.np_dtype_to_tensor_dtype(a.dtype) if hasattr(helper, "np_dtype_to_tensor_dtype")
-              else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape)) for n, a in case.inputs]
+              else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], shapes.get(n, list(a.shape)))
+           for n, a in case.inputs]
     outs = [helper.make_empty_tensor_value_info(o) for o in case.outputs]
     g = helper.make_graph(case.nodes, case.name, ins, outs, initializer=case.inits)
     opsets = [helper.make_opsetid("", case.opset)]

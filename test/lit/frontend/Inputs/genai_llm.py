@@ -1,0 +1,154 @@
+#!/usr/bin/python3
+"""Writes a decoder as ONNX Runtime's GenAI model builder writes an int4 Llama for the CPU.
+
+The ops and their wiring follow the builder's output (onnxruntime-genai, builder.py, for
+"int4" on "cpu"): the embedding a float Gather; per layer SimplifiedLayerNormalization (the first)
+or SkipSimplifiedLayerNormalization (the rest, the residual sum as output 3), q/k/v/o and the
+MLP's gate/up/down as MatMulNBits (4 bits, blocks of 32, asymmetric: packed zero points),
+GroupQueryAttention with rotary from cos/sin caches and the KV cache as past_key_values.N.key
+/ .value [batch_size, kv_heads, past_sequence_length, head_size]; seqlens_k = ReduceSum(mask) - 1
+and total_sequence_length = Shape(mask)[1], both int32; SiLU as x * Sigmoid(x); a final
+SkipSimplifiedLayerNormalization and a MatMulNBits lm_head. No weights were copied from a
+model: they are random, so this checks structure and sizes, not a model's outputs.
+
+Usage:
+    genai_llm.py OUT.onnx [--layers 2] [--hidden 64] [--heads 4] [--kv-heads 2]
+        [--inter 128] [--vocab 100] [--max-len 64] [--seed 0]
+"""
+import argparse
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+BLOCK, BITS = 32, 4
+
+
+def _pack4(q):
+    """Packs 4-bit values along the last axis, low nibble first."""
+    q = q.astype(np.uint8)
+    return (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
+
+
+def nbits_weight(r, name, k, n, inits):
+    """B, scales and zero points of a 4-bit [k -> n] MatMulNBits; returns its input names."""
+    blocks = (k + BLOCK - 1) // BLOCK
+    inits.append(numpy_helper.from_array(
+        _pack4(r.integers(0, 16, (n, blocks, BLOCK))), name + ".qweight"))
+    inits.append(numpy_helper.from_array(
+        (r.random(n * blocks) * 0.02 + 0.005).astype(np.float32), name + ".scales"))
+    zp = r.integers(0, 16, (n, blocks + blocks % 2))
+    inits.append(numpy_helper.from_array(_pack4(zp).reshape(-1), name + ".qzeros"))
+    return [name + ".qweight", name + ".scales", name + ".qzeros"]
+
+
+def build(layers=2, hidden=64, heads=4, kv_heads=2, inter=128, vocab=100, max_len=64, seed=0,
+          accuracy_level=4):
+    """(nodes, initializers, inputs, outputs) of the decoder; inputs and outputs as value infos
+    with the builder's symbolic dims. accuracy_level 4 (the builder's for the CPU) lets ONNX
+    Runtime multiply in int8; 0 asks for float, which oomplan's kernel always computes in."""
+    r = np.random.default_rng(seed)
+    d = hidden // heads
+    nodes, inits = [], []
+
+    def node(op, ins, outs, domain="", **kw):
+        nodes.append(helper.make_node(op, ins, outs, domain=domain, **kw))
+        return outs[0]
+
+    def mm(x, name, k, n):
+        return node("MatMulNBits", [x] + nbits_weight(r, name, k, n, inits), [name + "/out"], MS,
+                    K=k, N=n, bits=BITS, block_size=BLOCK, accuracy_level=accuracy_level)
+
+    def norm_weight(name):
+        inits.append(numpy_helper.from_array(
+            (1 + 0.1 * r.standard_normal(hidden)).astype(np.float32), name))
+        return name
+
+    inits.append(numpy_helper.from_array(
+        (0.1 * r.standard_normal((vocab, hidden))).astype(np.float32), "model.embed_tokens.weight"))
+    inits.append(numpy_helper.from_array(np.array([1], np.int64), "one"))
+    ang = np.outer(np.arange(max_len), 1.0 / 10000 ** (np.arange(0, d, 2) / d))
+    inits.append(numpy_helper.from_array(np.cos(ang).astype(np.float32), "cos_cache"))
+    inits.append(numpy_helper.from_array(np.sin(ang).astype(np.float32), "sin_cache"))
+    node("ReduceSum", ["attention_mask", "one"], ["mask_sum"], keepdims=0)
+    node("Sub", ["mask_sum", "one"], ["seqlens64"])
+    node("Cast", ["seqlens64"], ["seqlens_k"], to=TensorProto.INT32)
+    node("Shape", ["attention_mask"], ["mask_shape"])
+    node("Gather", ["mask_shape", "one"], ["total64"], axis=0)
+    node("Cast", ["total64"], ["total_seq_len"], to=TensorProto.INT32)
+    x = node("Gather", ["model.embed_tokens.weight", "input_ids"], ["embed"])
+    skip = None
+    inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64,
+                                            ["batch_size", "sequence_length"]),
+              helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
+                                            ["batch_size", "total_sequence_length"])]
+    outputs = []
+    for i in range(layers):
+        pre = f"model.layers.{i}"
+        if skip is None:
+            h = node("SimplifiedLayerNormalization", [x, norm_weight(pre + ".input_layernorm")],
+                     [pre + "/ln"], epsilon=1e-5)
+            residual = x
+        else:
+            h, _, _, residual = (
+                node("SkipSimplifiedLayerNormalization",
+                     [x, skip, norm_weight(pre + ".input_layernorm")],
+                     [pre + "/ln", "", "", pre + "/residual"], MS, epsilon=1e-5),
+                None, None, pre + "/residual")
+        q = mm(h, pre + ".attn.q_proj", hidden, heads * d)
+        k = mm(h, pre + ".attn.k_proj", hidden, kv_heads * d)
+        v = mm(h, pre + ".attn.v_proj", hidden, kv_heads * d)
+        past_k, past_v = f"past_key_values.{i}.key", f"past_key_values.{i}.value"
+        pres_k, pres_v = f"present.{i}.key", f"present.{i}.value"
+        for name in (past_k, past_v):
+            inputs.append(helper.make_tensor_value_info(
+                name, TensorProto.FLOAT, ["batch_size", kv_heads, "past_sequence_length", d]))
+        for name in (pres_k, pres_v):
+            outputs.append(helper.make_tensor_value_info(
+                name, TensorProto.FLOAT, ["batch_size", kv_heads, "total_sequence_length", d]))
+        attn = node("GroupQueryAttention",
+                    [q, k, v, past_k, past_v, "seqlens_k", "total_seq_len", "cos_cache",
+                     "sin_cache"], [pre + "/attn", pres_k, pres_v], MS,
+                    num_heads=heads, kv_num_heads=kv_heads, do_rotary=1)
+        o = mm(attn, pre + ".attn.o_proj", heads * d, hidden)
+        h2, _, _, residual2 = (
+            node("SkipSimplifiedLayerNormalization",
+                 [o, residual, norm_weight(pre + ".post_attention_layernorm")],
+                 [pre + "/post_ln", "", "", pre + "/residual2"], MS, epsilon=1e-5),
+            None, None, pre + "/residual2")
+        gate = mm(h2, pre + ".mlp.gate_proj", hidden, inter)
+        up = mm(h2, pre + ".mlp.up_proj", hidden, inter)
+        sig = node("Sigmoid", [gate], [pre + "/sig"])
+        act = node("Mul", [gate, sig], [pre + "/act"])
+        prod = node("Mul", [act, up], [pre + "/prod"])
+        x = mm(prod, pre + ".mlp.down_proj", inter, hidden)
+        skip = residual2
+    final = node("SkipSimplifiedLayerNormalization", [x, skip, norm_weight("model.norm")],
+                 ["final_norm"], MS, epsilon=1e-5)
+    mm(final, "lm_head", hidden, vocab)
+    nodes[-1].output[0] = "logits"
+    outputs.insert(0, helper.make_tensor_value_info(
+        "logits", TensorProto.FLOAT, ["batch_size", "sequence_length", vocab]))
+    return nodes, inits, inputs, outputs
+
+
+def model(**kw):
+    nodes, inits, inputs, outputs = build(**kw)
+    g = helper.make_graph(nodes, "genai_llm", inputs, outputs, initializer=inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21),
+                                            helper.make_opsetid(MS, 1)],
+                          producer_name="genai_llm.py")
+    m.ir_version = 10
+    return m
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    for flag, default in (("layers", 2), ("hidden", 64), ("heads", 4), ("kv-heads", 2),
+                          ("inter", 128), ("vocab", 100), ("max-len", 64), ("seed", 0)):
+        ap.add_argument("--" + flag, type=int, default=default)
+    a = ap.parse_args()
+    onnx.save(model(layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads,
+                    inter=a.inter, vocab=a.vocab, max_len=a.max_len, seed=a.seed), a.out)
