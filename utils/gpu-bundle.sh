@@ -139,6 +139,8 @@ mkdir -p .gpu/quant
 /usr/bin/python3 utils/to_quantized.py test/models/bert_like.onnx .gpu/quant/bert_like_dynq.onnx --dynamic
 # The opset 23 to 25 function-op models with their inputs, for section 5d.
 /usr/bin/python3 utils/check_function_ops.py .gpu/fnops --write-only
+# And ONNX Runtime's contrib ops (MatMulNBits, GroupQueryAttention, ...).
+/usr/bin/python3 utils/check_contrib_ops.py .gpu/fnops --write-only
 tar -czf .gpu.tgz .gpu
 rm -rf .gpu
 size=$(stat -c %s .gpu.tgz)

@@ -20,7 +20,8 @@
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;
 #      then (5b, 5c) half and quantized versions of test models, (5d) the
-#      opset 23 to 25 function ops (utils/check_function_ops.py's models);
+#      opset 23 to 25 function ops and ONNX Runtime's contrib ops
+#      (utils/check_function_ops.py's and check_contrib_ops.py's models);
 #   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   7. with the time left, the kernel tests under compute-sanitizer.
 # 5 to 7 come last: no bar names them.
@@ -489,10 +490,11 @@ fi
 
 if [ -d "$B/fnops" ] && have_time "the function-op models"; then
 say ""
-say "## 5d. Opset 23 to 25 function ops: CUDA against the CPU executor"
+say "## 5d. Opset 23 to 25 function ops and ONNX Runtime's contrib ops: CUDA against the CPU executor"
 say ""
 say "utils/check_function_ops.py's models (Attention in every form, RMSNormalization,"
-say "RotaryEmbedding, Swish, TensorScatter) with their inputs, imported as ONNX's function bodies."
+say "RotaryEmbedding, Swish, TensorScatter) with their inputs, imported as ONNX's function bodies,"
+say "and utils/check_contrib_ops.py's (MatMulNBits, GroupQueryAttention, the fused norms and GELUs)."
 say "Bound: rtol 1e-3, atol 1e-5. No bar names it."
 say ""
 fn_pass=0 fn_all=0
