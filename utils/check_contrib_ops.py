@@ -257,6 +257,70 @@ def gqa_cases(r):
     ]
 
 
+def bert_attention_cases(r):
+    """The transformer optimizer's Attention and EmbedLayerNormalization (BERT, GPT-2)."""
+    b, s, hin, heads = 2, 5, 32, 4
+    x = f32(r, b, s, hin)
+    w, bias = t("w", f32(r, hin, 96) * 0.3), t("bias", f32(r, 96) * 0.1)
+    raw = np.ones((b, s), np.int32)
+    raw[1, 3:] = 0
+    out = []
+    for opset in (17, 12):
+        out.append(Case(f"attention_raw_mask_op{opset}", opset,
+                        [N("Attention", ["x", "w", "bias", "m"], ["y"], num_heads=heads)],
+                        [("x", x), ("m", raw)], ["y"], inits=[w, bias],
+                        what=f"BERT: raw mask [B, S] (row 1 padded), opset {opset}"))
+    out += [
+        Case("attention_lengths", 17,
+             [N("Attention", ["x", "w", "bias", "m"], ["y"], num_heads=heads)],
+             [("x", x), ("m", np.array([5, 2], np.int32))], ["y"], inits=[w, bias],
+             what="mask_index as right-padding lengths [B]"),
+        Case("attention_mask3d", 17,
+             [N("Attention", ["x", "w", "bias", "m"], ["y"], num_heads=heads)],
+             [("x", x), ("m", (r.random((b, s, s)) < 0.7).astype(np.int32))], ["y"],
+             inits=[w, bias], what="mask [B, S, T] (some rows fully masked)"),
+        Case("attention_nomask_scale", 17,
+             [N("Attention", ["x", "w", "bias"], ["y"], num_heads=2, scale=0.2)],
+             [("x", x)], ["y"], inits=[w, bias], what="no mask, 2 heads, scale 0.2"),
+        Case("attention_qkv_sizes", 17,
+             [N("Attention", ["x", "w2", "bias2", "m"], ["y"], num_heads=heads,
+                qkv_hidden_sizes=[32, 32, 16])],
+             [("x", x), ("m", raw)], ["y"],
+             inits=[t("w2", f32(r, hin, 80) * 0.3), t("bias2", f32(r, 80) * 0.1)],
+             what="qkv_hidden_sizes 32, 32, 16"),
+        Case("attention_gpt2_past", 17,
+             [N("Attention", ["x1", "w", "bias", "m2", "past"], ["y", "present"],
+                num_heads=heads, unidirectional=1)],
+             [("x1", f32(r, b, 2, hin)), ("m2", np.ones((b, 5), np.int32)),
+              ("past", f32(r, 2, b, heads, 3, 8))], ["y", "present"], inits=[w, bias],
+             what="GPT-2: causal, 2 tokens after a past of 3, present out"),
+        Case("attention_causal_bias", 17,
+             [N("Attention", ["x", "w", "bias", "", "", "ab"], ["y"], num_heads=heads,
+                unidirectional=1)],
+             [("x", x), ("ab", f32(r, 1, heads, s, s))], ["y"], inits=[w, bias],
+             what="causal with attention_bias [1, N, S, T]"),
+    ]
+    ids = r.integers(0, 50, (b, s)).astype(np.int32)
+    seg = r.integers(0, 2, (b, s)).astype(np.int32)
+    emb = [t("word", f32(r, 50, hin)), t("pos", f32(r, 16, hin)), t("segw", f32(r, 2, hin)),
+           t("gamma", f32(r, hin)), t("beta", f32(r, hin))]
+    for opset in (17, 12):
+        out.append(Case(f"embed_layernorm_op{opset}", opset,
+                        [N("EmbedLayerNormalization",
+                           ["ids", "seg", "word", "pos", "segw", "gamma", "beta", "m"],
+                           ["y", "mask_index", "sum"], epsilon=1e-5)],
+                        [("ids", ids), ("seg", seg), ("m", raw)], ["y", "mask_index", "sum"],
+                        inits=emb, what=f"segments, mask_index and the sum out, opset {opset}"))
+    out.append(Case("embed_layernorm_positions", 17,
+                    [N("EmbedLayerNormalization",
+                       ["ids", "", "word", "pos", "", "gamma", "beta", "m", "pids"],
+                       ["y", "mask_index"])],
+                    [("ids", ids), ("m", raw), ("pids", r.integers(0, 16, (b, s)).astype(np.int32))],
+                    ["y", "mask_index"],
+                    inits=emb, what="no segments, position_ids [B, S], default epsilon"))
+    return out
+
+
 def genai_cases(r):
     """The decoder test/lit/frontend/Inputs/genai_llm.py writes (the GenAI builder's int4 CPU
     Llama): a prompt, then one token after it with the prompt's cache."""
@@ -289,7 +353,7 @@ def genai_cases(r):
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
-            gqa_cases(r) + genai_cases(r))
+            gqa_cases(r) + bert_attention_cases(r) + genai_cases(r))
 
 
 if __name__ == "__main__":

@@ -94,20 +94,27 @@ llvm::Error Converter::convertContribOp(const onnx::NodeProto &N, size_t Index,
                                         const std::string &Where) {
   int64_t Opset = defaultOpset();
   const std::string &Op = N.op_type();
-  llvm::Expected<FunctionBody> Body =
-      Op == "SkipLayerNormalization" || Op == "SkipSimplifiedLayerNormalization"
-          ? skipNormBody(N, Opset, Where)
-      : Op == "SimplifiedLayerNormalization"
-          ? simplifiedNormBody(N, Opset, Where)
-      : Op == "FusedMatMul" ? fusedMatMulBody(N, Opset, Where)
-                            : Op == "BiasAdd"
-          ? [&]() -> llvm::Expected<FunctionBody> {
-    FunctionBody B("BiasAdd", Opset, {"X", "bias", "skip"}, {"Y"});
-    B.op("Add", {"X", "bias"}, "XBias");
-    B.op("Add", {"XBias", "skip"}, "Y");
-    return B;
-  }()
-      : geluBody(N, Opset, Where); // Gelu, BiasGelu, FastGelu, QuickGelu
+  auto BodyOf = [&]() -> llvm::Expected<FunctionBody> {
+    if (Op == "SkipLayerNormalization" ||
+        Op == "SkipSimplifiedLayerNormalization")
+      return skipNormBody(N, Opset, Where);
+    if (Op == "SimplifiedLayerNormalization")
+      return simplifiedNormBody(N, Opset, Where);
+    if (Op == "FusedMatMul")
+      return fusedMatMulBody(N, Opset, Where);
+    if (Op == "Attention")
+      return contribAttentionBody(N, Opset, Where);
+    if (Op == "EmbedLayerNormalization")
+      return embedLayerNormBody(N, Opset, Where);
+    if (Op == "BiasAdd") {
+      FunctionBody B("BiasAdd", Opset, {"X", "bias", "skip"}, {"Y"});
+      B.op("Add", {"X", "bias"}, "XBias");
+      B.op("Add", {"XBias", "skip"}, "Y");
+      return B;
+    }
+    return geluBody(N, Opset, Where); // Gelu, BiasGelu, FastGelu, QuickGelu
+  };
+  llvm::Expected<FunctionBody> Body = BodyOf();
   if (!Body)
     return Body.takeError();
   return convertCall(N, Body->proto(), Index, Where);

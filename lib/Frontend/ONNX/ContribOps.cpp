@@ -13,10 +13,17 @@ using namespace oomplan;
 
 // Sorted by op.
 static const NewerOpVersion Rows[] = {
+    // The Q, K and V projections in one MatMul, then multi-head attention
+    // with a padding or raw mask, causal with a past (the BERT and GPT-2
+    // optimizer's).
+    {"Attention", 1, 2, 7, 1, 2, nullptr, true},
     // X + bias + skip.
     {"BiasAdd", 1, 3, 3, 1, 1, nullptr, true},
     // Gelu(A + B), the erf form.
     {"BiasGelu", 1, 2, 2, 1, 1, nullptr, true},
+    // Word, position and segment embeddings summed, LayerNormalization,
+    // and the mask's lengths (BERT's input, the optimizer's).
+    {"EmbedLayerNormalization", 1, 1, 9, 1, 3, nullptr, true},
     // The tanh approximation of Gelu, of X (+ bias).
     {"FastGelu", 1, 1, 2, 1, 1, nullptr, true},
     // alpha * op(A) * op(B), transposes by attribute.

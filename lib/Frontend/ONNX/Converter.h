@@ -160,6 +160,13 @@ private:
   llvm::Expected<FunctionBody> fusedMatMulBody(const onnx::NodeProto &N,
                                                int64_t Opset,
                                                const std::string &Where);
+  // ContribAttention.cpp.
+  llvm::Expected<FunctionBody> contribAttentionBody(const onnx::NodeProto &N,
+                                                    int64_t Opset,
+                                                    const std::string &Where);
+  llvm::Expected<FunctionBody> embedLayerNormBody(const onnx::NodeProto &N,
+                                                  int64_t Opset,
+                                                  const std::string &Where);
 
   // ConvertLoop.cpp.
   /// Unrolls Loop node N: the body's nodes once per iteration, each

@@ -76,6 +76,24 @@ std::string FunctionBody::reduceMean(const std::string &X,
   return Out;
 }
 
+std::string FunctionBody::unsqueeze(const std::string &X,
+                                    std::vector<int64_t> Axes,
+                                    const std::string &Out) {
+  if (Opset >= 13)
+    return op("Unsqueeze", {X, ints(Out + "Axes", std::move(Axes))}, Out);
+  setInts(add("Unsqueeze", {X}, {Out}), "axes", std::move(Axes));
+  return Out;
+}
+
+std::string FunctionBody::slice(const std::string &X, int64_t Start,
+                                int64_t End, int64_t Axis,
+                                const std::string &Out) {
+  return op("Slice",
+            {X, ints(Out + "Starts", {Start}), ints(Out + "Ends", {End}),
+             ints(Out + "Axes", {Axis})},
+            Out);
+}
+
 void FunctionBody::setInt(onnx::NodeProto &N, const char *Name, int64_t V) {
   onnx::AttributeProto *A = N.add_attribute();
   A->set_name(Name);

@@ -46,6 +46,14 @@ public:
   std::string reduceMean(const std::string &X, std::vector<int64_t> Axes,
                          const std::string &Out);
 
+  /// Out = Unsqueeze(X) at Axes: the axes as an input from opset 13, as an
+  /// attribute before.
+  std::string unsqueeze(const std::string &X, std::vector<int64_t> Axes,
+                        const std::string &Out);
+  /// Out = X[..., Start:End, ...] along Axis (Slice's inputs, opset 10 on).
+  std::string slice(const std::string &X, int64_t Start, int64_t End,
+                    int64_t Axis, const std::string &Out);
+
   /// The default-domain opset the body is written for.
   int64_t opset() const { return Opset; }
 

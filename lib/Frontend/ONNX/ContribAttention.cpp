@@ -1,0 +1,319 @@
+//===- ContribAttention.cpp - ONNX Runtime's BERT ops as standard ops -----===//
+//
+// The transformer optimizer's BERT ops, imported as standard-op bodies
+// (ContribFunctions.cpp says why bodies): Attention (com.microsoft: the Q,
+// K and V projections in one MatMul, a padding or raw mask, causal with a
+// past) and EmbedLayerNormalization (the three embeddings summed and
+// normalized, the mask's lengths as mask_index). The attention becomes the
+// exporter's chain again (MatMul, Softmax, MatMul), which fusion makes an
+// OomplanAttention, so an optimized BERT plans as the export it came from.
+//
+// ONNX Runtime's CPU kernel masks by adding mask_filter_value (-10000), not
+// -inf: the bodies add the same (a row masked by both the mask and the
+// causal frontier gets it twice, as the kernel's += does), so even a fully
+// masked row gives ONNX Runtime's numbers. The bias terms are summed before
+// they meet the scores (one Add, which the fusion takes as its bias).
+//
+//===----------------------------------------------------------------------===//
+#include "Converter.h"
+#include "FunctionBody.h"
+#include <cmath>
+
+using namespace oomplan;
+using namespace oomplan::fn;
+
+namespace {
+
+/// Out = a one-element constant of float type T (float32 cast to T).
+std::string scalarOf(FunctionBody &B, const std::string &Out, float Value,
+                     ElementType T) {
+  if (T == ElementType::Float)
+    return B.floats(Out, Value);
+  B.floats(Out + "F", Value);
+  FunctionBody::setInt(B.add("Cast", {Out + "F"}, {Out}), "to", int64_t(T));
+  return Out;
+}
+
+/// Out = dim Axis of X as a 1-D int64 [1].
+std::string dimOf(FunctionBody &B, const std::string &X, int64_t Axis,
+                  const std::string &Out) {
+  B.op("Shape", {X}, Out + "Shape");
+  B.ints(Out + "Index", {Axis});
+  onnx::NodeProto &G = B.add("Gather", {Out + "Shape", Out + "Index"}, {Out});
+  FunctionBody::setInt(G, "axis", 0);
+  return Out;
+}
+
+/// Out = Range(0, N) for a 1-D [1] int64 N.
+std::string rangeOf(FunctionBody &B, const std::string &N,
+                    const std::string &Out) {
+  B.ints(Out + "Zero", {0}, /*Scalar=*/true);
+  B.ints(Out + "One", {1}, /*Scalar=*/true);
+  B.ints(Out + "ScalarShape", {});
+  B.op("Reshape", {N, Out + "ScalarShape"}, Out + "Limit");
+  return B.op("Range", {Out + "Zero", Out + "Limit", Out + "One"}, Out);
+}
+
+/// X [B, L, Heads * Size] as [B, Heads, L, Size].
+std::string heads(FunctionBody &B, const std::string &X, int64_t Heads,
+                  int64_t Size, const std::string &Out) {
+  B.ints(Out + "Shape", {0, 0, Heads, Size});
+  B.op("Reshape", {X, Out + "Shape"}, Out + "Split");
+  FunctionBody::setInts(B.add("Transpose", {Out + "Split"}, {Out}), "perm",
+                        {0, 2, 1, 3});
+  return Out;
+}
+
+} // namespace
+
+llvm::Expected<FunctionBody>
+Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
+                                const std::string &Where) {
+  if (intAttrOf(N, "do_rotary", 0) ||
+      intAttrOf(N, "past_present_share_buffer", 0) || has(N, 6))
+    return unsupported(Where + ": unsupported: Attention with do_rotary, "
+                               "past_present_share_buffer or "
+                               "past_sequence_length");
+  const int64_t Heads = intAttrOf(N, "num_heads", 0);
+  if (Heads <= 0)
+    return err(Where + ": num_heads must be positive");
+  std::string InFlat = resolve(N.input(0));
+  ElementType T = typeOf(InFlat);
+  if (!isFloatingPoint(T))
+    return unsupported(Where +
+                       ": unsupported: the input's float type is not "
+                       "known when importing" +
+                       prefixFailure());
+  // Q, K and V widths: qkv_hidden_sizes, else a third of the weights' each.
+  int64_t Dq = 0, Dk = 0, Dv = 0;
+  if (const onnx::AttributeProto *A = attrOf(N, "qkv_hidden_sizes")) {
+    if (A->ints_size() != 3)
+      return err(Where + ": qkv_hidden_sizes must have 3 values");
+    Dq = A->ints(0), Dk = A->ints(1), Dv = A->ints(2);
+  } else {
+    std::vector<int64_t> W = dimsOf(resolve(N.input(1)));
+    if (W.size() != 2 || W[1] <= 0)
+      return unsupported(Where +
+                         ": unsupported: the weights' width is not "
+                         "known when importing" +
+                         prefixFailure());
+    if (W[1] % 3 != 0)
+      return err(Where + ": the weights' width " + llvm::Twine(W[1]) +
+                 " is not 3 equal parts (give qkv_hidden_sizes)");
+    Dq = Dk = Dv = W[1] / 3;
+  }
+  if (Dq <= 0 || Dk != Dq || Dv <= 0 || Dq % Heads != 0 || Dv % Heads != 0)
+    return err(Where + ": hidden sizes " + llvm::Twine(Dq) + ", " +
+               llvm::Twine(Dk) + ", " + llvm::Twine(Dv) +
+               " are not equal Q and K widths divisible by " +
+               llvm::Twine(Heads) + " heads");
+  const int64_t Hq = Dq / Heads, Hv = Dv / Heads;
+  // The mask: raw [B, T] or [B, S, T] (0 masks), or right-padding lengths
+  // [B] (ONNX Runtime's other 1-D form, [2B], and 4-D masks are refused).
+  int64_t MaskRank = 0;
+  if (has(N, 3)) {
+    std::vector<int64_t> M = dimsOf(resolve(N.input(3)));
+    MaskRank = int64_t(M.size());
+    std::vector<int64_t> X = dimsOf(InFlat);
+    if (MaskRank == 1 && (X.empty() || X[0] <= 0 || M[0] != X[0]))
+      return unsupported(Where + ": unsupported: a 1-D mask_index that is "
+                                 "not one length per batch row (or whose "
+                                 "batch is not known when importing)");
+    if (MaskRank != 1 && MaskRank != 2 && MaskRank != 3)
+      return unsupported(Where + ": unsupported: mask_index of rank " +
+                         llvm::Twine(MaskRank) + (MaskRank ? "" : " unknown"));
+  }
+  FunctionBody B("Attention", Opset,
+                 formals({"input", "weights", "bias", "mask_index", "past",
+                          "attention_bias"},
+                         N.input_size(), [&](int I) { return has(N, I); }),
+                 formals({"output", "present"}, N.output_size(),
+                         [&](int I) { return hasOut(N, I); }));
+  std::string QKV = B.op("MatMul", {"input", "weights"}, "QKV");
+  if (has(N, 2))
+    QKV = B.op("Add", {QKV, "bias"}, "QKVBias");
+  B.slice(QKV, 0, Dq, -1, "Q");
+  B.slice(QKV, Dq, Dq + Dk, -1, "K");
+  B.slice(QKV, Dq + Dk, Dq + Dk + Dv, -1, "V");
+  heads(B, "Q", Heads, Hq, "Q4");
+  std::string K4 = heads(B, "K", Heads, Hq, "K4"),
+              V4 = heads(B, "V", Heads, Hv, "V4");
+  if (has(N, 4)) {
+    // past [2, B, N, P, H]: its keys and values before the new ones.
+    B.ints("PastK", {0}, /*Scalar=*/true);
+    B.ints("PastV", {1}, /*Scalar=*/true);
+    FunctionBody::setInt(B.add("Gather", {"past", "PastK"}, {"PastKeys"}),
+                         "axis", 0);
+    FunctionBody::setInt(B.add("Gather", {"past", "PastV"}, {"PastValues"}),
+                         "axis", 0);
+    FunctionBody::setInt(B.add("Concat", {"PastKeys", K4}, {"KAll"}), "axis",
+                         2);
+    FunctionBody::setInt(B.add("Concat", {"PastValues", V4}, {"VAll"}), "axis",
+                         2);
+    K4 = "KAll", V4 = "VAll";
+  }
+  if (hasOut(N, 1)) {
+    B.unsqueeze(K4, {0}, "PresentK");
+    B.unsqueeze(V4, {0}, "PresentV");
+    FunctionBody::setInt(B.add("Concat", {"PresentK", "PresentV"}, {"present"}),
+                         "axis", 0);
+  }
+  FunctionBody::setInts(B.add("Transpose", {K4}, {"KT"}), "perm", {0, 1, 3, 2});
+  B.op("MatMul", {"Q4", "KT"}, "QK");
+  float Scale = floatAttrOf(N, "scale", 0.0f);
+  if (Scale == 0.0f)
+    Scale = 1.0f / std::sqrt(float(Hq));
+  scalarOf(B, "Scale", Scale, T);
+  std::string Scores = B.op("Mul", {"QK", "Scale"}, "Scores");
+  const float Filter = floatAttrOf(N, "mask_filter_value", -10000.0f);
+  std::vector<std::string> Biases;
+  if (MaskRank != 0 || intAttrOf(N, "unidirectional", 0)) {
+    scalarOf(B, "Zero", 0.0f, T);
+    scalarOf(B, "Filter", Filter, T);
+  }
+  if (MaskRank == 1) {
+    // Key j of row b counts when j < mask_index[b].
+    dimOf(B, K4, 2, "TotalLen");
+    rangeOf(B, "TotalLen", "KeyPos");
+    FunctionBody::setInt(B.add("Cast", {"mask_index"}, {"Lengths"}), "to",
+                         int64_t(ElementType::Int64));
+    B.unsqueeze("Lengths", {1}, "Lengths2D");
+    B.op("Less", {"KeyPos", "Lengths2D"}, "Keep");
+  } else if (MaskRank != 0) {
+    ElementType M = typeOf(resolve(N.input(3)));
+    if (M == ElementType::Undefined)
+      return unsupported(Where +
+                         ": unsupported: mask_index's type is not "
+                         "known when importing" +
+                         prefixFailure());
+    B.ints("ZeroMask", {0});
+    FunctionBody::setInt(B.add("Cast", {"ZeroMask"}, {"ZeroMaskT"}), "to",
+                         int64_t(M));
+    B.op("Greater", {"mask_index", "ZeroMaskT"}, "Keep");
+  }
+  if (MaskRank != 0) {
+    B.op("Where", {"Keep", "Zero", "Filter"}, "MaskBias");
+    B.unsqueeze("MaskBias",
+                MaskRank == 3 ? std::vector<int64_t>{1}
+                              : std::vector<int64_t>{1, 2},
+                "MaskBias4D");
+    Biases.push_back("MaskBias4D");
+  }
+  if (intAttrOf(N, "unidirectional", 0)) {
+    // Query i (after P = T - S past positions) sees keys j <= i + P.
+    dimOf(B, K4, 2, "CausalT");
+    dimOf(B, "Q4", 2, "CausalS");
+    rangeOf(B, "CausalT", "CausalKeys");
+    rangeOf(B, "CausalS", "CausalQueries");
+    B.op("Sub", {"CausalT", "CausalS"}, "CausalPast");
+    B.ints("CausalOne", {1});
+    B.op("Add", {"CausalPast", "CausalOne"}, "CausalPastPlusOne");
+    B.unsqueeze("CausalQueries", {1}, "CausalRows");
+    B.op("Add", {"CausalRows", "CausalPastPlusOne"}, "CausalLimit");
+    B.op("Less", {"CausalKeys", "CausalLimit"}, "CausalKeep");
+    B.op("Where", {"CausalKeep", "Zero", "Filter"}, "CausalBias");
+    Biases.push_back("CausalBias");
+  }
+  if (has(N, 5))
+    Biases.push_back("attention_bias");
+  // The bias terms summed first, then added once: the chain the fusion
+  // makes an OomplanAttention (with its one bias) stays whole, and the
+  // summed bias ([B, 1, S, T] at most) is smaller than the scores.
+  if (!Biases.empty()) {
+    std::string Bias = Biases[0];
+    for (size_t I = 1; I < Biases.size(); ++I)
+      Bias = B.op("Add", {Bias, Biases[I]}, "Bias" + std::to_string(I));
+    Scores = B.op("Add", {Scores, Bias}, "ScoresBiased");
+  }
+  FunctionBody::setInt(B.add("Softmax", {Scores}, {"Probs"}), "axis", -1);
+  B.op("MatMul", {"Probs", V4}, "Context");
+  FunctionBody::setInts(B.add("Transpose", {"Context"}, {"ContextBSNH"}),
+                        "perm", {0, 2, 1, 3});
+  B.ints("OutShape", {0, 0, Dv});
+  B.op("Reshape", {"ContextBSNH", "OutShape"}, "output");
+  return B;
+}
+
+llvm::Expected<FunctionBody>
+Converter::embedLayerNormBody(const onnx::NodeProto &N, int64_t Opset,
+                              const std::string &Where) {
+  // input_ids, segment_ids, word_, position_, segment_embedding, gamma,
+  // beta, mask, position_ids; outputs output, mask_index, embedding_sum.
+  for (int I : {0, 2, 3, 5, 6})
+    if (!has(N, I))
+      return err(Where + ": input " + llvm::Twine(I) + " is required");
+  if (has(N, 1) != has(N, 4))
+    return err(Where + ": segment_ids and segment_embedding must be given "
+                       "together");
+  if (hasOut(N, 1) && !has(N, 7))
+    return unsupported(Where + ": unsupported: mask_index without a mask");
+  ElementType T = typeOf(resolve(N.input(2)));
+  if (!isFloatingPoint(T))
+    return unsupported(Where +
+                       ": unsupported: the embeddings' float type is "
+                       "not known when importing" +
+                       prefixFailure());
+  FunctionBody B("EmbedLayerNormalization", Opset,
+                 formals({"input_ids", "segment_ids", "word_embedding",
+                          "position_embedding", "segment_embedding", "gamma",
+                          "beta", "mask", "position_ids"},
+                         N.input_size(), [&](int I) { return has(N, I); }),
+                 formals({"output", "mask_index", "embedding_sum"},
+                         N.output_size(), [&](int I) { return hasOut(N, I); }));
+  FunctionBody::setInt(
+      B.add("Gather", {"word_embedding", "input_ids"}, {"Words"}), "axis", 0);
+  // Positions: position_ids, else 0 to S - 1 for every row.
+  std::string Pos = "position_ids";
+  if (!has(N, 8)) {
+    dimOf(B, "input_ids", 1, "SeqLen");
+    Pos = rangeOf(B, "SeqLen", "Positions");
+  }
+  FunctionBody::setInt(
+      B.add("Gather", {"position_embedding", Pos}, {"PositionRows"}), "axis",
+      0);
+  std::string Sum = B.op("Add", {"Words", "PositionRows"}, "WordsPositions");
+  if (has(N, 1)) {
+    FunctionBody::setInt(
+        B.add("Gather", {"segment_embedding", "segment_ids"}, {"Segments"}),
+        "axis", 0);
+    Sum = B.op("Add", {Sum, "Segments"}, "Embedded");
+  }
+  if (hasOut(N, 2))
+    B.op("Identity", {Sum}, "embedding_sum");
+  const float Eps = floatAttrOf(N, "epsilon", 1e-12f);
+  if (Opset >= 17) {
+    onnx::NodeProto &LN =
+        B.add("LayerNormalization", {Sum, "gamma", "beta"}, {"output"});
+    FunctionBody::setInt(LN, "axis", -1);
+    FunctionBody::setFloat(LN, "epsilon", Eps);
+  } else {
+    B.reduceMean(Sum, {-1}, "Mean");
+    B.op("Sub", {Sum, "Mean"}, "Centered");
+    B.op("Mul", {"Centered", "Centered"}, "Squared");
+    B.reduceMean("Squared", {-1}, "Variance");
+    scalarOf(B, "Epsilon", Eps, T);
+    B.op("Add", {"Variance", "Epsilon"}, "VarianceEps");
+    B.op("Sqrt", {"VarianceEps"}, "StdDev");
+    B.op("Div", {"Centered", "StdDev"}, "Normalized");
+    B.op("Mul", {"Normalized", "gamma"}, "Scaled");
+    B.op("Add", {"Scaled", "beta"}, "output");
+  }
+  if (hasOut(N, 1)) {
+    // The number of unmasked tokens of each row, as int32.
+    FunctionBody::setInt(B.add("Cast", {"mask"}, {"Mask64"}), "to",
+                         int64_t(ElementType::Int64));
+    if (Opset >= 13) {
+      B.ints("MaskAxes", {1});
+      FunctionBody::setInt(
+          B.add("ReduceSum", {"Mask64", "MaskAxes"}, {"MaskSum"}), "keepdims",
+          0);
+    } else {
+      onnx::NodeProto &R = B.add("ReduceSum", {"Mask64"}, {"MaskSum"});
+      FunctionBody::setInts(R, "axes", {1});
+      FunctionBody::setInt(R, "keepdims", 0);
+    }
+    FunctionBody::setInt(B.add("Cast", {"MaskSum"}, {"mask_index"}), "to",
+                         int64_t(ElementType::Int32));
+  }
+  return B;
+}
