@@ -321,6 +321,64 @@ def bert_attention_cases(r):
     return out
 
 
+def mha_cases(r):
+    """The transformer optimizer's MultiHeadAttention in each input form."""
+    b, s, l, heads, h = 2, 5, 7, 4, 8
+    q, k, v = f32(r, b, s, 32), f32(r, b, l, 32), f32(r, b, l, 32)
+    bias = t("bias", f32(r, 96) * 0.1)
+    pad = np.ones((b, l), np.int32)
+    pad[1, 4:] = 0
+    mha = "MultiHeadAttention"
+    # ONNX Runtime has no CPU kernel for the packed forms: it runs the same values unpacked, as
+    # 4-D K and V [B, N, L, H] (and a 3-D query).
+    kv = f32(r, b, l, heads, 2, h)
+    packed_kv = Case("mha_packed_kv", 17, [N(mha, ["q", "kv"], ["y"], num_heads=heads)],
+                     [("q", q), ("kv", kv)], ["y"],
+                     what="K and V packed [B, L, N, 2, H] (reference: unpacked)")
+    packed_kv.ref = Case("ref", 17, [N(mha, ["q", "k4", "v4"], ["y"], num_heads=heads)],
+                         [("q", q), ("k4", np.ascontiguousarray(kv[:, :, :, 0].transpose(0, 2, 1, 3))),
+                          ("v4", np.ascontiguousarray(kv[:, :, :, 1].transpose(0, 2, 1, 3)))], ["y"])
+    qkv = f32(r, b, s, heads, 3, h)
+    packed_qkv = Case("mha_packed_qkv", 17, [N(mha, ["qkv"], ["y"], num_heads=heads)],
+                      [("qkv", qkv)], ["y"],
+                      what="Q, K and V packed [B, S, N, 3, H] (reference: unpacked)")
+    packed_qkv.ref = Case("ref", 17, [N(mha, ["q", "k4", "v4"], ["y"], num_heads=heads)],
+                          [("q", np.ascontiguousarray(qkv[:, :, :, 0].reshape(b, s, heads * h))),
+                           ("k4", np.ascontiguousarray(qkv[:, :, :, 1].transpose(0, 2, 1, 3))),
+                           ("v4", np.ascontiguousarray(qkv[:, :, :, 2].transpose(0, 2, 1, 3)))],
+                          ["y"])
+    return [
+        Case("mha_cross_bias", 17, [N(mha, ["q", "k", "v", "bias"], ["y"], num_heads=heads)],
+             [("q", q), ("k", k), ("v", v)], ["y"], inits=[bias],
+             what="3-D Q [B, 5, D], K and V [B, 7, D], bias"),
+        Case("mha_padding_mask", 17,
+             [N(mha, ["q", "k", "v", "", "m"], ["y"], num_heads=heads)],
+             [("q", q), ("k", k), ("v", v), ("m", pad)], ["y"],
+             what="key_padding_mask [B, T] (row 1 padded)"),
+        Case("mha_lengths", 17,
+             [N(mha, ["q", "k", "v", "", "m"], ["y"], num_heads=heads)],
+             [("q", q), ("k", k), ("v", v), ("m", np.array([7, 3], np.int32))], ["y"],
+             what="key_padding_mask as lengths [B]"),
+        Case("mha_bnsh_cache", 17, [N(mha, ["q", "k4", "v4"], ["y"], num_heads=heads)],
+             [("q", q), ("k4", f32(r, b, heads, l, h)), ("v4", f32(r, b, heads, l, h))], ["y"],
+             what="K and V 4-D [B, N, L, H] (a cross-attention cache)"),
+        packed_kv, packed_qkv,
+        Case("mha_past_causal", 17,
+             [N(mha, ["q2", "k2", "v2", "", "", "", "pk", "pv"], ["y", "pres_k", "pres_v"],
+                num_heads=heads, unidirectional=1)],
+             [("q2", f32(r, b, 2, 32)), ("k2", f32(r, b, 2, 32)), ("v2", f32(r, b, 2, 32)),
+              ("pk", f32(r, b, heads, 3, h)), ("pv", f32(r, b, heads, 3, h))],
+             ["y", "pres_k", "pres_v"], what="causal, 2 tokens after a past of 3, presents out"),
+        Case("mha_attention_bias", 17,
+             [N(mha, ["q", "k", "v", "", "", "ab"], ["y"], num_heads=heads, scale=0.3)],
+             [("q", q), ("k", k), ("v", v), ("ab", f32(r, b, 1, s, l))], ["y"],
+             what="attention_bias [B, 1, S, T], scale 0.3"),
+        Case("mha_value_width", 17, [N(mha, ["q", "k", "v16"], ["y"], num_heads=heads)],
+             [("q", q), ("k", k), ("v16", f32(r, b, l, 16))], ["y"],
+             what="V narrower than Q and K (head sizes 8 and 4)"),
+    ]
+
+
 def genai_cases(r):
     """The decoder test/lit/frontend/Inputs/genai_llm.py writes (the GenAI builder's int4 CPU
     Llama): a prompt, then one token after it with the prompt's cache."""
@@ -353,7 +411,7 @@ def genai_cases(r):
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
-            gqa_cases(r) + bert_attention_cases(r) + genai_cases(r))
+            gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + genai_cases(r))
 
 
 if __name__ == "__main__":

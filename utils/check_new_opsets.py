@@ -370,7 +370,14 @@ def run_case(case, work, tool):
         return ok, ("refused: " if ok else f"rc {p.returncode}: ") + p.stderr.strip()[:300]
     if p.returncode != 0:
         return False, f"oomplan-run rc {p.returncode}: {p.stderr.strip()[:400]}"
-    q = subprocess.run(["node", os.path.join(HERE, "run_onnxruntime.mjs"), model, "--inputs-dir", ind,
+    # A case may name another model for ONNX Runtime to run (case.ref: the same computation in
+    # a form it implements, on the same values), where it lacks a kernel for the case's form.
+    ort_model, ort_in = model, ind
+    if getattr(case, "ref", None) is not None:
+        ort_model, ort_in = os.path.join(d, "ref.onnx"), os.path.join(d, "ref_in")
+        build(case.ref, ort_model)
+        write_inputs(case.ref, ort_in)
+    q = subprocess.run(["node", os.path.join(HERE, "run_onnxruntime.mjs"), ort_model, "--inputs-dir", ort_in,
                         "--output-dir", ort_d, "--threads", "1", "--warmup", "0", "--iterations", "0"],
                        capture_output=True, text=True)
     if q.returncode != 0:

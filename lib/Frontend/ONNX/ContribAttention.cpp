@@ -108,21 +108,9 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
                " are not equal Q and K widths divisible by " +
                llvm::Twine(Heads) + " heads");
   const int64_t Hq = Dq / Heads, Hv = Dv / Heads;
-  // The mask: raw [B, T] or [B, S, T] (0 masks), or right-padding lengths
-  // [B] (ONNX Runtime's other 1-D form, [2B], and 4-D masks are refused).
-  int64_t MaskRank = 0;
-  if (has(N, 3)) {
-    std::vector<int64_t> M = dimsOf(resolve(N.input(3)));
-    MaskRank = int64_t(M.size());
-    std::vector<int64_t> X = dimsOf(InFlat);
-    if (MaskRank == 1 && (X.empty() || X[0] <= 0 || M[0] != X[0]))
-      return unsupported(Where + ": unsupported: a 1-D mask_index that is "
-                                 "not one length per batch row (or whose "
-                                 "batch is not known when importing)");
-    if (MaskRank != 1 && MaskRank != 2 && MaskRank != 3)
-      return unsupported(Where + ": unsupported: mask_index of rank " +
-                         llvm::Twine(MaskRank) + (MaskRank ? "" : " unknown"));
-  }
+  llvm::Expected<int64_t> MaskRank = maskRank(N, 3, InFlat, Where);
+  if (!MaskRank)
+    return MaskRank.takeError();
   FunctionBody B("Attention", Opset,
                  formals({"input", "weights", "bias", "mask_index", "past",
                           "attention_bias"},
@@ -158,11 +146,170 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
     FunctionBody::setInt(B.add("Concat", {"PresentK", "PresentV"}, {"present"}),
                          "axis", 0);
   }
+  if (llvm::Error E = appendAttentionTail(
+          B, N, Where,
+          {"Q4", K4, V4, Hq, Dv, T, 3, *MaskRank,
+           has(N, 5) ? "attention_bias" : "", "mask_index"}))
+    return std::move(E);
+  return B;
+}
+
+llvm::Expected<FunctionBody>
+Converter::multiHeadAttentionBody(const onnx::NodeProto &N, int64_t Opset,
+                                  const std::string &Where) {
+  // query, key, value, bias, key_padding_mask, attention_bias, past_key,
+  // past_value (past_sequence_length, cache_indirection: refused); outputs
+  // output, present_key, present_value (qk: refused).
+  if (has(N, 8) || has(N, 9) || hasOut(N, 3))
+    return unsupported(Where + ": unsupported: MultiHeadAttention with "
+                               "past_sequence_length, cache_indirection or "
+                               "the qk output");
+  const int64_t Heads = intAttrOf(N, "num_heads", 0);
+  if (Heads <= 0)
+    return err(Where + ": num_heads must be positive");
+  std::string QFlat = resolve(N.input(0));
+  ElementType T = typeOf(QFlat);
+  std::vector<int64_t> QDims = dimsOf(QFlat);
+  std::vector<int64_t> KDims =
+      has(N, 1) ? dimsOf(resolve(N.input(1))) : std::vector<int64_t>();
+  std::vector<int64_t> VDims =
+      has(N, 2) ? dimsOf(resolve(N.input(2))) : std::vector<int64_t>();
+  if (!isFloatingPoint(T) || QDims.empty() || (has(N, 1) && KDims.empty()) ||
+      (has(N, 2) && VDims.empty()))
+    return unsupported(Where +
+                       ": unsupported: the query's, key's or value's "
+                       "rank or type is not known when importing" +
+                       prefixFailure());
+  // The forms: query [B, S, D] with key and value [B, L, D] (projections:
+  // the bias applies) or [B, N, L, H] (a cross-attention cache: no bias);
+  // key [B, L, N, 2, H] packing K and V; query [B, S, N, 3, H] packing all.
+  const bool PackedQKV = QDims.size() == 5, PackedKV = KDims.size() == 5;
+  const bool KV4 = KDims.size() == 4;
+  if (PackedQKV ? (has(N, 1) || has(N, 2))
+                : QDims.size() != 3 || !has(N, 1) ||
+                      (PackedKV ? has(N, 2)
+                                : !has(N, 2) || KDims.size() != VDims.size() ||
+                                      (KDims.size() != 3 && !KV4)))
+    return err(Where + ": query, key and value are not one of "
+                       "MultiHeadAttention's forms (3-D query with 3-D or "
+                       "4-D key and value, 5-D packed key and value, or a "
+                       "5-D packed query)");
+  if (has(N, 3) && (PackedQKV || PackedKV || KV4))
+    return unsupported(Where + ": unsupported: a bias with packed or 4-D "
+                               "inputs");
+  if ((has(N, 6) || has(N, 7)) && KV4)
+    return err(Where + ": past_key and past_value need 3-D key and value");
+  if (has(N, 6) != has(N, 7))
+    return err(Where + ": past_key and past_value must be given together");
+  const int64_t Last = QDims.back(), KLast = KDims.empty() ? 0 : KDims.back();
+  const int64_t H =
+      PackedQKV || PackedKV
+          ? (PackedQKV ? Last : KLast)
+          : (QDims[2] > 0 && QDims[2] % Heads == 0 ? QDims[2] / Heads : -1);
+  int64_t Hv = H;
+  if (!PackedQKV && !PackedKV)
+    Hv = KV4                                     ? VDims[3]
+         : VDims[2] > 0 && VDims[2] % Heads == 0 ? VDims[2] / Heads
+                                                 : -1;
+  if (H <= 0 || Hv <= 0)
+    return unsupported(Where +
+                       ": unsupported: head sizes not known (or not "
+                       "a multiple of num_heads) when importing" +
+                       prefixFailure());
+  llvm::Expected<int64_t> MaskRank = maskRank(N, 4, QFlat, Where);
+  if (!MaskRank)
+    return MaskRank.takeError();
+  FunctionBody B("MultiHeadAttention", Opset,
+                 formals({"query", "key", "value", "bias", "key_padding_mask",
+                          "attention_bias", "past_key", "past_value"},
+                         N.input_size(), [&](int I) { return has(N, I); }),
+                 formals({"output", "present_key", "present_value"},
+                         N.output_size(), [&](int I) { return hasOut(N, I); }));
+  // Packed [., L, N, k, H]: slot I as [B, N, L, H].
+  auto Unpack = [&](const std::string &X, int64_t Slot,
+                    const std::string &Out) {
+    B.slice(X, Slot, Slot + 1, 3, Out + "Slot");
+    B.ints(Out + "Shape", {0, 0, Heads, H});
+    B.op("Reshape", {Out + "Slot", Out + "Shape"}, Out + "BSNH");
+    FunctionBody::setInts(B.add("Transpose", {Out + "BSNH"}, {Out}), "perm",
+                          {0, 2, 1, 3});
+    return Out;
+  };
+  std::string Q, K, V;
+  if (PackedQKV) {
+    Q = Unpack("query", 0, "Q4"), K = Unpack("query", 1, "K4"),
+    V = Unpack("query", 2, "V4");
+  } else {
+    std::string QIn = "query", KIn = "key", VIn = "value";
+    if (has(N, 3)) {
+      const int64_t D = Heads * H, Dv = Heads * Hv;
+      QIn = B.op("Add", {"query", B.slice("bias", 0, D, 0, "BiasQ")}, "QBias");
+      KIn =
+          B.op("Add", {"key", B.slice("bias", D, 2 * D, 0, "BiasK")}, "KBias");
+      VIn =
+          B.op("Add", {"value", B.slice("bias", 2 * D, 2 * D + Dv, 0, "BiasV")},
+               "VBias");
+    }
+    Q = heads(B, QIn, Heads, H, "Q4");
+    if (PackedKV) {
+      K = Unpack("key", 0, "K4"), V = Unpack("key", 1, "V4");
+    } else if (KV4) {
+      K = "key", V = "value";
+    } else {
+      K = heads(B, KIn, Heads, H, "K4"), V = heads(B, VIn, Heads, Hv, "V4");
+    }
+  }
+  if (has(N, 6)) {
+    FunctionBody::setInt(B.add("Concat", {"past_key", K}, {"KAll"}), "axis", 2);
+    FunctionBody::setInt(B.add("Concat", {"past_value", V}, {"VAll"}), "axis",
+                         2);
+    K = "KAll", V = "VAll";
+  }
+  if (hasOut(N, 1))
+    B.op("Identity", {K}, "present_key");
+  if (hasOut(N, 2))
+    B.op("Identity", {V}, "present_value");
+  if (llvm::Error E = appendAttentionTail(
+          B, N, Where,
+          {Q, K, V, H, Heads * Hv, T, 4, *MaskRank,
+           has(N, 5) ? "attention_bias" : "", "key_padding_mask"}))
+    return std::move(E);
+  return B;
+}
+
+llvm::Expected<int64_t> Converter::maskRank(const onnx::NodeProto &N,
+                                            int MaskInput,
+                                            const std::string &InFlat,
+                                            const std::string &Where) {
+  // Raw [B, T] or [B, S, T] (0 masks), or right-padding lengths [B]; ONNX
+  // Runtime's other 1-D forms ([2B], [3B + 2]) and 4-D masks are refused.
+  if (!has(N, MaskInput))
+    return 0;
+  std::vector<int64_t> M = dimsOf(resolve(N.input(MaskInput)));
+  const int64_t Rank = int64_t(M.size());
+  std::vector<int64_t> X = dimsOf(InFlat);
+  if (Rank == 1 && (X.empty() || X[0] <= 0 || M[0] != X[0]))
+    return unsupported(Where + ": unsupported: a 1-D mask that is not one "
+                               "length per batch row (or whose batch is "
+                               "not known when importing)");
+  if (Rank != 1 && Rank != 2 && Rank != 3)
+    return unsupported(Where + ": unsupported: a mask of rank " +
+                       (Rank ? llvm::Twine(Rank) : llvm::Twine("unknown")));
+  return Rank;
+}
+
+llvm::Error Converter::appendAttentionTail(FunctionBody &B,
+                                           const onnx::NodeProto &N,
+                                           const std::string &Where,
+                                           const AttentionTail &A) {
+  const std::string &K4 = A.K, &V4 = A.V;
+  const ElementType T = A.Type;
+  const int64_t MaskRank = A.MaskRank;
   FunctionBody::setInts(B.add("Transpose", {K4}, {"KT"}), "perm", {0, 1, 3, 2});
-  B.op("MatMul", {"Q4", "KT"}, "QK");
+  B.op("MatMul", {A.Q, "KT"}, "QK");
   float Scale = floatAttrOf(N, "scale", 0.0f);
   if (Scale == 0.0f)
-    Scale = 1.0f / std::sqrt(float(Hq));
+    Scale = 1.0f / std::sqrt(float(A.HeadSize));
   scalarOf(B, "Scale", Scale, T);
   std::string Scores = B.op("Mul", {"QK", "Scale"}, "Scores");
   const float Filter = floatAttrOf(N, "mask_filter_value", -10000.0f);
@@ -175,21 +322,21 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
     // Key j of row b counts when j < mask_index[b].
     dimOf(B, K4, 2, "TotalLen");
     rangeOf(B, "TotalLen", "KeyPos");
-    FunctionBody::setInt(B.add("Cast", {"mask_index"}, {"Lengths"}), "to",
+    FunctionBody::setInt(B.add("Cast", {A.MaskName}, {"Lengths"}), "to",
                          int64_t(ElementType::Int64));
     B.unsqueeze("Lengths", {1}, "Lengths2D");
     B.op("Less", {"KeyPos", "Lengths2D"}, "Keep");
   } else if (MaskRank != 0) {
-    ElementType M = typeOf(resolve(N.input(3)));
+    ElementType M = typeOf(resolve(N.input(A.MaskInput)));
     if (M == ElementType::Undefined)
       return unsupported(Where +
-                         ": unsupported: mask_index's type is not "
+                         ": unsupported: the mask's type is not "
                          "known when importing" +
                          prefixFailure());
     B.ints("ZeroMask", {0});
     FunctionBody::setInt(B.add("Cast", {"ZeroMask"}, {"ZeroMaskT"}), "to",
                          int64_t(M));
-    B.op("Greater", {"mask_index", "ZeroMaskT"}, "Keep");
+    B.op("Greater", {A.MaskName, "ZeroMaskT"}, "Keep");
   }
   if (MaskRank != 0) {
     B.op("Where", {"Keep", "Zero", "Filter"}, "MaskBias");
@@ -202,7 +349,7 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
   if (intAttrOf(N, "unidirectional", 0)) {
     // Query i (after P = T - S past positions) sees keys j <= i + P.
     dimOf(B, K4, 2, "CausalT");
-    dimOf(B, "Q4", 2, "CausalS");
+    dimOf(B, A.Q, 2, "CausalS");
     rangeOf(B, "CausalT", "CausalKeys");
     rangeOf(B, "CausalS", "CausalQueries");
     B.op("Sub", {"CausalT", "CausalS"}, "CausalPast");
@@ -214,8 +361,8 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
     B.op("Where", {"CausalKeep", "Zero", "Filter"}, "CausalBias");
     Biases.push_back("CausalBias");
   }
-  if (has(N, 5))
-    Biases.push_back("attention_bias");
+  if (!A.Bias.empty())
+    Biases.push_back(A.Bias);
   // The bias terms summed first, then added once: the chain the fusion
   // makes an OomplanAttention (with its one bias) stays whole, and the
   // summed bias ([B, 1, S, T] at most) is smaller than the scores.
@@ -229,9 +376,9 @@ Converter::contribAttentionBody(const onnx::NodeProto &N, int64_t Opset,
   B.op("MatMul", {"Probs", V4}, "Context");
   FunctionBody::setInts(B.add("Transpose", {"Context"}, {"ContextBSNH"}),
                         "perm", {0, 2, 1, 3});
-  B.ints("OutShape", {0, 0, Dv});
+  B.ints("OutShape", {0, 0, A.OutWidth});
   B.op("Reshape", {"ContextBSNH", "OutShape"}, "output");
-  return B;
+  return llvm::Error::success();
 }
 
 llvm::Expected<FunctionBody>

@@ -38,6 +38,9 @@ static const NewerOpVersion Rows[] = {
     // blocks along K with a scale (and a zero point) each. A node of its
     // own: dequantized at import, the weights would count 8 times over.
     {"MatMulNBits", 1, 3, 6, 1, 1, nullptr},
+    // Multi-head attention of projected (or packed, or cached 4-D) Q, K
+    // and V, with a padding mask, a bias, a past (the optimizer's).
+    {"MultiHeadAttention", 1, 1, 10, 1, 4, nullptr, true},
     // X * Sigmoid(alpha * X).
     {"QuickGelu", 1, 1, 1, 1, 1, nullptr, true},
     // RMS normalization (ONNX's RMSNormalization, and the inverse RMS).

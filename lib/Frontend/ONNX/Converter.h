@@ -161,6 +161,28 @@ private:
                                                int64_t Opset,
                                                const std::string &Where);
   // ContribAttention.cpp.
+  /// The part of an attention body after Q, K and V: scores, mask, causal
+  /// frontier, bias, softmax, the values, and Out [B, S, OutWidth].
+  struct AttentionTail {
+    std::string Q, K, V; ///< [B, N, S, H], [B, N, T, H], [B, N, T, Hv]
+    int64_t HeadSize, OutWidth;
+    ElementType Type;
+    int MaskInput;    ///< the node's input holding the mask
+    int64_t MaskRank; ///< 0: none; 1: lengths; 2, 3: raw
+    std::string Bias; ///< the attention bias's formal name, or ""
+    std::string MaskName = "mask";
+  };
+  llvm::Error appendAttentionTail(FunctionBody &B, const onnx::NodeProto &N,
+                                  const std::string &Where,
+                                  const AttentionTail &A);
+  /// The rank of N's mask input MaskInput (0 when absent), refusing the
+  /// forms the bodies do not read.
+  llvm::Expected<int64_t> maskRank(const onnx::NodeProto &N, int MaskInput,
+                                   const std::string &InFlat,
+                                   const std::string &Where);
+  llvm::Expected<FunctionBody> multiHeadAttentionBody(const onnx::NodeProto &N,
+                                                      int64_t Opset,
+                                                      const std::string &Where);
   llvm::Expected<FunctionBody> contribAttentionBody(const onnx::NodeProto &N,
                                                     int64_t Opset,
                                                     const std::string &Where);
