@@ -379,6 +379,30 @@ def mha_cases(r):
     ]
 
 
+def rotary_cases(r):
+    """com.microsoft's RotaryEmbedding (inputs: input, position_ids, cos_cache, sin_cache)."""
+    ang = r.random((32, 8)) * 3
+    cos, sin = t("cos", np.cos(ang).astype(np.float32)), t("sin", np.sin(ang).astype(np.float32))
+    x3, x4 = f32(r, 2, 5, 64), f32(r, 2, 4, 5, 16)
+    pids = r.integers(0, 32, (2, 5)).astype(np.int64)
+    rot = "RotaryEmbedding"
+    return [
+        Case("rotary_3d_positions", 17, [N(rot, ["x", "p", "cos", "sin"], ["y"])],
+             [("x", x3), ("p", pids)], ["y"], inits=[cos, sin],
+             what="3-D [B, S, 64], head size 16 from the caches, position_ids [B, S]"),
+        Case("rotary_4d_offset", 14, [N(rot, ["x", "p", "cos", "sin"], ["y"])],
+             [("x", x4)], ["y"], inits=[cos, sin, t("p", np.array([7], np.int64))],
+             what="4-D [B, N, S, H], one offset position, opset 14"),
+        Case("rotary_interleaved", 17,
+             [N(rot, ["x", "p", "cos", "sin"], ["y"], interleaved=1)],
+             [("x", x3), ("p", pids)], ["y"], inits=[cos, sin], what="interleaved"),
+        Case("rotary_partial", 12,
+             [N(rot, ["x", "p", "cos", "sin"], ["y"], num_heads=2, rotary_embedding_dim=16)],
+             [("x", x3)], ["y"], inits=[cos, sin, t("p", np.array([3], np.int64))],
+             what="2 heads of 32, the first 16 dims turn, opset 12"),
+    ]
+
+
 def genai_cases(r):
     """The decoder test/lit/frontend/Inputs/genai_llm.py writes (the GenAI builder's int4 CPU
     Llama): a prompt, then one token after it with the prompt's cache."""
@@ -411,7 +435,8 @@ def genai_cases(r):
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
-            gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + genai_cases(r))
+            gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + rotary_cases(r) +
+            genai_cases(r))
 
 
 if __name__ == "__main__":

@@ -104,6 +104,8 @@ llvm::Error Converter::convertContribOp(const onnx::NodeProto &N, size_t Index,
       return fusedMatMulBody(N, Opset, Where);
     if (Op == "Attention")
       return contribAttentionBody(N, Opset, Where);
+    if (Op == "RotaryEmbedding")
+      return contribRotaryBody(N, Opset, Where);
     if (Op == "MultiHeadAttention")
       return multiHeadAttentionBody(N, Opset, Where);
     if (Op == "EmbedLayerNormalization")

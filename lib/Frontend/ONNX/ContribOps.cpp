@@ -43,6 +43,9 @@ static const NewerOpVersion Rows[] = {
     {"MultiHeadAttention", 1, 1, 10, 1, 4, nullptr, true},
     // X * Sigmoid(alpha * X).
     {"QuickGelu", 1, 1, 1, 1, 1, nullptr, true},
+    // Rotary position embedding from cos/sin caches (the optimizer's, next
+    // to MultiHeadAttention).
+    {"RotaryEmbedding", 1, 4, 4, 1, 1, nullptr, true},
     // RMS normalization (ONNX's RMSNormalization, and the inverse RMS).
     {"SimplifiedLayerNormalization", 1, 2, 2, 1, 2, nullptr, true},
     // LayerNormalization of input + skip (+ bias), the sum an output too.

@@ -180,6 +180,10 @@ private:
   llvm::Expected<int64_t> maskRank(const onnx::NodeProto &N, int MaskInput,
                                    const std::string &InFlat,
                                    const std::string &Where);
+  // ContribRotary.cpp.
+  llvm::Expected<FunctionBody> contribRotaryBody(const onnx::NodeProto &N,
+                                                 int64_t Opset,
+                                                 const std::string &Where);
   llvm::Expected<FunctionBody> multiHeadAttentionBody(const onnx::NodeProto &N,
                                                       int64_t Opset,
                                                       const std::string &Where);
