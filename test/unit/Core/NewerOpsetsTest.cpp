@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../../../lib/Frontend/ONNX/NewerOpsets.h"
+#include "../../../lib/Frontend/ONNX/ContribOps.h"
 #include "onnx/defs/schema.h"
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/IR/OpTable.h"
@@ -100,4 +101,41 @@ TEST(NewerOpsets, FunctionOpsAreImportedAsBodies) {
   EXPECT_EQ(newerOpVersion("Attention", 25)->Since, 25);
   EXPECT_EQ(newerOpVersion("Swish", 23), nullptr);
   EXPECT_FALSE(newerOpVersion("TensorScatter", 24)->Function);
+}
+
+// ONNX Runtime's contrib ops (ContribOps.cpp): sorted and unique; those
+// with a node of their own have an OpTable record (shape rule, kernels),
+// the rest are bodies; only SimplifiedLayerNormalization is read in the
+// default domain, where ONNX has no op of that name.
+TEST(ContribOps, RowsAreSortedAndEveryNodeOpIsKnown) {
+  llvm::ArrayRef<NewerOpVersion> Rows = contribOps();
+  ASSERT_GE(Rows.size(), 15u);
+  unsigned Nodes = 0;
+  for (size_t I = 0; I < Rows.size(); ++I) {
+    const NewerOpVersion &R = Rows[I];
+    if (I > 0)
+      EXPECT_LT(std::string(Rows[I - 1].Op), std::string(R.Op));
+    EXPECT_EQ(R.Since, 1) << R.Op;
+    EXPECT_EQ(R.Refused, nullptr) << R.Op;
+    EXPECT_LE(1, R.MinIn) << R.Op;
+    EXPECT_LE(R.MinIn, R.MaxIn) << R.Op;
+    EXPECT_LE(R.MinOut, R.MaxOut) << R.Op;
+    EXPECT_EQ(contribOp(ContribDomain, R.Op), &R) << R.Op;
+    if (R.Function)
+      continue;
+    ++Nodes;
+    const ops::OpInfo *Info = ops::lookupOp(R.Op);
+    ASSERT_NE(Info, nullptr) << R.Op;
+    EXPECT_NE(Info->Shape, ops::ShapeRuleId::Declared) << R.Op;
+  }
+  EXPECT_EQ(Nodes, 2u); // GroupQueryAttention, MatMulNBits
+  EXPECT_NE(contribOp("", "SimplifiedLayerNormalization"), nullptr);
+  EXPECT_EQ(contribOp("", "MatMulNBits"), nullptr);
+  EXPECT_EQ(contribOp("com.example", "MatMulNBits"), nullptr);
+  EXPECT_EQ(contribOp(ContribDomain, "QAttention"), nullptr);
+  EXPECT_NE(contribOpNames().find("MatMulNBits"), std::string::npos);
+  // ONNX 1.12 has no schema for any of them: the table is the only reader.
+  for (const NewerOpVersion &R : Rows)
+    EXPECT_EQ(onnx::OpSchemaRegistry::Schema(R.Op, 1, ContribDomain), nullptr)
+        << R.Op;
 }
