@@ -432,11 +432,32 @@ def genai_cases(r):
     return out
 
 
+def ort_bert_cases(r):
+    """The BERT encoder test/lit/frontend/Inputs/ort_bert.py writes as the transformer optimizer
+    leaves one (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), at the
+    optimizer's opset 12, rows padded differently."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
+                                    "lit", "frontend", "Inputs"))
+    import ort_bert  # noqa: E402
+    nodes, inits, inputs, outputs = ort_bert.build(layers=2)
+    mask = np.ones((3, 7), np.int32)
+    mask[1, 5:] = 0
+    mask[2, 2:] = 0
+    c = Case("ort_bert", 12, nodes,
+             [("input_ids", r.integers(0, 100, (3, 7)).astype(np.int32)),
+              ("segment_ids", r.integers(0, 2, (3, 7)).astype(np.int32)),
+              ("input_mask", mask)], [o.name for o in outputs], inits=inits,
+             what="2-layer BERT as ONNX Runtime's optimizer writes it, batch 3, rows of 7, 5, 2")
+    c.shapes = {v.name: [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+                for v in inputs}
+    return [c]
+
+
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
             gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + rotary_cases(r) +
-            genai_cases(r))
+            genai_cases(r) + ort_bert_cases(r))
 
 
 if __name__ == "__main__":

@@ -287,11 +287,16 @@ llvm::Expected<int64_t> Converter::maskRank(const onnx::NodeProto &N,
     return 0;
   std::vector<int64_t> M = dimsOf(resolve(N.input(MaskInput)));
   const int64_t Rank = int64_t(M.size());
+  // A 1-D mask is read as lengths unless its size and the batch are both
+  // known and differ (a symbolic batch: EmbedLayerNormalization's
+  // mask_index, [B]; a [2B] mask there would not broadcast against the
+  // scores of any batch but 1).
   std::vector<int64_t> X = dimsOf(InFlat);
-  if (Rank == 1 && (X.empty() || X[0] <= 0 || M[0] != X[0]))
-    return unsupported(Where + ": unsupported: a 1-D mask that is not one "
-                               "length per batch row (or whose batch is "
-                               "not known when importing)");
+  if (Rank == 1 && !X.empty() && X[0] > 0 && M[0] > 0 && M[0] != X[0])
+    return unsupported(Where + ": unsupported: a 1-D mask of " +
+                       llvm::Twine(M[0]) + " values for a batch of " +
+                       llvm::Twine(X[0]) +
+                       " (ONNX Runtime's start/end forms)");
   if (Rank != 1 && Rank != 2 && Rank != 3)
     return unsupported(Where + ": unsupported: a mask of rank " +
                        (Rank ? llvm::Twine(Rank) : llvm::Twine("unknown")));
