@@ -131,6 +131,9 @@ template <typename T> struct GQARun {
   }
 
   llvm::Error check() const {
+    if (C.Inputs.size() > 9 && C.Inputs[9].present() &&
+        C.Inputs[9].numElements() < uint64_t(FirstPrompt ? 1 : G.B * G.S))
+      return C.badInput("position_ids has too few values");
     for (int64_t B = 0; B < G.B; ++B) {
       const int64_t Total = int64_t(Seqlens[B]) + 1, Past = pastOf(B);
       if (Past < 0 || Total > G.Present || Past + G.S > G.Present ||
@@ -241,6 +244,20 @@ llvm::Error runGQA(const KernelContext &C) {
   GQAShape G = shapeOf(C.N, C.Inputs, C.Outputs);
   if (C.WorkspaceBytes < gqaWorkspace(C.N, C.Inputs, C.Outputs))
     return C.badInput("the plan gave too little workspace");
+  // The shape rule checked what it could; symbolic dims are checked here,
+  // so that no index below leaves its tensor.
+  auto Count = [&](const TensorRef &R) { return int64_t(R.numElements()); };
+  const int64_t Tokens = G.B * G.S;
+  if (G.D <= 0 || G.Rot > G.D ||
+      (!G.Packed && (Count(C.Inputs[1]) != Tokens * G.Hkv * G.D ||
+                     Count(C.Inputs[2]) != Tokens * G.Hkv * G.D)) ||
+      (G.Past > 0 && (Count(C.Inputs[3]) != G.B * G.Hkv * G.Past * G.D ||
+                      Count(C.Inputs[4]) != Count(C.Inputs[3]))) ||
+      Count(C.Outputs[0]) != Tokens * G.Hq * G.D ||
+      Count(C.Outputs[1]) != G.B * G.Hkv * G.Present * G.D ||
+      Count(C.Outputs[2]) != Count(C.Outputs[1]))
+    return C.badInput("query, key, value, the caches and the outputs do not "
+                      "agree on batch, sequence, heads and head size");
   const TensorRef &Seq = C.Inputs[5], &Total = C.Inputs[6];
   if (Seq.Type != ElementType::Int32 || Total.Type != ElementType::Int32 ||
       int64_t(Seq.numElements()) != G.B || Total.numElements() != 1)

@@ -72,9 +72,15 @@ llvm::Error runMatMulNBits(const KernelContext &C) {
       uint64_t(S.N * S.Blocks) != Scales.numElements())
     return C.badInput("B or scales do not have the sizes K, N, bits and "
                       "block_size give");
+  const bool Packed = Zp && Zp->Type == ElementType::UInt8;
+  if (Zp && Zp->numElements() !=
+                uint64_t(S.N) * uint64_t(Packed ? S.ZpRowBytes : S.Blocks))
+    return C.badInput("zero_points do not have the size K, N, bits and "
+                      "block_size give");
+  if (Bias && Bias->numElements() != uint64_t(S.N))
+    return C.badInput("the bias does not have N values");
   if (C.WorkspaceBytes < nbitsWorkspace(C.N, C.Inputs, C.Outputs))
     return C.badInput("the plan gave too little workspace");
-  const bool PackedZp = Zp && Zp->Type == ElementType::UInt8;
   const double DefaultZp = double(1u << (S.Bits - 1));
   const int64_t M = int64_t(A.numElements()) / S.K;
   const uint8_t *Q = B.data<const uint8_t>();
@@ -91,7 +97,7 @@ llvm::Error runMatMulNBits(const KernelContext &C) {
           const int64_t Index = Row * S.Blocks + J;
           const double Scale = numberAt(Scales, uint64_t(Index));
           const double Z = !Zp ? DefaultZp
-                           : PackedZp
+                           : Packed
                                ? double(packedAt(Zp->data<const uint8_t>() +
                                                      Row * S.ZpRowBytes,
                                                  J, S.Bits))
