@@ -13,7 +13,7 @@ model: they are random, so this checks structure and sizes, not a model's output
 
 Usage:
     genai_llm.py OUT.onnx [--layers 2] [--hidden 64] [--heads 4] [--kv-heads 2]
-        [--inter 128] [--vocab 100] [--max-len 64] [--seed 0]
+        [--inter 128] [--vocab 100] [--max-len 64] [--seed 0] [--external]
 """
 import argparse
 
@@ -23,6 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 MS = "com.microsoft"
 BLOCK, BITS = 32, 4
+TYPES = {np.dtype(np.float32): TensorProto.FLOAT, np.dtype(np.uint8): TensorProto.UINT8}
 
 
 def _pack4(q):
@@ -31,46 +32,72 @@ def _pack4(q):
     return (q[..., 0::2] | (q[..., 1::2] << 4)).astype(np.uint8)
 
 
-def nbits_weight(r, name, k, n, inits):
+class Weights:
+    """Initializers: random values, or (external) only dims and a reference to a weights file
+    that is never written, as a weights-stripped model has; oomplan never reads it."""
+
+    def __init__(self, r, external):
+        self.r, self.external, self.offset, self.list = r, external, 0, []
+
+    def add(self, name, make, shape, dtype):
+        if not self.external:
+            self.list.append(numpy_helper.from_array(make(), name))
+            return name
+        t = TensorProto(name=name, data_type=TYPES[np.dtype(dtype)], dims=list(shape),
+                        data_location=TensorProto.EXTERNAL)
+        length = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        for k, v in (("location", "weights.bin"), ("offset", str(self.offset)),
+                     ("length", str(length))):
+            e = t.external_data.add()
+            e.key, e.value = k, v
+        self.offset += length
+        self.list.append(t)
+        return name
+
+
+def nbits_weight(r, name, k, n, w):
     """B, scales and zero points of a 4-bit [k -> n] MatMulNBits; returns its input names."""
     blocks = (k + BLOCK - 1) // BLOCK
-    inits.append(numpy_helper.from_array(
-        _pack4(r.integers(0, 16, (n, blocks, BLOCK))), name + ".qweight"))
-    inits.append(numpy_helper.from_array(
-        (r.random(n * blocks) * 0.02 + 0.005).astype(np.float32), name + ".scales"))
-    zp = r.integers(0, 16, (n, blocks + blocks % 2))
-    inits.append(numpy_helper.from_array(_pack4(zp).reshape(-1), name + ".qzeros"))
-    return [name + ".qweight", name + ".scales", name + ".qzeros"]
+    zb = (blocks + 1) // 2
+    return [w.add(name + ".qweight", lambda: _pack4(r.integers(0, 16, (n, blocks, BLOCK))),
+                  (n, blocks, BLOCK // 2), np.uint8),
+            w.add(name + ".scales",
+                  lambda: (r.random(n * blocks) * 0.02 + 0.005).astype(np.float32),
+                  (n * blocks,), np.float32),
+            w.add(name + ".qzeros",
+                  lambda: _pack4(r.integers(0, 16, (n, 2 * zb))).reshape(-1), (n * zb,),
+                  np.uint8)]
 
 
 def build(layers=2, hidden=64, heads=4, kv_heads=2, inter=128, vocab=100, max_len=64, seed=0,
-          accuracy_level=4):
+          accuracy_level=4, external=False):
     """(nodes, initializers, inputs, outputs) of the decoder; inputs and outputs as value infos
     with the builder's symbolic dims. accuracy_level 4 (the builder's for the CPU) lets ONNX
     Runtime multiply in int8; 0 asks for float, which oomplan's kernel always computes in."""
     r = np.random.default_rng(seed)
     d = hidden // heads
-    nodes, inits = [], []
+    nodes = []
+    w = Weights(r, external)
 
     def node(op, ins, outs, domain="", **kw):
         nodes.append(helper.make_node(op, ins, outs, domain=domain, **kw))
         return outs[0]
 
     def mm(x, name, k, n):
-        return node("MatMulNBits", [x] + nbits_weight(r, name, k, n, inits), [name + "/out"], MS,
+        return node("MatMulNBits", [x] + nbits_weight(r, name, k, n, w), [name + "/out"], MS,
                     K=k, N=n, bits=BITS, block_size=BLOCK, accuracy_level=accuracy_level)
 
     def norm_weight(name):
-        inits.append(numpy_helper.from_array(
-            (1 + 0.1 * r.standard_normal(hidden)).astype(np.float32), name))
-        return name
+        return w.add(name, lambda: (1 + 0.1 * r.standard_normal(hidden)).astype(np.float32),
+                     (hidden,), np.float32)
 
-    inits.append(numpy_helper.from_array(
-        (0.1 * r.standard_normal((vocab, hidden))).astype(np.float32), "model.embed_tokens.weight"))
-    inits.append(numpy_helper.from_array(np.array([1], np.int64), "one"))
+    w.add("model.embed_tokens.weight",
+          lambda: (0.1 * r.standard_normal((vocab, hidden))).astype(np.float32),
+          (vocab, hidden), np.float32)
+    w.list.append(numpy_helper.from_array(np.array([1], np.int64), "one"))
     ang = np.outer(np.arange(max_len), 1.0 / 10000 ** (np.arange(0, d, 2) / d))
-    inits.append(numpy_helper.from_array(np.cos(ang).astype(np.float32), "cos_cache"))
-    inits.append(numpy_helper.from_array(np.sin(ang).astype(np.float32), "sin_cache"))
+    w.add("cos_cache", lambda: np.cos(ang).astype(np.float32), (max_len, d // 2), np.float32)
+    w.add("sin_cache", lambda: np.sin(ang).astype(np.float32), (max_len, d // 2), np.float32)
     node("ReduceSum", ["attention_mask", "one"], ["mask_sum"], keepdims=0)
     node("Sub", ["mask_sum", "one"], ["seqlens64"])
     node("Cast", ["seqlens64"], ["seqlens_k"], to=TensorProto.INT32)
@@ -130,7 +157,7 @@ def build(layers=2, hidden=64, heads=4, kv_heads=2, inter=128, vocab=100, max_le
     nodes[-1].output[0] = "logits"
     outputs.insert(0, helper.make_tensor_value_info(
         "logits", TensorProto.FLOAT, ["batch_size", "sequence_length", vocab]))
-    return nodes, inits, inputs, outputs
+    return nodes, w.list, inputs, outputs
 
 
 def model(**kw):
@@ -149,6 +176,9 @@ if __name__ == "__main__":
     for flag, default in (("layers", 2), ("hidden", 64), ("heads", 4), ("kv-heads", 2),
                           ("inter", 128), ("vocab", 100), ("max-len", 64), ("seed", 0)):
         ap.add_argument("--" + flag, type=int, default=default)
+    ap.add_argument("--external", action="store_true",
+                    help="weights as references to a file never written (a stripped model)")
     a = ap.parse_args()
     onnx.save(model(layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads,
-                    inter=a.inter, vocab=a.vocab, max_len=a.max_len, seed=a.seed), a.out)
+                    inter=a.inter, vocab=a.vocab, max_len=a.max_len, seed=a.seed,
+                    external=a.external), a.out)
