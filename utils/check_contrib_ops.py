@@ -3,7 +3,7 @@
 
 Why: the models ONNX Runtime's tools write (the transformer optimizer, the weight-only quantizer,
 the GenAI model builder) use ops of ONNX Runtime's own domain: SkipLayerNormalization, FastGelu,
-MatMulNBits, ... (BiasAdd has no CPU kernel in ONNX Runtime: test/lit/run/contrib-ops checks it by
+MatMulNBits, ... (BiasAdd has no CPU kernel in ONNX Runtime: test/lit/run/ort-contrib-ops checks it by
 hand.) oomplan imports most as bodies of standard ops
 (lib/Frontend/ONNX/ContribFunctions.cpp) and runs MatMulNBits with a kernel of its own; ONNX Runtime
 is where these ops are defined, so it is the reference.
