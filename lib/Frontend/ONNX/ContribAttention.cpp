@@ -24,16 +24,6 @@ using namespace oomplan::fn;
 
 namespace {
 
-/// Out = a one-element constant of float type T (float32 cast to T).
-std::string scalarOf(FunctionBody &B, const std::string &Out, float Value,
-                     ElementType T) {
-  if (T == ElementType::Float)
-    return B.floats(Out, Value);
-  B.floats(Out + "F", Value);
-  FunctionBody::setInt(B.add("Cast", {Out + "F"}, {Out}), "to", int64_t(T));
-  return Out;
-}
-
 /// Out = dim Axis of X as a 1-D int64 [1].
 std::string dimOf(FunctionBody &B, const std::string &X, int64_t Axis,
                   const std::string &Out) {
@@ -295,8 +285,7 @@ llvm::Expected<int64_t> Converter::maskRank(const onnx::NodeProto &N,
   if (Rank == 1 && !X.empty() && X[0] > 0 && M[0] > 0 && M[0] != X[0])
     return unsupported(Where + ": unsupported: a 1-D mask of " +
                        llvm::Twine(M[0]) + " values for a batch of " +
-                       llvm::Twine(X[0]) +
-                       " (ONNX Runtime's start/end forms)");
+                       llvm::Twine(X[0]) + " (ONNX Runtime's start/end forms)");
   if (Rank != 1 && Rank != 2 && Rank != 3)
     return unsupported(Where + ": unsupported: a mask of rank " +
                        (Rank ? llvm::Twine(Rank) : llvm::Twine("unknown")));
@@ -315,13 +304,13 @@ llvm::Error Converter::appendAttentionTail(FunctionBody &B,
   float Scale = floatAttrOf(N, "scale", 0.0f);
   if (Scale == 0.0f)
     Scale = 1.0f / std::sqrt(float(A.HeadSize));
-  scalarOf(B, "Scale", Scale, T);
+  B.scalar("Scale", Scale, T);
   std::string Scores = B.op("Mul", {"QK", "Scale"}, "Scores");
   const float Filter = floatAttrOf(N, "mask_filter_value", -10000.0f);
   std::vector<std::string> Biases;
   if (MaskRank != 0 || intAttrOf(N, "unidirectional", 0)) {
-    scalarOf(B, "Zero", 0.0f, T);
-    scalarOf(B, "Filter", Filter, T);
+    B.scalar("Zero", 0.0f, T);
+    B.scalar("Filter", Filter, T);
   }
   if (MaskRank == 1) {
     // Key j of row b counts when j < mask_index[b].
@@ -443,7 +432,7 @@ Converter::embedLayerNormBody(const onnx::NodeProto &N, int64_t Opset,
     B.op("Sub", {Sum, "Mean"}, "Centered");
     B.op("Mul", {"Centered", "Centered"}, "Squared");
     B.reduceMean("Squared", {-1}, "Variance");
-    scalarOf(B, "Epsilon", Eps, T);
+    B.scalar("Epsilon", Eps, T);
     B.op("Add", {"Variance", "Epsilon"}, "VarianceEps");
     B.op("Sqrt", {"VarianceEps"}, "StdDev");
     B.op("Div", {"Centered", "StdDev"}, "Normalized");

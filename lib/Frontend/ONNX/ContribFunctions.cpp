@@ -25,22 +25,12 @@ using namespace oomplan::fn;
 
 namespace {
 
-/// Out = Value as a one-element constant of type T (float32 cast to T).
-std::string constantOf(FunctionBody &B, const std::string &Out, float Value,
-                       ElementType T) {
-  if (T == ElementType::Float)
-    return B.floats(Out, Value);
-  B.floats(Out + "F", Value);
-  FunctionBody::setInt(B.add("Cast", {Out + "F"}, {Out}), "to", int64_t(T));
-  return Out;
-}
-
 /// Y = 0.5 * X * (1 + erf(X / sqrt(2))), in X's type T.
 void appendErfGelu(FunctionBody &B, const std::string &X, ElementType T,
                    const std::string &Y) {
-  constantOf(B, "Sqrt2", float(M_SQRT2), T);
-  constantOf(B, "One", 1.0f, T);
-  constantOf(B, "Half", 0.5f, T);
+  B.scalar("Sqrt2", float(M_SQRT2), T);
+  B.scalar("One", 1.0f, T);
+  B.scalar("Half", 0.5f, T);
   B.op("Div", {X, "Sqrt2"}, "XOverSqrt2");
   B.op("Erf", {"XOverSqrt2"}, "ErfX");
   B.op("Add", {"ErfX", "One"}, "OnePlusErf");
@@ -52,10 +42,10 @@ void appendErfGelu(FunctionBody &B, const std::string &X, ElementType T,
 /// Runtime's FastGelu (and Gelu's approximate="tanh").
 void appendTanhGelu(FunctionBody &B, const std::string &X, ElementType T,
                     const std::string &Y) {
-  constantOf(B, "Coeff", 0.044715f, T);
-  constantOf(B, "SqrtTwoOverPi", float(std::sqrt(2.0 / M_PI)), T);
-  constantOf(B, "One", 1.0f, T);
-  constantOf(B, "Half", 0.5f, T);
+  B.scalar("Coeff", 0.044715f, T);
+  B.scalar("SqrtTwoOverPi", float(std::sqrt(2.0 / M_PI)), T);
+  B.scalar("One", 1.0f, T);
+  B.scalar("Half", 0.5f, T);
   B.op("Mul", {X, X}, "XSquared");
   B.op("Mul", {"XSquared", X}, "XCubed");
   B.op("Mul", {"XCubed", "Coeff"}, "CoeffXCubed");
@@ -149,7 +139,7 @@ llvm::Expected<FunctionBody> Converter::geluBody(const onnx::NodeProto &N,
   if (Op == "FastGelu") {
     appendTanhGelu(B, X, W, Y);
   } else if (Op == "QuickGelu") {
-    constantOf(B, "Alpha", floatAttrOf(N, "alpha", 1.702f), W);
+    B.scalar("Alpha", floatAttrOf(N, "alpha", 1.702f), W);
     B.op("Mul", {X, "Alpha"}, "AlphaX");
     B.op("Sigmoid", {"AlphaX"}, "SigmoidAlphaX");
     B.op("Mul", {X, "SigmoidAlphaX"}, Y);
@@ -249,7 +239,7 @@ llvm::Expected<FunctionBody> Converter::skipNormBody(const onnx::NodeProto &N,
     return Finish();
   }
   // Before opset 17 (no LayerNormalization): its steps as standard ops.
-  constantOf(B, "Epsilon", Eps, W);
+  B.scalar("Epsilon", Eps, W);
   const std::string MeanName = Mean.empty() ? "Mean" : Mean;
   B.reduceMean(Sum, {-1}, MeanName);
   B.op("Sub", {Sum, MeanName}, "Centered");
@@ -316,7 +306,7 @@ Converter::fusedMatMulBody(const onnx::NodeProto &N, int64_t Opset,
                        ": unsupported: alpha with an operand whose "
                        "float type is not known when importing" +
                        prefixFailure());
-  constantOf(B, "Alpha", Alpha, T);
+  B.scalar("Alpha", Alpha, T);
   B.op("Mul", {"Product", "Alpha"}, "Y");
   return B;
 }

@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ContribOps.h"
-#include "llvm/ADT/STLExtras.h"
 
 using namespace oomplan;
 

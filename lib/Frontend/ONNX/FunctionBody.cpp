@@ -65,6 +65,15 @@ std::string FunctionBody::floats(const std::string &Out, float Value) {
   return Out;
 }
 
+std::string FunctionBody::scalar(const std::string &Out, float Value,
+                                 ElementType T) {
+  if (T == ElementType::Float)
+    return floats(Out, Value);
+  floats(Out + "F", Value);
+  setInt(add("Cast", {Out + "F"}, {Out}), "to", int64_t(T));
+  return Out;
+}
+
 std::string FunctionBody::reduceMean(const std::string &X,
                                      std::vector<int64_t> Axes,
                                      const std::string &Out) {

@@ -41,6 +41,9 @@ public:
                    bool Scalar = false);
   /// Out = a one-element 1-D float32 constant.
   std::string floats(const std::string &Out, float Value);
+  /// Out = Value as a one-element 1-D constant of float type T (a float32
+  /// constant, cast to T when T is another).
+  std::string scalar(const std::string &Out, float Value, ElementType T);
   /// Out = ReduceMean(X) over Axes, dims kept: the axes as an input from
   /// opset 18, as an attribute before.
   std::string reduceMean(const std::string &X, std::vector<int64_t> Axes,
