@@ -187,6 +187,36 @@ def nbits_cases(r):
     ]
 
 
+def gbq_case(r, name, shape, bits, block, zp=False, half=False, what=""):
+    """GatherBlockQuantized of uint8 data [V, ..., P] (P * 8 / bits values a row)."""
+    *lead, width = shape
+    blocks = (width + block - 1) // block
+    data = pack(r.integers(0, 1 << bits, (*lead, width)), bits)
+    scales = (r.random((*lead, blocks)) * 0.1 + 0.01).astype(np.float16 if half else np.float32)
+    inits = [t("data", data), t("scales", scales)]
+    ins = ["data", "idx", "scales"]
+    if zp:
+        per = 8 // bits
+        z = r.integers(0, 1 << bits, (*lead, blocks + (-blocks) % per))
+        inits.append(t("zp", pack(z, bits)))
+        ins.append("zp")
+    idx = np.array([[0, 3, lead[0] - 1], [-1, 5, 2]], np.int64)
+    return Case(name, 21, [N("GatherBlockQuantized", ins, ["y"], bits=bits, block_size=block,
+                             gather_axis=0, quantize_axis=len(shape) - 1)],
+                [("idx", idx)], ["y"], inits=inits, what=what)
+
+
+def gbq_cases(r):
+    return [
+        gbq_case(r, "gbq4", (10, 64), 4, 32, what="4-bit rows of 64 in blocks of 32, index -1"),
+        gbq_case(r, "gbq4_zp", (10, 64), 4, 32, zp=True, what="4-bit, packed zero points"),
+        gbq_case(r, "gbq8_zp", (10, 48), 8, 16, zp=True, what="8-bit, 3 blocks a row"),
+        gbq_case(r, "gbq4_fp16", (10, 64), 4, 16, zp=True, half=True,
+                 what="float16 scales and output"),
+        gbq_case(r, "gbq4_3d", (10, 2, 32), 4, 16, what="data [V, 2, 16 bytes]"),
+    ]
+
+
 def gqa_case(r, name, b, s, hq, hkv, d, past=0, mask=None, packed=False, rotary=None, half=False,
              what="", **attrs):
     """GroupQueryAttention as ONNX Runtime's GenAI builder writes it: seqlens_k computed from the
@@ -455,7 +485,7 @@ def ort_bert_cases(r):
 
 def cases():
     r = np.random.default_rng(7)
-    return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) +
+    return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) + gbq_cases(r) +
             gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + rotary_cases(r) +
             genai_cases(r) + ort_bert_cases(r))
 

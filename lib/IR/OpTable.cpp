@@ -326,6 +326,10 @@ const OpInfo Ops[] = {
     // embedding / index_select keep the indices.
     {"Gather", Shape::Gather, Alias::None, grad(In0, In1, 0, 0, NoAux, 0),
      perOutput(0)},
+    // ONNX Runtime's (com.microsoft): rows of blocked 2/4/8-bit weights
+    // (an int4 embedding), dequantized. The weights are frozen.
+    {"GatherBlockQuantized", Shape::GatherBlockQuantized, Alias::None,
+     NotDifferentiable, perOutput(0)},
     {"GatherElements", Shape::GatherElements, Alias::None,
      grad(In0, In1, 0, 0, NoAux, 0), perOutput(1)},
     // index.Tensor: index_backward keeps the indices.

@@ -68,6 +68,7 @@ enum class ShapeRuleId : uint8_t {
   DepthSpace,
   // Indexing.cpp
   Gather,
+  GatherBlockQuantized,
   GatherElements,
   GatherND,
   LikeData,

@@ -109,6 +109,7 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "DFT",
                                         "DeformConv",
                                         "Det",
+                                        "GatherBlockQuantized",
                                         "Gelu",
                                         "GroupNormalization",
                                         "GroupQueryAttention",

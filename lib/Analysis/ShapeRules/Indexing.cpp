@@ -416,7 +416,75 @@ llvm::Error oneHot(RuleContext &Ctx) {
 
 } // namespace
 
+/// GatherBlockQuantized (ONNX Runtime's, com.microsoft), uint8 data:
+/// data [V, ..., P] holds P * 8 / bits values a row along its last axis
+/// (the quantized one, packed low bits first), in blocks of block_size,
+/// each with a scale (scales [V, ..., blocks]) and a zero point (packed
+/// like data, or 2^(bits-1)); gathered along axis 0: the indices' dims,
+/// then data's middle dims and the unpacked row, of the scales' type.
+namespace {
+llvm::Error gatherBlockQuantized(RuleContext &Ctx) {
+  const Node &N = Ctx.node();
+  const int64_t Bits = N.getInt("bits", 4), Block = N.getInt("block_size", 128);
+  llvm::ArrayRef<SymExpr> Data = Ctx.inDims(0), Scales = Ctx.inDims(2);
+  const int64_t R = int64_t(Data.size());
+  if (Ctx.inType(0) != ElementType::UInt8)
+    return Ctx.unsupported("data of type " + elementTypeName(Ctx.inType(0)) +
+                           " (oomplan reads packed uint8 data)");
+  if (R < 2)
+    return Ctx.error("data must have rank >= 2");
+  int64_t GAxis = N.getInt("gather_axis", 0),
+          QAxis = N.getInt("quantize_axis", 1);
+  if (GAxis < 0)
+    GAxis += R;
+  if (QAxis < 0)
+    QAxis += R;
+  if (GAxis != 0 || QAxis != R - 1)
+    return Ctx.unsupported("gather_axis must be 0 and quantize_axis the last "
+                           "(uint8 data)");
+  if (Bits != 2 && Bits != 4 && Bits != 8)
+    return Ctx.error("bits " + llvm::Twine(Bits) + " is not 2, 4 or 8");
+  if (Block < 16 || Block > (int64_t(1) << 20) || (Block & (Block - 1)))
+    return Ctx.error("block_size " + llvm::Twine(Block) +
+                     " is not a power of 2 from 16");
+  if (!isFloatingPoint(Ctx.inType(2)))
+    return Ctx.error("scales must be float, float16 or bfloat16");
+  std::optional<int64_t> Packed = Data.back().getConstant();
+  if (!Packed || *Packed <= 0 || *Packed > (int64_t(1) << 40))
+    return Ctx.unsupported("data's last dim is not a known number");
+  const int64_t Row = *Packed * (8 / Bits), Blocks = (Row + Block - 1) / Block;
+  if (Scales.size() != Data.size())
+    return Ctx.error("scales must have data's rank");
+  for (int64_t I = 0; I < R; ++I) {
+    std::optional<int64_t> S = Scales[I].getConstant(),
+                           D = Data[I].getConstant();
+    const int64_t Want = I == R - 1 ? Blocks : D.value_or(-1);
+    if (S && Want >= 0 && *S != Want)
+      return Ctx.error("scales' dim " + llvm::Twine(I) + " is " +
+                       llvm::Twine(*S) + "; data and block_size make it " +
+                       llvm::Twine(Want));
+  }
+  if (Ctx.hasInput(3)) {
+    llvm::ArrayRef<SymExpr> Zp = Ctx.inDims(3);
+    std::optional<int64_t> Last =
+        Zp.size() == Data.size() ? Zp.back().getConstant() : std::nullopt;
+    if (Ctx.inType(3) != ElementType::UInt8 || Zp.size() != Data.size() ||
+        (Last && *Last != (Blocks * Bits + 7) / 8))
+      return Ctx.error("zero_points must be uint8 of data's rank, " +
+                       llvm::Twine((Blocks * Bits + 7) / 8) +
+                       " bytes a row (packed like data)");
+  }
+  std::vector<SymExpr> Out = Ctx.inDims(1).vec();
+  for (int64_t I = 1; I + 1 < R; ++I)
+    Out.push_back(Data[I]);
+  Out.push_back(SymExpr::constant(Row));
+  Ctx.setOutput(0, Ctx.inType(2), std::move(Out));
+  return llvm::Error::success();
+}
+} // namespace
+
 void shapes::addIndexingRules(RuleFunctions &F) {
+  F.add(ops::ShapeRuleId::GatherBlockQuantized, gatherBlockQuantized);
   F.add(ops::ShapeRuleId::Gather, gather);
   F.add(ops::ShapeRuleId::GatherElements, gatherElements);
   F.add(ops::ShapeRuleId::GatherND, gatherND);

@@ -27,6 +27,10 @@ static const NewerOpVersion Rows[] = {
     {"FastGelu", 1, 1, 2, 1, 1, nullptr, true},
     // alpha * op(A) * op(B), transposes by attribute.
     {"FusedMatMul", 1, 2, 2, 1, 1, nullptr, true},
+    // Rows of blocked 2/4/8-bit weights, dequantized (an int4 embedding,
+    // the GenAI builder's with tied embeddings). A node of its own, for the
+    // same reason as MatMulNBits.
+    {"GatherBlockQuantized", 1, 3, 4, 1, 1, nullptr},
     // The erf form of Gelu.
     {"Gelu", 1, 1, 1, 1, 1, nullptr, true},
     // Causal attention of grouped query heads with its KV cache, rotary

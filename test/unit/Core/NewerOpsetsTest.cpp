@@ -128,7 +128,8 @@ TEST(ContribOps, RowsAreSortedAndEveryNodeOpIsKnown) {
     ASSERT_NE(Info, nullptr) << R.Op;
     EXPECT_NE(Info->Shape, ops::ShapeRuleId::Declared) << R.Op;
   }
-  EXPECT_EQ(Nodes, 2u); // GroupQueryAttention, MatMulNBits
+  EXPECT_EQ(Nodes, 3u); // GatherBlockQuantized, GroupQueryAttention,
+                        // MatMulNBits
   EXPECT_NE(contribOp("", "SimplifiedLayerNormalization"), nullptr);
   EXPECT_EQ(contribOp("", "MatMulNBits"), nullptr);
   EXPECT_EQ(contribOp("com.example", "MatMulNBits"), nullptr);

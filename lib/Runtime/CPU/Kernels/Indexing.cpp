@@ -460,6 +460,7 @@ void registerIndexingKernels(CPUKernelTable &T) {
   registerGridSampleKernels(T);
   registerCenterCropPadKernels(T);
   registerTensorScatterKernels(T);
+  registerGatherBlockQuantizedKernels(T);
 }
 
 } // namespace cpu

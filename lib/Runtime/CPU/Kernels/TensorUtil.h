@@ -293,7 +293,7 @@ inline void copyElems(void *Dst, const void *Src, uint64_t N, uint64_t EB) {
 }
 
 // Files of a family beyond its main file, whose register function calls
-// these (Indexing.cpp the first six, MatMul.cpp the three after, Conv.cpp
+// these (Indexing.cpp the first seven, MatMul.cpp the three after, Conv.cpp
 // Col2Im and DeformConv), so CPUKernels.cpp needs no entry per file.
 void registerGatherKernels(ops::KernelTable<Kernel> &T);
 void registerResizeKernels(ops::KernelTable<Kernel> &T);
@@ -301,6 +301,7 @@ void registerTopKKernels(ops::KernelTable<Kernel> &T);
 void registerGridSampleKernels(ops::KernelTable<Kernel> &T);
 void registerCenterCropPadKernels(ops::KernelTable<Kernel> &T);
 void registerTensorScatterKernels(ops::KernelTable<Kernel> &T);
+void registerGatherBlockQuantizedKernels(ops::KernelTable<Kernel> &T);
 void registerCol2ImKernels(ops::KernelTable<Kernel> &T);
 void registerDeformConvKernels(ops::KernelTable<Kernel> &T);
 void registerQuantizedKernels(ops::KernelTable<Kernel> &T); // Quantized.cpp
