@@ -24,6 +24,7 @@ import os
 import sys
 
 import numpy as np
+import onnx
 from onnx import helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -185,6 +186,55 @@ def nbits_cases(r):
                    what="float16 A, scales and bias"),
         nbits_case(r, "nbits4_vector", 128, 40, 4, 128, a_shape=(), what="1-D A (one row)"),
     ]
+
+
+def int4_tensor(name, values, signed, raw=True):
+    """An ONNX int4 (22) or uint4 (21) initializer, two values to a byte, the first in the low
+    bits, as raw_data or (raw=False) one packed byte per int32_data entry. Written by hand:
+    this image's onnx package (1.12) predates the types."""
+    v = np.asarray(values).reshape(-1).astype(np.int64) & 0xF
+    if v.size % 2:
+        v = np.append(v, 0)
+    packed = (v[0::2] | (v[1::2] << 4)).astype(np.uint8)
+    tp = onnx.TensorProto(name=name, data_type=22 if signed else 21,
+                          dims=list(np.asarray(values).shape))
+    if raw:
+        tp.raw_data = packed.tobytes()
+    else:
+        tp.int32_data.extend(int(b) for b in packed)
+    return tp
+
+
+def int4_cases(r):
+    """ONNX's own 4-bit weights (opset 21): DequantizeLinear of int4/uint4 initializers. The
+    dequantized weights are the outputs: followed by a MatMul, ONNX Runtime fuses the pair into
+    MatMulNBits, which multiplies in int8 (a 1e-2 difference from the float product)."""
+    out = []
+    w = r.integers(-8, 8, (64, 16))
+    z = r.integers(-8, 8, (2, 16))
+    sc = t("s", (r.random((2, 16)) * 0.1 + 0.01).astype(np.float32))
+    for raw in (True, False):
+        out.append(Case("dq_int4_blocked" + ("" if raw else "_int32data"), 21,
+                        [N("DequantizeLinear", ["w", "s", "z"], ["y"], domain="", axis=0,
+                           block_size=32)],
+                        [], ["y"],
+                        inits=[int4_tensor("w", w, True, raw), sc, int4_tensor("z", z, True, raw)],
+                        what="int4 [64, 16] in blocks of 32 along axis 0, int4 zero points" +
+                             ("" if raw else " (int32_data)")))
+    out.append(Case("dq_uint4_axis", 21,
+                    [N("DequantizeLinear", ["w", "s", "z"], ["y"], domain="", axis=1)],
+                    [], ["y"],
+                    inits=[int4_tensor("w", r.integers(0, 16, (16, 9)), False),
+                           t("s", (r.random(9) * 0.1).astype(np.float32)),
+                           int4_tensor("z", r.integers(0, 16, (9,)), False)],
+                    what="uint4 [16, 9], a scale and zero point per column"))
+    out.append(Case("dq_int4_odd", 21,
+                    [N("DequantizeLinear", ["w", "s"], ["y"], domain="")],
+                    [], ["y"],
+                    inits=[int4_tensor("w", r.integers(-8, 8, (7,)), True),
+                           t("s", np.array(0.5, np.float32))],
+                    what="7 int4 values (4 bytes, the last half empty), a scalar scale"))
+    return out
 
 
 def gbq_case(r, name, shape, bits, block, zp=False, half=False, what=""):
@@ -486,6 +536,7 @@ def ort_bert_cases(r):
 def cases():
     r = np.random.default_rng(7)
     return (activation_cases(r) + norm_cases(r) + matmul_cases(r) + nbits_cases(r) + gbq_cases(r) +
+            int4_cases(r) +
             gqa_cases(r) + bert_attention_cases(r) + mha_cases(r) + rotary_cases(r) +
             genai_cases(r) + ort_bert_cases(r))
 

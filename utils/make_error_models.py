@@ -50,8 +50,8 @@ def model_with_raw_data(num_bytes, name):
 
 
 def model_with_type(data_type, name):
-    # An initializer of an element type oomplan does not size: int4 (22) is
-    # half a byte, 99 is no ONNX type.
+    # An initializer of an element type oomplan does not size: float4e2m1
+    # (23), 99 is no ONNX type; int4 (22), half a byte, is sized.
     w = TensorProto()
     w.name = "w"
     w.data_type = data_type
@@ -75,6 +75,7 @@ def main():
     model_with_raw_data(4096, "raw-data-short")
     model_with_raw_data(8196, "raw-data-long")
     model_with_type(22, "int4-weight")
+    model_with_type(23, "float4-weight")
     model_with_type(99, "type-99-weight")
     # Bytes that are not a protobuf message: wire type 7 does not exist.
     with open(os.path.join(OUT, "random-bytes.onnx"), "wb") as f:

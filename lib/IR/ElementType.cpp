@@ -21,6 +21,7 @@ constexpr TypeInfo Table[MaxElementTypeNumber + 1] = {
     {"uint32", 32},        {"uint64", 64},    {"complex64", 64},
     {"complex128", 128},   {"bfloat16", 16},  {"float8e4m3fn", 8},
     {"float8e4m3fnuz", 8}, {"float8e5m2", 8}, {"float8e5m2fnuz", 8},
+    {"uint4", 4},          {"int4", 4},
 };
 } // namespace
 
@@ -58,6 +59,24 @@ bool oomplan::isFloat8(ElementType Type) {
   return Type == ElementType::Float8E4M3FN ||
          Type == ElementType::Float8E4M3FNUZ ||
          Type == ElementType::Float8E5M2 || Type == ElementType::Float8E5M2FNUZ;
+}
+
+bool oomplan::isSubByte(ElementType Type) {
+  return Type == ElementType::UInt4 || Type == ElementType::Int4;
+}
+
+bool oomplan::packedBytes(ElementType Type, uint64_t N, uint64_t &Out) {
+  const unsigned Bits = elementBits(Type);
+  if (Bits == 0)
+    return false;
+  if (Bits % 8 == 0)
+    return !__builtin_mul_overflow(N, uint64_t(Bits / 8), &Out);
+  uint64_t Total;
+  if (__builtin_mul_overflow(N, uint64_t(Bits), &Total) ||
+      __builtin_add_overflow(Total, uint64_t(7), &Total))
+    return false;
+  Out = Total / 8;
+  return true;
 }
 
 bool oomplan::elementTypeFromNumber(int64_t Number, ElementType &Out) {

@@ -147,6 +147,18 @@ llvm::Expected<const Kernel *> detail::findKernel(const Graph &G, NodeId N,
     return makeUnsupportedError(G.SourcePath + ": " + G.describeNode(N) +
                                 ": no " + BackendName + " kernel for op " +
                                 Nd.OpType);
+  // int4/uint4 (packed, two to a byte) are read by DequantizeLinear only:
+  // every other kernel addresses whole bytes.
+  if (Nd.OpType != "DequantizeLinear")
+    for (const std::vector<ValueId> *Vs : {&Nd.Inputs, &Nd.Outputs})
+      for (ValueId V : *Vs)
+        if (V != NoId && isSubByte(G.Values[V].Type))
+          return makeUnsupportedError(
+              G.SourcePath + ": " + G.describeNode(N) + ": '" +
+              G.Values[V].Name + "' is 4-bit (" +
+              elementTypeName(G.Values[V].Type) +
+              "): oomplan's executor reads 4-bit tensors only in "
+              "DequantizeLinear (the plan sizes them all)");
   const Kernel &K = *Kernels.get(ops::opCode(*Op));
   if (!K.Types.empty() && InType != ElementType::Undefined &&
       !llvm::is_contained(K.Types, InType) && !widensHalf(K, InType))
@@ -286,6 +298,14 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
   auto I = std::make_unique<Impl>(G, P, Info, Kernels, Opts);
   if (llvm::Error E = I->checkInfo())
     return E;
+  for (const std::vector<ValueId> *Vs : {&G.Inputs, &G.Outputs})
+    for (ValueId V : *Vs)
+      if (isSubByte(G.Values[V].Type))
+        return makeUnsupportedError(
+            G.SourcePath + ": graph input or output '" + G.Values[V].Name +
+            "' is 4-bit (" + elementTypeName(G.Values[V].Type) +
+            "), which oomplan's executor does not read or write (4-bit "
+            "weights it does)");
   if (uint64_t A = I->Dev.minAlignment(); P.AlignBytes < A)
     return makeUnsupportedError(
         "the plan aligns buffers to " + llvm::Twine(P.AlignBytes) +

@@ -206,7 +206,10 @@ struct Builder {
 
   uint64_t elementsOf(ValueId V) const {
     unsigned Bits = elementBits(typeOf(V));
-    return Bits ? Bytes[V] / (Bits / 8) : Bytes[V]; // Bits: 8, 16, 32, ...
+    // Bits: 4 (int4, packed), 8, 16, 32, ...
+    return Bits >= 8 ? Bytes[V] / (Bits / 8)
+           : Bits    ? Bytes[V] * 8 / Bits
+                     : Bytes[V];
   }
 
   // The saved(...) tensors an op keeps beyond the graph's values.

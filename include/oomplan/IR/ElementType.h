@@ -1,7 +1,8 @@
 //===- ElementType.h - tensor element types and their widths ----*- C++ -*-===//
 //
-// The element types of ONNX 1.12 (TensorProto.DataType) and the four 8-bit
-// floats of ONNX 1.14 (opset 19), with the width of each in bits. Numbering
+// The element types of ONNX 1.12 (TensorProto.DataType), the four 8-bit
+// floats of ONNX 1.14 (opset 19) and the 4-bit integers of ONNX 1.16
+// (opset 21), with the width of each in bits. Numbering
 // follows ONNX so the frontend can convert directly; nothing else in oomplan
 // depends on the numbers.
 //
@@ -41,11 +42,16 @@ enum class ElementType : uint8_t {
   Float8E4M3FNUZ = 18,
   Float8E5M2 = 19,
   Float8E5M2FNUZ = 20,
+  // ONNX 1.16 (opset 21): half a byte each, two to a byte, the first in the
+  // low bits (ONNX's packing). Sizes round up to whole bytes (tensorBytes);
+  // oomplan's executor reads them only in DequantizeLinear (isSubByte).
+  UInt4 = 21,
+  Int4 = 22,
 };
 
-/// Largest element type number oomplan knows. (21 and 22, int4 and uint4,
-/// are half a byte each, which no size here expresses.)
-constexpr unsigned MaxElementTypeNumber = 20;
+/// Largest element type number oomplan knows (23 and 24, float4e2m1 and
+/// float8e8m0, are not).
+constexpr unsigned MaxElementTypeNumber = 22;
 
 /// Width of one element in bits; 0 for String and Undefined, which cannot be
 /// sized. Bool is stored in one byte, as ONNX and every runtime do.
@@ -62,6 +68,13 @@ bool isFloatingPoint(ElementType Type);
 
 /// True for the four 8-bit floats.
 bool isFloat8(ElementType Type);
+
+/// True for the types narrower than a byte (int4, uint4).
+bool isSubByte(ElementType Type);
+
+/// Bytes of N elements of Type, a sub-byte type's rounded up (ONNX packs
+/// them); false on overflow or for types without a width (string).
+bool packedBytes(ElementType Type, uint64_t N, uint64_t &Out);
 
 /// Converts an ONNX DataType number; false if it is not one oomplan knows.
 bool elementTypeFromNumber(int64_t Number, ElementType &Out);

@@ -47,7 +47,8 @@ struct TensorRef {
       N *= uint64_t(D);
     return N;
   }
-  uint64_t bytes() const { return numElements() * elementBits(Type) / 8; }
+  /// Bytes of its data (a sub-byte type's packed, rounded up).
+  uint64_t bytes() const { return (numElements() * elementBits(Type) + 7) / 8; }
   template <typename T> T *data() const { return static_cast<T *>(Data); }
 };
 

@@ -27,11 +27,11 @@ using namespace oomplan;
 llvm::Error Converter::convertType(const std::string &What, int32_t Number,
                                    ElementType &Out) {
   if (!elementTypeFromNumber(Number, Out))
-    return Number >= 21 && Number <= 24
+    return Number >= 23 && Number <= 26
                ? unsupported(What + ": unsupported: element type " +
                              llvm::Twine(Number) +
-                             " (uint4, int4 and float4 are half a byte, "
-                             "float8e8m0 is ONNX 1.19's)")
+                             " (float4e2m1, float8e8m0, uint2 and int2: ONNX "
+                             "1.18 to 1.20)")
                : err(What + " has element type " + llvm::Twine(Number) +
                      ", which ONNX does not define");
   return llvm::Error::success();
@@ -142,18 +142,24 @@ static std::pair<uint64_t, unsigned> typedDataCount(const onnx::TensorProto &T,
 llvm::Error Converter::checkDataLength(const std::string &What,
                                        const onnx::TensorProto &T,
                                        ElementType Type, uint64_t N) {
-  unsigned Bits = elementBits(Type);
   if (T.has_raw_data()) {
     if (Type == ElementType::String)
       return err(What + " is a string tensor with raw_data, which ONNX does "
                         "not allow");
     uint64_t Need;
-    if (__builtin_mul_overflow(N, uint64_t(Bits / 8), &Need))
+    if (!packedBytes(Type, N, Need))
       return overflow(What + " has more bytes than fit in 64 bits");
     if (T.raw_data().size() != Need)
       return err(What + " has " + llvm::Twine(T.raw_data().size()) +
                  " bytes of raw data; its dims and type need " +
                  llvm::Twine(Need));
+    return llvm::Error::success();
+  }
+  if (isSubByte(Type)) {
+    // int32_data holds the packed bytes, one an entry.
+    if (uint64_t(T.int32_data_size()) != (N + 1) / 2)
+      return err(What + " holds " + llvm::Twine(T.int32_data_size()) +
+                 " packed bytes; its dims need " + llvm::Twine((N + 1) / 2));
     return llvm::Error::success();
   }
   auto [Count, PerElement] = typedDataCount(T, Type);
@@ -170,8 +176,8 @@ llvm::Error Converter::extractValues(const onnx::TensorProto &T,
   uint64_t N = D.numElements();
   unsigned Bits = elementBits(D.Type);
   if (Bits == 0 || D.Type == ElementType::Complex64 ||
-      D.Type == ElementType::Complex128)
-    return llvm::Error::success(); // strings, complex: keep dims only
+      D.Type == ElementType::Complex128 || isSubByte(D.Type))
+    return llvm::Error::success(); // strings, complex, int4: dims only
   if (T.has_raw_data()) {
     const std::string &Raw = T.raw_data(); // length checked by checkDataLength
     for (uint64_t I = 0; I < N; ++I) {

@@ -30,12 +30,6 @@
 
 using namespace oomplan;
 
-// Packed bytes of N elements of Type; false on overflow or unsizable types.
-static bool packedBytes(ElementType Type, uint64_t N, uint64_t &Out) {
-  unsigned Bits = elementBits(Type);
-  return Bits != 0 && !__builtin_mul_overflow(N, uint64_t(Bits / 8), &Out);
-}
-
 // Copies a typed field into Dst, converting each value to the element's
 // width. Count checked by the caller.
 template <typename To, typename Field>
@@ -92,6 +86,17 @@ static llvm::Error typedBytes(const onnx::TensorProto &T, ElementType Type,
   case ElementType::UInt16:
   case ElementType::UInt8:
   case ElementType::Bool:
+  case ElementType::UInt4:
+  case ElementType::Int4: {
+    // int32_data holds them packed, two to an entry's low byte (ONNX).
+    const uint64_t Bytes = (N + 1) / 2;
+    if (uint64_t(T.int32_data_size()) != Bytes)
+      return makeInputError(
+          What + " holds " + llvm::Twine(T.int32_data_size()) +
+          " packed bytes; its dims need " + llvm::Twine(Bytes));
+    copyField<uint8_t>(T.int32_data(), Dst);
+    return llvm::Error::success();
+  }
   case ElementType::Float16:
   case ElementType::BFloat16:
     // ONNX keeps all of these in int32_data (half types as bit patterns).

@@ -5,10 +5,10 @@
 using namespace oomplan;
 
 TEST(ElementType, WidthsFollowONNX) {
-  // Every ONNX 1.12 type number and the four 8-bit floats of ONNX 1.14,
-  // with the width the ONNX spec gives it.
-  const unsigned Expected[] = {0,  32, 8,  8,  16,  16, 32, 64, 0, 8, 16,
-                               64, 32, 64, 64, 128, 16, 8,  8,  8, 8};
+  // Every ONNX 1.12 type number, the four 8-bit floats of ONNX 1.14 and
+  // the 4-bit integers of ONNX 1.16, with the width the ONNX spec gives it.
+  const unsigned Expected[] = {0,  32, 8,  8,   16, 16, 32, 64, 0, 8, 16, 64,
+                               32, 64, 64, 128, 16, 8,  8,  8,  8, 4, 4};
   static_assert(sizeof(Expected) / sizeof(Expected[0]) ==
                     MaxElementTypeNumber + 1,
                 "one width per type number");
@@ -18,9 +18,30 @@ TEST(ElementType, WidthsFollowONNX) {
     EXPECT_EQ(elementBits(T), Expected[N]) << elementTypeName(T).str();
   }
   ElementType T;
-  // int4 and uint4 (ONNX 1.16) are half a byte: not known.
-  EXPECT_FALSE(elementTypeFromNumber(21, T));
+  // float4e2m1 (ONNX 1.18) is not known.
+  EXPECT_FALSE(elementTypeFromNumber(23, T));
   EXPECT_FALSE(elementTypeFromNumber(-1, T));
+}
+
+// Sub-byte types pack two to a byte: N of them take ceil(N / 2) bytes.
+TEST(ElementType, SubBytePacking) {
+  ElementType T;
+  ASSERT_TRUE(elementTypeFromNumber(22, T));
+  EXPECT_EQ(T, ElementType::Int4);
+  EXPECT_EQ(elementTypeName(ElementType::UInt4), "uint4");
+  EXPECT_TRUE(isSubByte(T));
+  EXPECT_FALSE(isSubByte(ElementType::UInt8));
+  EXPECT_FALSE(isIntegerLike(T)); // no shape computation reads them
+  uint64_t B = 0;
+  EXPECT_TRUE(packedBytes(T, 7, B));
+  EXPECT_EQ(B, 4u);
+  EXPECT_TRUE(packedBytes(ElementType::UInt4, 8, B));
+  EXPECT_EQ(B, 4u);
+  EXPECT_TRUE(packedBytes(ElementType::Float, 3, B));
+  EXPECT_EQ(B, 12u);
+  EXPECT_FALSE(packedBytes(ElementType::Float, uint64_t(1) << 63, B));
+  EXPECT_FALSE(packedBytes(T, ~uint64_t(0), B));
+  EXPECT_FALSE(packedBytes(ElementType::String, 1, B));
 }
 
 TEST(ElementType, Names) {

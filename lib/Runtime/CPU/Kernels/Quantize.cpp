@@ -1,6 +1,7 @@
 //===- Quantize.cpp - CPU kernels: linear (de)quantization ------*- C++ -*-===//
 //
-// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear as ONNX's
+// QuantizeLinear, DequantizeLinear (also of int4/uint4) and
+// DynamicQuantizeLinear as ONNX's
 // reference computes them: x / scale in float32, rounded half to even
 // (numpy.rint), plus the zero point, saturated to the integer type (8 or,
 // from opset 21, 16 bits); scales and zero points per tensor (scalars), per
@@ -122,6 +123,22 @@ llvm::Error runDequantize(const KernelContext &C) {
     }
     return llvm::Error::success();
   }
+  // From int4 or uint4 (opset 21): two to a byte, the first in the low
+  // bits; int4 sign-extended.
+  if (isSubByte(X.Type)) {
+    const uint8_t *PX = X.data<uint8_t>();
+    const uint8_t *Z = ZP ? ZP->data<uint8_t>() : nullptr;
+    const bool Signed = X.Type == ElementType::Int4;
+    auto At = [&](const uint8_t *P, int64_t I) -> int64_t {
+      int64_t V = (P[I / 2] >> (4 * (I % 2))) & 0xF;
+      return Signed && V >= 8 ? V - 16 : V;
+    };
+    for (int64_t I = 0, E = int64_t(X.numElements()); I < E; ++I) {
+      int64_t K = Idx(I);
+      PY[I] = quant::dequantize(At(PX, I), Z ? At(Z, K) : 0, S[K]);
+    }
+    return llvm::Error::success();
+  }
   if (!dispatchType<IntTypes>(X.Type, [&](auto Tag) {
         using T = typename decltype(Tag)::type;
         const T *PX = X.data<T>();
@@ -213,6 +230,7 @@ void registerQuantizeKernels(CPUKernelTable &T) {
   addKernel(T, "QuantizeLinear",
             Kernel{runQuantize, nullptr, typesOf(FloatTypes | SignedInts)});
   llvm::SmallVector<ElementType, 4> DequantTypes = typesOf(IntTypes);
+  DequantTypes.append({ElementType::UInt4, ElementType::Int4});
   DequantTypes.append({ElementType::Float8E4M3FN, ElementType::Float8E4M3FNUZ,
                        ElementType::Float8E5M2, ElementType::Float8E5M2FNUZ});
   addKernel(T, "DequantizeLinear",
