@@ -50,6 +50,18 @@ static llvm::Error typedBytes(const onnx::TensorProto &T, ElementType Type,
     return llvm::Error::success();
   };
   switch (Type) {
+  case ElementType::UInt4:
+  case ElementType::Int4: {
+    // int32_data holds them packed, one packed byte (two values) an entry
+    // (ONNX).
+    const uint64_t Bytes = (N + 1) / 2;
+    if (uint64_t(T.int32_data_size()) != Bytes)
+      return makeInputError(
+          What + " holds " + llvm::Twine(T.int32_data_size()) +
+          " packed bytes; its dims need " + llvm::Twine(Bytes));
+    copyField<uint8_t>(T.int32_data(), Dst);
+    return llvm::Error::success();
+  }
   case ElementType::Float:
   case ElementType::Complex64: {
     uint64_t Per = Type == ElementType::Float ? 1 : 2;
@@ -86,17 +98,6 @@ static llvm::Error typedBytes(const onnx::TensorProto &T, ElementType Type,
   case ElementType::UInt16:
   case ElementType::UInt8:
   case ElementType::Bool:
-  case ElementType::UInt4:
-  case ElementType::Int4: {
-    // int32_data holds them packed, two to an entry's low byte (ONNX).
-    const uint64_t Bytes = (N + 1) / 2;
-    if (uint64_t(T.int32_data_size()) != Bytes)
-      return makeInputError(
-          What + " holds " + llvm::Twine(T.int32_data_size()) +
-          " packed bytes; its dims need " + llvm::Twine(Bytes));
-    copyField<uint8_t>(T.int32_data(), Dst);
-    return llvm::Error::success();
-  }
   case ElementType::Float16:
   case ElementType::BFloat16:
     // ONNX keeps all of these in int32_data (half types as bit patterns).
