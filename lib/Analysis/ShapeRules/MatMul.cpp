@@ -227,6 +227,13 @@ llvm::Error matmulNBits(RuleContext &Ctx) {
   if (!isFloatingPoint(Ctx.inType(0)))
     return Ctx.error("A must be a float tensor; it is " +
                      elementTypeName(Ctx.inType(0)));
+  // Scales and bias are of A's type (ONNX Runtime's T1).
+  for (size_t I : {size_t(2), size_t(5)})
+    if (Ctx.hasInput(I) && Ctx.inType(I) != Ctx.inType(0))
+      return Ctx.error(std::string(I == 2 ? "scales" : "bias") + " must be " +
+                       elementTypeName(Ctx.inType(0)).str() +
+                       " like A; it is " +
+                       elementTypeName(Ctx.inType(I)).str());
   // A known dim that differs from Want is an error; a symbolic one is
   // left to the kernel.
   auto Check = [&](const SymExpr &D, int64_t Want,

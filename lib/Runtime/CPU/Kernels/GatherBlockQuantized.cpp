@@ -28,7 +28,9 @@ llvm::Error gatherRows(const KernelContext &C, int64_t Bits, int64_t Block) {
   const TensorRef *Zp =
       C.Inputs.size() > 3 && C.Inputs[3].present() ? &C.Inputs[3] : nullptr;
   const int64_t V = Data.Dims[0], P = Data.Dims.back();
-  const int64_t Rows = V == 0 ? 0 : int64_t(Data.numElements()) / (V * P);
+  if (V <= 0 || P <= 0)
+    return C.badInput("data has an empty axis");
+  const int64_t Rows = int64_t(Data.numElements()) / (V * P);
   const int64_t Width = P * (8 / Bits), Blocks = (Width + Block - 1) / Block;
   const int64_t ZpRow = (Blocks * Bits + 7) / 8;
   if (int64_t(Scales.numElements()) != V * Rows * Blocks ||

@@ -275,6 +275,11 @@ llvm::Error runGQA(const KernelContext &C) {
   if (!Subsequent && !First && G.S != 1)
     return C.badInput("sequence length must be 1 after the first prompt");
   const bool Rotary = C.N.getInt("do_rotary", 0) != 0;
+  if (Rotary && (C.Inputs.size() < 9 || !C.Inputs[7].present() ||
+                 !C.Inputs[8].present() || G.Rot <= 0 ||
+                 C.Inputs[8].numElements() != C.Inputs[7].numElements()))
+    return C.badInput("do_rotary needs cos_cache and sin_cache of one shape, "
+                      "[positions, at most head_size / 2]");
   auto Run = [&](auto Tag) -> llvm::Error {
     using E = typename decltype(Tag)::type;
     GQARun<E> R{C,
