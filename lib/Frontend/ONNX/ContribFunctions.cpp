@@ -89,7 +89,7 @@ llvm::Error Converter::convertContribOp(const onnx::NodeProto &N, size_t Index,
         Op == "SkipSimplifiedLayerNormalization")
       return skipNormBody(N, Opset, Where);
     if (Op == "SimplifiedLayerNormalization")
-      return simplifiedNormBody(N, Opset, Where);
+      return rmsNormBody(N, Opset, Where); // and its inv_std_var output
     if (Op == "FusedMatMul")
       return fusedMatMulBody(N, Opset, Where);
     if (Op == "Attention")
@@ -148,30 +148,6 @@ llvm::Expected<FunctionBody> Converter::geluBody(const onnx::NodeProto &N,
   }
   if (W != T)
     castTo(B, Y, W, T, "Y");
-  return B;
-}
-
-llvm::Expected<FunctionBody>
-Converter::simplifiedNormBody(const onnx::NodeProto &N, int64_t Opset,
-                              const std::string &Where) {
-  llvm::Expected<int64_t> Stash = stashType(N, Where);
-  if (!Stash)
-    return Stash.takeError();
-  std::string XFlat = resolve(N.input(0));
-  llvm::Expected<std::vector<int64_t>> Axes = normAxes(N, XFlat, Where);
-  if (!Axes)
-    return Axes.takeError();
-  ElementType T = typeOf(XFlat);
-  if (Opset < 15 && int64_t(T) != *Stash && T == ElementType::Undefined)
-    return unsupported(Where +
-                       ": unsupported: X's type is not known when "
-                       "importing (needed below opset 15)" +
-                       prefixFailure());
-  FunctionBody B(N.op_type(), Opset, {"X", "scale"},
-                 formals({"Y", "inv_std_var"}, N.output_size(),
-                         [&](int I) { return hasOut(N, I); }));
-  appendRmsNorm(B, "X", "scale", *Axes, floatAttrOf(N, "epsilon", 1e-5f),
-                *Stash, T, "Y", hasOut(N, 1) ? "inv_std_var" : "");
   return B;
 }
 

@@ -103,12 +103,7 @@ Converter::contribRotaryBody(const onnx::NodeProto &N, int64_t Opset,
     B.slice(Rotate, 0, Half, 3, "X1");
     B.slice(Rotate, Half, Rot, 3, "X2");
   }
-  B.op("Mul", {"cos4D", "X1"}, "CosX1");
-  B.op("Mul", {"sin4D", "X2"}, "SinX2");
-  B.op("Sub", {"CosX1", "SinX2"}, "Real");
-  B.op("Mul", {"sin4D", "X1"}, "SinX1");
-  B.op("Mul", {"cos4D", "X2"}, "CosX2");
-  B.op("Add", {"SinX1", "CosX2"}, "Imaginary");
+  appendRotation(B, "cos4D", "sin4D", "X1", "X2");
   std::string Rotated = "Rotated";
   if (Interleaved) {
     B.unsqueeze("Real", {4}, "Real5D");

@@ -137,6 +137,8 @@ private:
   /// N's stash_type (default float), checked to be a float type.
   llvm::Expected<int64_t> stashType(const onnx::NodeProto &N,
                                     const std::string &Where);
+  /// RMSNormalization, and ONNX Runtime's SimplifiedLayerNormalization
+  /// (the same, with an inv_std_var output and models before opset 15).
   llvm::Expected<FunctionBody> rmsNormBody(const onnx::NodeProto &N,
                                            int64_t Opset,
                                            const std::string &Where);
@@ -152,9 +154,6 @@ private:
   llvm::Expected<FunctionBody> skipNormBody(const onnx::NodeProto &N,
                                             int64_t Opset,
                                             const std::string &Where);
-  llvm::Expected<FunctionBody> simplifiedNormBody(const onnx::NodeProto &N,
-                                                  int64_t Opset,
-                                                  const std::string &Where);
   llvm::Expected<FunctionBody> geluBody(const onnx::NodeProto &N, int64_t Opset,
                                         const std::string &Where);
   llvm::Expected<FunctionBody> fusedMatMulBody(const onnx::NodeProto &N,

@@ -135,6 +135,13 @@ void appendRmsNorm(FunctionBody &B, const std::string &X,
                    float Epsilon, int64_t Stash, ElementType XType,
                    const std::string &Y, const std::string &InvRms);
 
+/// Appends to B the rotation of the pairs (X1, X2) by the angles whose
+/// cosines and sines are Cos and Sin: Real = Cos X1 - Sin X2, Imaginary =
+/// Sin X1 + Cos X2 (RotaryEmbedding, ONNX's and ONNX Runtime's).
+void appendRotation(FunctionBody &B, const std::string &Cos,
+                    const std::string &Sin, const std::string &X1,
+                    const std::string &X2);
+
 } // namespace oomplan
 
 #endif

@@ -535,6 +535,17 @@ void oomplan::appendRmsNorm(FunctionBody &B, const std::string &X,
     B.op("Reciprocal", {"RMS"}, InvRms);
 }
 
+void oomplan::appendRotation(FunctionBody &B, const std::string &Cos,
+                             const std::string &Sin, const std::string &X1,
+                             const std::string &X2) {
+  B.op("Mul", {Cos, X1}, "CosX1");
+  B.op("Mul", {Sin, X2}, "SinX2");
+  B.op("Sub", {"CosX1", "SinX2"}, "Real");
+  B.op("Mul", {Sin, X1}, "SinX1");
+  B.op("Mul", {Cos, X2}, "CosX2");
+  B.op("Add", {"SinX1", "CosX2"}, "Imaginary");
+}
+
 llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
                                                     int64_t Opset,
                                                     const std::string &Where) {
@@ -545,9 +556,17 @@ llvm::Expected<FunctionBody> Converter::rmsNormBody(const onnx::NodeProto &N,
   llvm::Expected<std::vector<int64_t>> Axes = normAxes(N, XFlat, Where);
   if (!Axes)
     return Axes.takeError();
-  FunctionBody B("RMSNormalization", Opset, {"X", "scale"}, {"Y"});
+  ElementType T = typeOf(XFlat);
+  if (Opset < 15 && int64_t(T) != *Stash && T == ElementType::Undefined)
+    return unsupported(Where +
+                       ": unsupported: X's type is not known when "
+                       "importing (needed below opset 15)" +
+                       prefixFailure());
+  FunctionBody B(N.op_type(), Opset, {"X", "scale"},
+                 formals({"Y", "inv_std_var"}, N.output_size(),
+                         [&](int I) { return hasOut(N, I); }));
   appendRmsNorm(B, "X", "scale", *Axes, floatAttrOf(N, "epsilon", 1e-5f),
-                *Stash, typeOf(XFlat), "Y", "");
+                *Stash, T, "Y", hasOut(N, 1) ? "inv_std_var" : "");
   return B;
 }
 
@@ -619,12 +638,7 @@ llvm::Expected<FunctionBody> Converter::rotaryBody(const onnx::NodeProto &N,
     FunctionBody::setInt(S, "axis", -1);
     FunctionBody::setInt(S, "num_outputs", 2);
   }
-  B.op("Mul", {"cos4D", "X1"}, "CosX1");
-  B.op("Mul", {"sin4D", "X2"}, "SinX2");
-  B.op("Sub", {"CosX1", "SinX2"}, "Real");
-  B.op("Mul", {"sin4D", "X1"}, "SinX1");
-  B.op("Mul", {"cos4D", "X2"}, "CosX2");
-  B.op("Add", {"SinX1", "CosX2"}, "Imaginary");
+  appendRotation(B, "cos4D", "sin4D", "X1", "X2");
   std::string Rotated;
   if (Interleaved) {
     B.ints("NegOne1D", {-1});
