@@ -1,12 +1,12 @@
 //===- ContribAttention.cpp - ONNX Runtime's BERT ops as standard ops -----===//
 //
-// The transformer optimizer's BERT ops, imported as standard-op bodies
+// The transformer optimizer's attention ops, imported as standard-op bodies
 // (ContribFunctions.cpp says why bodies): Attention (com.microsoft: the Q,
 // K and V projections in one MatMul, a padding or raw mask, causal with a
-// past) and EmbedLayerNormalization (the three embeddings summed and
-// normalized, the mask's lengths as mask_index). The attention becomes the
-// exporter's chain again (MatMul, Softmax, MatMul), which fusion makes an
-// OomplanAttention, so an optimized BERT plans as the export it came from.
+// past) and MultiHeadAttention (Q, K and V as given, packed or cached),
+// sharing one tail. The attention becomes the exporter's chain again
+// (MatMul, Softmax, MatMul), which fusion makes an OomplanAttention, so an
+// optimized BERT plans as the export it came from.
 //
 // ONNX Runtime's CPU kernel masks by adding mask_filter_value (-10000), not
 // -inf: the bodies add the same (a row masked by both the mask and the
@@ -23,26 +23,6 @@ using namespace oomplan;
 using namespace oomplan::fn;
 
 namespace {
-
-/// Out = dim Axis of X as a 1-D int64 [1].
-std::string dimOf(FunctionBody &B, const std::string &X, int64_t Axis,
-                  const std::string &Out) {
-  B.op("Shape", {X}, Out + "Shape");
-  B.ints(Out + "Index", {Axis});
-  onnx::NodeProto &G = B.add("Gather", {Out + "Shape", Out + "Index"}, {Out});
-  FunctionBody::setInt(G, "axis", 0);
-  return Out;
-}
-
-/// Out = Range(0, N) for a 1-D [1] int64 N.
-std::string rangeOf(FunctionBody &B, const std::string &N,
-                    const std::string &Out) {
-  B.ints(Out + "Zero", {0}, /*Scalar=*/true);
-  B.ints(Out + "One", {1}, /*Scalar=*/true);
-  B.ints(Out + "ScalarShape", {});
-  B.op("Reshape", {N, Out + "ScalarShape"}, Out + "Limit");
-  return B.op("Range", {Out + "Zero", Out + "Limit", Out + "One"}, Out);
-}
 
 /// X [B, L, Heads * Size] as [B, Heads, L, Size].
 std::string heads(FunctionBody &B, const std::string &X, int64_t Heads,
@@ -314,8 +294,8 @@ llvm::Error Converter::appendAttentionTail(FunctionBody &B,
   }
   if (MaskRank == 1) {
     // Key j of row b counts when j < mask_index[b].
-    dimOf(B, K4, 2, "TotalLen");
-    rangeOf(B, "TotalLen", "KeyPos");
+    B.dim(K4, 2, "TotalLen");
+    B.range("TotalLen", "KeyPos");
     FunctionBody::setInt(B.add("Cast", {A.MaskName}, {"Lengths"}), "to",
                          int64_t(ElementType::Int64));
     B.unsqueeze("Lengths", {1}, "Lengths2D");
@@ -342,10 +322,10 @@ llvm::Error Converter::appendAttentionTail(FunctionBody &B,
   }
   if (intAttrOf(N, "unidirectional", 0)) {
     // Query i (after P = T - S past positions) sees keys j <= i + P.
-    dimOf(B, K4, 2, "CausalT");
-    dimOf(B, A.Q, 2, "CausalS");
-    rangeOf(B, "CausalT", "CausalKeys");
-    rangeOf(B, "CausalS", "CausalQueries");
+    B.dim(K4, 2, "CausalT");
+    B.dim(A.Q, 2, "CausalS");
+    B.range("CausalT", "CausalKeys");
+    B.range("CausalS", "CausalQueries");
     B.op("Sub", {"CausalT", "CausalS"}, "CausalPast");
     B.ints("CausalOne", {1});
     B.op("Add", {"CausalPast", "CausalOne"}, "CausalPastPlusOne");
@@ -373,88 +353,4 @@ llvm::Error Converter::appendAttentionTail(FunctionBody &B,
   B.ints("OutShape", {0, 0, A.OutWidth});
   B.op("Reshape", {"ContextBSNH", "OutShape"}, "output");
   return llvm::Error::success();
-}
-
-llvm::Expected<FunctionBody>
-Converter::embedLayerNormBody(const onnx::NodeProto &N, int64_t Opset,
-                              const std::string &Where) {
-  // input_ids, segment_ids, word_, position_, segment_embedding, gamma,
-  // beta, mask, position_ids; outputs output, mask_index, embedding_sum.
-  for (int I : {0, 2, 3, 5, 6})
-    if (!has(N, I))
-      return err(Where + ": input " + llvm::Twine(I) + " is required");
-  if (has(N, 1) != has(N, 4))
-    return err(Where + ": segment_ids and segment_embedding must be given "
-                       "together");
-  if (hasOut(N, 1) && !has(N, 7))
-    return unsupported(Where + ": unsupported: mask_index without a mask");
-  ElementType T = typeOf(resolve(N.input(2)));
-  if (!isFloatingPoint(T))
-    return unsupported(Where +
-                       ": unsupported: the embeddings' float type is "
-                       "not known when importing" +
-                       prefixFailure());
-  FunctionBody B("EmbedLayerNormalization", Opset,
-                 formals({"input_ids", "segment_ids", "word_embedding",
-                          "position_embedding", "segment_embedding", "gamma",
-                          "beta", "mask", "position_ids"},
-                         N.input_size(), [&](int I) { return has(N, I); }),
-                 formals({"output", "mask_index", "embedding_sum"},
-                         N.output_size(), [&](int I) { return hasOut(N, I); }));
-  FunctionBody::setInt(
-      B.add("Gather", {"word_embedding", "input_ids"}, {"Words"}), "axis", 0);
-  // Positions: position_ids, else 0 to S - 1 for every row.
-  std::string Pos = "position_ids";
-  if (!has(N, 8)) {
-    dimOf(B, "input_ids", 1, "SeqLen");
-    Pos = rangeOf(B, "SeqLen", "Positions");
-  }
-  FunctionBody::setInt(
-      B.add("Gather", {"position_embedding", Pos}, {"PositionRows"}), "axis",
-      0);
-  std::string Sum = B.op("Add", {"Words", "PositionRows"}, "WordsPositions");
-  if (has(N, 1)) {
-    FunctionBody::setInt(
-        B.add("Gather", {"segment_embedding", "segment_ids"}, {"Segments"}),
-        "axis", 0);
-    Sum = B.op("Add", {Sum, "Segments"}, "Embedded");
-  }
-  if (hasOut(N, 2))
-    B.op("Identity", {Sum}, "embedding_sum");
-  const float Eps = floatAttrOf(N, "epsilon", 1e-12f);
-  if (Opset >= 17) {
-    onnx::NodeProto &LN =
-        B.add("LayerNormalization", {Sum, "gamma", "beta"}, {"output"});
-    FunctionBody::setInt(LN, "axis", -1);
-    FunctionBody::setFloat(LN, "epsilon", Eps);
-  } else {
-    B.reduceMean(Sum, {-1}, "Mean");
-    B.op("Sub", {Sum, "Mean"}, "Centered");
-    B.op("Mul", {"Centered", "Centered"}, "Squared");
-    B.reduceMean("Squared", {-1}, "Variance");
-    B.scalar("Epsilon", Eps, T);
-    B.op("Add", {"Variance", "Epsilon"}, "VarianceEps");
-    B.op("Sqrt", {"VarianceEps"}, "StdDev");
-    B.op("Div", {"Centered", "StdDev"}, "Normalized");
-    B.op("Mul", {"Normalized", "gamma"}, "Scaled");
-    B.op("Add", {"Scaled", "beta"}, "output");
-  }
-  if (hasOut(N, 1)) {
-    // The number of unmasked tokens of each row, as int32.
-    FunctionBody::setInt(B.add("Cast", {"mask"}, {"Mask64"}), "to",
-                         int64_t(ElementType::Int64));
-    if (Opset >= 13) {
-      B.ints("MaskAxes", {1});
-      FunctionBody::setInt(
-          B.add("ReduceSum", {"Mask64", "MaskAxes"}, {"MaskSum"}), "keepdims",
-          0);
-    } else {
-      onnx::NodeProto &R = B.add("ReduceSum", {"Mask64"}, {"MaskSum"});
-      FunctionBody::setInts(R, "axes", {1});
-      FunctionBody::setInt(R, "keepdims", 0);
-    }
-    FunctionBody::setInt(B.add("Cast", {"MaskSum"}, {"mask_index"}), "to",
-                         int64_t(ElementType::Int32));
-  }
-  return B;
 }

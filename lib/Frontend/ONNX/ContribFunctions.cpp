@@ -3,7 +3,8 @@
 // ONNX Runtime's transformer optimizer and model builder replace chains of
 // standard ops with contrib ops of their own (ContribOps.h) that compute the
 // same: a residual add and LayerNorm become SkipLayerNormalization, the erf
-// or tanh chain of a GELU becomes Gelu or FastGelu. Each is imported here as
+// or tanh chain of a GELU becomes Gelu or FastGelu, BERT's embeddings and
+// their LayerNorm EmbedLayerNormalization. Each is imported here as
 // that chain again, a body of standard ops inlined as a model-local function
 // is (convertCall), so that every later pass sees ops it knows: an optimized
 // model plans as the model before the optimizer did, and fusion (--fuse)
@@ -284,5 +285,89 @@ Converter::fusedMatMulBody(const onnx::NodeProto &N, int64_t Opset,
                        prefixFailure());
   B.scalar("Alpha", Alpha, T);
   B.op("Mul", {"Product", "Alpha"}, "Y");
+  return B;
+}
+
+llvm::Expected<FunctionBody>
+Converter::embedLayerNormBody(const onnx::NodeProto &N, int64_t Opset,
+                              const std::string &Where) {
+  // input_ids, segment_ids, word_, position_, segment_embedding, gamma,
+  // beta, mask, position_ids; outputs output, mask_index, embedding_sum.
+  for (int I : {0, 2, 3, 5, 6})
+    if (!has(N, I))
+      return err(Where + ": input " + llvm::Twine(I) + " is required");
+  if (has(N, 1) != has(N, 4))
+    return err(Where + ": segment_ids and segment_embedding must be given "
+                       "together");
+  if (hasOut(N, 1) && !has(N, 7))
+    return unsupported(Where + ": unsupported: mask_index without a mask");
+  ElementType T = typeOf(resolve(N.input(2)));
+  if (!isFloatingPoint(T))
+    return unsupported(Where +
+                       ": unsupported: the embeddings' float type is "
+                       "not known when importing" +
+                       prefixFailure());
+  FunctionBody B("EmbedLayerNormalization", Opset,
+                 formals({"input_ids", "segment_ids", "word_embedding",
+                          "position_embedding", "segment_embedding", "gamma",
+                          "beta", "mask", "position_ids"},
+                         N.input_size(), [&](int I) { return has(N, I); }),
+                 formals({"output", "mask_index", "embedding_sum"},
+                         N.output_size(), [&](int I) { return hasOut(N, I); }));
+  FunctionBody::setInt(
+      B.add("Gather", {"word_embedding", "input_ids"}, {"Words"}), "axis", 0);
+  // Positions: position_ids, else 0 to S - 1 for every row.
+  std::string Pos = "position_ids";
+  if (!has(N, 8)) {
+    B.dim("input_ids", 1, "SeqLen");
+    Pos = B.range("SeqLen", "Positions");
+  }
+  FunctionBody::setInt(
+      B.add("Gather", {"position_embedding", Pos}, {"PositionRows"}), "axis",
+      0);
+  std::string Sum = B.op("Add", {"Words", "PositionRows"}, "WordsPositions");
+  if (has(N, 1)) {
+    FunctionBody::setInt(
+        B.add("Gather", {"segment_embedding", "segment_ids"}, {"Segments"}),
+        "axis", 0);
+    Sum = B.op("Add", {Sum, "Segments"}, "Embedded");
+  }
+  if (hasOut(N, 2))
+    B.op("Identity", {Sum}, "embedding_sum");
+  const float Eps = floatAttrOf(N, "epsilon", 1e-12f);
+  if (Opset >= 17) {
+    onnx::NodeProto &LN =
+        B.add("LayerNormalization", {Sum, "gamma", "beta"}, {"output"});
+    FunctionBody::setInt(LN, "axis", -1);
+    FunctionBody::setFloat(LN, "epsilon", Eps);
+  } else {
+    B.reduceMean(Sum, {-1}, "Mean");
+    B.op("Sub", {Sum, "Mean"}, "Centered");
+    B.op("Mul", {"Centered", "Centered"}, "Squared");
+    B.reduceMean("Squared", {-1}, "Variance");
+    B.scalar("Epsilon", Eps, T);
+    B.op("Add", {"Variance", "Epsilon"}, "VarianceEps");
+    B.op("Sqrt", {"VarianceEps"}, "StdDev");
+    B.op("Div", {"Centered", "StdDev"}, "Normalized");
+    B.op("Mul", {"Normalized", "gamma"}, "Scaled");
+    B.op("Add", {"Scaled", "beta"}, "output");
+  }
+  if (hasOut(N, 1)) {
+    // The number of unmasked tokens of each row, as int32.
+    FunctionBody::setInt(B.add("Cast", {"mask"}, {"Mask64"}), "to",
+                         int64_t(ElementType::Int64));
+    if (Opset >= 13) {
+      B.ints("MaskAxes", {1});
+      FunctionBody::setInt(
+          B.add("ReduceSum", {"Mask64", "MaskAxes"}, {"MaskSum"}), "keepdims",
+          0);
+    } else {
+      onnx::NodeProto &R = B.add("ReduceSum", {"Mask64"}, {"MaskSum"});
+      FunctionBody::setInts(R, "axes", {1});
+      FunctionBody::setInt(R, "keepdims", 0);
+    }
+    FunctionBody::setInt(B.add("Cast", {"MaskSum"}, {"mask_index"}), "to",
+                         int64_t(ElementType::Int32));
+  }
   return B;
 }

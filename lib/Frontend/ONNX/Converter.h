@@ -159,7 +159,7 @@ private:
   llvm::Expected<FunctionBody> fusedMatMulBody(const onnx::NodeProto &N,
                                                int64_t Opset,
                                                const std::string &Where);
-  // ContribAttention.cpp.
+  // ContribAttention.cpp (and embedLayerNormBody: ContribFunctions.cpp).
   /// The part of an attention body after Q, K and V: scores, mask, causal
   /// frontier, bias, softmax, the values, and Out [B, S, OutWidth].
   struct AttentionTail {

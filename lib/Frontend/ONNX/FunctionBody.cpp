@@ -103,6 +103,22 @@ std::string FunctionBody::slice(const std::string &X, int64_t Start,
             Out);
 }
 
+std::string FunctionBody::dim(const std::string &X, int64_t Axis,
+                              const std::string &Out) {
+  op("Shape", {X}, Out + "Shape");
+  ints(Out + "Index", {Axis});
+  setInt(add("Gather", {Out + "Shape", Out + "Index"}, {Out}), "axis", 0);
+  return Out;
+}
+
+std::string FunctionBody::range(const std::string &N, const std::string &Out) {
+  ints(Out + "Zero", {0}, /*Scalar=*/true);
+  ints(Out + "One", {1}, /*Scalar=*/true);
+  ints(Out + "ScalarShape", {});
+  op("Reshape", {N, Out + "ScalarShape"}, Out + "Limit");
+  return op("Range", {Out + "Zero", Out + "Limit", Out + "One"}, Out);
+}
+
 void FunctionBody::setInt(onnx::NodeProto &N, const char *Name, int64_t V) {
   onnx::AttributeProto *A = N.add_attribute();
   A->set_name(Name);

@@ -57,6 +57,11 @@ public:
   std::string slice(const std::string &X, int64_t Start, int64_t End,
                     int64_t Axis, const std::string &Out);
 
+  /// Out = dim Axis of X as a 1-D int64 [1].
+  std::string dim(const std::string &X, int64_t Axis, const std::string &Out);
+  /// Out = Range(0, N) for a 1-D [1] int64 N.
+  std::string range(const std::string &N, const std::string &Out);
+
   /// The default-domain opset the body is written for.
   int64_t opset() const { return Opset; }
 
