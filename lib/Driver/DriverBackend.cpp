@@ -6,8 +6,9 @@
 // queries); here the CUDA kernels' workspaces come from their bounds
 // (Runtime/CUDAWorkspaces.h): a convolution gets cuDNN's limit and a
 // product cuBLAS's Hopper size, the most the backend ever plans for such a
-// step, and a recurrent op its gates and states (a formula of its shapes)
-// plus cuBLAS's. Every step's workspace is then at least the run's, so the peak
+// step, a recurrent op its gates and states (a formula of its shapes)
+// plus cuBLAS's, and MatMulNBits its tile of W (none for a decode step) plus
+// cuBLAS's. Every step's workspace is then at least the run's, so the peak
 // of live bytes in a given order is too; the arena, placed by heuristics in an
 // order chosen for these sizes, is a bound in practice (gpu-check compares it
 // with the run's allocations). OomplanAttention's scratch is already counted by
@@ -83,6 +84,26 @@ static Expected<uint64_t> recurrentBound(const ShapeInfo &Shapes,
                                            runtime::cuda::blasWorkspaceFor(9));
 }
 
+// MatMulNBits' CUDA workspace at these bindings (CUDAWorkspaces.h's
+// nbitsWorkspace): none for up to 8 rows of A, else a tile of W in float and
+// cuBLAS's Hopper size.
+static Expected<uint64_t> nbitsBound(const ShapeInfo &Shapes,
+                                     ArrayRef<std::optional<int64_t>> B,
+                                     const Node &N) {
+  const int64_t K = N.getInt("K", 0), NOut = N.getInt("N", 0);
+  if (N.Inputs.empty() || N.Inputs[0] == NoId || K <= 0 || NOut <= 0)
+    return 0;
+  auto A = dimsAt(Shapes, B, N.Inputs[0]);
+  if (!A)
+    return A.takeError();
+  uint64_t Elements = 1;
+  for (int64_t D : *A)
+    Elements = saturatingMul(Elements, uint64_t(D));
+  return runtime::cuda::nbitsWorkspace(Elements / uint64_t(K), uint64_t(NOut),
+                                       uint64_t(K),
+                                       runtime::cuda::blasWorkspaceFor(9));
+}
+
 Error driver::installBackend(Session &S) {
   if (!S.Req.Backend)
     return Error::success();
@@ -102,7 +123,7 @@ Error driver::installBackend(Session &S) {
   S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
                            ArrayRef<std::optional<int64_t>> Bindings,
                            Schedule &Sched) -> Error {
-    unsigned Convs = 0, Products = 0, Recurrent = 0;
+    unsigned Convs = 0, Products = 0, Recurrent = 0, NBitsTiles = 0;
     std::map<std::string, unsigned> HostOps;
     for (Step &St : Sched.Steps) {
       if (St.Kind != StepKind::Compute || St.Node == NoId)
@@ -112,8 +133,9 @@ Error driver::installBackend(Session &S) {
         ++HostOps[N.OpType];
       const bool Rec = runtime::cuda::isRecurrent(N.OpType);
       uint64_t Library = runtime::cuda::workspaceBound(N.OpType);
-      if (Rec) {
-        auto Bytes = recurrentBound(Shapes, Bindings, N);
+      if (Rec || N.OpType == "MatMulNBits") {
+        auto Bytes = Rec ? recurrentBound(Shapes, Bindings, N)
+                         : nbitsBound(Shapes, Bindings, N);
         if (!Bytes)
           return Bytes.takeError();
         Library = *Bytes;
@@ -123,6 +145,8 @@ Error driver::installBackend(Session &S) {
         continue;
       if (Rec && Library) {
         ++Recurrent;
+      } else if (N.OpType == "MatMulNBits" && Library) {
+        ++NBitsTiles;
       } else if (Library) { // float copies alone are no library workspace
         bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
                     N.OpType == fused::ConvOp;
@@ -137,6 +161,7 @@ Error driver::installBackend(Session &S) {
       Rec->Convs = Convs;
       Rec->Products = Products;
       Rec->Recurrent = Recurrent;
+      Rec->NBitsTiles = NBitsTiles;
       Rec->HostOps = std::move(HostOps);
     }
     return Error::success();
@@ -160,6 +185,7 @@ void driver::writeBackendJSON(Session &S, json::OStream &J) {
     J.attribute("product_workspace_bytes",
                 int64_t(runtime::cuda::blasWorkspaceFor(9)));
     J.attribute("recurrent", int64_t(R.Recurrent));
+    J.attribute("nbits_tiles", int64_t(R.NBitsTiles));
     // Steps of ops CUDA has no kernel for, by op: oomplan-run runs them on
     // the host (no device memory; a wait and copies each).
     J.attributeObject("host_steps", [&] {
@@ -182,6 +208,12 @@ void driver::printBackendSettings(Session &S) {
   if (R.Recurrent)
     S.OS << ", " << R.Recurrent << " RNN/GRU/LSTM x their gates and states + "
          << formatBytes(runtime::cuda::blasWorkspaceFor(9)) << " (cuBLAS)";
+  if (R.NBitsTiles)
+    S.OS << ", " << R.NBitsTiles << " MatMulNBits x a tile of "
+         << runtime::cuda::NBitsTileRows << " rows of W in float + "
+         << formatBytes(runtime::cuda::blasWorkspaceFor(9))
+         << " (cuBLAS; none up to " << runtime::cuda::NBitsGemvRows
+         << " rows of A)";
   S.OS << ", each live during its step\n";
   if (R.HostOps.empty())
     return;

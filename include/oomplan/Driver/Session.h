@@ -69,6 +69,9 @@ struct BackendRecord {
   bool Recorded = false;            ///< The counts below are the main plan's.
   unsigned Convs = 0, Products = 0; ///< Steps given a cuDNN / cuBLAS bound.
   unsigned Recurrent = 0;           ///< RNN/GRU/LSTM steps given their formula.
+  /// MatMulNBits steps given a tile of W (a prompt's; a decode step's GEMV
+  /// has no workspace).
+  unsigned NBitsTiles = 0;
   /// Steps by op type whose op has no CUDA kernel (a CPU one): host steps
   /// of oomplan-run --backend=cuda (CUDAWorkspaces.h's hostStepOp).
   std::map<std::string, unsigned> HostOps;

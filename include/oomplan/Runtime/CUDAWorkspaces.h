@@ -66,6 +66,25 @@ inline uint64_t recurrentWorkspace(llvm::StringRef OpType, uint64_t B,
   return saturatingAdd(Aligned, Blas);
 }
 
+/// MatMulNBits (ONNX Runtime's int4 product): up to NBitsGemvRows rows of A
+/// (a decode step) its CUDA kernel needs no workspace; above, one tile of
+/// NBitsTileRows rows of W (fewer when N is) dequantized to float, rounded
+/// up to 256 bytes, then Blas bytes for cuBLAS. A formula of A's rows, K
+/// and N, which workspaceBound cannot give; `oomplan --backend=cuda`
+/// evaluates it at the bindings. Saturates.
+constexpr uint64_t NBitsGemvRows = 8, NBitsTileRows = 1024;
+inline uint64_t nbitsWorkspace(uint64_t M, uint64_t N, uint64_t K,
+                               uint64_t Blas) {
+  if (M <= NBitsGemvRows)
+    return 0;
+  uint64_t Tile =
+      saturatingMul(saturatingMul(N < NBitsTileRows ? N : NBitsTileRows, K), 4);
+  uint64_t Aligned = 0;
+  if (!checkedAlignUp(Tile, 256, Aligned))
+    return UINT64_MAX;
+  return saturatingAdd(Aligned, Blas);
+}
+
 /// Without a device: whether the CUDA kernel of OpType runs a float16 or
 /// bfloat16 step on float copies of its half operands (HalfInFloat.h), so
 /// that `oomplan --backend=cuda` counts the copies. The others take halves
@@ -82,6 +101,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
       "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
       "LpNormalization", "MeanVarianceNormalization", "DynamicQuantizeLinear",
+      "MatMulNBits",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)
@@ -109,14 +129,10 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "DFT",
                                         "DeformConv",
                                         "Det",
-                                        "GatherBlockQuantized",
                                         "Gelu",
                                         "GroupNormalization",
-                                        "GroupQueryAttention",
                                         "HammingWindow",
                                         "HannWindow",
-                                        "MatMulNBits",
-
                                         "MelWeightMatrix",
                                         "Mish",
                                         "NegativeLogLikelihoodLoss",

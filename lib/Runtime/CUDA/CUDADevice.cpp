@@ -325,11 +325,13 @@ public:
       if (int E = cudaMemsetAsync(X.BadIndex, 0, sizeof(int), X.Compute))
         return cudaFailure(E, "clearing the index-error flag");
       return makeInputError(
-          "an index of a Gather, GatherElements, GatherND, ScatterElements "
-          "or ScatterND, a RoiAlign batch index or a recurrent op's "
-          "sequence length was out of range (a gather's output holds zeros "
+          "an index of a Gather, GatherElements, GatherND, "
+          "GatherBlockQuantized, ScatterElements or ScatterND, a RoiAlign "
+          "batch index, a recurrent op's sequence length, or a "
+          "GroupQueryAttention's seqlens_k, total_sequence_length or "
+          "position_ids was out of range (a gather's output holds zeros "
           "there; a scatter skipped that update; a length counted as the "
-          "nearest bound)");
+          "nearest bound; the attention's rows are zeros or left)");
     }
     return llvm::Error::success();
   }

@@ -32,6 +32,8 @@ const CUDAKernelTable &cudaKernels() {
     registerRecurrentKernels(T);
     registerQuantizeKernels(T);
     registerQLinearKernels(T);
+    registerLowBitKernels(T);
+    registerGQAKernels(T);
     return T;
   }();
   return Table;

@@ -10,7 +10,9 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_CUDAKERNELS_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_CUDAKERNELS_H
 
+#include "Kernels/GQAMath.h"
 #include "Kernels/Launch.h"
+#include "Kernels/LowBitMath.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Kernel.h"
 #include <optional>
@@ -67,6 +69,18 @@ void registerQLinearKernels(CUDAKernelTable &T);
 /// the host).
 llvm::Error qMatMulArgs(const KernelContext &C, QMatMulArgs &P);
 llvm::Error qConvArgs(const KernelContext &C, QConvArgs &P);
+
+// LowBitKernels.cpp: MatMulNBits, GatherBlockQuantized (LowBit.cu).
+void registerLowBitKernels(CUDAKernelTable &T);
+// GQAKernels.cpp: GroupQueryAttention (GroupQueryAttention.cu).
+void registerGQAKernels(CUDAKernelTable &T);
+/// Their launch arguments for node C, after the CPU kernel's checks (host
+/// pointers in LowBitThreadTest.cpp, which runs the threads on the host).
+llvm::Error nbitsArgs(const KernelContext &C, lowbit::NBitsArgs &P);
+/// ScaleType: 0 float, 1 float16, 2 bfloat16 (the scales' and Y's).
+llvm::Error gbqArgs(const KernelContext &C, lowbit::GBQArgs &A, int &ScaleType);
+/// Type: 0 float, 1 float16, 2 bfloat16 (the query's).
+llvm::Error gqaArgs(const KernelContext &C, gqa::GQAArgs &A, int &Type);
 
 const CUDAKernelTable &cudaKernels();
 

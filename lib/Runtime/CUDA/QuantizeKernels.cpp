@@ -5,7 +5,8 @@
 // they run where the tensors are instead of as host steps with a wait
 // each. The CPU kernel's checks (cpu::quantParams: per tensor or per axis)
 // and its arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use:
-// float into int8 or uint8, and int8, uint8 or int32 (biases) into float;
+// float into int8 or uint8, and int8, uint8 or int32 (biases) into float,
+// and since session 21 ONNX's int4 and uint4 (packed weights; LowBit.cu);
 // other types run on the host (a float16 input on float copies,
 // HalfInFloat.h).
 //
@@ -63,6 +64,14 @@ llvm::Error runDequantize(const KernelContext &C) {
   const void *Zero;
   if (llvm::Error E = params(C, X.Type, A, Zero))
     return E;
+  if (isSubByte(X.Type))
+    return launched(
+        C,
+        lowbit::dequantize4(X.data<uint8_t>(), X.Type == ElementType::Int4,
+                            C.Inputs[1].data<float>(),
+                            static_cast<const uint8_t *>(Zero), Y.data<float>(),
+                            int64_t(X.numElements()), A, context().Compute),
+        "DequantizeLinear kernel");
   return launched(C,
                   dequantizeLinear(X.Data, *dtypeOf(X.Type),
                                    C.Inputs[1].data<float>(), Zero,
@@ -114,7 +123,8 @@ void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
   addKernel(T, "DequantizeLinear",
             {runDequantize,
              nullptr,
-             {ElementType::Int8, ElementType::UInt8, ElementType::Int32}});
+             {ElementType::Int8, ElementType::UInt8, ElementType::Int32,
+              ElementType::Int4, ElementType::UInt4}});
   addKernel(
       T, "DynamicQuantizeLinear",
       {runDynamicQuantize, nullptr, {ElementType::Float}, 0, dynamicRefuses});

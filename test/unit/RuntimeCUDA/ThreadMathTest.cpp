@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
 #include "../../../lib/Runtime/CUDA/CUDAKernels.h"
+#include "NodeCall.h"
 #include "oomplan/IR/Graph.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Backend.h"
@@ -23,6 +24,7 @@
 using namespace oomplan::runtime;
 using oomplan::ElementType;
 using namespace oomplan::runtime::cuda;
+using namespace oomplan::runtime::unit;
 
 namespace {
 
@@ -375,78 +377,6 @@ oomplan::Attribute intsAttr(const char *Name, std::vector<int64_t> V) {
   A.Ints = std::move(V);
   return A;
 }
-
-// A node's operand: type, dims, bytes (empty: omitted).
-struct Operand {
-  ElementType Type = ElementType::Undefined;
-  std::vector<int64_t> Dims;
-  std::vector<char> Bytes;
-};
-template <typename T>
-Operand operandOf(ElementType Type, std::vector<int64_t> Dims,
-                  std::vector<T> Values) {
-  Operand Q{Type, std::move(Dims), {}};
-  Q.Bytes.resize(Values.size() * sizeof(T));
-  if (!Values.empty())
-    std::memcpy(Q.Bytes.data(), Values.data(), Q.Bytes.size());
-  return Q;
-}
-template <typename T>
-std::vector<T> randomOf(std::mt19937 &Rng, size_t N, int Lo, int Hi) {
-  std::uniform_int_distribution<int> U(Lo, Hi);
-  std::vector<T> V(N);
-  for (T &X : V)
-    X = T(U(Rng));
-  return V;
-}
-
-// One node run by the CPU kernel: Want holds its output bytes,
-// C the context (host pointers) the CUDA kernel's argument builder reads.
-struct NodeCall {
-  oomplan::Graph G;
-  std::vector<TensorRef> In, Out;
-  std::vector<char> Want;
-  std::vector<double> Workspace;
-  ThreadPool Pool{1};
-  std::unique_ptr<KernelContext> C;
-  NodeCall(const char *Op, std::vector<Operand> &Ins, ElementType YType,
-           const std::vector<int64_t> &YDims,
-           std::vector<oomplan::Attribute> Attrs) {
-    G.Opsets.push_back({"", 13});
-    G.Nodes.emplace_back();
-    G.Nodes[0].OpType = Op;
-    G.Nodes[0].Attrs = std::move(Attrs);
-    In.resize(Ins.size());
-    for (size_t I = 0; I < Ins.size(); ++I) {
-      In[I].Type = Ins[I].Type;
-      In[I].Dims.assign(Ins[I].Dims.begin(), Ins[I].Dims.end());
-      In[I].Data = Ins[I].Bytes.empty() ? nullptr : Ins[I].Bytes.data();
-    }
-    Out.resize(1);
-    Out[0].Type = YType;
-    Out[0].Dims.assign(YDims.begin(), YDims.end());
-    Want.assign(Out[0].numElements() * elementBits(YType) / 8, char(0x33));
-    Out[0].Data = Want.data();
-  }
-  // Runs the CPU kernel into Want; false (with the error printed) if it
-  // fails.
-  bool runCPU() {
-    auto CPU = backendKernels("cpu");
-    if (!CPU)
-      return false;
-    const Kernel &K = *(*CPU)->get(
-        oomplan::ops::opCode(*oomplan::ops::lookupOp(G.Nodes[0].OpType)));
-    Workspace.assign(
-        (K.Workspace ? K.Workspace(G.Nodes[0], In, Out) : 0) / 8 + 1, 0.0);
-    C = std::make_unique<KernelContext>(KernelContext{
-        G, G.Nodes[0], In, Out, Workspace.data(), Workspace.size() * 8, Pool});
-    llvm::Error E = K.Run(*C);
-    if (!E)
-      return true;
-    ADD_FAILURE() << llvm::toString(std::move(E));
-    return false;
-  }
-};
 
 // QuantizedMatMul.cu's launch on the host: per batch, row tile and column
 // tile, the 16 x 16 threads load their operands' tile (phase one), then

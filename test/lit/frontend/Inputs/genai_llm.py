@@ -178,7 +178,32 @@ if __name__ == "__main__":
         ap.add_argument("--" + flag, type=int, default=default)
     ap.add_argument("--external", action="store_true",
                     help="weights as references to a file never written (a stripped model)")
+    ap.add_argument("--inputs", metavar="DIR",
+                    help="also write DIR/input_<i>.pb for a call of --batch rows of --seq new "
+                         "tokens after a cache of --past (all attended: a mask of ones; --past 0 writes a cache "
+                         "of one row, which the first prompt ignores)")
+    for flag in ("batch", "seq", "past"):
+        ap.add_argument("--" + flag, type=int, default=1)
     a = ap.parse_args()
-    onnx.save(model(layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads,
-                    inter=a.inter, vocab=a.vocab, max_len=a.max_len, seed=a.seed,
-                    external=a.external), a.out)
+    m = model(layers=a.layers, hidden=a.hidden, heads=a.heads, kv_heads=a.kv_heads,
+              inter=a.inter, vocab=a.vocab, max_len=a.max_len, seed=a.seed,
+              external=a.external)
+    onnx.save(m, a.out)
+    if a.inputs:
+        import os
+        from onnx import numpy_helper
+        os.makedirs(a.inputs, exist_ok=True)
+        r = np.random.default_rng(a.seed + 1)
+        d = a.hidden // a.heads
+        for i, vi in enumerate(m.graph.input):
+            if vi.name == "input_ids":
+                arr = r.integers(0, a.vocab, (a.batch, a.seq), dtype=np.int64)
+            elif vi.name == "attention_mask":
+                arr = np.ones((a.batch, a.past + a.seq), dtype=np.int64)
+            else:
+                # --past 0, the first prompt: one row the attention ignores, since
+                # oomplan binds a symbolic dim to 1 or more.
+                rows = max(a.past, 1)
+                arr = (r.standard_normal((a.batch, a.kv_heads, rows, d)) * 0.5).astype(np.float32)
+            with open(os.path.join(a.inputs, f"input_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(arr, vi.name).SerializeToString())
