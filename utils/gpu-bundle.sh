@@ -141,6 +141,17 @@ mkdir -p .gpu/quant
 /usr/bin/python3 utils/check_function_ops.py .gpu/fnops --write-only
 # And ONNX Runtime's contrib ops (MatMulNBits, GroupQueryAttention, ...).
 /usr/bin/python3 utils/check_contrib_ops.py .gpu/fnops --write-only
+# An int4 LLM in the GenAI builder's layout, weights stripped (gpu-check
+# runs it with --random-weights), with the token ids and masks of a decode
+# step and a prompt (the caches are random), for section 5e.
+mkdir -p .gpu/llm
+for c in dec:1:1023 pre:256:0; do
+  IFS=: read -r tag s p <<<"$c"
+  /usr/bin/python3 test/lit/frontend/Inputs/genai_llm.py .gpu/llm/llm.onnx --external \
+    --layers 4 --hidden 2048 --heads 16 --kv-heads 4 --inter 5632 --vocab 32000 \
+    --max-len 2048 --inputs ".gpu/llm/$tag" --batch 1 --seq "$s" --past "$p"
+  rm -f ".gpu/llm/$tag"/input_[2-9].pb
+done
 tar -czf .gpu.tgz .gpu
 rm -rf .gpu
 size=$(stat -c %s .gpu.tgz)

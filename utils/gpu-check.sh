@@ -21,7 +21,8 @@
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;
 #      then (5b, 5c) half and quantized versions of test models, (5d) the
 #      opset 23 to 25 function ops and ONNX Runtime's contrib ops
-#      (utils/check_function_ops.py's and check_contrib_ops.py's models);
+#      (utils/check_function_ops.py's and check_contrib_ops.py's models),
+#      (5e) an int4 LLM's decode step and prompt (genai_llm.py);
 #   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   7. with the time left, the kernel tests under compute-sanitizer.
 # 5 to 7 come last: no bar names them.
@@ -163,10 +164,13 @@ model_case() { # name-or-path args... (CMP_ARGS: compare_outputs.py's bounds)
   local tag
   tag="$name$(echo "$*" | tr -d ' -')"
   local cpu=$work/$tag-cpu cu=$work/$tag-cuda
-  timeout "$(left 120)" "$RUN" "$model" "$@" --random-weights --seed 1 \
+  # RUN_ARGS: oomplan-run's alone (given inputs), not the planner's.
+  # shellcheck disable=SC2086
+  timeout "$(left 120)" "$RUN" "$model" "$@" ${RUN_ARGS:-} --random-weights --seed 1 \
     --threads "$(nproc)" --output-dir "$cpu" --json >"$cpu.json" 2>"$cpu.err"
   ran "$tag: CPU run" $? "$cpu" || return
-  timeout "$(left 120)" "$RUN" "$model" "$@" --random-weights --seed 1 \
+  # shellcheck disable=SC2086
+  timeout "$(left 120)" "$RUN" "$model" "$@" ${RUN_ARGS:-} --random-weights --seed 1 \
     --backend=$BACKEND --repeat 10 --output-dir "$cu" --json >"$cu.json" 2>"$cu.err"
   ran "$tag: CUDA run" $? "$cu" || return
   local cmp crc
@@ -515,6 +519,26 @@ for u in "$B"/fnops/*/; do
   fi
 done
 say "$fn_pass of $fn_all function-op models: CUDA outputs within the bound of the CPU executor's"
+fi
+
+if [ -d "$B/llm" ]; then
+say ""
+say "## 5e. An int4 LLM as ONNX Runtime's GenAI builder writes it: CUDA against the CPU executor"
+say ""
+say "test/lit/frontend/Inputs/genai_llm.py at 4 layers, hidden 2048, 16 query and 4 KV heads of"
+say "128, MLP 5632, vocabulary 32000 (random weights: 4-bit MatMulNBits, GroupQueryAttention with"
+say "rotary): a decode step after a cache of 1023 (MatMulNBits' GEMV, no workspace) and a prompt of"
+say "256 (dequantized tiles through cuBLAS). Every step on the device since session 21 (before:"
+say "host steps). Bound: rtol 1e-3 + 1e-4 max |ref|. No bar names it."
+say ""
+say "| case | outputs within the bound | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted) |"
+say "|---|---|---|---|---|---|---|---|---|---|"
+for c in dec:1:1024:1023 pre:256:256:1; do
+  IFS=: read -r tag s t p <<<"$c"
+  RUN_ARGS="--input input_ids=$B/llm/$tag/input_0.pb --input attention_mask=$B/llm/$tag/input_1.pb" \
+    CMP_ARGS="--rtol 1e-3 --scale-atol 1e-4" model_case "$B/llm/llm.onnx" --batch 1 \
+    --dim "sequence_length=$s,total_sequence_length=$t,past_sequence_length=$p"
+done
 fi
 
 elapsed
