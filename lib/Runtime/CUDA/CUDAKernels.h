@@ -26,8 +26,8 @@ using CUDAKernelTable = ops::KernelTable<Kernel>;
 /// Adds K for OpType; a fatal programming error when OpType has no record.
 void addKernel(CUDAKernelTable &T, llvm::StringRef OpType, Kernel K);
 
-// EltwiseKernels.cpp: unary math, broadcast binary ops, Where, Cast, Clip,
-// Identity and Dropout.
+// EltwiseKernels.cpp: unary math (Gelu and Mish included), broadcast
+// binary ops, the bitwise ops, Where, Cast, Clip, Identity and Dropout.
 void registerEltwiseKernels(CUDAKernelTable &T);
 // DataKernels.cpp: views (Reshape, Flatten, Squeeze, Unsqueeze), Transpose,
 // Expand, Concat, Slice, Gather, Pad, Shape, Size, ConstantOfShape, Range.
@@ -40,7 +40,7 @@ void registerIndexKernels(CUDAKernelTable &T);
 // GatherScatterKernels.cpp: GatherElements, ScatterElements, ScatterND.
 void registerGatherScatterKernels(CUDAKernelTable &T);
 // NormKernels.cpp: Softmax, LogSoftmax, LayerNormalization,
-// BatchNormalization, InstanceNormalization, LRN, Reduce*,
+// BatchNormalization, InstanceNormalization, GroupNormalization, LRN, Reduce*,
 // GlobalAveragePool, GlobalMaxPool.
 void registerNormKernels(CUDAKernelTable &T);
 // BlasKernels.cpp: MatMul and Gemm (cuBLAS).

@@ -53,6 +53,44 @@ template <UnaryOp Op> llvm::Error runUnary(const KernelContext &C) {
                   "unary kernel");
 }
 
+// Gelu (opset 20): the erf form, or approximate="tanh" (the CPU kernel's
+// two formulas).
+llvm::Error runGelu(const KernelContext &C) {
+  const std::string Approx = C.N.getString("approximate", "none");
+  if (Approx == "tanh")
+    return runUnary<UnaryOp::GeluTanh>(C);
+  if (Approx != "none")
+    return C.unsupported("approximate='" + Approx + "'");
+  return runUnary<UnaryOp::Gelu>(C);
+}
+
+// BitwiseAnd, BitwiseOr, BitwiseXor (Op 0 to 2, broadcast) and BitwiseNot
+// (3) of any integer type: the bits are the same whatever the sign.
+template <int Op> llvm::Error runBitwise(const KernelContext &C) {
+  const TensorRef &A = C.Inputs[0], &Out = C.Outputs[0];
+  Strided S;
+  if (Op == 3) {
+    S.Rank = 1;
+    S.Dims[0] = int64_t(Out.numElements());
+    return launched(C,
+                    bitwise(Op, A.Data, nullptr, Out.Data,
+                            int(elementBits(A.Type) / 8), S, context().Compute),
+                    "bitwise kernel");
+  }
+  const TensorRef &B = C.Inputs[1];
+  if (A.Type != B.Type)
+    return C.unsupported("operand types " + elementTypeName(A.Type) + ", " +
+                         elementTypeName(B.Type));
+  if (!setBroadcast(S, 0, A.Dims, Out.Dims) ||
+      !setBroadcast(S, 1, B.Dims, Out.Dims))
+    return C.unsupported("operands do not broadcast to the output within " +
+                         llvm::Twine(MaxRank) + " dims");
+  return launched(C,
+                  bitwise(Op, A.Data, B.Data, Out.Data,
+                          int(elementBits(A.Type) / 8), S, context().Compute),
+                  "bitwise kernel");
+}
+
 template <FloatClass What> llvm::Error runClassify(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   int Flags = (C.N.getInt("detect_positive", 1) != 0 ? 1 : 0) |
@@ -347,6 +385,16 @@ void cuda::registerEltwiseKernels(CUDAKernelTable &T) {
   Un("Or", {runBinary<BinaryOp::Or>, nullptr, {ElementType::Bool}});
   Un("Xor", {runBinary<BinaryOp::Xor>, nullptr, {ElementType::Bool}});
   Un("Where", {runWhere, nullptr, {ElementType::Bool}});
+  Un("Gelu", {runGelu, nullptr, FloatTypes});
+  Un("Mish", {runUnary<UnaryOp::Mish>, nullptr, FloatTypes});
+  const llvm::SmallVector<ElementType, 4> Ints = {
+      ElementType::Int8,   ElementType::Int16, ElementType::Int32,
+      ElementType::Int64,  ElementType::UInt8, ElementType::UInt16,
+      ElementType::UInt32, ElementType::UInt64};
+  Un("BitwiseAnd", {runBitwise<0>, nullptr, Ints});
+  Un("BitwiseOr", {runBitwise<1>, nullptr, Ints});
+  Un("BitwiseXor", {runBitwise<2>, nullptr, Ints});
+  Un("BitwiseNot", {runBitwise<3>, nullptr, Ints});
   Un("BitShift", {runBitShift,
                   nullptr,
                   {ElementType::UInt8, ElementType::UInt16, ElementType::UInt32,

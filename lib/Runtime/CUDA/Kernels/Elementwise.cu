@@ -160,6 +160,14 @@ __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
   }
   case UnaryOp::DivScalar:
     return X / T(A);
+  case UnaryOp::GeluTanh: {            // the CPU kernel's formula
+    const T K = T(0.7978845608028654); // sqrt(2 / pi)
+    return T(0.5) * X * (T(1) + tanh(K * (X + T(0.044715) * X * X * X)));
+  }
+  case UnaryOp::Mish: { // x tanh(softplus(x)), softplus as above
+    const T Sp = X > T(0) ? X + log1p(exp(-X)) : log1p(exp(X));
+    return X * tanh(Sp);
+  }
   default:
     return X;
   }
@@ -352,6 +360,22 @@ __global__ void bitShiftKernel(const T *A, const T *B, T *Out, bool Left,
     offsetsAt(S, I, 2, Off);
     const T X = A[Off[0]], K = B[Off[1]];
     Out[I] = uint64_t(K) >= sizeof(T) * 8 ? T(0) : Left ? T(X << K) : T(X >> K);
+  }
+}
+
+template <typename T>
+__global__ void bitwiseKernel(int Op, const T *A, const T *B, T *Out, Strided S,
+                              int64_t N) {
+  for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < N;
+       I += int64_t(gridDim.x) * blockDim.x) {
+    if (Op == 3) {
+      Out[I] = T(~A[I]);
+      continue;
+    }
+    int64_t Off[2];
+    offsetsAt(S, I, 2, Off);
+    const T X = A[Off[0]], Y = B[Off[1]];
+    Out[I] = Op == 0 ? T(X & Y) : Op == 1 ? T(X | Y) : T(X ^ Y);
   }
 }
 
@@ -631,6 +655,22 @@ int bitShift(const void *A, const void *B, void *Out, int ElemBytes, bool Left,
     bitShiftKernel<T><<<gridFor(N), Block, 0, Stream>>>(
         static_cast<const T *>(A), static_cast<const T *>(B),
         static_cast<T *>(Out), Left, S, N);
+    return lastError();
+  });
+}
+
+int bitwise(int Op, const void *A, const void *B, void *Out, int ElemBytes,
+            const Strided &S, cudaStream_t Stream) {
+  int64_t N = countOf(S);
+  if (N == 0)
+    return 0;
+  if (Op < 0 || Op > 3)
+    return int(cudaErrorInvalidValue);
+  return byWidth(ElemBytes, [&](auto Z) {
+    using T = decltype(Z);
+    bitwiseKernel<T><<<gridFor(N), Block, 0, Stream>>>(
+        Op, static_cast<const T *>(A), static_cast<const T *>(B),
+        static_cast<T *>(Out), S, N);
     return lastError();
   });
 }

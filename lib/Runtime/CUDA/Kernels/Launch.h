@@ -78,7 +78,9 @@ enum class UnaryOp : int {
   Celu,
   ThresholdedRelu,
   Shrink,
-  DivScalar
+  DivScalar,
+  GeluTanh, ///< Gelu's approximate="tanh"
+  Mish
 };
 /// Out[i] = op(In[i]) for N elements (In may equal Out). A and B are the
 /// op's parameters (Clip: min, max; LeakyRelu, Elu, Celu, ThresholdedRelu:
@@ -124,6 +126,12 @@ int binary(BinaryOp Op, DType T, const void *A, const void *B, void *Out,
 /// (numpy's, and the CPU kernel's).
 int bitShift(const void *A, const void *B, void *Out, int ElemBytes, bool Left,
              const Strided &S, cudaStream_t Stream);
+
+/// BitwiseAnd (Op 0), BitwiseOr (1) and BitwiseXor (2) of integers of
+/// ElemBytes (1, 2, 4 or 8; the sign does not matter) over S; BitwiseNot
+/// (3) of N = S's count elements of A (B unused, S dense).
+int bitwise(int Op, const void *A, const void *B, void *Out, int ElemBytes,
+            const Strided &S, cudaStream_t Stream);
 
 /// Out = Cond ? X : Y over S (operand 0 Cond, 1 X, 2 Y; Out is dense), for
 /// elements of ElemBytes (1, 2, 4 or 8).
@@ -200,6 +208,13 @@ int layerNorm(const float *X, const float *Scale, const float *Bias, float *Y,
 int instanceNorm(const float *X, const float *Scale, const float *Bias,
                  float *Y, int64_t Planes, int64_t C, int64_t Size, float Eps,
                  cudaStream_t Stream);
+/// GroupNormalization on [N * G groups, PerGroup * Plane], F32: each group
+/// normalized by its own mean and variance (in double), then scaled and
+/// shifted per channel c = (group % G) * PerGroup + i / Plane (PerChannel,
+/// opset 21) or per group g = group % G (opset 18).
+int groupNorm(const float *X, const float *Scale, const float *Bias, float *Y,
+              int64_t Groups, int64_t G, int64_t PerGroup, int64_t Plane,
+              bool PerChannel, float Eps, cudaStream_t Stream);
 
 /// ArgMax (IsMax) or ArgMin along the middle axis of [Outer, Len, Inner]
 /// (Len >= 1); Out gets [Outer, Inner] indices. numpy's rules: NaN wins,

@@ -59,12 +59,16 @@ __global__ void softmaxStrided(const float *In, float *Out, int64_t Outer,
 // is off by enough to show after the division by a small deviation.
 // ScaleStep, BiasStep: 1 for one value per column, 0 for one value in all
 // (the CPU kernel's two forms of Scale and B). An empty row (Cols 0) has
-// mean 0 and 1/sqrt(Eps), as on the CPU. PerRow > 0 (InstanceNormalization):
-// the parameters are per row instead, index row % PerRow.
+// mean 0 and 1/sqrt(Eps), as on the CPU. PerRow > 0 (InstanceNormalization,
+// GroupNormalization): the parameters are per row instead, index row %
+// PerRow; with Plane > 0 (GroupNormalization per channel) the row holds
+// PerGroup channels of Plane columns each, index (row % PerRow) * PerGroup
+// + column / Plane.
 __global__ void layerNormRows(const float *X, const float *Scale,
                               const float *Bias, float *Y, float *Mean,
                               float *InvStd, int64_t Cols, float Eps,
-                              int ScaleStep, int BiasStep, int64_t PerRow) {
+                              int ScaleStep, int BiasStep, int64_t PerRow,
+                              int64_t PerGroup = 0, int64_t Plane = 0) {
   __shared__ double Shared[32];
   const float *R = X + blockIdx.x * Cols;
   float *W = Y + blockIdx.x * Cols;
@@ -81,7 +85,7 @@ __global__ void layerNormRows(const float *X, const float *Scale,
   double Inv = 1.0 / sqrt(Var + double(Eps));
   const int64_t P = PerRow ? int64_t(blockIdx.x) % PerRow : 0;
   for (int64_t C = threadIdx.x; C < Cols; C += blockDim.x) {
-    const int64_t At = PerRow ? P : C;
+    const int64_t At = !PerRow ? C : Plane ? P * PerGroup + C / Plane : P;
     W[C] = float((double(R[C]) - Mu) * Inv * double(Scale[At * ScaleStep]) +
                  (Bias ? double(Bias[At * BiasStep]) : 0.0));
   }
@@ -295,6 +299,19 @@ int instanceNorm(const float *X, const float *Scale, const float *Bias,
     return int(cudaErrorInvalidValue);
   layerNormRows<<<unsigned(Planes), Block, 0, Stream>>>(
       X, Scale, Bias, Y, nullptr, nullptr, Size, Eps, 1, 1, C);
+  return lastError();
+}
+
+int groupNorm(const float *X, const float *Scale, const float *Bias, float *Y,
+              int64_t Groups, int64_t G, int64_t PerGroup, int64_t Plane,
+              bool PerChannel, float Eps, cudaStream_t Stream) {
+  if (Groups == 0)
+    return 0;
+  if (Groups >= (int64_t(1) << 31) || G <= 0 || PerGroup <= 0)
+    return int(cudaErrorInvalidValue);
+  layerNormRows<<<unsigned(Groups), Block, 0, Stream>>>(
+      X, Scale, Bias, Y, nullptr, nullptr, PerGroup * Plane, Eps, 1, 1, G,
+      PerChannel ? PerGroup : 0, PerChannel ? Plane : 0);
   return lastError();
 }
 

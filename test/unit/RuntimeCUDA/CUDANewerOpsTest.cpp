@@ -1,0 +1,55 @@
+//===- CUDANewerOpsTest.cpp - ops that were host steps, on CUDA ----------===//
+//
+// Ops of newer opsets that exporters write and that ran as host steps on
+// CUDA until session 21: Gelu (opset 20, both forms), Mish (18), the
+// bitwise ops (18) and GroupNormalization (18 and 21), run by the CUDA
+// backend against the CPU backend (CUDAKernelCompare.h). Without a GPU the
+// plan made with the CUDA table must find a device kernel for each step
+// (Executor::create with the table alone), then the test skips.
+//
+//===----------------------------------------------------------------------===//
+#include "CUDAKernelCompare.h"
+
+using namespace oomplan::runtime::unit;
+
+namespace {
+
+// Gelu's erf and tanh forms, Mish, and the four bitwise ops on int32
+// (negative values: the sign bit) and uint8 (broadcast), cast from floats.
+TEST(CUDAKernels, GeluMishBitwise) {
+  compareBackends(R"(<ir_version: 9, opset_import: ["" : 20]>
+g (float[2,3,8] x) => (float[2,3,8] ge, float[2,3,8] gt, float[2,3,8] mi,
+    int32[2,3,8] an, int32[2,3,8] or, int32[2,3,8] xo, int32[2,3,8] no,
+    uint8[2,3,8] ua) <int32[8] m = {1, -1, 255, -256, 7, 0, 1024, -2},
+    uint8[1,8] um = {1, 3, 7, 15, 31, 63, 127, 255}, float k = {100}> {
+  ge = Gelu(x)
+  gt = Gelu<approximate = "tanh">(x)
+  mi = Mish(x)
+  xs = Mul(x, k)
+  xi = Cast<to = 6>(xs)
+  an = BitwiseAnd(xi, m)
+  or = BitwiseOr(xi, m)
+  xo = BitwiseXor(xi, m)
+  no = BitwiseNot(xi)
+  xa = Abs(xs)
+  xu = Cast<to = 2>(xa)
+  ua = BitwiseAnd(xu, um)
+})");
+}
+
+// GroupNormalization: opset 18 (scale and bias per group, 2 groups of 3
+// channels) and opset 21 (per channel, 3 groups of 2), over 4 x 5 planes.
+TEST(CUDAKernels, GroupNormalization) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,6,4,5] x) => (float[2,6,4,5] y)
+    <float[2] s = {1.5, -0.5}, float[2] b = {0.25, 2}> {
+  y = GroupNormalization<num_groups = 2, epsilon = 0.001>(x, s, b)
+})");
+  compareBackends(R"(<ir_version: 10, opset_import: ["" : 21]>
+g (float[2,6,4,5] x) => (float[2,6,4,5] y)
+    <float[6] s = {1, 2, 3, -1, 0.5, 0}, float[6] b = {0, 1, -1, 2, 0, 3}> {
+  y = GroupNormalization<num_groups = 3>(x, s, b)
+})");
+}
+
+} // namespace
