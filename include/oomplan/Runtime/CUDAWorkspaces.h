@@ -101,7 +101,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
       "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
       "LpNormalization", "MeanVarianceNormalization", "DynamicQuantizeLinear",
-      "MatMulNBits", "GroupNormalization",
+      "MatMulNBits", "GroupNormalization", "AffineGrid", "Col2Im",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)
@@ -118,10 +118,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
 /// report): `oomplan-run --backend=cuda-on-cpu` lists them all.
 /// RuntimeCUDATests checks the list against both tables.
 inline bool hostStepOp(llvm::StringRef OpType) {
-  static const llvm::StringRef Ops[] = {"AffineGrid",
-                                        "BlackmanWindow",
-                                        "CenterCropPad",
-                                        "Col2Im",
+  static const llvm::StringRef Ops[] = {"BlackmanWindow",
                                         "DFT",
                                         "DeformConv",
                                         "Det",
@@ -132,7 +129,6 @@ inline bool hostStepOp(llvm::StringRef OpType) {
                                         "NonMaxSuppression",
                                         "STFT",
                                         "SoftmaxCrossEntropyLoss",
-                                        "TensorScatter",
                                         "TfIdfVectorizer",
                                         "Unique"};
   for (llvm::StringRef Op : Ops)

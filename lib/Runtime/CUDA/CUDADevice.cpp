@@ -326,7 +326,8 @@ public:
         return cudaFailure(E, "clearing the index-error flag");
       return makeInputError(
           "an index of a Gather, GatherElements, GatherND, "
-          "GatherBlockQuantized, ScatterElements or ScatterND, a RoiAlign "
+          "GatherBlockQuantized, ScatterElements, ScatterND or "
+          "TensorScatter, a RoiAlign "
           "batch index, a recurrent op's sequence length, or a "
           "GroupQueryAttention's seqlens_k, total_sequence_length or "
           "position_ids was out of range (a gather's output holds zeros "

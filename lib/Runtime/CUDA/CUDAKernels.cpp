@@ -34,6 +34,7 @@ const CUDAKernelTable &cudaKernels() {
     registerQLinearKernels(T);
     registerLowBitKernels(T);
     registerGQAKernels(T);
+    registerNewerOpsKernels(T);
     return T;
   }();
   return Table;

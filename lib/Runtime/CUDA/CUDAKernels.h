@@ -13,6 +13,7 @@
 #include "Kernels/GQAMath.h"
 #include "Kernels/Launch.h"
 #include "Kernels/LowBitMath.h"
+#include "Kernels/NewerOpsMath.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Kernel.h"
 #include <optional>
@@ -81,6 +82,18 @@ llvm::Error nbitsArgs(const KernelContext &C, lowbit::NBitsArgs &P);
 llvm::Error gbqArgs(const KernelContext &C, lowbit::GBQArgs &A, int &ScaleType);
 /// Type: 0 float, 1 float16, 2 bfloat16 (the query's).
 llvm::Error gqaArgs(const KernelContext &C, gqa::GQAArgs &A, int &Type);
+
+// NewerOpsKernels.cpp: TensorScatter, AffineGrid, Col2Im (NewerOps.cu),
+// CenterCropPad.
+void registerNewerOpsKernels(CUDAKernelTable &T);
+/// Their launch arguments after the CPU kernels' checks (host pointers in
+/// NewerOpsThreadTest.cpp); Size, Image and Block are the shape inputs'
+/// values, read by the caller.
+llvm::Error scatterArgs(const KernelContext &C, newer::ScatterArgs &A);
+llvm::Error affineArgs(const KernelContext &C, llvm::ArrayRef<int64_t> Size,
+                       newer::AffineArgs &A);
+llvm::Error col2ImArgs(const KernelContext &C, llvm::ArrayRef<int64_t> Image,
+                       llvm::ArrayRef<int64_t> Block, newer::Col2ImArgs &A);
 
 const CUDAKernelTable &cudaKernels();
 

@@ -2,7 +2,8 @@
 //
 // Ops of newer opsets that exporters write and that ran as host steps on
 // CUDA until session 21: Gelu (opset 20, both forms), Mish (18), the
-// bitwise ops (18) and GroupNormalization (18 and 21), run by the CUDA
+// bitwise ops (18), GroupNormalization (18 and 21), TensorScatter (24),
+// AffineGrid (20), Col2Im and CenterCropPad (18), run by the CUDA
 // backend against the CPU backend (CUDAKernelCompare.h). Without a GPU the
 // plan made with the CUDA table must find a device kernel for each step
 // (Executor::create with the table alone), then the test skips.
@@ -49,6 +50,28 @@ g (float[2,6,4,5] x) => (float[2,6,4,5] y)
 g (float[2,6,4,5] x) => (float[2,6,4,5] y)
     <float[6] s = {1, 2, 3, -1, 0.5, 0}, float[6] b = {0, 1, -1, 2, 0, 3}> {
   y = GroupNormalization<num_groups = 3>(x, s, b)
+})");
+}
+
+// TensorScatter into a [2, 3, 6, 4] cache, linear at rows 1 and 4 and
+// circular from row 5 (wrapping); AffineGrid 2-D and 3-D feeding nothing
+// else; Col2Im with stride, dilation and pads; CenterCropPad cropping one
+// axis and padding another.
+TEST(CUDAKernels, TensorScatterAffineGridCol2ImCrop) {
+  compareBackends(R"(<ir_version: 11, opset_import: ["" : 24]>
+g (float[2,3,6,4] past, float[2,3,2,4] upd, float[2,2,3] th,
+   float[1,3,4] th3, float[2,6,16] col, float[3,5,4] x)
+   => (float[2,3,6,4] lin, float[2,3,6,4] cir, float[2,4,5,2] grid,
+       float[1,2,3,4,3] grid3, float[2,3,5,6] img, float[3,3,7] crop)
+    <int64[2] wi = {1, 4}, int64[2] wc = {5, 2}, int64[4] sz = {2, 1, 4, 5},
+     int64[5] sz3 = {1, 1, 2, 3, 4}, int64[2] ims = {5, 6},
+     int64[2] blk = {2, 1}, int64[2] cs = {3, 7}> {
+  lin = TensorScatter(past, upd, wi)
+  cir = TensorScatter<mode = "circular">(past, upd, wc)
+  grid = AffineGrid(th, sz)
+  grid3 = AffineGrid<align_corners = 1>(th3, sz3)
+  img = Col2Im<strides = [1, 2], dilations = [2, 1], pads = [1, 0, 0, 1]>(col, ims, blk)
+  crop = CenterCropPad<axes = [1, 2]>(x, cs)
 })");
 }
 
