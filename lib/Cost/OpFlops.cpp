@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
 #include "oomplan/IR/OpTable.h"
+#include <algorithm>
 
 using namespace oomplan;
 
@@ -81,6 +82,43 @@ static double convFlops(const ConcreteDims &Dims, const Node &N) {
   return 2 * elements(Dims, Out) * PerOut;
 }
 
+// Attention's query rows times, per row, the keys it attends to times
+// (2 * head size + 2 * value width + 5: the two dot products and the
+// softmax). OomplanAttention: Q [..., Sq, D], V [..., Sk, Dv], every key.
+// GroupQueryAttention: output [B, S, Hq * D], present_key [B, Hkv, T, D];
+// row s of S new tokens after a past of T - S attends to T - S + s + 1
+// keys, T - S + (S + 1) / 2 on average, at most local_window_size.
+static double attentionFlops(const ConcreteDims &Dims, const Node &N) {
+  ValueId Q = N.input(0), Out = N.Outputs.empty() ? NoId : N.Outputs[0];
+  auto DimsOf = [&](ValueId V) -> const std::vector<int64_t> * {
+    return V != NoId && V < Dims.size() && !Dims[V].empty() ? &Dims[V]
+                                                            : nullptr;
+  };
+  if (N.OpType == "GroupQueryAttention") {
+    const std::vector<int64_t> *Cache =
+        DimsOf(N.Outputs.size() > 1 ? N.Outputs[1] : NoId);
+    if (!Cache || Cache->size() != 4 || !DimsOf(Out) ||
+        DimsOf(Out)->size() != 3)
+      return elements(Dims, Out);
+    const double D = double((*Cache)[3]), T = double((*Cache)[2]);
+    const double S = double((*DimsOf(Out))[1]);
+    const double Rows = D > 0 ? elements(Dims, Out) / D : 0;
+    double Keys = std::max(1.0, T - S + (S + 1) / 2);
+    const int64_t Window = N.getInt("local_window_size", -1);
+    if (Window > 0)
+      Keys = std::min(Keys, double(Window));
+    return Rows * Keys * (4 * D + 5);
+  }
+  const std::vector<int64_t> *QD = DimsOf(Q), *VD = DimsOf(N.input(2)),
+                             *OD = DimsOf(Out);
+  if (!QD || !VD || !OD || VD->size() < 2)
+    return elements(Dims, Out);
+  const double D = double(QD->back()), Dv = double(OD->back());
+  const double Sk = double((*VD)[VD->size() - 2]);
+  const double Rows = Dv > 0 ? elements(Dims, Out) / Dv : 0;
+  return Rows * Sk * (2 * D + 2 * Dv + 5);
+}
+
 double oomplan::nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId Id) {
   const Node &N = G.Nodes[Id];
   ValueId Out = N.Outputs.empty() ? NoId : N.Outputs[0];
@@ -102,6 +140,8 @@ double oomplan::nodeFlops(const Graph &G, const ConcreteDims &Dims, NodeId Id) {
         K *= static_cast<double>(D);
     return elements(Dims, Out) * K;
   }
+  case ops::FlopsClass::Attention:
+    return attentionFlops(Dims, N);
   case ops::FlopsClass::PerOutputElement:
   case ops::FlopsClass::Undecided: // rejected by the op-table unit test
     break;

@@ -66,6 +66,8 @@ constexpr OpCost MatMulFlops = {FlopsClass::MatMul, 0, true,
                                 BytesClass::ReadsAndWrites};
 constexpr OpCost ConvFlops = {FlopsClass::Conv, 0, true,
                               BytesClass::ReadsAndWrites};
+constexpr OpCost AttentionFlops = {FlopsClass::Attention, 0, true,
+                                   BytesClass::ReadsAndWrites};
 constexpr OpCost PoolWindowFlops = {FlopsClass::PoolWindow, 0, false,
                                     BytesClass::ReadsAndWrites};
 /// Folded at import: no FLOPs, no bytes moved at run time.
@@ -528,9 +530,9 @@ const OpInfo Ops[] = {
     // ONNX Runtime's (com.microsoft): causal attention of grouped query
     // heads with its KV cache, rotary embedding optional. An inference op.
     {"GroupQueryAttention", Shape::GroupQueryAttention, Alias::None,
-     UnknownGrad, product(1)},
+     UnknownGrad, AttentionFlops},
     {"OomplanAttention", Shape::FusedAttention, Alias::None,
-     grad(In012, In012, 0, bit(0) | bit(1), NoAux, 0), product(1)},
+     grad(In012, In012, 0, bit(0) | bit(1), NoAux, 0), AttentionFlops},
     {"OomplanConv", Shape::Conv, Alias::InPlace, UnknownGrad, ConvFlops,
      /*InPlaceInput=*/3},
     {"OomplanMatMul", Shape::FusedMatMul, Alias::None, UnknownGrad,

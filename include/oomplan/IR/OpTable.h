@@ -213,6 +213,11 @@ enum class FlopsClass : uint8_t {
   Conv,
   /// elements(output) * kernel_shape's product (MaxPool, AveragePool).
   PoolWindow,
+  /// Attention: per query row, a dot product with each key it attends to
+  /// (2 * head size), one with each value row (2 * value width) and the
+  /// softmax's few operations per key (OomplanAttention: every key;
+  /// GroupQueryAttention: the causal keys of its cache, on average).
+  Attention,
 };
 
 /// Which bytes a step of the op moves.

@@ -113,8 +113,9 @@ TEST(ContribOps, RowsAreSortedAndEveryNodeOpIsKnown) {
   unsigned Nodes = 0;
   for (size_t I = 0; I < Rows.size(); ++I) {
     const NewerOpVersion &R = Rows[I];
-    if (I > 0)
+    if (I > 0) {
       EXPECT_LT(std::string(Rows[I - 1].Op), std::string(R.Op));
+    }
     EXPECT_EQ(R.Since, 1) << R.Op;
     EXPECT_EQ(R.Refused, nullptr) << R.Op;
     EXPECT_LE(1, R.MinIn) << R.Op;

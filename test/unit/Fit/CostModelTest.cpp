@@ -87,6 +87,44 @@ m (float[N,3,8,8] x) => (float[N,6,8,8] y, float[N,6,8,8] g) <)" +
   EXPECT_DOUBLE_EQ(nodeFlops(*M.G, M.Dims, 1), 27648);
 }
 
+// Attention counts each query row's keys: per key 2*D (Q.K) + 2*Dv (P.V)
+// + 5 (softmax). OomplanAttention Q [2,4,6,8], K [2,4,10,8], V [2,4,10,5]:
+// 2*4*6 = 48 rows, 10 keys each, 2*8 + 2*5 + 5 = 31: 48*10*31 = 14880.
+// GroupQueryAttention, 4 query heads of 8 over 2 KV heads, 3 new tokens,
+// total_sequence_length 8 beside a past of 5: present [1,2,8,8]; 12 rows
+// (1*3*4), causal keys 8 - 3 + (3 + 1) / 2 = 7 on average, 4*8 + 5 = 37 a
+// key: 12*7*37 = 3108; with local_window_size 4 at most 4 keys: 1776.
+TEST(CostModel, AttentionFlops) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[2,4,6,8] q, float[2,4,10,8] k, float[2,4,10,5] v) => (float[2,4,6,8] y) {
+  y = Identity(q)
+}
+)");
+  // No text names OomplanAttention (fusion makes it): the node becomes one.
+  Node &N = M.G->Nodes[0];
+  N.OpType = "OomplanAttention";
+  N.Inputs = {M.G->Inputs[0], M.G->Inputs[1], M.G->Inputs[2]};
+  auto Shapes = inferShapes(*M.G);
+  test::stopOnError(Shapes, "Shapes");
+  M.Dims = evaluateDims(*M.G, *Shapes, {});
+  EXPECT_DOUBLE_EQ(nodeFlops(*M.G, M.Dims, 0), 14880);
+
+  const char *GQA =
+      R"(<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+m (float[1,3,32] q, float[1,3,16] k, float[1,3,16] v, float[1,2,5,8] pk,
+   float[1,2,5,8] pv) => (float[1,3,32] o, float[1,2,8,8] ck, float[1,2,8,8] cv)
+    <int32[1] sl = {7}, int32[1] tl = {8}> {
+  o, ck, cv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2%s> (q, k, v, pk, pv, sl, tl)
+}
+)";
+  for (bool Window : {false, true}) {
+    std::string Text = GQA;
+    Text.replace(Text.find("%s"), 2, Window ? ", local_window_size = 4" : "");
+    Model G = load(Text);
+    EXPECT_DOUBLE_EQ(nodeFlops(*G.G, G.Dims, 0), Window ? 1776 : 3108);
+  }
+}
+
 // The roofline on a made-up device: 1 TFLOP/s, 1 GB/s memory, 0.5 GB/s link.
 // MatMul x[4,8] @ W[8,16]: 1024 FLOPs -> 1.024e-9 s; bytes 128 + 512 + 256
 // = 896 -> 8.96e-7 s: memory-bound. 1000 bytes over the link: 2e-6 s.
