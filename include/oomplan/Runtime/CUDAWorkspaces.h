@@ -101,7 +101,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "Softmax", "TopK", "Upsample", "RNN", "GRU", "LSTM", "QuantizeLinear",
       "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
       "LpNormalization", "MeanVarianceNormalization", "DynamicQuantizeLinear",
-      "MatMulNBits", "GroupNormalization", "AffineGrid", "Col2Im",
+      "MatMulNBits", "GroupNormalization", "AffineGrid", "Col2Im", "DeformConv",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)
@@ -120,7 +120,6 @@ inline bool halfInFloat(llvm::StringRef OpType) {
 inline bool hostStepOp(llvm::StringRef OpType) {
   static const llvm::StringRef Ops[] = {"BlackmanWindow",
                                         "DFT",
-                                        "DeformConv",
                                         "Det",
                                         "HammingWindow",
                                         "HannWindow",

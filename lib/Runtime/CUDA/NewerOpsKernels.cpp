@@ -1,6 +1,7 @@
-//===- NewerOpsKernels.cpp - TensorScatter, AffineGrid, Col2Im, CenterCropPad
+//===- NewerOpsKernels.cpp - newer opsets' ops on CUDA -------------------===//
 //
-// Ops of opsets 18 to 24 that ran as host steps on CUDA. TensorScatter is
+// TensorScatter, AffineGrid, Col2Im, CenterCropPad and DeformConv: ops of
+// opsets 18 to 24 that ran as host steps on CUDA. TensorScatter is
 // the one that mattered: opset 24's KV-cache write, in every layer of
 // every token of an LLM exported with ONNX's own Attention, copied the
 // whole cache to the host and back. Its write indices are read on the
@@ -250,6 +251,15 @@ llvm::Error runCenterCropPad(const KernelContext &C) {
       "CenterCropPad copy");
 }
 
+// DeformConv (torchvision's deform_conv2d): the CPU kernel's checks and
+// per-element arithmetic (DeformConvPoint.h), a thread per output element.
+llvm::Error runDeformConv(const KernelContext &C) {
+  deform::Params P;
+  if (llvm::Error E = cpu::deformParams(C, P))
+    return E;
+  return launched(C, deformConv(P, context().Compute), "DeformConv kernel");
+}
+
 // A rank above the strided copy's runs on the host.
 std::string cropRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
                         llvm::ArrayRef<TensorRef>) {
@@ -267,6 +277,7 @@ void cuda::registerNewerOpsKernels(CUDAKernelTable &T) {
   addKernel(
       T, "Col2Im",
       {runCol2Im, nullptr, {ElementType::Float, ElementType::Double}, 0b110});
+  addKernel(T, "DeformConv", {runDeformConv, nullptr, {ElementType::Float}});
   addKernel(T, "CenterCropPad",
             {runCenterCropPad, nullptr, {}, 0b10, cropRefuses});
 }

@@ -3,10 +3,10 @@
 // Ops of newer opsets that exporters write and that ran as host steps on
 // CUDA until session 21: Gelu (opset 20, both forms), Mish (18), the
 // bitwise ops (18), GroupNormalization (18 and 21), TensorScatter (24),
-// AffineGrid (20), Col2Im and CenterCropPad (18), run by the CUDA
-// backend against the CPU backend (CUDAKernelCompare.h). Without a GPU the
-// plan made with the CUDA table must find a device kernel for each step
-// (Executor::create with the table alone), then the test skips.
+// AffineGrid (20), Col2Im and CenterCropPad (18), DeformConv (19), run by
+// the CUDA backend against the CPU backend (CUDAKernelCompare.h). Without a
+// GPU the plan made with the CUDA table must find a device kernel for each
+// step (Executor::create with the table alone), then the test skips.
 //
 //===----------------------------------------------------------------------===//
 #include "CUDAKernelCompare.h"
@@ -72,6 +72,18 @@ g (float[2,3,6,4] past, float[2,3,2,4] upd, float[2,2,3] th,
   grid3 = AffineGrid<align_corners = 1>(th3, sz3)
   img = Col2Im<strides = [1, 2], dilations = [2, 1], pads = [1, 0, 0, 1]>(col, ims, blk)
   crop = CenterCropPad<axes = [1, 2]>(x, cs)
+})");
+}
+
+// DeformConv (torchvision's deform_conv2d): 2 groups, 2 offset groups,
+// stride 2, a 3 x 3 window with pads, offsets and a mask from the inputs
+// (offsets of up to 2 pixels, taps falling outside the image), a bias.
+TEST(CUDAKernels, DeformConv) {
+  compareBackends(R"(<ir_version: 9, opset_import: ["" : 19]>
+g (float[2,4,7,6] x, float[6,2,3,3] w, float[2,36,4,3] off,
+   float[2,18,4,3] mask, float[6] b) => (float[2,6,4,3] y) {
+  y = DeformConv<group = 2, offset_group = 2, strides = [2, 2],
+                 pads = [1, 1, 1, 1]>(x, w, off, b, mask)
 })");
 }
 

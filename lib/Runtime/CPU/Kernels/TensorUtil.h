@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
+#include "DeformConvPoint.h"
 #include "GridSamplePoint.h"
 #include "LRNPoint.h"
 #include "QuantizePoint.h"
@@ -377,6 +378,10 @@ llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
 /// quantAxis of the scale (input 1), after checking that a zero point
 /// (input 2) holds as many values.
 llvm::Error quantParams(const KernelContext &C, quant::Axis &Out);
+
+/// DeformConv's operands and geometry, checked (DeformConv.cpp, shared with
+/// the CUDA kernel).
+llvm::Error deformParams(const KernelContext &C, deform::Params &P);
 
 /// A quantized operand Q's zero point Zp (null: none, {1, 1}): one value,
 /// or one per index along Axis of Q (MatMulInteger: A's rows, B's

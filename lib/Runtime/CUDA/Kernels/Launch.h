@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_LAUNCH_H
 
+#include "../../CPU/Kernels/DeformConvPoint.h"
 #include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/LRNPoint.h"
 #include "../../CPU/Kernels/PoolPoint.h"
@@ -340,6 +341,10 @@ int roiAlign(const roialign::Params &P, const float *X, const float *Rois,
              const void *Batch, bool Batch64, float *Y, int64_t N, int64_t C,
              int64_t H, int64_t W, int64_t NumRois, int *BadIndex,
              cudaStream_t Stream);
+
+/// DeformConv (2-D, float): every element of P.Y, a thread each
+/// (DeformConvPoint.h).
+int deformConv(const deform::Params &P, cudaStream_t Stream);
 
 /// QuantizeLinear: N float elements of X into Y, int8 (Signed) or uint8,
 /// with Scale and zero point Zero (Y's type, may be null) per tensor or
