@@ -87,11 +87,9 @@ llvm::Error gqaArgs(const KernelContext &C, gqa::GQAArgs &A, int &Type);
 // DeformConv (DeformConv.cu), CenterCropPad.
 void registerNewerOpsKernels(CUDAKernelTable &T);
 /// Their launch arguments after the CPU kernels' checks (host pointers in
-/// NewerOpsThreadTest.cpp); Size, Image and Block are the shape inputs'
-/// values, read by the caller.
+/// NewerOpsThreadTest.cpp); Image and Block are the shape inputs' values,
+/// read by the caller.
 llvm::Error scatterArgs(const KernelContext &C, newer::ScatterArgs &A);
-llvm::Error affineArgs(const KernelContext &C, llvm::ArrayRef<int64_t> Size,
-                       newer::AffineArgs &A);
 llvm::Error col2ImArgs(const KernelContext &C, llvm::ArrayRef<int64_t> Image,
                        llvm::ArrayRef<int64_t> Block, newer::Col2ImArgs &A);
 

@@ -21,33 +21,15 @@ using namespace oomplan::runtime;
 using namespace oomplan::runtime::cuda;
 
 llvm::Error cuda::scatterArgs(const KernelContext &C, newer::ScatterArgs &A) {
-  if (C.Inputs.size() < 2 || !C.Inputs[0].present() || !C.Inputs[1].present())
-    return C.badInput("needs past_cache and update");
-  const TensorRef &Past = C.Inputs[0], &Upd = C.Inputs[1], &Out = C.Outputs[0];
-  const int64_t R = int64_t(Past.Dims.size());
-  int64_t Axis = C.N.getInt("axis", -2);
-  if (!cpu::normAxis(Axis, R) || Axis == 0)
-    return C.badInput("axis must name a dim other than the batch's");
-  const std::string Mode = C.N.getString("mode", "linear");
-  if (Mode != "linear" && Mode != "circular")
-    return C.unsupported("mode '" + Mode + "'");
-  if (int64_t(Upd.Dims.size()) != R || Upd.Type != Past.Type ||
-      Out.Type != Past.Type || Out.numElements() != Past.numElements())
-    return C.badInput("update must have past_cache's rank and type");
-  for (int64_t D = 0; D < R; ++D)
-    if (D != Axis && Upd.Dims[D] != Past.Dims[D])
-      return C.badInput("update and past_cache differ in dim " +
-                        llvm::Twine(D));
+  cpu::ScatterGeometry G;
+  if (llvm::Error E = cpu::tensorScatterShape(C, G))
+    return E;
+  const TensorRef &Past = C.Inputs[0];
   A = newer::ScatterArgs();
-  A.Max = Past.Dims[Axis];
-  A.Seq = Upd.Dims[Axis];
-  if (A.Seq > A.Max)
-    return C.badInput("update is longer than the cache");
   if (cpu::hasInput(C, 2)) {
     const TensorRef &I = C.Inputs[2];
-    if ((I.Type != ElementType::Int64 && I.Type != ElementType::Int32) ||
-        int64_t(I.numElements()) != Past.Dims[0])
-      return C.badInput("write_indices must hold one integer per batch row");
+    if (I.Type != ElementType::Int64 && I.Type != ElementType::Int32)
+      return C.badInput("write_indices must be int64 or int32");
     A.Index = I.Data;
     A.Index64 = I.Type == ElementType::Int64;
   }
@@ -55,42 +37,14 @@ llvm::Error cuda::scatterArgs(const KernelContext &C, newer::ScatterArgs &A) {
   if (A.ElemBytes != 1 && A.ElemBytes != 2 && A.ElemBytes != 4 &&
       A.ElemBytes != 8)
     return C.unsupported("elements of type " + elementTypeName(Past.Type));
-  A.Row = cpu::productOf(Past.Dims, size_t(Axis) + 1, size_t(R));
-  A.Prefix = cpu::productOf(Past.Dims, 0, size_t(Axis));
-  A.PerBatch = std::max<int64_t>(1, cpu::productOf(Past.Dims, 1, size_t(Axis)));
-  A.Circular = Mode == "circular";
-  A.Update = Upd.Data;
-  A.Out = Out.Data;
-  return llvm::Error::success();
-}
-
-llvm::Error cuda::affineArgs(const KernelContext &C,
-                             llvm::ArrayRef<int64_t> Size,
-                             newer::AffineArgs &A) {
-  const TensorRef &Theta = C.Inputs[0], &Y = C.Outputs[0];
-  if (Size.size() != 4 && Size.size() != 5)
-    return C.badInput("size must be [N, C, H, W] or [N, C, D, H, W]");
-  const int64_t S = int64_t(Size.size()) - 2, N = Size[0];
-  if (Theta.Type != ElementType::Float || Y.Type != ElementType::Float)
-    return C.unsupported("AffineGrid on " + elementTypeName(Theta.Type));
-  if (Theta.Dims.size() != 3 || Theta.Dims[0] != N || Theta.Dims[1] != S ||
-      Theta.Dims[2] != S + 1)
-    return C.badInput("theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D)");
-  if (int64_t(Y.Dims.size()) != S + 2 || Y.Dims[0] != N || Y.Dims[S + 1] != S)
-    return C.badInput("output disagrees with size");
-  A = newer::AffineArgs();
-  A.Points = 1;
-  for (int64_t I = 0; I < S; ++I) {
-    if (Y.Dims[size_t(I + 1)] != Size[size_t(I + 2)])
-      return C.badInput("output disagrees with size");
-    A.Size[I] = Size[size_t(I + 2)];
-    A.Points *= A.Size[I];
-  }
-  A.S = int(S);
-  A.N = N;
-  A.Align = C.N.getInt("align_corners", 0) != 0;
-  A.Theta = Theta.data<const float>();
-  A.Y = Y.data<float>();
+  A.Max = G.Max;
+  A.Seq = G.Seq;
+  A.Row = G.Row;
+  A.Prefix = G.Prefix;
+  A.PerBatch = std::max<int64_t>(1, G.PerBatch);
+  A.Circular = G.Circular;
+  A.Update = C.Inputs[1].Data;
+  A.Out = C.Outputs[0].Data;
   return llvm::Error::success();
 }
 
@@ -101,65 +55,30 @@ llvm::Error cuda::col2ImArgs(const KernelContext &C,
   if (C.Inputs.size() < 3)
     return C.badInput("needs input, image_shape and block_shape");
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
-  if (Image.size() != Block.size() || Image.empty())
-    return C.badInput("image_shape and block_shape must be integers of one "
-                      "length");
-  const size_t S = Image.size();
-  if (S > size_t(newer::MaxAxes))
-    return C.unsupported("more than " + llvm::Twine(newer::MaxAxes) +
-                         " spatial axes");
   if (X.Type != Y.Type ||
       (X.Type != ElementType::Float && X.Type != ElementType::Double))
     return C.unsupported("Col2Im on " + elementTypeName(X.Type));
-  auto Ints = [&](const char *Name, int64_t Default, size_t Count,
-                  llvm::SmallVectorImpl<int64_t> &Out) {
-    Out.assign(Count, Default);
-    if (auto V = C.N.getInts(Name)) {
-      if (V->size() != Count)
-        return false;
-      Out.assign(V->begin(), V->end());
-    }
-    return true;
-  };
-  llvm::SmallVector<int64_t, 12> Strides, Dilations, Pads;
-  if (!Ints("strides", 1, S, Strides) || !Ints("dilations", 1, S, Dilations) ||
-      !Ints("pads", 0, 2 * S, Pads))
-    return C.badInput("strides, dilations and pads need one value per "
-                      "spatial axis (pads two)");
-  if (X.Dims.size() != 3 || Y.Dims.size() != S + 2)
-    return C.badInput("input must be [N, C * prod(block_shape), L]");
+  cpu::Col2ImGeometry G;
+  if (llvm::Error E = cpu::col2ImShape(C, Image, Block, G))
+    return E;
+  if (G.Image.size() > size_t(newer::MaxAxes))
+    return C.unsupported("more than " + llvm::Twine(newer::MaxAxes) +
+                         " spatial axes");
   A = newer::Col2ImArgs();
-  A.S = int(S);
-  A.Cells = 1;
-  A.Columns = 1;
+  A.S = int(G.Image.size());
   A.Pixels = 1;
-  for (size_t I = 0; I < S; ++I) {
-    if (Block[I] <= 0 || Strides[I] <= 0 || Dilations[I] <= 0 || Image[I] < 0 ||
-        Pads[I] < 0 || Pads[S + I] < 0)
-      return C.badInput("block_shape, strides and dilations must be "
-                        "positive, pads not negative");
-    A.Image[I] = Image[I];
-    A.Block[I] = Block[I];
-    A.Strides[I] = Strides[I];
-    A.Dilations[I] = Dilations[I];
-    A.PadBegin[I] = Pads[I];
-    const int64_t Span = Dilations[I] * (Block[I] - 1) + 1;
-    const int64_t Room = Image[I] + Pads[I] + Pads[S + I] - Span;
-    A.Blocks[I] = Room < 0 ? 0 : Room / Strides[I] + 1;
-    A.Cells *= Block[I];
-    A.Columns *= A.Blocks[I];
-    A.Pixels *= Image[I];
+  for (int I = 0; I < A.S; ++I) {
+    A.Image[I] = G.Image[I];
+    A.Block[I] = G.Block[I];
+    A.Strides[I] = G.Strides[I];
+    A.Dilations[I] = G.Dilations[I];
+    A.PadBegin[I] = G.PadBegin[I];
+    A.Blocks[I] = G.Blocks[I];
+    A.Pixels *= G.Image[I];
   }
-  if (X.Dims[1] % A.Cells != 0 || X.Dims[2] != A.Columns)
-    return C.badInput("input's dims 1 and 2 are not a multiple of the "
-                      "block's cells and the sliding blocks");
-  const int64_t Channels = X.Dims[1] / A.Cells;
-  if (Y.Dims[0] != X.Dims[0] || Y.Dims[1] != Channels)
-    return C.badInput("output disagrees with the input's batch and channels");
-  for (size_t I = 0; I < S; ++I)
-    if (Y.Dims[I + 2] != Image[I])
-      return C.badInput("image_shape disagrees with the planned output");
-  A.Planes = X.Dims[0] * Channels;
+  A.Cells = G.Cells;
+  A.Columns = G.Columns;
+  A.Planes = X.Dims[0] * G.Channels;
   A.Double = X.Type == ElementType::Double;
   A.X = X.Data;
   A.Y = Y.Data;
@@ -183,8 +102,8 @@ llvm::Error runAffineGrid(const KernelContext &C) {
   llvm::SmallVector<int64_t, 8> Size;
   if (llvm::Error E = hostInts(C, 1, Size))
     return E;
-  newer::AffineArgs A;
-  if (llvm::Error E = affineArgs(C, Size, A))
+  affine::Params A;
+  if (llvm::Error E = cpu::affineGridParams(C, Size, A))
     return E;
   return launched(C, newer::affineGrid(A, context().Compute),
                   "AffineGrid kernel");
@@ -207,26 +126,11 @@ llvm::Error runCol2Im(const KernelContext &C) {
 llvm::Error runCenterCropPad(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
-  llvm::SmallVector<int64_t, 8> Shape, Axes;
+  llvm::SmallVector<int64_t, 8> Shape;
   if (llvm::Error E = hostInts(C, 1, Shape))
     return E;
-  if (auto V = C.N.getInts("axes"))
-    Axes.assign(V->begin(), V->end());
-  else
-    for (int64_t D = 0; D < R; ++D)
-      Axes.push_back(D);
-  if (Shape.size() != Axes.size() || int64_t(Y.Dims.size()) != R)
-    return C.badInput("shape needs one length per axis");
-  llvm::SmallVector<int64_t, 8> Want(X.Dims.begin(), X.Dims.end());
-  for (size_t K = 0; K < Axes.size(); ++K) {
-    int64_t D = Axes[K];
-    if (!cpu::normAxis(D, R))
-      return C.badInput("axis out of range");
-    Want[size_t(D)] = Shape[K];
-  }
-  for (int64_t D = 0; D < R; ++D)
-    if (Want[size_t(D)] != Y.Dims[size_t(D)])
-      return C.badInput("shape disagrees with the planned output shape");
+  if (llvm::Error E = cpu::centerCropCheck(C, Shape))
+    return E;
   const int EB = int(elementBits(X.Type) / 8);
   if (llvm::Error E =
           launched(C, fill(Y.Data, Y.bytes(), 0, 1, context().Compute), "fill"))

@@ -153,30 +153,18 @@ llvm::Error runInstanceNorm(const KernelContext &C) {
 // GroupNormalization (opset 18: scale and bias per group; 21: per
 // channel; their length tells which): each group of C / num_groups
 // channels of a sample normalized by its own statistics (in double), the
-// CPU kernel's checks.
+// CPU kernel's checks (cpu::groupNormDims).
 llvm::Error runGroupNorm(const KernelContext &C) {
-  const TensorRef &X = C.Inputs[0];
-  if (X.Dims.size() < 2 || C.Inputs.size() < 3 || !C.Inputs[1].present() ||
-      !C.Inputs[2].present())
-    return C.badInput("needs X (rank >= 2), scale and bias");
-  const int64_t Ch = X.Dims[1], G = C.N.getInt("num_groups", 0);
-  if (G <= 0 || Ch % G != 0)
-    return C.badInput("num_groups must be positive and divide the " +
-                      llvm::Twine(Ch) + " channels");
-  if (C.Inputs[1].Type != X.Type || C.Inputs[2].Type != X.Type)
-    return C.badInput("scale and bias must be X's type");
-  const int64_t Len = int64_t(C.Inputs[1].numElements());
-  if ((Len != Ch && Len != G) || int64_t(C.Inputs[2].numElements()) != Len)
-    return C.badInput("scale and bias must hold one value per channel "
-                      "(opset 21) or per group (opset 18)");
-  return launched(C,
-                  groupNorm(X.data<float>(), C.Inputs[1].data<float>(),
-                            C.Inputs[2].data<float>(),
-                            C.Outputs[0].data<float>(), X.Dims[0] * G, G,
-                            Ch / G, cpu::productOf(X.Dims, 2, X.Dims.size()),
-                            Len == Ch, float(C.N.getFloat("epsilon", 1e-5)),
-                            context().Compute),
-                  "GroupNormalization kernel");
+  cpu::GroupNormDims D;
+  if (llvm::Error E = cpu::groupNormDims(C, D))
+    return E;
+  return launched(
+      C,
+      groupNorm(C.Inputs[0].data<float>(), C.Inputs[1].data<float>(),
+                C.Inputs[2].data<float>(), C.Outputs[0].data<float>(), D.Groups,
+                D.G, D.PerGroup, D.Plane, D.PerChannel,
+                float(C.N.getFloat("epsilon", 1e-5)), context().Compute),
+      "GroupNormalization kernel");
 }
 
 template <ReduceOp Op> llvm::Error runGlobalPool(const KernelContext &C) {

@@ -28,21 +28,6 @@ using namespace oomplan::runtime::unit;
 
 namespace {
 
-Attribute intAttr(const char *Name, int64_t V) {
-  Attribute A;
-  A.Name = Name;
-  A.Kind = AttrKind::Int;
-  A.I = V;
-  return A;
-}
-Attribute floatAttr(const char *Name, double V) {
-  Attribute A;
-  A.Name = Name;
-  A.Kind = AttrKind::Float;
-  A.F = V;
-  return A;
-}
-
 std::vector<float> floatsOf(std::mt19937 &Rng, size_t N, float Lo, float Hi) {
   std::uniform_real_distribution<float> U(Lo, Hi);
   std::vector<float> V(N);

@@ -1,6 +1,6 @@
-//===- NewerOpsThreadTest.cpp - TensorScatter, AffineGrid, Col2Im threads ===//
+//===- NewerOpsThreadTest.cpp - TensorScatter and Col2Im threads ---------===//
 //
-// The CUDA kernels of three ops that were host steps (NewerOps.cu): their
+// The CUDA kernels of two ops that were host steps (NewerOps.cu): their
 // argument builders given host pointers, then every thread run on the host
 // (Kernels/NewerOpsMath.h) against the CPU kernels of the same nodes, to
 // the byte. Runs without a GPU.
@@ -17,28 +17,6 @@ using namespace oomplan::runtime::cuda;
 using namespace oomplan::runtime::unit;
 
 namespace {
-
-Attribute intAttr(const char *Name, int64_t V) {
-  Attribute A;
-  A.Name = Name;
-  A.Kind = AttrKind::Int;
-  A.I = V;
-  return A;
-}
-Attribute intsAttr(const char *Name, std::vector<int64_t> V) {
-  Attribute A;
-  A.Name = Name;
-  A.Kind = AttrKind::Ints;
-  A.Ints = std::move(V);
-  return A;
-}
-Attribute stringAttr(const char *Name, const char *V) {
-  Attribute A;
-  A.Name = Name;
-  A.Kind = AttrKind::String;
-  A.S = V;
-  return A;
-}
 
 std::vector<float> floatsOf(std::mt19937 &Rng, size_t N) {
   std::uniform_real_distribution<float> U(-2, 2);
@@ -122,36 +100,6 @@ TEST(NewerOpsThreads, TensorScatterIsTheCPUs) {
   A.Circular = true; // -1 is the last row, then wraps to row 0
   EXPECT_EQ(newer::scatterTarget(A, 0), 5);
   EXPECT_EQ(newer::scatterTarget(A, 1), 0);
-}
-
-// AffineGrid's threads give the CPU's grid: 2-D and 3-D, with and without
-// align_corners, a size of 1 on an axis.
-TEST(NewerOpsThreads, AffineGridIsTheCPUs) {
-  std::mt19937 Rng(22);
-  const std::vector<std::vector<int64_t>> Sizes = {
-      {2, 3, 4, 5}, {1, 1, 1, 3}, {2, 1, 3, 2, 4}};
-  for (const auto &Size : Sizes)
-    for (bool Align : {false, true}) {
-      const int64_t S = int64_t(Size.size()) - 2, N = Size[0];
-      std::vector<Operand> In;
-      In.push_back(operandOf(ElementType::Float, {N, S, S + 1},
-                             floatsOf(Rng, size_t(N * S * (S + 1)))));
-      In.push_back(operandOf(ElementType::Int64, {int64_t(Size.size())}, Size));
-      std::vector<int64_t> YDims = {N};
-      YDims.insert(YDims.end(), Size.begin() + 2, Size.end());
-      YDims.push_back(S);
-      NodeCall Q("AffineGrid", In, ElementType::Float, YDims,
-                 {intAttr("align_corners", Align)});
-      ASSERT_TRUE(Q.runCPU());
-      newer::AffineArgs A;
-      llvm::Error E = affineArgs(*Q.C, Size, A);
-      ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
-      std::vector<char> Y(Q.Want.size(), char(0x5a));
-      A.Y = reinterpret_cast<float *>(Y.data());
-      for (int64_t I = 0; I < A.N * A.Points; ++I)
-        newer::affinePoint(A, I / A.Points, I % A.Points);
-      EXPECT_EQ(Y, Q.Want) << Size.size() << "-D, align " << Align;
-    }
 }
 
 // Col2Im's pixel gathers give the CPU's image to the bit (the same order

@@ -25,6 +25,36 @@ namespace oomplan {
 namespace runtime {
 namespace unit {
 
+// Attributes of a node built here.
+inline Attribute intAttr(const char *Name, int64_t V) {
+  Attribute A;
+  A.Name = Name;
+  A.Kind = AttrKind::Int;
+  A.I = V;
+  return A;
+}
+inline Attribute intsAttr(const char *Name, std::vector<int64_t> V) {
+  Attribute A;
+  A.Name = Name;
+  A.Kind = AttrKind::Ints;
+  A.Ints = std::move(V);
+  return A;
+}
+inline Attribute floatAttr(const char *Name, double V) {
+  Attribute A;
+  A.Name = Name;
+  A.Kind = AttrKind::Float;
+  A.F = V;
+  return A;
+}
+inline Attribute stringAttr(const char *Name, const char *V) {
+  Attribute A;
+  A.Name = Name;
+  A.Kind = AttrKind::String;
+  A.S = V;
+  return A;
+}
+
 // A node's operand: type, dims, bytes (empty: omitted).
 struct Operand {
   ElementType Type = ElementType::Undefined;

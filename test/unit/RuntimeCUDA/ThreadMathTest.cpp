@@ -369,15 +369,6 @@ TEST(ThreadMath, LpNormLinesAreTheCPUs) {
     }
 }
 
-// An ints attribute of a node built here.
-oomplan::Attribute intsAttr(const char *Name, std::vector<int64_t> V) {
-  oomplan::Attribute A;
-  A.Name = Name;
-  A.Kind = oomplan::AttrKind::Ints;
-  A.Ints = std::move(V);
-  return A;
-}
-
 // QuantizedMatMul.cu's launch on the host: per batch, row tile and column
 // tile, the 16 x 16 threads load their operands' tile (phase one), then
 // each adds its 16 products (phase two), K tile after K tile; then each

@@ -16,16 +16,11 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
-
-llvm::Error runCenterCropPad(const KernelContext &C) {
-  if (llvm::Error E = requireInputs(C, 2))
-    return E;
+llvm::Error centerCropCheck(const KernelContext &C,
+                            llvm::ArrayRef<int64_t> Shape) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
-  DimVector Shape, Axes;
-  if (!readInts(C.Inputs[1], Shape))
-    return C.badInput("shape must be integers");
+  DimVector Axes;
   if (auto A = C.N.getInts("axes"))
     Axes.assign(A->begin(), A->end());
   else
@@ -43,6 +38,21 @@ llvm::Error runCenterCropPad(const KernelContext &C) {
   for (int64_t A = 0; A < R; ++A)
     if (Want[size_t(A)] != Y.Dims[size_t(A)])
       return C.badInput("shape disagrees with the planned output shape");
+  return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error runCenterCropPad(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  const int64_t R = int64_t(X.Dims.size());
+  DimVector Shape;
+  if (!readInts(C.Inputs[1], Shape))
+    return C.badInput("shape must be integers");
+  if (llvm::Error E = centerCropCheck(C, Shape))
+    return E;
   const uint64_t EB = elemBytes(X.Type);
   std::memset(Y.Data, 0, Y.numElements() * EB);
   if (X.numElements() == 0 || Y.numElements() == 0)

@@ -17,21 +17,15 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
-
-struct Col2ImGeometry {
-  DimVector Image, Block, Strides, Dilations, PadBegin, Blocks;
-  int64_t Channels = 0, Cells = 1, Columns = 1;
-};
-
-llvm::Error col2ImGeometry(const KernelContext &C, Col2ImGeometry &G) {
-  if (llvm::Error E = requireInputs(C, 3))
-    return E;
+llvm::Error col2ImShape(const KernelContext &C, llvm::ArrayRef<int64_t> Image,
+                        llvm::ArrayRef<int64_t> Block, Col2ImGeometry &G) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
-  if (!readInts(C.Inputs[1], G.Image) || !readInts(C.Inputs[2], G.Block) ||
-      G.Image.size() != G.Block.size() || G.Image.empty())
+  if (Image.size() != Block.size() || Image.empty())
     return C.badInput("image_shape and block_shape must be integers of one "
                       "length");
+  G = Col2ImGeometry();
+  G.Image.assign(Image.begin(), Image.end());
+  G.Block.assign(Block.begin(), Block.end());
   const size_t S = G.Image.size();
   auto Ints = [&](const char *Name, int64_t Default, size_t N, DimVector &Out) {
     Out.assign(N, Default);
@@ -77,6 +71,18 @@ llvm::Error col2ImGeometry(const KernelContext &C, Col2ImGeometry &G) {
     if (Y.Dims[I + 2] != G.Image[I])
       return C.badInput("image_shape disagrees with the planned output");
   return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error col2ImGeometry(const KernelContext &C, Col2ImGeometry &G) {
+  if (llvm::Error E = requireInputs(C, 3))
+    return E;
+  DimVector Image, Block;
+  if (!readInts(C.Inputs[1], Image) || !readInts(C.Inputs[2], Block))
+    return C.badInput("image_shape and block_shape must be integers of one "
+                      "length");
+  return col2ImShape(C, Image, Block, G);
 }
 
 template <typename T>

@@ -83,16 +83,10 @@ llvm::Error runGridSample(const KernelContext &C) {
 
 } // namespace
 
-/// AffineGrid (opset 20), the grid GridSample reads: the normalized
-/// coordinates of every output pixel ([x, y(, z), 1], x along the last
-/// axis; pixel centres, or with align_corners the first and last pixels at
-/// -1 and 1) times each sample's theta [2, 3] or [3, 4].
-static llvm::Error runAffineGrid(const KernelContext &C) {
-  if (llvm::Error E = requireInputs(C, 2))
-    return E;
+llvm::Error affineGridParams(const KernelContext &C,
+                             llvm::ArrayRef<int64_t> Size, affine::Params &A) {
   const TensorRef &Theta = C.Inputs[0], &Y = C.Outputs[0];
-  DimVector Size;
-  if (!readInts(C.Inputs[1], Size) || (Size.size() != 4 && Size.size() != 5))
+  if (Size.size() != 4 && Size.size() != 5)
     return C.badInput("size must be [N, C, H, W] or [N, C, D, H, W]");
   const int64_t S = int64_t(Size.size()) - 2, N = Size[0];
   if (Theta.Type != ElementType::Float || Y.Type != ElementType::Float)
@@ -102,38 +96,34 @@ static llvm::Error runAffineGrid(const KernelContext &C) {
     return C.badInput("theta must be [N, 2, 3] (2-D) or [N, 3, 4] (3-D)");
   if (int64_t(Y.Dims.size()) != S + 2 || Y.Dims[0] != N || Y.Dims[S + 1] != S)
     return C.badInput("output disagrees with size");
-  for (int64_t I = 0; I < S; ++I)
+  A = affine::Params();
+  A.Points = 1;
+  for (int64_t I = 0; I < S; ++I) {
     if (Y.Dims[size_t(I + 1)] != Size[size_t(I + 2)])
       return C.badInput("output disagrees with size");
-  const bool Align = C.N.getInt("align_corners", 0) != 0;
-  auto Coord = [Align](int64_t I, int64_t Len) {
-    if (Align)
-      return Len > 1 ? -1.0 + 2.0 * double(I) / double(Len - 1) : -1.0;
-    return (2.0 * double(I) + 1.0) / double(Len) - 1.0;
-  };
-  const int64_t Points = productOf(Size, 2, Size.size());
-  const float *T = Theta.data<const float>();
-  float *Out = Y.data<float>();
-  for (int64_t B = 0; B < N; ++B)
-    for (int64_t P = 0; P < Points; ++P) {
-      // Homogeneous point: the spatial coordinates from the last axis
-      // (x) back to the first, then 1.
-      double H[4] = {0, 0, 0, 1};
-      int64_t Rest = P;
-      for (int64_t I = S - 1; I >= 0; --I) {
-        int64_t Len = Size[size_t(I + 2)];
-        H[S - 1 - I] = Coord(Rest % Len, Len);
-        Rest /= Len;
-      }
-      H[S] = 1;
-      const float *TB = T + B * S * (S + 1);
-      for (int64_t R = 0; R < S; ++R) {
-        double Acc = 0;
-        for (int64_t K = 0; K <= S; ++K)
-          Acc += double(TB[R * (S + 1) + K]) * H[K];
-        Out[(B * Points + P) * S + R] = float(Acc);
-      }
-    }
+    A.Size[I] = Size[size_t(I + 2)];
+    A.Points *= A.Size[I];
+  }
+  A.S = int(S);
+  A.N = N;
+  A.Align = C.N.getInt("align_corners", 0) != 0;
+  A.Theta = Theta.data<const float>();
+  A.Y = Y.data<float>();
+  return llvm::Error::success();
+}
+
+/// AffineGrid (opset 20), the grid GridSample reads (AffineGridPoint.h).
+static llvm::Error runAffineGrid(const KernelContext &C) {
+  if (llvm::Error E = requireInputs(C, 2))
+    return E;
+  DimVector Size;
+  if (!readInts(C.Inputs[1], Size))
+    return C.badInput("size must be integers");
+  affine::Params A;
+  if (llvm::Error E = affineGridParams(C, Size, A))
+    return E;
+  for (int64_t I = 0; I < A.N * A.Points; ++I)
+    affine::point(A, I / A.Points, I % A.Points);
   return llvm::Error::success();
 }
 

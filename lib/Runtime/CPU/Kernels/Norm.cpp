@@ -191,6 +191,33 @@ template <typename T> struct InstanceNorm {
   }
 };
 
+} // namespace
+
+llvm::Error groupNormDims(const KernelContext &C, GroupNormDims &D) {
+  const TensorRef &X = C.Inputs[0];
+  if (X.Dims.size() < 2 || C.Inputs.size() < 3 || !C.Inputs[1].present() ||
+      !C.Inputs[2].present())
+    return C.badInput("needs X (rank >= 2), scale and bias");
+  const int64_t Ch = X.Dims[1];
+  D.G = C.N.getInt("num_groups", 0);
+  if (D.G <= 0 || Ch % D.G != 0)
+    return C.badInput("num_groups must be positive and divide the " +
+                      std::to_string(Ch) + " channels");
+  if (C.Inputs[1].Type != X.Type || C.Inputs[2].Type != X.Type)
+    return C.badInput("scale and bias must be X's type");
+  const int64_t Len = int64_t(C.Inputs[1].numElements());
+  if ((Len != Ch && Len != D.G) || int64_t(C.Inputs[2].numElements()) != Len)
+    return C.badInput("scale and bias must hold one value per channel "
+                      "(opset 21) or per group (opset 18)");
+  D.PerChannel = Len == Ch;
+  D.PerGroup = Ch / D.G;
+  D.Plane = productOf(X.Dims, 2, X.Dims.size());
+  D.Groups = X.Dims[0] * D.G;
+  return llvm::Error::success();
+}
+
+namespace {
+
 /// GroupNormalization (opset 18, 21): mean and variance over each group of
 /// C / num_groups channels of a sample. Scale and bias are per group at
 /// opset 18 and per channel at 21; their length tells which (the same when
@@ -198,22 +225,12 @@ template <typename T> struct InstanceNorm {
 template <typename T> struct GroupNorm {
   static llvm::Error run(const KernelContext &C) {
     const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
-    if (X.Dims.size() < 2 || C.Inputs.size() < 3)
-      return C.badInput("needs X (rank >= 2), scale and bias");
-    const int64_t Ch = X.Dims[1], G = C.N.getInt("num_groups", 0);
-    if (G <= 0 || Ch % G != 0)
-      return C.badInput("num_groups must be positive and divide the " +
-                        std::to_string(Ch) + " channels");
-    if (C.Inputs[1].Type != X.Type || C.Inputs[2].Type != X.Type)
-      return C.badInput("scale and bias must be X's type");
-    const int64_t Len = int64_t(C.Inputs[1].numElements());
-    if ((Len != Ch && Len != G) || int64_t(C.Inputs[2].numElements()) != Len)
-      return C.badInput("scale and bias must hold one value per channel "
-                        "(opset 21) or per group (opset 18)");
-    const bool PerChannel = Len == Ch;
-    const int64_t PerGroup = Ch / G;
-    const int64_t Plane = productOf(X.Dims, 2, X.Dims.size());
-    const int64_t Size = PerGroup * Plane, Groups = X.Dims[0] * G;
+    GroupNormDims D;
+    if (llvm::Error E = groupNormDims(C, D))
+      return E;
+    const bool PerChannel = D.PerChannel;
+    const int64_t G = D.G, PerGroup = D.PerGroup, Plane = D.Plane;
+    const int64_t Size = PerGroup * Plane, Groups = D.Groups;
     const double Eps = C.N.getFloat("epsilon", 1e-5);
     C.Pool.parallelFor(Groups, 1, [&](int64_t Begin, int64_t End) {
       for (int64_t Grp = Begin; Grp < End; ++Grp) {

@@ -16,9 +16,7 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
-
-llvm::Error runTensorScatter(const KernelContext &C) {
+llvm::Error tensorScatterShape(const KernelContext &C, ScatterGeometry &G) {
   if (llvm::Error E = requireInputs(C, 2))
     return E;
   const TensorRef &Past = C.Inputs[0], &Upd = C.Inputs[1], &Out = C.Outputs[0];
@@ -29,37 +27,51 @@ llvm::Error runTensorScatter(const KernelContext &C) {
   const std::string Mode = C.N.getString("mode", "linear");
   if (Mode != "linear" && Mode != "circular")
     return C.unsupported("mode '" + Mode + "'");
-  if (int64_t(Upd.Dims.size()) != R || Upd.Type != Past.Type)
+  if (int64_t(Upd.Dims.size()) != R || Upd.Type != Past.Type ||
+      Out.Type != Past.Type || Out.numElements() != Past.numElements())
     return C.badInput("update must have past_cache's rank and type");
   for (int64_t A = 0; A < R; ++A)
     if (A != Axis && Upd.Dims[A] != Past.Dims[A])
       return C.badInput("update and past_cache differ in dim " +
                         llvm::Twine(A));
-  const int64_t Max = Past.Dims[Axis], Seq = Upd.Dims[Axis];
-  if (Seq > Max)
+  G = ScatterGeometry();
+  G.Max = Past.Dims[Axis];
+  G.Seq = Upd.Dims[Axis];
+  if (G.Seq > G.Max)
     return C.badInput("update is longer than the cache");
+  G.Row = productOf(Past.Dims, size_t(Axis) + 1, size_t(R));
+  G.Prefix = productOf(Past.Dims, 0, size_t(Axis));
+  G.PerBatch = productOf(Past.Dims, 1, size_t(Axis));
+  G.Circular = Mode == "circular";
+  if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != Past.Dims[0])
+    return C.badInput("write_indices must hold one integer per batch row");
+  return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error runTensorScatter(const KernelContext &C) {
+  ScatterGeometry G;
+  if (llvm::Error E = tensorScatterShape(C, G))
+    return E;
+  const TensorRef &Past = C.Inputs[0], &Upd = C.Inputs[1], &Out = C.Outputs[0];
   DimVector Index(size_t(Past.Dims[0]), 0);
-  if (hasInput(C, 2)) {
-    if (!readInts(C.Inputs[2], Index) || int64_t(Index.size()) != Past.Dims[0])
-      return C.badInput("write_indices must hold one integer per batch row");
-  }
+  if (hasInput(C, 2) && !readInts(C.Inputs[2], Index))
+    return C.badInput("write_indices must hold one integer per batch row");
   copyUnlessAliased(C);
-  const uint64_t Row =
-      productOf(Past.Dims, size_t(Axis) + 1, size_t(R)) * elemBytes(Past.Type);
-  const int64_t Prefix = productOf(Past.Dims, 0, size_t(Axis));
-  const int64_t PerBatch = productOf(Past.Dims, 1, size_t(Axis));
-  const bool Circular = Mode == "circular";
-  for (int64_t P = 0; P < Prefix && Seq > 0; ++P) {
+  const uint64_t Row = uint64_t(G.Row) * elemBytes(Past.Type);
+  const int64_t Max = G.Max, Seq = G.Seq;
+  for (int64_t P = 0; P < G.Prefix && Seq > 0; ++P) {
     // Reduced first, so that W + S cannot overflow (Seq <= Max here).
-    int64_t W = Index[size_t(P / PerBatch)];
-    if (Circular)
+    int64_t W = Index[size_t(P / G.PerBatch)];
+    if (G.Circular)
       W = ((W % Max) + Max) % Max;
     else if (W < 0 || W > Max - Seq)
       return C.badInput(
           "write index " + llvm::Twine(W) + " + " + llvm::Twine(Seq) +
           " positions exceed the cache length " + llvm::Twine(Max));
     for (int64_t S = 0; S < Seq; ++S) {
-      const int64_t Pos = Circular ? (W + S) % Max : W + S;
+      const int64_t Pos = G.Circular ? (W + S) % Max : W + S;
       std::memcpy(Out.data<char>() + uint64_t(P * Max + Pos) * Row,
                   Upd.data<const char>() + uint64_t(P * Seq + S) * Row, Row);
     }

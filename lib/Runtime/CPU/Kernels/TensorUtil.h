@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
+#include "AffineGridPoint.h"
 #include "DeformConvPoint.h"
 #include "GridSamplePoint.h"
 #include "LRNPoint.h"
@@ -378,6 +379,46 @@ llvm::Error quantAxis(const KernelContext &C, const TensorRef &Param,
 /// quantAxis of the scale (input 1), after checking that a zero point
 /// (input 2) holds as many values.
 llvm::Error quantParams(const KernelContext &C, quant::Axis &Out);
+
+/// GroupNormalization's groups (Groups = N * G of PerGroup channels of
+/// Plane elements each), scale and bias per channel (opset 21) or per group
+/// (18), checked (Norm.cpp, shared with the CUDA kernel).
+struct GroupNormDims {
+  int64_t G = 0, PerGroup = 0, Plane = 0, Groups = 0;
+  bool PerChannel = false;
+};
+llvm::Error groupNormDims(const KernelContext &C, GroupNormDims &D);
+
+/// AffineGrid's operands and the grid's size (Size: input 1's values,
+/// read by the caller), checked (GridSample.cpp, shared with the CUDA
+/// kernel).
+llvm::Error affineGridParams(const KernelContext &C,
+                             llvm::ArrayRef<int64_t> Size, affine::Params &A);
+
+/// Col2Im's geometry for image_shape Image and block_shape Block (read by
+/// the caller), checked (Col2Im.cpp, shared with the CUDA kernel).
+struct Col2ImGeometry {
+  llvm::SmallVector<int64_t, 6> Image, Block, Strides, Dilations, PadBegin,
+      Blocks;
+  int64_t Channels = 0, Cells = 1, Columns = 1;
+};
+llvm::Error col2ImShape(const KernelContext &C, llvm::ArrayRef<int64_t> Image,
+                        llvm::ArrayRef<int64_t> Block, Col2ImGeometry &G);
+
+/// TensorScatter's geometry: update [Prefix, Seq, Row] into the cache
+/// [Prefix, Max, Row] (Prefix the dims before the axis, PerBatch of them a
+/// batch row), checked (TensorScatter.cpp, shared with the CUDA kernel).
+struct ScatterGeometry {
+  int64_t Max = 0, Seq = 0, Row = 0, Prefix = 0, PerBatch = 1;
+  bool Circular = false;
+};
+llvm::Error tensorScatterShape(const KernelContext &C, ScatterGeometry &G);
+
+/// CenterCropPad's shape input (Shape, read by the caller) against the
+/// axes attribute and the planned output (CenterCropPad.cpp, shared with
+/// the CUDA kernel).
+llvm::Error centerCropCheck(const KernelContext &C,
+                            llvm::ArrayRef<int64_t> Shape);
 
 /// DeformConv's operands and geometry, checked (DeformConv.cpp, shared with
 /// the CUDA kernel).

@@ -7,7 +7,7 @@
 // and for a unit test that runs every thread on the host
 // (test/unit/RuntimeCUDA/LowBitThreadTest.cpp). Templated on the storage
 // type T: the host instantiates float only; the device also float16 and
-// bfloat16 (toFloat and fromFloat overloads below, device-only).
+// bfloat16 (StorageCast.h).
 //
 // What the CPU kernel refuses before it runs (seqlens_k that do not fit the
 // cache, a position outside cos_cache, several new tokens in a batch of
@@ -19,12 +19,11 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_GQAMATH_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_GQAMATH_H
 
+#include "StorageCast.h"
 #include <cmath>
 #include <cstdint>
 
 #ifdef __CUDACC__
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #define OOMPLAN_GQA_HD __host__ __device__
 #else
 #define OOMPLAN_GQA_HD
@@ -36,26 +35,6 @@ namespace oomplan {
 namespace runtime {
 namespace cuda {
 namespace gqa {
-
-OOMPLAN_GQA_HD inline float toFloat(float V) { return V; }
-OOMPLAN_GQA_HD inline void fromFloat(float V, float &Out) { Out = V; }
-#ifdef __CUDACC__
-__device__ inline float toFloat(__half V) { return __half2float(V); }
-__device__ inline void fromFloat(float V, __half &Out) {
-  Out = __float2half_rn(V);
-}
-__device__ inline float toFloat(__nv_bfloat16 V) { return __bfloat162float(V); }
-__device__ inline void fromFloat(float V, __nv_bfloat16 &Out) {
-  Out = __float2bfloat16_rn(V);
-}
-#endif
-
-/// V rounded to T and back (ONNX Runtime rounds a rotated row to T).
-template <typename T> OOMPLAN_GQA_HD inline float roundTo(float V) {
-  T R;
-  fromFloat(V, R);
-  return toFloat(R);
-}
 
 /// The node's operands (device pointers on a GPU, host ones in the test)
 /// and dims: query [B, S, Hq * D] (or packed [B, S, (Hq + 2 Hkv) * D] with

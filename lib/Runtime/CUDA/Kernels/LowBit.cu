@@ -11,8 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
 #include "LowBitMath.h"
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "StorageCast.h"
 
 namespace oomplan {
 namespace runtime {
@@ -54,18 +53,6 @@ __global__ void rowBiasKernel(float *Y, const float *Bias, int64_t Count,
     Y[I] += Bias[I % N];
 }
 
-__device__ float toFloat(float V) { return V; }
-__device__ float toFloat(__half V) { return __half2float(V); }
-__device__ float toFloat(__nv_bfloat16 V) { return __bfloat162float(V); }
-template <typename T> __device__ T fromFloat(float V);
-template <> __device__ float fromFloat<float>(float V) { return V; }
-template <> __device__ __half fromFloat<__half>(float V) {
-  return __float2half_rn(V);
-}
-template <> __device__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float V) {
-  return __float2bfloat16_rn(V);
-}
-
 template <typename T>
 __global__ void gatherKernel(GBQArgs A, int64_t Count, int *BadIndex) {
   const T *Scales = static_cast<const T *>(A.Scales);
@@ -75,10 +62,10 @@ __global__ void gatherKernel(GBQArgs A, int64_t Count, int *BadIndex) {
     const GBQPoint Pt = gbqAt(A, I);
     if (Pt.Bad) {
       *BadIndex = 1;
-      Y[I] = fromFloat<T>(0.0f);
+      fromFloat(0.0f, Y[I]);
       continue;
     }
-    Y[I] = fromFloat<T>(Pt.QLessZero * toFloat(Scales[Pt.ScaleIndex]));
+    fromFloat(Pt.QLessZero * toFloat(Scales[Pt.ScaleIndex]), Y[I]);
   }
 }
 

@@ -31,10 +31,10 @@ __global__ void scatterKernel(ScatterArgs A, int64_t Count, int *BadIndex) {
   }
 }
 
-__global__ void affineKernel(AffineArgs A, int64_t Count) {
+__global__ void affineKernel(affine::Params A, int64_t Count) {
   for (int64_t I = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; I < Count;
        I += int64_t(gridDim.x) * blockDim.x)
-    affinePoint(A, I / A.Points, I % A.Points);
+    affine::point(A, I / A.Points, I % A.Points);
 }
 
 template <typename T>
@@ -58,7 +58,7 @@ int tensorScatter(const ScatterArgs &A, int *BadIndex, cudaStream_t Stream) {
   });
 }
 
-int affineGrid(const AffineArgs &A, cudaStream_t Stream) {
+int affineGrid(const affine::Params &A, cudaStream_t Stream) {
   const int64_t Count = A.N * A.Points;
   if (Count == 0)
     return 0;

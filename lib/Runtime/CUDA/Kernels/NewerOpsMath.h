@@ -1,18 +1,19 @@
-//===- NewerOpsMath.h - TensorScatter, AffineGrid, Col2Im threads -*- C++
-//-*-===//
+//===- NewerOpsMath.h - TensorScatter and Col2Im threads --------*- C++ -*-===//
 //
-// What one GPU thread computes for three ops of opsets 18 to 24 that ran as
-// host steps (NewerOps.cu): TensorScatter (opset 24's KV-cache write),
-// AffineGrid (20) and Col2Im (18), in plain C++, so that a unit test
+// What one GPU thread computes for two ops of opsets 18 to 24 that ran as
+// host steps (NewerOps.cu): TensorScatter (opset 24's KV-cache write) and
+// Col2Im (18), in plain C++, so that a unit test
 // (test/unit/RuntimeCUDA/NewerOpsThreadTest.cpp) runs every thread on the
-// host against the CPU kernels. Each is the CPU kernel's arithmetic in the
-// CPU's order: AffineGrid's products in double, Col2Im's sums for a pixel
-// in the CPU's order of (tap, block), so both backends give the same bits.
+// host against the CPU kernels. Col2Im gathers a pixel's sum in the CPU's
+// order of (tap, block), so both backends give the same bits. (AffineGrid
+// and DeformConv share the CPU kernels' own per-point functions:
+// CPU/Kernels/AffineGridPoint.h, DeformConvPoint.h.)
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_NEWEROPSMATH_H
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_NEWEROPSMATH_H
 
+#include "../../CPU/Kernels/AffineGridPoint.h"
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -56,42 +57,6 @@ OOMPLAN_NEWER_HD inline int64_t scatterTarget(const ScatterArgs &A, int64_t I) {
     return -1;
   const int64_t Pos = A.Circular ? (W + S) % A.Max : W + S;
   return (P * A.Max + Pos) * A.Row + K;
-}
-
-/// AffineGrid: for sample B of N and point P (row-major over Size[0..S)),
-/// the S output coordinates theta_B [S, S + 1] times the point's
-/// normalized coordinates [x, y(, z), 1] (x along the last axis).
-struct AffineArgs {
-  const float *Theta = nullptr;
-  float *Y = nullptr;
-  int64_t N = 0, Points = 0, Size[3] = {};
-  int S = 2;
-  bool Align = false;
-};
-
-OOMPLAN_NEWER_HD inline double affineCoord(bool Align, int64_t I, int64_t Len) {
-  if (Align)
-    return Len > 1 ? -1.0 + 2.0 * double(I) / double(Len - 1) : -1.0;
-  return (2.0 * double(I) + 1.0) / double(Len) - 1.0;
-}
-
-OOMPLAN_NEWER_HD inline void affinePoint(const AffineArgs &A, int64_t B,
-                                         int64_t P) {
-  double H[4] = {0, 0, 0, 1};
-  int64_t Rest = P;
-  for (int I = A.S - 1; I >= 0; --I) {
-    const int64_t Len = A.Size[I];
-    H[A.S - 1 - I] = affineCoord(A.Align, Rest % Len, Len);
-    Rest /= Len;
-  }
-  H[A.S] = 1;
-  const float *T = A.Theta + B * A.S * (A.S + 1);
-  for (int R = 0; R < A.S; ++R) {
-    double Acc = 0;
-    for (int K = 0; K <= A.S; ++K)
-      Acc += double(T[R * (A.S + 1) + K]) * H[K];
-    A.Y[(B * A.Points + P) * A.S + R] = float(Acc);
-  }
 }
 
 /// Col2Im over S spatial axes (at most MaxAxes): the image [Planes,
@@ -142,8 +107,10 @@ OOMPLAN_NEWER_HD inline T col2ImPixel(const Col2ImArgs &A, int64_t Plane,
 // The launchers (NewerOps.cu). TensorScatter's caller has copied the cache
 // into Out first (unless the plan aliased them).
 int tensorScatter(const ScatterArgs &A, int *BadIndex, cudaStream_t Stream);
-int affineGrid(const AffineArgs &A, cudaStream_t Stream);
+
 int col2Im(const Col2ImArgs &A, cudaStream_t Stream);
+/// AffineGrid: a thread per grid point (CPU/Kernels/AffineGridPoint.h).
+int affineGrid(const affine::Params &A, cudaStream_t Stream);
 
 } // namespace newer
 } // namespace cuda
