@@ -115,6 +115,22 @@ std::string quantizeRefuses(const Node &, llvm::ArrayRef<TensorRef>,
   return ("QuantizeLinear into " + elementTypeName(Out[0].Type)).str();
 }
 
+// A scale or output other than float (a float16 scale, opset 23's
+// output_dtype) runs on the host: the CUDA kernel reads and writes float.
+std::string dequantizeRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
+                              llvm::ArrayRef<TensorRef> Out) {
+  auto NotFloat = [](llvm::ArrayRef<TensorRef> Refs, size_t I) {
+    return I < Refs.size() && Refs[I].Type != ElementType::Undefined &&
+           Refs[I].Type != ElementType::Float;
+  };
+  if (NotFloat(In, 1))
+    return ("DequantizeLinear with a scale of " + elementTypeName(In[1].Type))
+        .str();
+  if (NotFloat(Out, 0))
+    return ("DequantizeLinear into " + elementTypeName(Out[0].Type)).str();
+  return "";
+}
+
 } // namespace
 
 void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
@@ -124,7 +140,9 @@ void cuda::registerQuantizeKernels(CUDAKernelTable &T) {
             {runDequantize,
              nullptr,
              {ElementType::Int8, ElementType::UInt8, ElementType::Int32,
-              ElementType::Int4, ElementType::UInt4}});
+              ElementType::Int4, ElementType::UInt4},
+             0,
+             dequantizeRefuses});
   addKernel(
       T, "DynamicQuantizeLinear",
       {runDynamicQuantize, nullptr, {ElementType::Float}, 0, dynamicRefuses});

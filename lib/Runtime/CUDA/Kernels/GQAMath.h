@@ -191,7 +191,7 @@ struct Softmax {
   float Max, Sum;
   OOMPLAN_GQA_HD explicit Softmax(bool Smooth)
       : Max(Smooth ? 0.0f : -INFINITY), Sum(Smooth ? 1.0f : 0.0f) {}
-  /// Adds score X: returns its weight exp(X - new max) and sets Scale to
+  /// Adds score X: returns its weight exp(X - new max) and sets Rescale to
   /// what the accumulated values are multiplied by first.
   OOMPLAN_GQA_HD float push(float X, float &Rescale) {
     const float New = X > Max ? X : Max;
