@@ -434,7 +434,7 @@ TEST(LowBitThreads, GroupQueryAttentionFlagsWhatTheCPURefuses) {
 
 // The int4 LLM ops have CUDA kernels, so a GenAI model's steps run on the
 // device (they were host steps): the table lists them, 4-bit
-// DequantizeLinear included.
+// DequantizeLinear included, which sends what it cannot read to the host.
 TEST(LowBitThreads, TheTableHasTheLLMOps) {
   const KernelTable &T = cudaKernelTable();
   for (const char *Op :
@@ -445,6 +445,17 @@ TEST(LowBitThreads, TheTableHasTheLLMOps) {
   ASSERT_TRUE(DQ.has_value());
   EXPECT_TRUE(llvm::is_contained(DQ->Types, ElementType::Int4));
   EXPECT_TRUE(llvm::is_contained(DQ->Types, ElementType::UInt4));
+  // A float16 scale goes to the host (the kernel reads float), a float one
+  // stays on the device.
+  ASSERT_TRUE(DQ->Refuses);
+  std::vector<TensorRef> In(2), Out(1);
+  In[0].Type = ElementType::Int4;
+  In[1].Type = ElementType::Float16;
+  Out[0].Type = ElementType::Float;
+  EXPECT_EQ(DQ->Refuses(Node(), In, Out),
+            "DequantizeLinear with a scale of float16");
+  In[1].Type = ElementType::Float;
+  EXPECT_EQ(DQ->Refuses(Node(), In, Out), "");
 }
 
 } // namespace
