@@ -246,18 +246,27 @@ llvm::Error runGather(const KernelContext &C) {
       "Gather kernel");
 }
 
-// Only the constant mode (Kernel::Refuses): reflect, edge and wrap run as
-// host steps.
-std::string padRefuses(const Node &N, llvm::ArrayRef<TensorRef>,
-                       llvm::ArrayRef<TensorRef>) {
+// Pad's mode as pad::Mode, or -1.
+int padMode(const Node &N) {
   std::string Mode = N.getString("mode", "constant");
-  return Mode == "constant"
-             ? ""
-             : "mode '" + Mode + "' (the CUDA kernel has constant only)";
+  return Mode == "constant"  ? pad::Constant
+         : Mode == "edge"    ? pad::Edge
+         : Mode == "reflect" ? pad::Reflect
+         : Mode == "wrap"    ? pad::Wrap
+                             : -1;
 }
 
+std::string padRefuses(const Node &N, llvm::ArrayRef<TensorRef>,
+                       llvm::ArrayRef<TensorRef>) {
+  return padMode(N) < 0 ? "mode '" + N.getString("mode", "") + "'" : "";
+}
+
+static_assert(pad::MaxRank == MaxRank, "one rank limit");
+
 // Pad, constant mode: the output filled with the value, then the input's
-// kept part copied to its place (negative pads crop).
+// kept part copied to its place (negative pads crop). Edge, reflect and
+// wrap: every output element gathered from its source (Pad.cu), the
+// constant only where an input axis is empty (the CPU kernel's).
 llvm::Error runPad(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   if (std::string Why = padRefuses(C.N, C.Inputs, C.Outputs); !Why.empty())
@@ -313,6 +322,21 @@ llvm::Error runPad(const KernelContext &C) {
   int EB = elemBytesOf(Out);
   if (EB == 0)
     return C.unsupported("element type " + elementTypeName(Out.Type));
+  if (const int Mode = padMode(C.N); Mode != pad::Constant) {
+    pad::Geometry G;
+    G.Rank = int(R);
+    G.M = Mode;
+    for (size_t I = 0; I < R; ++I) {
+      G.InDims[I] = In.Dims[I];
+      G.OutDims[I] = Out.Dims[I];
+      G.Begin[I] = Begin[I];
+      if (Out.Dims[I] != In.Dims[I] + Begin[I] + End[I])
+        return C.badInput("pads disagree with the planned output shape");
+    }
+    return launched(
+        C, padGather(In.Data, Out.Data, EB, G, Pattern, context().Compute),
+        "Pad kernel");
+  }
   if (int E = fill(Out.Data, Out.bytes(), Pattern, EB, context().Compute))
     return kernelFailure(C, E, "Pad fill");
   cpu::DimVector InStride = cpu::stridesOf(In.Dims),

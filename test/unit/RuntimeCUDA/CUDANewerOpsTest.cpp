@@ -87,4 +87,19 @@ g (float[2,4,7,6] x, float[6,2,3,3] w, float[2,36,4,3] off,
 })");
 }
 
+// Pad's edge, reflect (pads longer than the axis: repeated reflections)
+// and wrap modes (opset 19), with axes (opset 18): CUDA's gather (Pad.cu),
+// a host step before session 21.
+TEST(CUDAKernels, PadModes) {
+  compareBackends(R"(<ir_version: 9, opset_import: ["" : 19]>
+g (float[2,3,4] x) => (float[2,8,9] e, float[2,8,9] r, float[2,8,9] w,
+    float[2,3,12] a) <int64[6] p = {0, 2, 5, 0, 3, 0}, int64[2] pa = {3, 5},
+    int64[1] ax = {2}> {
+  e = Pad<mode = "edge">(x, p)
+  r = Pad<mode = "reflect">(x, p)
+  w = Pad<mode = "wrap">(x, p)
+  a = Pad<mode = "reflect">(x, pa, , ax)
+})");
+}
+
 } // namespace

@@ -1,6 +1,6 @@
-//===- NewerOpsThreadTest.cpp - TensorScatter and Col2Im threads ---------===//
+//===- NewerOpsThreadTest.cpp - TensorScatter, Col2Im, Pad threads -------===//
 //
-// The CUDA kernels of two ops that were host steps (NewerOps.cu): their
+// The CUDA kernels of ops that were host steps (NewerOps.cu, Pad.cu): their
 // argument builders given host pointers, then every thread run on the host
 // (Kernels/NewerOpsMath.h) against the CPU kernels of the same nodes, to
 // the byte. Runs without a GPU.
@@ -155,6 +155,60 @@ TEST(NewerOpsThreads, Col2ImIsTheCPUs) {
               newer::col2ImPixel<float>(A, I / A.Pixels, I % A.Pixels);
       }
       EXPECT_EQ(Y, Q.Want) << S << "-D, double " << Dbl;
+    }
+}
+
+// Pad's edge, reflect and wrap modes on CUDA (Pad.cu) read the input
+// element pad::sourceOf names for each output element: the CPU kernel's
+// bytes, for pads longer than the axis (reflect's and wrap's repeats),
+// negative pads (a crop), an axis of one element, 2-byte elements.
+TEST(NewerOpsThreads, PadModesAreTheCPUs) {
+  std::mt19937 Rng(24);
+  struct Case {
+    std::vector<int64_t> Dims, Pads;
+  };
+  const Case Cases[] = {{{2, 3, 4}, {0, 2, 5, 1, 4, -1}},
+                        {{3, 1, 5}, {1, 3, 0, 2, 2, 7}},
+                        {{7}, {9, 13}}};
+  for (const char *Mode : {"edge", "reflect", "wrap"})
+    for (const Case &K : Cases) {
+      const size_t R = K.Dims.size();
+      std::vector<int64_t> Out(R);
+      int64_t N = 1;
+      for (size_t I = 0; I < R; ++I) {
+        Out[I] = K.Dims[I] + K.Pads[I] + K.Pads[I + R];
+        N *= K.Dims[I];
+      }
+      std::vector<uint16_t> X(static_cast<size_t>(N));
+      for (uint16_t &V : X)
+        V = uint16_t(Rng());
+      std::vector<Operand> In;
+      In.push_back(operandOf(ElementType::Float16, K.Dims, X));
+      In.push_back(operandOf(ElementType::Int64, {int64_t(2 * R)}, K.Pads));
+      NodeCall Q("Pad", In, ElementType::Float16, Out,
+                 {stringAttr("mode", Mode)});
+      ASSERT_TRUE(Q.runCPU()) << Mode;
+      pad::Geometry G;
+      G.Rank = int(R);
+      G.M = std::string(Mode) == "edge"      ? pad::Edge
+            : std::string(Mode) == "reflect" ? pad::Reflect
+                                             : pad::Wrap;
+      int64_t OutN = 1;
+      for (size_t I = 0; I < R; ++I) {
+        G.InDims[I] = K.Dims[I];
+        G.OutDims[I] = Out[I];
+        G.Begin[I] = K.Pads[I];
+        OutN *= Out[I];
+      }
+      std::vector<uint16_t> Y(static_cast<size_t>(OutN));
+      for (int64_t I = 0; I < OutN; ++I) {
+        const int64_t S = pad::sourceOf(G, I);
+        ASSERT_GE(S, 0);
+        Y[size_t(I)] = X[size_t(S)];
+      }
+      std::vector<char> Bytes(Y.size() * 2);
+      std::memcpy(Bytes.data(), Y.data(), Bytes.size());
+      EXPECT_EQ(Bytes, Q.Want) << Mode << " rank " << R;
     }
 }
 

@@ -240,35 +240,16 @@ llvm::Error runTile(const KernelContext &C) {
   return llvm::Error::success();
 }
 
-/// The source coordinate of output coordinate O on a padded axis, or -1
-/// when it reads the constant.
-int64_t padSource(int64_t O, int64_t PadBegin, int64_t D, int Mode) {
-  int64_t X = O - PadBegin;
-  if (X >= 0 && X < D)
-    return X;
-  if (Mode == 0 || D == 0)
-    return -1;
-  if (Mode == 1) // edge
-    return X < 0 ? 0 : D - 1;
-  if (Mode == 3) // wrap
-    return ((X % D) + D) % D;
-  if (D == 1) // reflect of one element is that element
-    return 0;
-  int64_t Period = 2 * (D - 1);
-  X = ((X % Period) + Period) % Period;
-  return X < D ? X : Period - X;
-}
-
 llvm::Error runPad(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 1))
     return E;
   const TensorRef &In = C.Inputs[0], &Out = C.Outputs[0];
   const int64_t R = int64_t(In.Dims.size());
   std::string ModeName = C.N.getString("mode", "constant");
-  int Mode = ModeName == "constant"  ? 0
-             : ModeName == "edge"    ? 1
-             : ModeName == "reflect" ? 2
-             : ModeName == "wrap"    ? 3
+  int Mode = ModeName == "constant"  ? pad::Constant
+             : ModeName == "edge"    ? pad::Edge
+             : ModeName == "reflect" ? pad::Reflect
+             : ModeName == "wrap"    ? pad::Wrap
                                      : -1;
   if (Mode < 0)
     return C.unsupported("mode '" + ModeName + "'");
@@ -326,7 +307,7 @@ llvm::Error runPad(const KernelContext &C) {
       int64_t Rem = Row, Off = 0;
       bool IsConstant = false;
       for (int64_t K = R - 2; K >= 0; --K) {
-        int64_t S = padSource(Rem % Out.Dims[K], Begin[K], In.Dims[K], Mode);
+        int64_t S = pad::source(Rem % Out.Dims[K], Begin[K], In.Dims[K], Mode);
         Rem /= Out.Dims[K];
         if (S < 0)
           IsConstant = true;
@@ -334,8 +315,9 @@ llvm::Error runPad(const KernelContext &C) {
           Off += S * InStrides[K];
       }
       for (int64_t J = 0; J < Inner; ++J) {
-        int64_t S =
-            IsConstant ? -1 : padSource(J, Begin[R - 1], In.Dims[R - 1], Mode);
+        int64_t S = IsConstant
+                        ? -1
+                        : pad::source(J, Begin[R - 1], In.Dims[R - 1], Mode);
         std::memcpy(D + uint64_t(J) * EB,
                     S < 0 ? static_cast<const void *>(&Constant)
                           : In.data<const char>() + uint64_t(Off + S) * EB,

@@ -14,6 +14,7 @@
 #include "DeformConvPoint.h"
 #include "GridSamplePoint.h"
 #include "LRNPoint.h"
+#include "PadSource.h"
 #include "QuantizePoint.h"
 #include "RecurrentCell.h"
 #include "ResizeTaps.h"

@@ -13,6 +13,7 @@
 #include "../../CPU/Kernels/DeformConvPoint.h"
 #include "../../CPU/Kernels/GridSamplePoint.h"
 #include "../../CPU/Kernels/LRNPoint.h"
+#include "../../CPU/Kernels/PadSource.h"
 #include "../../CPU/Kernels/PoolPoint.h"
 #include "../../CPU/Kernels/QuantizePoint.h"
 #include "../../CPU/Kernels/RecurrentCell.h"
@@ -149,6 +150,13 @@ int stridedCopy(const void *In, int64_t InOffset, void *Out, int ElemBytes,
 /// Out (Pad's interior).
 int stridedCopy2(const void *In, int64_t InOffset, void *Out, int64_t OutOffset,
                  int ElemBytes, const Strided &S, cudaStream_t Stream);
+
+/// Pad's edge, reflect and wrap modes: every element of Out (G.OutDims)
+/// read from In where pad::sourceOf says, elements of ElemBytes (1, 2, 4 or
+/// 8); an element with no source (an empty input axis) gets Constant's low
+/// ElemBytes bytes.
+int padGather(const void *In, void *Out, int ElemBytes, const pad::Geometry &G,
+              uint64_t Constant, cudaStream_t Stream);
 
 /// Converts N elements, as the CPU's Cast: to bool x != 0; float to integer
 /// truncating, saturating, NaN to 0; float16 rounded once from the source.
