@@ -5,9 +5,9 @@
 // the device: one out of range raises the device flag that Gather uses,
 // and the executor reports it after the run. The scatters start from a
 // copy of the data (none when the planner gave the output the data's
-// bytes). Reductions: none and add (mul, max and min are refused, so they
-// run as host steps: the device has no atomics for them that keep the
-// CPU's rounding).
+// bytes). Reductions: none, add, max and min (since session 21; mul is
+// refused, so it runs as a host step: the device has no atomic product
+// that keeps the CPU's rounding).
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/TensorUtil.h"
@@ -21,29 +21,31 @@ using namespace oomplan::runtime::cuda;
 namespace {
 int elemBytesOf(const TensorRef &T) { return int(elementBits(T.Type) / 8); }
 
-/// The reductions the device's atomics keep the CPU's rounding for: none,
-/// and add on float, double, int32 and int64 (Kernel::Refuses: mul, max
-/// and min run as host steps).
+/// The reductions the device's atomics keep the CPU's results for: none;
+/// add (up to the order of the terms), max and min on float, double, int32
+/// and int64 (Kernel::Refuses: mul, and other types, run as host steps).
 std::string reductionRefuses(const Node &N, llvm::ArrayRef<TensorRef> In,
                              llvm::ArrayRef<TensorRef>) {
   std::string R = N.getString("reduction", "none");
   if (R == "none")
     return "";
-  if (R != "add")
-    return "reduction '" + R + "' (the CUDA kernel has none and add)";
+  if (R != "add" && R != "max" && R != "min")
+    return "reduction '" + R + "' (the CUDA kernel has none, add, max, min)";
   ElementType T = In.empty() ? ElementType::Undefined : In[0].Type;
   if (T != ElementType::Float && T != ElementType::Double &&
       T != ElementType::Int32 && T != ElementType::Int64)
-    return ("reduction add on type " + elementTypeName(T)).str();
+    return ("reduction " + R + " on type " + elementTypeName(T).str());
   return "";
 }
 
-/// Whether the scatter adds; an error for a reduction the kernel lacks.
-llvm::Expected<bool> addReduction(const KernelContext &C) {
+/// The scatter's reduction code (Launch.h's: 0 none, 1 add, 3 max, 4
+/// min); an error for a reduction the kernel lacks.
+llvm::Expected<int> reductionCode(const KernelContext &C) {
   if (std::string Why = reductionRefuses(C.N, C.Inputs, C.Outputs);
       !Why.empty())
     return C.unsupported(Why);
-  return C.N.getString("reduction", "none") == "add";
+  const std::string R = C.N.getString("reduction", "none");
+  return R == "add" ? 1 : R == "max" ? 3 : R == "min" ? 4 : 0;
 }
 
 llvm::Expected<ElementsArgs> elementsArgs(const KernelContext &C) {
@@ -94,9 +96,9 @@ llvm::Error runScatterElements(const KernelContext &C) {
   auto A = elementsArgs(C);
   if (!A)
     return A.takeError();
-  auto Add = addReduction(C);
-  if (!Add)
-    return Add.takeError();
+  auto Reduce = reductionCode(C);
+  if (!Reduce)
+    return Reduce.takeError();
   const TensorRef &In = C.Inputs[0], &Idx = C.Inputs[1], &Upd = C.Inputs[2];
   if (Upd.numElements() != Idx.numElements())
     return C.badInput("updates and indices differ in size");
@@ -105,7 +107,8 @@ llvm::Error runScatterElements(const KernelContext &C) {
   return launched(C,
                   scatterElements(*A, C.Outputs[0].Data, Idx.Data,
                                   Idx.Type == ElementType::Int64, Upd.Data,
-                                  *Add, dtypeOf(In.Type).value_or(DType::F32),
+                                  *Reduce,
+                                  dtypeOf(In.Type).value_or(DType::F32),
                                   elemBytesOf(In), int64_t(Idx.numElements()),
                                   context().BadIndex, context().Compute),
                   "ScatterElements kernel");
@@ -141,9 +144,9 @@ llvm::Expected<NDArgs> ndArgs(const KernelContext &C, int64_t BatchDims,
 
 llvm::Error runScatterND(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0], &Upd = C.Inputs[2];
-  auto Add = addReduction(C);
-  if (!Add)
-    return Add.takeError();
+  auto Reduce = reductionCode(C);
+  if (!Reduce)
+    return Reduce.takeError();
   int64_t Tuples = 0;
   auto A = ndArgs(C, 0, Tuples);
   if (!A)
@@ -154,7 +157,7 @@ llvm::Error runScatterND(const KernelContext &C) {
     return E;
   return launched(C,
                   scatterND(*A, C.Outputs[0].Data, C.Inputs[1].data<int64_t>(),
-                            Upd.Data, *Add,
+                            Upd.Data, *Reduce,
                             dtypeOf(In.Type).value_or(DType::F32),
                             elemBytesOf(In), int64_t(Upd.numElements()),
                             context().BadIndex, context().Compute),

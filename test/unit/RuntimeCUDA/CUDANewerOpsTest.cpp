@@ -3,7 +3,8 @@
 // Ops of newer opsets that exporters write and that ran as host steps on
 // CUDA until session 21: Gelu (opset 20, both forms), Mish (18), the
 // bitwise ops (18), GroupNormalization (18 and 21), TensorScatter (24),
-// AffineGrid (20), Col2Im and CenterCropPad (18), DeformConv (19), run by
+// AffineGrid (20), Col2Im and CenterCropPad (18), DeformConv (19), Pad's
+// edge, reflect and wrap modes, the scatters' max and min reductions, run by
 // the CUDA backend against the CPU backend (CUDAKernelCompare.h). Without a
 // GPU the plan made with the CUDA table must find a device kernel for each
 // step (Executor::create with the table alone), then the test skips.
@@ -99,6 +100,26 @@ g (float[2,3,4] x) => (float[2,8,9] e, float[2,8,9] r, float[2,8,9] w,
   r = Pad<mode = "reflect">(x, p)
   w = Pad<mode = "wrap">(x, p)
   a = Pad<mode = "reflect">(x, pa, , ax)
+})");
+}
+
+// ScatterElements and ScatterND with reduction max and min (opset 18), on
+// repeated indices (the device's atomics, exact in any order), float and
+// int32 (cast from the inputs): host steps before session 21.
+TEST(CUDAKernels, ScatterMaxMin) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 18]>
+g (float[3,4] x, float[3,2] u, float[2,4] v) => (float[3,4] emax,
+    float[3,4] emin, float[3,4] ndmax, int32[3,4] imin)
+    <int64[3,2] i = {1, 1, 0, 2, 3, 3}, int64[2,1] nd = {2, 2},
+     float k = {10}> {
+  emax = ScatterElements<axis = 1, reduction = "max">(x, i, u)
+  emin = ScatterElements<axis = 1, reduction = "min">(x, i, u)
+  ndmax = ScatterND<reduction = "max">(x, nd, v)
+  xs = Mul(x, k)
+  us = Mul(u, k)
+  xi = Cast<to = 6>(xs)
+  ui = Cast<to = 6>(us)
+  imin = ScatterElements<axis = 1, reduction = "min">(xi, i, ui)
 })");
 }
 

@@ -291,10 +291,11 @@ struct ElementsArgs {
 int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
                    bool Index64, void *Out, int ElemBytes, int64_t N,
                    int *BadIndex, cudaStream_t Stream);
-/// Out's named elements = Updates (Add: += Updates, of type T: F32, F64,
-/// I32, I64). Out already holds the data.
+/// Out's named elements = Updates, or with Reduce 1 (add), 3 (max) or 4
+/// (min) combined with them (then of type T: F32, F64, I32, I64). Out
+/// already holds the data.
 int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
-                    bool Index64, const void *Updates, bool Add, DType T,
+                    bool Index64, const void *Updates, int Reduce, DType T,
                     int ElemBytes, int64_t N, int *BadIndex,
                     cudaStream_t Stream);
 
@@ -310,8 +311,8 @@ struct NDArgs {
   int64_t Dims[MaxRank] = {}, Stride[MaxRank] = {};
 };
 int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
-              const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
-              int *BadIndex, cudaStream_t Stream);
+              const void *Updates, int Reduce, DType T, int ElemBytes,
+              int64_t N, int *BadIndex, cudaStream_t Stream);
 /// Out (dense: tuples, then each slice) = the named slices of Data; an
 /// index out of range gives 0 and sets *BadIndex.
 int gatherND(const NDArgs &A, const void *Data, const int64_t *Index, void *Out,

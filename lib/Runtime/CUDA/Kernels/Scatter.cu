@@ -4,10 +4,10 @@
 // gathered element (ScatterND, GatherND, OneHot). An index is normalized as the
 // CPU kernels do (negative counts from the end); one out of range is skipped
 // and raises the device flag (*BadIndex), which the executor turns into an
-// error after the run, as Gather's. Reduction add uses atomics: each element's
-// sum is exact up to the order of its terms. Without a reduction, duplicate
-// indices leave one of their updates, unspecified which (ONNX leaves that
-// case undefined; the CPU kernel keeps the last).
+// error after the run, as Gather's. Reductions use atomics: add's sum is
+// exact up to the order of its terms, max and min exact. Without a reduction,
+// duplicate indices leave one of their updates, unspecified which (ONNX leaves
+// that case undefined; the CPU kernel keeps the last).
 //
 //===----------------------------------------------------------------------===//
 #include "Launching.cuh"
@@ -71,7 +71,49 @@ template <typename T> __device__ void addTo(T *Dst, T V) {
     atomicAdd(Dst, V);
 }
 
-template <typename T, bool Add>
+// Max (Max true) or min of *Dst and V, atomically: the CPU's std::max(Dst,
+// V) (V when Dst < V) and std::min; exact in any order, as both are.
+// Integers through atomicMax/atomicMin, floats through a compare-and-swap
+// of their bits.
+template <bool Max, typename T> __device__ void extremeTo(T *Dst, T V) {
+  if constexpr (std::is_same<T, int32_t>::value) {
+    Max ? atomicMax(Dst, V) : atomicMin(Dst, V);
+  } else if constexpr (std::is_same<T, int64_t>::value) {
+    auto *P = reinterpret_cast<long long *>(Dst);
+    Max ? atomicMax(P, (long long)V) : atomicMin(P, (long long)V);
+  } else {
+    using Bits = typename std::conditional<sizeof(T) == 4, unsigned int,
+                                           unsigned long long>::type;
+    Bits *P = reinterpret_cast<Bits *>(Dst);
+    Bits Old = *P, Seen;
+    do {
+      Seen = Old;
+      T Cur;
+      memcpy(&Cur, &Seen, sizeof(T));
+      const T New = Max ? (Cur < V ? V : Cur) : (V < Cur ? V : Cur);
+      Bits NewBits;
+      memcpy(&NewBits, &New, sizeof(T));
+      if (NewBits == Seen)
+        return;
+      Old = atomicCAS(P, Seen, NewBits);
+    } while (Old != Seen);
+  }
+}
+
+// Reduction codes: 0 none, 1 add, 3 max, 4 min (the CPU kernel's, which
+// has 2 for mul, refused on the device).
+template <int Op, typename T> __device__ void reduceTo(T *Dst, T V) {
+  if constexpr (Op == 1)
+    addTo(Dst, V);
+  else if constexpr (Op == 3)
+    extremeTo<true>(Dst, V);
+  else if constexpr (Op == 4)
+    extremeTo<false>(Dst, V);
+  else
+    *Dst = V;
+}
+
+template <typename T, int Op>
 __global__ void scatterElementsKernel(ElementsArgs A, T *Out, const void *Index,
                                       bool Index64, const T *Upd, int64_t N,
                                       int *Bad) {
@@ -80,14 +122,12 @@ __global__ void scatterElementsKernel(ElementsArgs A, T *Out, const void *Index,
     const int64_t Off = elementOffset(A, Index, Index64, I);
     if (Off < 0)
       *Bad = 1;
-    else if constexpr (Add)
-      addTo(Out + Off, Upd[I]);
     else
-      Out[Off] = Upd[I];
+      reduceTo<Op>(Out + Off, Upd[I]);
   }
 }
 
-template <typename T, bool Add>
+template <typename T, int Op>
 __global__ void scatterNDKernel(NDArgs A, T *Out, const int64_t *Index,
                                 const T *Upd, int64_t N, int *Bad) {
   for (int64_t E = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; E < N;
@@ -102,10 +142,8 @@ __global__ void scatterNDKernel(NDArgs A, T *Out, const int64_t *Index,
     }
     if (!Ok)
       *Bad = 1;
-    else if constexpr (Add)
-      addTo(Out + Off, Upd[E]);
     else
-      Out[Off] = Upd[E];
+      reduceTo<Op>(Out + Off, Upd[E]);
   }
 }
 
@@ -192,47 +230,57 @@ int gatherElements(const ElementsArgs &A, const void *Data, const void *Index,
   });
 }
 
+namespace {
+// Fn(the reduction code as a constant, a value of T) for a reduction on
+// F32, F64, I32 or I64; Fn(0, an unsigned integer of ElemBytes) without.
+template <typename F>
+int byReduction(int Reduce, DType T, int ElemBytes, F &&Fn) {
+  auto Typed = [&](auto OpTag) {
+    return byNumberType(T, [&](auto Z) { return Fn(OpTag, Z); });
+  };
+  switch (Reduce) {
+  case 0:
+    return byWidth(ElemBytes, [&](auto Z) {
+      return Fn(std::integral_constant<int, 0>(), Z);
+    });
+  case 1:
+    return Typed(std::integral_constant<int, 1>());
+  case 3:
+    return Typed(std::integral_constant<int, 3>());
+  case 4:
+    return Typed(std::integral_constant<int, 4>());
+  }
+  return int(cudaErrorInvalidValue);
+}
+} // namespace
+
 int scatterElements(const ElementsArgs &A, void *Out, const void *Index,
-                    bool Index64, const void *Updates, bool Add, DType T,
+                    bool Index64, const void *Updates, int Reduce, DType T,
                     int ElemBytes, int64_t N, int *BadIndex,
                     cudaStream_t Stream) {
   if (N == 0)
     return 0;
-  if (Add)
-    return byNumberType(T, [&](auto Z) {
-      using V = decltype(Z);
-      scatterElementsKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
-          A, static_cast<V *>(Out), Index, Index64,
-          static_cast<const V *>(Updates), N, BadIndex);
-      return lastError();
-    });
-  return byWidth(ElemBytes, [&](auto Z) {
+  return byReduction(Reduce, T, ElemBytes, [&](auto OpTag, auto Z) {
     using V = decltype(Z);
-    scatterElementsKernel<V, false><<<gridFor(N), Block, 0, Stream>>>(
-        A, static_cast<V *>(Out), Index, Index64,
-        static_cast<const V *>(Updates), N, BadIndex);
+    scatterElementsKernel<V, decltype(OpTag)::value>
+        <<<gridFor(N), Block, 0, Stream>>>(
+            A, static_cast<V *>(Out), Index, Index64,
+            static_cast<const V *>(Updates), N, BadIndex);
     return lastError();
   });
 }
 
 int scatterND(const NDArgs &A, void *Out, const int64_t *Index,
-              const void *Updates, bool Add, DType T, int ElemBytes, int64_t N,
-              int *BadIndex, cudaStream_t Stream) {
+              const void *Updates, int Reduce, DType T, int ElemBytes,
+              int64_t N, int *BadIndex, cudaStream_t Stream) {
   if (N == 0 || A.Slice == 0)
     return 0;
-  if (Add)
-    return byNumberType(T, [&](auto Z) {
-      using V = decltype(Z);
-      scatterNDKernel<V, true><<<gridFor(N), Block, 0, Stream>>>(
-          A, static_cast<V *>(Out), Index, static_cast<const V *>(Updates), N,
-          BadIndex);
-      return lastError();
-    });
-  return byWidth(ElemBytes, [&](auto Z) {
+  return byReduction(Reduce, T, ElemBytes, [&](auto OpTag, auto Z) {
     using V = decltype(Z);
-    scatterNDKernel<V, false><<<gridFor(N), Block, 0, Stream>>>(
-        A, static_cast<V *>(Out), Index, static_cast<const V *>(Updates), N,
-        BadIndex);
+    scatterNDKernel<V, decltype(OpTag)::value>
+        <<<gridFor(N), Block, 0, Stream>>>(A, static_cast<V *>(Out), Index,
+                                           static_cast<const V *>(Updates), N,
+                                           BadIndex);
     return lastError();
   });
 }
