@@ -498,13 +498,15 @@ say "## 5d. Opset 23 to 25 function ops and ONNX Runtime's contrib ops: CUDA aga
 say ""
 say "utils/check_function_ops.py's models (Attention in every form, RMSNormalization,"
 say "RotaryEmbedding, Swish, TensorScatter) with their inputs, imported as ONNX's function bodies,"
-say "and utils/check_contrib_ops.py's (MatMulNBits, GroupQueryAttention, the fused norms and GELUs)."
+say "and utils/check_contrib_ops.py's (MatMulNBits, GroupQueryAttention, the fused norms and GELUs),"
+say "and utils/check_new_opsets.py's (opsets 18 to 22: Pad's modes, GroupNormalization, DeformConv, ...)."
 say "Bound: rtol 1e-3, atol 1e-5. No bar names it."
 say ""
 fn_pass=0 fn_all=0
-for u in "$B"/fnops/*/; do
+for u in "$B"/fnops/*/ "$B"/newops/*/; do
+  [ -d "$u" ] || continue
   have_time "function-op model $u" || break
-  name=$(basename "$u")
+  name=$(basename "$(dirname "$u")")-$(basename "$u")
   fn_all=$((fn_all + 1))
   ref=$work/fnops-$name-cpu got=$work/fnops-$name-cuda
   timeout "$(left 60)" "$RUN" "$u/model.onnx" --inputs-dir "$u/in" --output-dir "$ref" \
