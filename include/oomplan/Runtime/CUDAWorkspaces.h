@@ -102,6 +102,7 @@ inline bool halfInFloat(llvm::StringRef OpType) {
       "LRN", "LpPool", "GlobalLpPool", "ReduceLogSum", "Hardmax",
       "LpNormalization", "MeanVarianceNormalization", "DynamicQuantizeLinear",
       "MatMulNBits", "GroupNormalization", "AffineGrid", "Col2Im", "DeformConv",
+      "DFT", "STFT",
       // The fused ops: fusion takes float32 only, so never a half step.
       fused::AttentionOp, fused::ConvOp, fused::MatMulOp};
   for (llvm::StringRef Op : Ops)
@@ -118,18 +119,12 @@ inline bool halfInFloat(llvm::StringRef OpType) {
 /// report): `oomplan-run --backend=cuda-on-cpu` lists them all.
 /// RuntimeCUDATests checks the list against both tables.
 inline bool hostStepOp(llvm::StringRef OpType) {
-  static const llvm::StringRef Ops[] = {"BlackmanWindow",
-                                        "DFT",
-                                        "Det",
-                                        "HammingWindow",
-                                        "HannWindow",
-                                        "MelWeightMatrix",
-                                        "NegativeLogLikelihoodLoss",
-                                        "NonMaxSuppression",
-                                        "STFT",
-                                        "SoftmaxCrossEntropyLoss",
-                                        "TfIdfVectorizer",
-                                        "Unique"};
+  static const llvm::StringRef Ops[] = {
+      "BlackmanWindow",    "Det",
+      "HammingWindow",     "HannWindow",
+      "MelWeightMatrix",   "NegativeLogLikelihoodLoss",
+      "NonMaxSuppression", "SoftmaxCrossEntropyLoss",
+      "TfIdfVectorizer",   "Unique"};
   for (llvm::StringRef Op : Ops)
     if (OpType == Op)
       return true;

@@ -84,7 +84,7 @@ llvm::Error gbqArgs(const KernelContext &C, lowbit::GBQArgs &A, int &ScaleType);
 llvm::Error gqaArgs(const KernelContext &C, gqa::GQAArgs &A, int &Type);
 
 // NewerOpsKernels.cpp: TensorScatter, AffineGrid, Col2Im (NewerOps.cu),
-// DeformConv (DeformConv.cu), CenterCropPad.
+// DeformConv (DeformConv.cu), DFT, STFT (Signal.cu), CenterCropPad.
 void registerNewerOpsKernels(CUDAKernelTable &T);
 /// Their launch arguments after the CPU kernels' checks (host pointers in
 /// NewerOpsThreadTest.cpp); Image and Block are the shape inputs' values,

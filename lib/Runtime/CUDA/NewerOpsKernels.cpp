@@ -1,6 +1,7 @@
 //===- NewerOpsKernels.cpp - newer opsets' ops on CUDA -------------------===//
 //
-// TensorScatter, AffineGrid, Col2Im, CenterCropPad and DeformConv: ops of
+// TensorScatter, AffineGrid, Col2Im, CenterCropPad, DeformConv, DFT and
+// STFT: ops of
 // opsets 18 to 24 that ran as host steps on CUDA. TensorScatter is
 // the one that mattered: opset 24's KV-cache write, in every layer of
 // every token of an LLM exported with ONNX's own Attention, copied the
@@ -164,6 +165,39 @@ llvm::Error runDeformConv(const KernelContext &C) {
   return launched(C, deformConv(P, context().Compute), "DeformConv kernel");
 }
 
+// DFT and STFT: the direct sums of the CPU kernels (DFTPoint.h), a thread
+// per bin; dft_length, frame_step and frame_length read on the host.
+llvm::Error runDFT(const KernelContext &C) {
+  std::optional<int64_t> Len;
+  if (cpu::hasInput(C, 1)) {
+    llvm::SmallVector<int64_t, 1> V;
+    if (llvm::Error E = hostInts(C, 1, V))
+      return E;
+    if (V.size() != 1)
+      return C.badInput("dft_length must be one integer");
+    Len = V[0];
+  }
+  dft::Params D;
+  if (llvm::Error E = cpu::dftParams(C, Len, D))
+    return E;
+  return launched(C, newer::dft(D, context().Compute), "DFT kernel");
+}
+
+llvm::Error runSTFT(const KernelContext &C) {
+  llvm::SmallVector<int64_t, 1> Step, Length;
+  if (llvm::Error E = hostInts(C, 1, Step))
+    return E;
+  if (llvm::Error E = hostInts(C, 3, Length))
+    return E;
+  if (Step.size() != 1)
+    return C.badInput("frame_step is required");
+  dft::STFTParams S;
+  if (llvm::Error E =
+          cpu::stftParams(C, Step[0], Length.empty() ? 0 : Length[0], S))
+    return E;
+  return launched(C, newer::stft(S, context().Compute), "STFT kernel");
+}
+
 // A rank above the strided copy's runs on the host.
 std::string cropRefuses(const Node &, llvm::ArrayRef<TensorRef> In,
                         llvm::ArrayRef<TensorRef>) {
@@ -181,6 +215,10 @@ void cuda::registerNewerOpsKernels(CUDAKernelTable &T) {
   addKernel(
       T, "Col2Im",
       {runCol2Im, nullptr, {ElementType::Float, ElementType::Double}, 0b110});
+  const llvm::SmallVector<ElementType, 4> Real = {ElementType::Float,
+                                                  ElementType::Double};
+  addKernel(T, "DFT", {runDFT, nullptr, Real, 0b110});
+  addKernel(T, "STFT", {runSTFT, nullptr, Real, 0b1010});
   addKernel(T, "DeformConv", {runDeformConv, nullptr, {ElementType::Float}});
   addKernel(T, "CenterCropPad",
             {runCenterCropPad, nullptr, {}, 0b10, cropRefuses});

@@ -4,7 +4,8 @@
 // CUDA until session 21: Gelu (opset 20, both forms), Mish (18), the
 // bitwise ops (18), GroupNormalization (18 and 21), TensorScatter (24),
 // AffineGrid (20), Col2Im and CenterCropPad (18), DeformConv (19), Pad's
-// edge, reflect and wrap modes, the scatters' max and min reductions, run by
+// edge, reflect and wrap modes, the scatters' max and min reductions, DFT
+// and STFT (17), run by
 // the CUDA backend against the CPU backend (CUDAKernelCompare.h). Without a
 // GPU the plan made with the CUDA table must find a device kernel for each
 // step (Executor::create with the table alone), then the test skips.
@@ -120,6 +121,21 @@ g (float[3,4] x, float[3,2] u, float[2,4] v) => (float[3,4] emax,
   xi = Cast<to = 6>(xs)
   ui = Cast<to = 6>(us)
   imin = ScatterElements<axis = 1, reduction = "min">(xi, i, ui)
+})");
+}
+
+// DFT (a real signal, onesided; a complex one, inverse, padded by
+// dft_length) and STFT (a Hann-like window, frame step 3) at opset 17: the
+// CPU kernels' direct sums, a thread per bin (Signal.cu).
+TEST(CUDAKernels, DFTAndSTFT) {
+  compareBackends(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,8,1] x, float[2,6,2] c, float[1,20,1] s) => (float[2,5,2] y,
+    float[2,10,2] z, float[1,5,5,2] f)
+    <int64 n = {10}, int64 st = {3},
+     float[8] w = {0, 0.15, 0.5, 0.85, 1, 0.85, 0.5, 0.15}> {
+  y = DFT<onesided = 1>(x)
+  z = DFT<inverse = 1>(c, n)
+  f = STFT<onesided = 1>(s, st, w)
 })");
 }
 

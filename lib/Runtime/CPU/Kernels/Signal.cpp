@@ -2,7 +2,8 @@
 //
 // The signal-processing ops of opset 17 besides DFT: the Hann, Hamming and
 // Blackman windows (periodic or symmetric), STFT (windowed frames, each
-// transformed by the direct DFT sum in double) and MelWeightMatrix (the
+// transformed by the direct DFT sum in double: DFTPoint.h, shared with the
+// CUDA kernel) and MelWeightMatrix (the
 // triangular filter bank, computed as ONNX's reference does, including its
 // integer bin rounding). Sizes come from the output refs; the scalar inputs
 // give the values.
@@ -56,40 +57,23 @@ llvm::Error runWindow(const KernelContext &C) {
 llvm::Error runSTFT(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 1))
     return E;
-  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
-  if (X.Dims.size() != 3 || Y.Dims.size() != 4 || Y.Dims[3] != 2 ||
-      (X.Dims[2] != 1 && X.Dims[2] != 2))
-    return C.badInput("signal must be [batch, length, 1 or 2]");
-  if (!isReal(X.Type) || X.Type != Y.Type)
-    return C.unsupported("STFT of type " + elementTypeName(X.Type));
   if (!hasInput(C, 1))
     return C.badInput("frame_step is required");
-  const int64_t Step = intAt(C.Inputs[1], 0);
-  const TensorRef *Win = hasInput(C, 2) ? &C.Inputs[2] : nullptr;
-  const int64_t Len = Win              ? int64_t(Win->numElements())
-                      : hasInput(C, 3) ? intAt(C.Inputs[3], 0)
-                                       : 0;
-  const int64_t B = X.Dims[0], SigLen = X.Dims[1], Comp = X.Dims[2];
-  const int64_t Frames = Y.Dims[1], Bins = Y.Dims[2];
-  if (Step <= 0 || Len <= 0 ||
-      (Frames > 0 && (Frames - 1) * Step + Len > SigLen))
-    return C.badInput("frames run past the signal");
-  for (int64_t Bi = 0; Bi < B; ++Bi)
-    for (int64_t F = 0; F < Frames; ++F)
-      for (int64_t K = 0; K < Bins; ++K) {
-        double Re = 0, Im = 0;
-        for (int64_t N = 0; N < Len; ++N) {
-          const uint64_t At = uint64_t(((Bi * SigLen) + F * Step + N) * Comp);
-          double W = Win ? numberAt(*Win, uint64_t(N)) : 1.0;
-          double A = numberAt(X, At) * W,
-                 Bv = Comp == 2 ? numberAt(X, At + 1) * W : 0.0;
-          double Ang = -2 * Pi * double(K) * double(N) / double(Len);
-          Re += A * std::cos(Ang) - Bv * std::sin(Ang);
-          Im += A * std::sin(Ang) + Bv * std::cos(Ang);
-        }
-        const uint64_t O = uint64_t(((Bi * Frames + F) * Bins + K) * 2);
-        storeReal(Y, O, Re);
-        storeReal(Y, O + 1, Im);
+  dft::STFTParams S;
+  if (llvm::Error E = stftParams(C, intAt(C.Inputs[1], 0),
+                                 hasInput(C, 3) ? intAt(C.Inputs[3], 0) : 0, S))
+    return E;
+  for (int64_t Bi = 0; Bi < S.B; ++Bi)
+    for (int64_t F = 0; F < S.Frames; ++F)
+      for (int64_t K = 0; K < S.Bins; ++K) {
+        double Re, Im;
+        if (S.Double)
+          dft::stftBin<double>(S, Bi, F, K, Re, Im);
+        else
+          dft::stftBin<float>(S, Bi, F, K, Re, Im);
+        const uint64_t O = uint64_t(((Bi * S.Frames + F) * S.Bins + K) * 2);
+        storeReal(C.Outputs[0], O, Re);
+        storeReal(C.Outputs[0], O + 1, Im);
       }
   return llvm::Error::success();
 }
@@ -145,6 +129,32 @@ void registerSignalKernels(CPUKernelTable &T) {
     addKernel(T, Op, Kernel{&runWindow, nullptr, {}});
   addKernel(T, "STFT", Kernel{&runSTFT, nullptr, floatTypes()});
   addKernel(T, "MelWeightMatrix", Kernel{&runMelWeightMatrix, nullptr, {}});
+}
+
+llvm::Error stftParams(const KernelContext &C, int64_t Step,
+                       int64_t FrameLength, dft::STFTParams &S) {
+  const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
+  if (X.Dims.size() != 3 || Y.Dims.size() != 4 || Y.Dims[3] != 2 ||
+      (X.Dims[2] != 1 && X.Dims[2] != 2))
+    return C.badInput("signal must be [batch, length, 1 or 2]");
+  if (!isReal(X.Type) || X.Type != Y.Type)
+    return C.unsupported("STFT of type " + elementTypeName(X.Type));
+  const TensorRef *Win = hasInput(C, 2) ? &C.Inputs[2] : nullptr;
+  if (Win && Win->Type != X.Type)
+    return C.badInput("the window must be of the signal's type");
+  S = dft::STFTParams();
+  S.Len = Win ? int64_t(Win->numElements()) : FrameLength;
+  S.B = X.Dims[0], S.SigLen = X.Dims[1], S.Comp = X.Dims[2];
+  S.Frames = Y.Dims[1], S.Bins = Y.Dims[2];
+  S.Step = Step;
+  if (S.Step <= 0 || S.Len <= 0 ||
+      (S.Frames > 0 && (S.Frames - 1) * S.Step + S.Len > S.SigLen))
+    return C.badInput("frames run past the signal");
+  S.Double = X.Type == ElementType::Double;
+  S.X = X.Data;
+  S.Win = Win ? Win->Data : nullptr;
+  S.Y = Y.Data;
+  return llvm::Error::success();
 }
 
 } // namespace cpu

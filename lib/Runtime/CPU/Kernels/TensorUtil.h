@@ -11,6 +11,7 @@
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_TENSORUTIL_H
 
 #include "AffineGridPoint.h"
+#include "DFTPoint.h"
 #include "DeformConvPoint.h"
 #include "GridSamplePoint.h"
 #include "LRNPoint.h"
@@ -25,6 +26,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace oomplan {
@@ -420,6 +422,15 @@ llvm::Error tensorScatterShape(const KernelContext &C, ScatterGeometry &G);
 /// the CUDA kernel).
 llvm::Error centerCropCheck(const KernelContext &C,
                             llvm::ArrayRef<int64_t> Shape);
+
+/// DFT's geometry along its axis attribute (Length: dft_length, read by
+/// the caller; none: the axis's length), and STFT's (Step: frame_step;
+/// FrameLength: frame_length, used without a window), checked (DFT.cpp,
+/// Signal.cpp; shared with the CUDA kernel).
+llvm::Error dftParams(const KernelContext &C, std::optional<int64_t> Length,
+                      dft::Params &D);
+llvm::Error stftParams(const KernelContext &C, int64_t Step,
+                       int64_t FrameLength, dft::STFTParams &S);
 
 /// DeformConv's operands and geometry, checked (DeformConv.cpp, shared with
 /// the CUDA kernel).

@@ -14,6 +14,7 @@
 #define OOMPLAN_LIB_RUNTIME_CUDA_KERNELS_NEWEROPSMATH_H
 
 #include "../../CPU/Kernels/AffineGridPoint.h"
+#include "../../CPU/Kernels/DFTPoint.h"
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -111,6 +112,10 @@ int tensorScatter(const ScatterArgs &A, int *BadIndex, cudaStream_t Stream);
 int col2Im(const Col2ImArgs &A, cudaStream_t Stream);
 /// AffineGrid: a thread per grid point (CPU/Kernels/AffineGridPoint.h).
 int affineGrid(const affine::Params &A, cudaStream_t Stream);
+/// DFT and STFT: a thread per output bin (CPU/Kernels/DFTPoint.h;
+/// Signal.cu).
+int dft(const dft::Params &D, cudaStream_t Stream);
+int stft(const dft::STFTParams &S, cudaStream_t Stream);
 
 } // namespace newer
 } // namespace cuda
