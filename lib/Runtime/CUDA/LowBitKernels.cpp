@@ -3,7 +3,8 @@
 // The int4 LLM ops of ONNX Runtime's quantizer and GenAI model builder,
 // which ran as host steps (a wait for the device and a copy of the packed
 // weight each, every layer of every token). The checks are the CPU
-// kernels'; the arithmetic is theirs to the bit (Kernels/LowBitMath.h).
+// kernels' own (cpu::nbitsGeometry, cpu::gbqGeometry); the arithmetic is
+// theirs to the bit (Kernels/LowBitMath.h).
 //
 // MatMulNBits' workspace is a function of A's rows, known when the plan is
 // made (CUDAWorkspaces.h's nbitsWorkspace, which `oomplan --backend=cuda`
@@ -31,87 +32,50 @@ static_assert(GemvRows == int64_t(NBitsGemvRows) &&
                   TileRows == int64_t(NBitsTileRows),
               "the kernels' paths are the planner's formula's");
 
-struct NBitsDims {
-  int64_t K, N, M, Bits, Block;
-};
-
-NBitsDims dimsOf(const Node &Nd, const TensorRef &A) {
-  NBitsDims D;
-  D.K = Nd.getInt("K", 0);
-  D.N = Nd.getInt("N", 0);
-  D.Bits = Nd.getInt("bits", 4);
-  D.Block = Nd.getInt("block_size", 16);
-  D.M = D.K > 0 ? int64_t(A.numElements()) / D.K : 0;
-  return D;
-}
-
-// The tile's bytes: the formula's, without cuBLAS's part.
-uint64_t tileBytes(const NBitsDims &D) {
-  return nbitsWorkspace(uint64_t(D.M), uint64_t(D.N), uint64_t(D.K), 0);
-}
-
 uint64_t nbitsWorkspaceBytes(const Node &Nd, llvm::ArrayRef<TensorRef> In,
                              llvm::ArrayRef<TensorRef>) {
-  if (In.empty())
+  const int64_t K = Nd.getInt("K", 0), N = Nd.getInt("N", 0);
+  if (In.empty() || K <= 0 || N <= 0)
     return 0;
-  const NBitsDims D = dimsOf(Nd, In[0]);
-  return nbitsWorkspace(uint64_t(D.M), uint64_t(D.N), uint64_t(D.K),
-                        blasWorkspaceBytes());
+  return nbitsWorkspace(In[0].numElements() / uint64_t(K), uint64_t(N),
+                        uint64_t(K), blasWorkspaceBytes());
 }
 
 } // namespace
 
 llvm::Error cuda::nbitsArgs(const KernelContext &C, lowbit::NBitsArgs &P) {
-  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Scales = C.Inputs[2];
+  cpu::NBitsGeometry G;
+  if (llvm::Error E = cpu::nbitsGeometry(C, G))
+    return E;
+  const TensorRef &B = C.Inputs[1], &Scales = C.Inputs[2];
   const TensorRef *Zp = cpu::hasInput(C, 3) ? &C.Inputs[3] : nullptr;
   const TensorRef *Bias = cpu::hasInput(C, 5) ? &C.Inputs[5] : nullptr;
-  const TensorRef &Y = C.Outputs[0];
-  if (A.Type != ElementType::Float || Y.Type != ElementType::Float ||
-      Scales.Type != ElementType::Float || (Bias && Bias->Type != A.Type))
-    return C.unsupported("A, scales, bias or Y not float");
+  // What the kernel reads beyond the CPU's: float scales and bias (half
+  // ones arrive widened), a uint8 B, zero points packed or float.
+  if (Scales.Type != ElementType::Float ||
+      (Bias && Bias->Type != ElementType::Float) ||
+      B.Type != ElementType::UInt8 ||
+      (Zp && !G.ZpPacked && Zp->Type != ElementType::Float))
+    return C.unsupported("scales, bias, B or zero_points of a type the "
+                         "kernel does not read");
   if (cpu::hasInput(C, 4))
     return C.unsupported("g_idx");
-  const NBitsDims D = dimsOf(C.N, A);
-  if (D.Bits < 2 || D.Bits > 8 || (D.Bits & (D.Bits - 1)) || D.Block < 16 ||
-      D.K <= 0 || D.N <= 0)
-    return C.badInput("bits, block_size, K or N out of range");
   P = lowbit::NBitsArgs();
-  P.M = D.M;
-  P.N = D.N;
-  P.K = D.K;
-  P.Bits = int(D.Bits);
-  P.Block = D.Block;
-  P.Blocks = (D.K + D.Block - 1) / D.Block;
-  P.Blob = D.Block * D.Bits / 8;
-  P.ZpRowBytes = (P.Blocks * D.Bits + 7) / 8;
-  // The shape rule checked every count; what it could not (symbolic A)
-  // is checked here.
-  if (A.Dims.empty() || A.Dims.back() != D.K ||
-      uint64_t(Y.numElements()) != uint64_t(D.M) * uint64_t(D.N))
-    return C.badInput("A's last dim is not K = " + llvm::Twine(D.K));
-  if (uint64_t(D.N) * uint64_t(P.Blocks) * uint64_t(P.Blob) !=
-          B.numElements() ||
-      uint64_t(D.N * P.Blocks) != Scales.numElements() ||
-      B.Type != ElementType::UInt8)
-    return C.badInput("B or scales do not have the sizes K, N, bits and "
-                      "block_size give");
-  if (Zp) {
-    P.ZpPacked = Zp->Type == ElementType::UInt8;
-    if (!P.ZpPacked && Zp->Type != ElementType::Float)
-      return C.unsupported("zero_points of type " + elementTypeName(Zp->Type));
-    if (Zp->numElements() !=
-        uint64_t(D.N) * uint64_t(P.ZpPacked ? P.ZpRowBytes : P.Blocks))
-      return C.badInput("zero_points do not have the size K, N, bits and "
-                        "block_size give");
-    P.Zp = Zp->Data;
-  }
-  if (Bias && Bias->numElements() != uint64_t(D.N))
-    return C.badInput("the bias does not have N values");
-  P.A = A.data<const float>();
+  P.M = G.M;
+  P.N = G.N;
+  P.K = G.K;
+  P.Bits = int(G.Bits);
+  P.Block = G.Block;
+  P.Blocks = G.Blocks;
+  P.Blob = G.Blob;
+  P.ZpRowBytes = G.ZpRowBytes;
+  P.ZpPacked = G.ZpPacked;
+  P.Zp = Zp ? Zp->Data : nullptr;
+  P.A = C.Inputs[0].data<const float>();
   P.B = B.data<const uint8_t>();
   P.Scales = Scales.data<const float>();
   P.Bias = Bias ? Bias->data<const float>() : nullptr;
-  P.Y = Y.data<float>();
+  P.Y = C.Outputs[0].data<float>();
   return llvm::Error::success();
 }
 
@@ -124,8 +88,8 @@ llvm::Error runMatMulNBits(const KernelContext &C) {
   cudaStream_t S = context().Compute;
   if (P.M <= GemvRows)
     return launched(C, lowbit::nbitsGemv(P, S), "MatMulNBits GEMV kernel");
-  const NBitsDims D = dimsOf(C.N, C.Inputs[0]);
-  const uint64_t Tile = tileBytes(D);
+  const uint64_t Tile =
+      nbitsWorkspace(uint64_t(P.M), uint64_t(P.N), uint64_t(P.K), 0);
   if (C.WorkspaceBytes < Tile + blasWorkspaceBytes())
     return C.badInput("the plan gave too little workspace");
   if (P.M > INT32_MAX || P.K > INT32_MAX || P.N > INT32_MAX)
@@ -159,15 +123,16 @@ llvm::Error runMatMulNBits(const KernelContext &C) {
 
 llvm::Error cuda::gbqArgs(const KernelContext &C, lowbit::GBQArgs &A,
                           int &ScaleType) {
+  cpu::GBQGeometry G;
+  if (llvm::Error E = cpu::gbqGeometry(C, G))
+    return E;
   const TensorRef &Data = C.Inputs[0], &Idx = C.Inputs[1],
                   &Scales = C.Inputs[2], &Y = C.Outputs[0];
   const TensorRef *Zp = cpu::hasInput(C, 3) ? &C.Inputs[3] : nullptr;
-  const int64_t Bits = C.N.getInt("bits", 4),
-                Block = C.N.getInt("block_size", 128);
-  if (Data.Type != ElementType::UInt8 || Data.Dims.size() < 2 ||
-      (Bits != 2 && Bits != 4 && Bits != 8) || Block <= 0 ||
-      (Zp && Zp->Type != ElementType::UInt8))
-    return C.unsupported("data, bits or block_size this kernel does not read");
+  // What the kernel reads beyond the CPU's: packed zero points, int32 or
+  // int64 indices, scales and Y of one float type.
+  if (Zp && Zp->Type != ElementType::UInt8)
+    return C.unsupported("zero_points of type " + elementTypeName(Zp->Type));
   if (Idx.Type != ElementType::Int32 && Idx.Type != ElementType::Int64)
     return C.unsupported("indices of type " + elementTypeName(Idx.Type));
   switch (Scales.Type) {
@@ -186,22 +151,15 @@ llvm::Error cuda::gbqArgs(const KernelContext &C, lowbit::GBQArgs &A,
   if (Y.Type != Scales.Type)
     return C.badInput("the output's type is not the scales'");
   A = lowbit::GBQArgs();
-  A.V = Data.Dims[0];
-  A.P = Data.Dims.back();
-  if (A.V <= 0 || A.P <= 0)
-    return C.badInput("data has an empty axis");
-  A.Bits = int(Bits);
-  A.Block = Block;
-  A.Rows = int64_t(Data.numElements()) / (A.V * A.P);
-  A.Width = A.P * (8 / Bits);
-  A.Blocks = (A.Width + Block - 1) / Block;
-  A.ZpRow = (A.Blocks * Bits + 7) / 8;
+  A.V = G.V;
+  A.P = G.P;
+  A.Bits = int(G.Bits);
+  A.Block = G.Block;
+  A.Rows = G.Rows;
+  A.Width = G.Width;
+  A.Blocks = G.Blocks;
+  A.ZpRow = G.ZpRow;
   A.NIdx = int64_t(Idx.numElements());
-  if (int64_t(Scales.numElements()) != A.V * A.Rows * A.Blocks ||
-      (Zp && int64_t(Zp->numElements()) != A.V * A.Rows * A.ZpRow) ||
-      int64_t(Y.numElements()) != A.NIdx * A.Rows * A.Width)
-    return C.badInput("scales, zero_points or the output do not have the "
-                      "sizes data and block_size give");
   A.Data = Data.data<const uint8_t>();
   A.Idx = Idx.Data;
   A.Idx64 = Idx.Type == ElementType::Int64;

@@ -19,26 +19,42 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
+llvm::Error gbqGeometry(const KernelContext &C, GBQGeometry &G) {
+  const TensorRef &Data = C.Inputs[0], &Idx = C.Inputs[1],
+                  &Scales = C.Inputs[2];
+  const TensorRef *Zp = hasInput(C, 3) ? &C.Inputs[3] : nullptr;
+  G = GBQGeometry();
+  G.Bits = C.N.getInt("bits", 4);
+  G.Block = C.N.getInt("block_size", 128);
+  if (Data.Type != ElementType::UInt8 || Data.Dims.size() < 2 ||
+      (G.Bits != 2 && G.Bits != 4 && G.Bits != 8) || G.Block <= 0)
+    return C.unsupported("data, bits or block_size this kernel does not read");
+  G.V = Data.Dims[0];
+  G.P = Data.Dims.back();
+  if (G.V <= 0 || G.P <= 0)
+    return C.badInput("data has an empty axis");
+  G.Rows = int64_t(Data.numElements()) / (G.V * G.P);
+  G.Width = G.P * (8 / G.Bits);
+  G.Blocks = (G.Width + G.Block - 1) / G.Block;
+  G.ZpRow = (G.Blocks * G.Bits + 7) / 8;
+  if (int64_t(Scales.numElements()) != G.V * G.Rows * G.Blocks ||
+      (Zp && int64_t(Zp->numElements()) != G.V * G.Rows * G.ZpRow) ||
+      int64_t(C.Outputs[0].numElements()) !=
+          int64_t(Idx.numElements()) * G.Rows * G.Width)
+    return C.badInput("scales, zero_points or the output do not have the "
+                      "sizes data and block_size give");
+  return llvm::Error::success();
+}
+
 namespace {
 
 template <typename T>
-llvm::Error gatherRows(const KernelContext &C, int64_t Bits, int64_t Block) {
+llvm::Error gatherRows(const KernelContext &C, const GBQGeometry &G) {
   const TensorRef &Data = C.Inputs[0], &Idx = C.Inputs[1],
                   &Scales = C.Inputs[2];
-  const TensorRef *Zp =
-      C.Inputs.size() > 3 && C.Inputs[3].present() ? &C.Inputs[3] : nullptr;
-  const int64_t V = Data.Dims[0], P = Data.Dims.back();
-  if (V <= 0 || P <= 0)
-    return C.badInput("data has an empty axis");
-  const int64_t Rows = int64_t(Data.numElements()) / (V * P);
-  const int64_t Width = P * (8 / Bits), Blocks = (Width + Block - 1) / Block;
-  const int64_t ZpRow = (Blocks * Bits + 7) / 8;
-  if (int64_t(Scales.numElements()) != V * Rows * Blocks ||
-      (Zp && int64_t(Zp->numElements()) != V * Rows * ZpRow) ||
-      int64_t(C.Outputs[0].numElements()) !=
-          int64_t(Idx.numElements()) * Rows * Width)
-    return C.badInput("scales, zero_points or the output do not have the "
-                      "sizes data and block_size give");
+  const TensorRef *Zp = hasInput(C, 3) ? &C.Inputs[3] : nullptr;
+  const int64_t Bits = G.Bits, Block = G.Block, V = G.V, P = G.P, Rows = G.Rows,
+                Width = G.Width, Blocks = G.Blocks, ZpRow = G.ZpRow;
   const uint8_t *Q = Data.data<const uint8_t>();
   const T *S = Scales.data<const T>();
   T *Y = C.Outputs[0].data<T>();
@@ -70,18 +86,16 @@ llvm::Error gatherRows(const KernelContext &C, int64_t Bits, int64_t Block) {
 }
 
 llvm::Error runGatherBlockQuantized(const KernelContext &C) {
-  const int64_t Bits = C.N.getInt("bits", 4),
-                Block = C.N.getInt("block_size", 128);
-  if (C.Inputs[0].Type != ElementType::UInt8 || C.Inputs[0].Dims.size() < 2 ||
-      (Bits != 2 && Bits != 4 && Bits != 8) || Block <= 0)
-    return C.unsupported("data, bits or block_size this kernel does not read");
+  GBQGeometry G;
+  if (llvm::Error E = gbqGeometry(C, G))
+    return E;
   switch (C.Inputs[2].Type) {
   case ElementType::Float:
-    return gatherRows<float>(C, Bits, Block);
+    return gatherRows<float>(C, G);
   case ElementType::Float16:
-    return gatherRows<Half>(C, Bits, Block);
+    return gatherRows<Half>(C, G);
   case ElementType::BFloat16:
-    return gatherRows<BFloat16>(C, Bits, Block);
+    return gatherRows<BFloat16>(C, G);
   default:
     return C.unsupported("scales of type " + elementTypeName(C.Inputs[2].Type));
   }

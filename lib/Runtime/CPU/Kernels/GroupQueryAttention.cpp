@@ -27,22 +27,15 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
-namespace {
-
-struct GQAShape {
-  int64_t B, S, Hq, Hkv, D, Past, Present, Rot;
-  bool Packed;
-};
-
 /// Whether ref I is given: by its type, since a workspace query's refs
 /// carry no data.
-bool given(llvm::ArrayRef<TensorRef> Refs, size_t I) {
+static bool given(llvm::ArrayRef<TensorRef> Refs, size_t I) {
   return I < Refs.size() && Refs[I].Type != ElementType::Undefined;
 }
 
-GQAShape shapeOf(const Node &N, llvm::ArrayRef<TensorRef> In,
-                 llvm::ArrayRef<TensorRef> Out) {
-  GQAShape G{};
+GQAGeometry gqaDims(const Node &N, llvm::ArrayRef<TensorRef> In,
+                    llvm::ArrayRef<TensorRef> Out) {
+  GQAGeometry G;
   G.Hq = N.getInt("num_heads", 1);
   G.Hkv = N.getInt("kv_num_heads", 1);
   G.Packed = !given(In, 1);
@@ -50,22 +43,25 @@ GQAShape shapeOf(const Node &N, llvm::ArrayRef<TensorRef> In,
   G.B = Q.Dims.size() == 3 ? Q.Dims[0] : 0;
   G.S = Q.Dims.size() == 3 ? Q.Dims[1] : 0;
   const int64_t Hidden = Q.Dims.size() == 3 ? Q.Dims[2] : 0;
-  G.D = Hidden / (G.Packed ? G.Hq + 2 * G.Hkv : G.Hq);
+  const int64_t Heads = G.Packed ? G.Hq + 2 * G.Hkv : G.Hq;
+  G.D = Heads > 0 ? Hidden / Heads : 0;
   G.Past = given(In, 3) && In[3].Dims.size() == 4 ? In[3].Dims[2] : 0;
   G.Present = Out.size() > 1 && Out[1].Dims.size() == 4 ? Out[1].Dims[2] : 0;
   G.Rot = given(In, 7) && In[7].Dims.size() == 2 ? 2 * In[7].Dims[1] : 0;
   return G;
 }
 
+namespace {
+
 uint64_t gqaWorkspace(const Node &N, llvm::ArrayRef<TensorRef> In,
                       llvm::ArrayRef<TensorRef> Out) {
-  GQAShape G = shapeOf(N, In, Out);
+  GQAGeometry G = gqaDims(N, In, Out);
   return uint64_t(G.Hq) * uint64_t(G.D + G.Present) * sizeof(float);
 }
 
 template <typename T> struct GQARun {
   const KernelContext &C;
-  GQAShape G;
+  GQAGeometry G;
   bool FirstPrompt, Rotary, Interleaved, Smooth;
   int64_t Window;
   float Scale, Softcap;
@@ -237,15 +233,20 @@ template <typename T> struct GQARun {
   }
 };
 
-llvm::Error runGQA(const KernelContext &C) {
+} // namespace
+
+llvm::Error gqaGeometry(const KernelContext &C, GQAGeometry &G) {
   if (C.Outputs.size() < 3 || !C.Outputs[1].present() ||
       !C.Outputs[2].present())
     return C.unsupported("present_key and present_value must be outputs");
-  GQAShape G = shapeOf(C.N, C.Inputs, C.Outputs);
-  if (C.WorkspaceBytes < gqaWorkspace(C.N, C.Inputs, C.Outputs))
-    return C.badInput("the plan gave too little workspace");
+  if (C.Inputs.size() < 7 || !C.Inputs[0].present() || !C.Inputs[5].present() ||
+      !C.Inputs[6].present())
+    return C.badInput("needs query, seqlens_k and total_sequence_length");
+  G = gqaDims(C.N, C.Inputs, C.Outputs);
+  if (G.Hq <= 0 || G.Hkv <= 0 || G.Hq % G.Hkv != 0)
+    return C.badInput("num_heads must be a multiple of kv_num_heads");
   // The shape rule checked what it could; symbolic dims are checked here,
-  // so that no index below leaves its tensor.
+  // so that no index leaves its tensor.
   auto Count = [&](const TensorRef &R) { return int64_t(R.numElements()); };
   const int64_t Tokens = G.B * G.S;
   if (G.D <= 0 || G.Rot > G.D ||
@@ -267,6 +268,25 @@ llvm::Error runGQA(const KernelContext &C) {
   for (size_t I : {1, 2, 3, 4, 7, 8})
     if (I < C.Inputs.size() && C.Inputs[I].present() && C.Inputs[I].Type != T)
       return C.unsupported("inputs of mixed types");
+  if (C.N.getInt("do_rotary", 0) != 0 &&
+      (C.Inputs.size() < 9 || !C.Inputs[7].present() ||
+       !C.Inputs[8].present() || G.Rot <= 0 ||
+       C.Inputs[8].numElements() != C.Inputs[7].numElements()))
+    return C.badInput("do_rotary needs cos_cache and sin_cache of one shape, "
+                      "[positions, at most head_size / 2]");
+  return llvm::Error::success();
+}
+
+namespace {
+
+llvm::Error runGQA(const KernelContext &C) {
+  GQAGeometry G;
+  if (llvm::Error E = gqaGeometry(C, G))
+    return E;
+  if (C.WorkspaceBytes < gqaWorkspace(C.N, C.Inputs, C.Outputs))
+    return C.badInput("the plan gave too little workspace");
+  const TensorRef &Seq = C.Inputs[5], &Total = C.Inputs[6];
+  const ElementType T = C.Inputs[0].Type;
   const int64_t TotalLen = intAt(Total, 0);
   const bool Subsequent = G.S > 1 && G.S != TotalLen;
   if (Subsequent && G.B != 1)
@@ -275,11 +295,6 @@ llvm::Error runGQA(const KernelContext &C) {
   if (!Subsequent && !First && G.S != 1)
     return C.badInput("sequence length must be 1 after the first prompt");
   const bool Rotary = C.N.getInt("do_rotary", 0) != 0;
-  if (Rotary && (C.Inputs.size() < 9 || !C.Inputs[7].present() ||
-                 !C.Inputs[8].present() || G.Rot <= 0 ||
-                 C.Inputs[8].numElements() != C.Inputs[7].numElements()))
-    return C.badInput("do_rotary needs cos_cache and sin_cache of one shape, "
-                      "[positions, at most head_size / 2]");
   auto Run = [&](auto Tag) -> llvm::Error {
     using E = typename decltype(Tag)::type;
     GQARun<E> R{C,

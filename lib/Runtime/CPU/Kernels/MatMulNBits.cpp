@@ -25,12 +25,8 @@ namespace {
 /// Rows of W dequantized at once.
 constexpr int64_t TileRows = 128;
 
-struct NBitsShape {
-  int64_t K, N, Bits, Block, Blocks, Blob, ZpRowBytes;
-};
-
-NBitsShape shapeOf(const Node &Nd) {
-  NBitsShape S;
+NBitsGeometry shapeOf(const Node &Nd) {
+  NBitsGeometry S;
   S.K = Nd.getInt("K", 0);
   S.N = Nd.getInt("N", 0);
   S.Bits = Nd.getInt("bits", 4);
@@ -43,9 +39,44 @@ NBitsShape shapeOf(const Node &Nd) {
 
 uint64_t nbitsWorkspace(const Node &Nd, llvm::ArrayRef<TensorRef>,
                         llvm::ArrayRef<TensorRef>) {
-  NBitsShape S = shapeOf(Nd);
+  NBitsGeometry S = shapeOf(Nd);
   return uint64_t(std::min(S.N, TileRows)) * uint64_t(S.K) * sizeof(float);
 }
+
+} // namespace
+
+llvm::Error nbitsGeometry(const KernelContext &C, NBitsGeometry &S) {
+  S = shapeOf(C.N);
+  const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Scales = C.Inputs[2];
+  const TensorRef *Zp = hasInput(C, 3) ? &C.Inputs[3] : nullptr;
+  const TensorRef *Bias = hasInput(C, 5) ? &C.Inputs[5] : nullptr;
+  const TensorRef &Y = C.Outputs[0];
+  if (A.Type != ElementType::Float || Y.Type != ElementType::Float)
+    return C.unsupported("A of type " + elementTypeName(A.Type));
+  // The shape rule checked every count; what it could not (symbolic A)
+  // is checked here.
+  if (S.K <= 0 || S.N <= 0 || S.Block <= 0 || A.Dims.empty() ||
+      A.Dims.back() != S.K)
+    return C.badInput("A's last dim is not K = " + llvm::Twine(S.K));
+  S.M = int64_t(A.numElements()) / S.K;
+  if (uint64_t(Y.numElements()) != uint64_t(S.M) * uint64_t(S.N))
+    return C.badInput("Y does not have M x N values");
+  if (uint64_t(S.N) * uint64_t(S.Blocks) * uint64_t(S.Blob) !=
+          B.numElements() ||
+      uint64_t(S.N * S.Blocks) != Scales.numElements())
+    return C.badInput("B or scales do not have the sizes K, N, bits and "
+                      "block_size give");
+  S.ZpPacked = Zp && Zp->Type == ElementType::UInt8;
+  if (Zp && Zp->numElements() !=
+                uint64_t(S.N) * uint64_t(S.ZpPacked ? S.ZpRowBytes : S.Blocks))
+    return C.badInput("zero_points do not have the size K, N, bits and "
+                      "block_size give");
+  if (Bias && Bias->numElements() != uint64_t(S.N))
+    return C.badInput("the bias does not have N values");
+  return llvm::Error::success();
+}
+
+namespace {
 
 /// Value I of a packed array of Bits-bit values, low bits first.
 inline unsigned packedAt(const uint8_t *P, int64_t I, int64_t Bits) {
@@ -54,35 +85,18 @@ inline unsigned packedAt(const uint8_t *P, int64_t I, int64_t Bits) {
 }
 
 llvm::Error runMatMulNBits(const KernelContext &C) {
-  const NBitsShape S = shapeOf(C.N);
+  NBitsGeometry S;
+  if (llvm::Error E = nbitsGeometry(C, S))
+    return E;
   const TensorRef &A = C.Inputs[0], &B = C.Inputs[1], &Scales = C.Inputs[2];
-  const TensorRef *Zp =
-      C.Inputs.size() > 3 && C.Inputs[3].present() ? &C.Inputs[3] : nullptr;
-  const TensorRef *Bias =
-      C.Inputs.size() > 5 && C.Inputs[5].present() ? &C.Inputs[5] : nullptr;
+  const TensorRef *Zp = hasInput(C, 3) ? &C.Inputs[3] : nullptr;
+  const TensorRef *Bias = hasInput(C, 5) ? &C.Inputs[5] : nullptr;
   const TensorRef &Y = C.Outputs[0];
-  if (A.Type != ElementType::Float || Y.Type != ElementType::Float)
-    return C.unsupported("A of type " + elementTypeName(A.Type));
-  // The shape rule checked every count; what it could not (symbolic A)
-  // is checked here.
-  if (A.Dims.empty() || A.Dims.back() != S.K)
-    return C.badInput("A's last dim is not K = " + llvm::Twine(S.K));
-  if (uint64_t(S.N) * uint64_t(S.Blocks) * uint64_t(S.Blob) !=
-          B.numElements() ||
-      uint64_t(S.N * S.Blocks) != Scales.numElements())
-    return C.badInput("B or scales do not have the sizes K, N, bits and "
-                      "block_size give");
-  const bool Packed = Zp && Zp->Type == ElementType::UInt8;
-  if (Zp && Zp->numElements() !=
-                uint64_t(S.N) * uint64_t(Packed ? S.ZpRowBytes : S.Blocks))
-    return C.badInput("zero_points do not have the size K, N, bits and "
-                      "block_size give");
-  if (Bias && Bias->numElements() != uint64_t(S.N))
-    return C.badInput("the bias does not have N values");
+  const bool Packed = S.ZpPacked;
   if (C.WorkspaceBytes < nbitsWorkspace(C.N, C.Inputs, C.Outputs))
     return C.badInput("the plan gave too little workspace");
   const double DefaultZp = double(1u << (S.Bits - 1));
-  const int64_t M = int64_t(A.numElements()) / S.K;
+  const int64_t M = S.M;
   const uint8_t *Q = B.data<const uint8_t>();
   const float *AData = A.data<const float>();
   float *YData = Y.data<float>(), *W = static_cast<float *>(C.Workspace);

@@ -432,6 +432,42 @@ llvm::Error dftParams(const KernelContext &C, std::optional<int64_t> Length,
 llvm::Error stftParams(const KernelContext &C, int64_t Step,
                        int64_t FrameLength, dft::STFTParams &S);
 
+/// MatMulNBits' geometry: A [M, K] (any leading dims), W [N, K] as Blocks
+/// blocks of Block values of Bits bits a row (Blob bytes each), zero points
+/// packed (ZpRowBytes a row) or typed; the operands' sizes checked against
+/// it (MatMulNBits.cpp, shared with the CUDA kernel).
+struct NBitsGeometry {
+  int64_t K = 0, N = 0, M = 0, Bits = 4, Block = 0, Blocks = 0, Blob = 0,
+          ZpRowBytes = 0;
+  bool ZpPacked = false;
+};
+llvm::Error nbitsGeometry(const KernelContext &C, NBitsGeometry &S);
+
+/// GatherBlockQuantized's geometry: data [V, Rows..., P bytes] of Width =
+/// P * 8 / Bits values a row in Blocks blocks of Block, ZpRow bytes of
+/// packed zero points a row; the operands' sizes checked against it
+/// (GatherBlockQuantized.cpp, shared with the CUDA kernel).
+struct GBQGeometry {
+  int64_t V = 0, P = 0, Rows = 0, Width = 0, Blocks = 0, ZpRow = 0, Bits = 4,
+          Block = 0;
+};
+llvm::Error gbqGeometry(const KernelContext &C, GBQGeometry &G);
+
+/// GroupQueryAttention's dims: query [B, S, Hq * D] (Packed: [B, S, (Hq +
+/// 2 Hkv) * D]), past caches [B, Hkv, Past, D], present [B, Hkv, Present,
+/// D], rotary caches [positions, Rot / 2]; every operand checked against
+/// them, what the data decides left to the run (GroupQueryAttention.cpp,
+/// shared with the CUDA kernel).
+struct GQAGeometry {
+  int64_t B = 0, S = 0, Hq = 0, Hkv = 0, D = 0, Past = 0, Present = 0, Rot = 0;
+  bool Packed = false;
+};
+llvm::Error gqaGeometry(const KernelContext &C, GQAGeometry &G);
+/// The dims alone, from refs that may carry no data (a workspace query or
+/// a refusal; absent inputs by an Undefined type).
+GQAGeometry gqaDims(const Node &N, llvm::ArrayRef<TensorRef> In,
+                    llvm::ArrayRef<TensorRef> Out);
+
 /// DeformConv's operands and geometry, checked (DeformConv.cpp, shared with
 /// the CUDA kernel).
 llvm::Error deformParams(const KernelContext &C, deform::Params &P);
