@@ -72,6 +72,13 @@ have_time() { # step name
   fi
 }
 elapsed() { say "(at $((SECONDS - start)) s)"; }
+# GPU_CHECK_SECTIONS="1 2 3": run only those (0 always runs; 4 reads 2's
+# runs). A lease is 15 minutes: a second run takes what the first left.
+want() {
+  [ -z "${GPU_CHECK_SECTIONS:-}" ] && return 0
+  case " $GPU_CHECK_SECTIONS " in *" $1 "*) return 0 ;; esac
+  return 1
+}
 status=0
 fail() { say "**FAILED**: $*"; status=1; }
 
@@ -133,11 +140,13 @@ say '```'
 
 elapsed
 say ""
+if want 1; then
 say "## 1. CUDA kernels against the CPU backend"
 timeout "$(left 120)" "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/kernels.txt" 2>&1 || fail "RuntimeCUDATests"
 say '```'
 tail -n 15 "$work/kernels.txt" | tee -a "$res"
 say '```'
+fi
 
 # One model at one size: CPU and CUDA runs on the same seeded weights and
 # inputs, compared; the CUDA run's JSON and oomplan's predicted step time.
@@ -233,6 +242,7 @@ PY
 }
 
 elapsed
+if want 2; then
 say ""
 say "## 2. Four models at two sizes: CUDA against the CPU executor"
 say ""
@@ -246,8 +256,10 @@ model_case bert_like $B8
 model_case bert_like $B32
 model_case gpt_like $G8
 model_case gpt_like $G2
+fi
 
 elapsed
+if want 3; then
 say ""
 say "## 3. A fitted plan: gpt_like $FIT, budget 60% of the unfitted need"
 need=""
@@ -295,8 +307,10 @@ PY
 elif [ $((DEADLINE - (SECONDS - start))) -ge 20 ]; then
   fail "the unfitted gpt_like $FIT run"
 fi
+fi
 
 elapsed
+if want 4; then
 say ""
 say "## 4. Latency against PyTorch eager (FP32, TF32 off, inputs and outputs through host memory)"
 say ""
@@ -396,7 +410,8 @@ except Exception as e:
     print(f"| {tag} | ? | not measured ({e}) | | |")
 PY
 done
-if [ -f "$B/unseen/list.txt" ] && have_time "the unseen exports"; then
+fi
+if want 5 && [ -f "$B/unseen/list.txt" ] && have_time "the unseen exports"; then
 say ""
 say "## 5. Exports oomplan was not developed on, on CUDA"
 say ""
@@ -452,6 +467,7 @@ done <"$B/unseen/list.txt"
 elapsed
 fi
 
+if want 5b; then
 say ""
 say "## 5b. float16 and bfloat16 models: CUDA against the CPU executor"
 say ""
@@ -471,7 +487,9 @@ if [ -d "$B/half" ]; then
 else
   say "(skipped: the bundle has no .gpu/half)"
 fi
+fi
 
+if want 5c; then
 say ""
 say "## 5c. Quantized models: CUDA against the CPU executor"
 say ""
@@ -491,8 +509,9 @@ if [ -d "$B/quant" ]; then
 else
   say "(skipped: the bundle has no .gpu/quant)"
 fi
+fi
 
-if [ -d "$B/fnops" ] && have_time "the function-op models"; then
+if want 5d && [ -d "$B/fnops" ] && have_time "the function-op models"; then
 say ""
 say "## 5d. Opset 23 to 25 function ops and ONNX Runtime's contrib ops: CUDA against the CPU executor"
 say ""
@@ -523,7 +542,7 @@ done
 say "$fn_pass of $fn_all function-op models: CUDA outputs within the bound of the CPU executor's"
 fi
 
-if [ -d "$B/llm" ]; then
+if want 5e && [ -d "$B/llm" ]; then
 say ""
 say "## 5e. An int4 LLM as ONNX Runtime's GenAI builder writes it: CUDA against the CPU executor"
 say ""
@@ -545,7 +564,7 @@ fi
 
 elapsed
 
-if have_time "the ONNX node tests"; then
+if want 6 && have_time "the ONNX node tests"; then
 say ""
 say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
 # Its own deadline, 15 s inside the timeout: the results so far are
@@ -562,7 +581,7 @@ fi
 # bounds and misaligned accesses, then shared-memory races), which name the
 # kernel and the thread where a bug is. Slow, so last.
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-if [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
+if want 7 && [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
   for tool in memcheck racecheck; do
     have_time "compute-sanitizer --tool $tool" || break
     say ""
