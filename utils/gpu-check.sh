@@ -73,7 +73,8 @@ have_time() { # step name
 }
 elapsed() { say "(at $((SECONDS - start)) s)"; }
 # GPU_CHECK_SECTIONS="1 2 3": run only those (0 always runs; 4 reads 2's
-# runs). A lease is 15 minutes: a second run takes what the first left.
+# runs; the others: 5 5b 5c 5d 5e 5f 5g 6 7). A lease is 15 minutes: a
+# second run takes what the first left.
 want() {
   [ -z "${GPU_CHECK_SECTIONS:-}" ] && return 0
   case " $GPU_CHECK_SECTIONS " in *" $1 "*) return 0 ;; esac
@@ -374,12 +375,13 @@ except Exception:
     print(f"| bert_like{label} | {w*1e3:.2f} ms | ? | PyTorch not measured |")
 PY
 }
-# The fused attention kernel is simple rather than fast (docs/cuda.md): the
-# same run unfused (cuBLAS batched products and the softmax kernel) says
-# whether --fuse=auto should keep attention on CUDA; the tiled kernel
-# (OOMPLAN_CUDA_ATTENTION=tiles) is not the default until measured.
+# The fused attention kernels are simple rather than fast (docs/cuda.md):
+# the same run unfused (cuBLAS batched products and the softmax kernel)
+# says whether --fuse=auto should keep attention on CUDA, and the row
+# kernel (OOMPLAN_CUDA_ATTENTION=rows) whether the tiled one, the default
+# since the first GPU run, still is the faster.
 bert_variant " --fuse=none" unfused no "" --fuse=none
-bert_variant ", tiled attention" tiles yes OOMPLAN_CUDA_ATTENTION=tiles
+bert_variant ", row attention kernel" rows yes OOMPLAN_CUDA_ATTENTION=rows
 
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
@@ -563,6 +565,62 @@ done
 fi
 
 elapsed
+
+# Single-kernel models (utils/calibration): what one product, convolution,
+# elementwise pass or kernel launch takes on this device against the H200
+# profile's roofline, independent of the test models (whose step times
+# check the profile; these set it: docs/fitting.md).
+if want 5f && have_time "the calibration kernels"; then
+say ""
+say "## 5f. Single-kernel models: the H200 profile's efficiencies"
+say ""
+say "| model | steps on the device (median of 20 warm runs) | predicted (H200 profile) | measured / predicted |"
+say "|---|---|---|---|"
+for m in utils/calibration/*.onnxtxt; do
+  have_time "calibration $m" || break
+  c=$(basename "$m" .onnxtxt)
+  timeout "$(left 60)" "$RUN" "$m" --backend=$BACKEND --repeat 20 --json >"$work/cal-$c.json" 2>"$work/cal-$c.err"
+  timeout "$(left 30)" "$PLAN" "$m" --device H200 --backend=cuda --emit=json \
+    -o "$work/cal-$c-plan.json" 2>/dev/null
+  $PY - "$c" "$work/cal-$c.json" "$work/cal-$c-plan.json" <<'PY2' | tee -a "$res"
+import json, sys
+c = sys.argv[1]
+try:
+    r = json.load(open(sys.argv[2]))["seconds"]
+    got = r.get("steps_warm_median", r.get("steps"))
+    pred = sum(s.get("seconds", 0) for s in json.load(open(sys.argv[3]))["schedule"])
+    print(f"| {c} | {got*1e6:.1f} us | {pred*1e6:.1f} us | {got/pred:.2f}x |")
+except Exception as e:
+    print(f"| {c} | not measured ({e}) | | |")
+PY2
+done
+fi
+
+# Where a model's step time goes, per op type (--profile: timing events
+# around each step, so each step pays an event pair; mean of 5 warm runs).
+if want 5g; then
+say ""
+say "## 5g. Per-op-type step times of the int4 LLM's decode step and gpt_like"
+say ""
+say "| case | op type | measured (--profile) |"
+say "|---|---|---|"
+for c in "$B/llm/llm.onnx --batch 1 --dim sequence_length=1,total_sequence_length=1024,past_sequence_length=1023 --input input_ids=$B/llm/dec/input_0.pb --input attention_mask=$B/llm/dec/input_1.pb" \
+         "test/models/gpt_like.onnx $G2"; do
+  have_time "the profile of $c" || break
+  # shellcheck disable=SC2086
+  timeout "$(left 60)" "$RUN" $c --random-weights --backend=$BACKEND --repeat 5 --profile --json \
+    >"$work/prof9.json" 2>/dev/null
+  $PY - "$(basename "${c%% *}")" "$work/prof9.json" <<'PY2' | tee -a "$res"
+import json, sys
+try:
+    got = json.load(open(sys.argv[2]))["op_seconds"]
+    for op, sec in sorted(got.items(), key=lambda t: -t[1])[:8]:
+        print(f"| {sys.argv[1]} | {op} | {sec*1e3:.3f} ms |")
+except Exception as e:
+    print(f"| {sys.argv[1]} | ? | not measured ({e}) |")
+PY2
+done
+fi
 
 if want 6 && have_time "the ONNX node tests"; then
 say ""

@@ -14,6 +14,7 @@
 // sums in double).
 //
 //===----------------------------------------------------------------------===//
+#include "../../../lib/Runtime/CUDA/CUDAContext.h"
 #include "../../../lib/Runtime/CUDA/CUDAKernels.h"
 #include "NodeCall.h"
 #include "oomplan/Runtime/CUDA.h"
@@ -145,7 +146,8 @@ TEST(LowBitThreads, MatMulNBitsIsTheCPUs) {
 
 // MatMulNBits' CUDA workspace is what its path needs, from A's rows when
 // the plan is made: none up to GemvRows rows, else one tile of TileRows
-// rows of W (or all N, when fewer) in float, 256-aligned, plus cuBLAS's.
+// rows of W (or all N, when fewer) in float, 256-aligned, plus cuBLAS's
+// (the device's size once a test has made a CUDA context, else the most).
 TEST(LowBitThreads, MatMulNBitsWorkspaceFollowsTheRows) {
   const std::optional<Kernel> &K =
       cudaKernelTable().get(ops::opCode(*ops::lookupOp("MatMulNBits")));
@@ -159,11 +161,12 @@ TEST(LowBitThreads, MatMulNBitsWorkspaceFollowsTheRows) {
   In[0].Dims = {1, 8, 4096};
   EXPECT_EQ(K->Workspace(N, In, Out), 0u);
   In[0].Dims = {1, 9, 4096};
-  EXPECT_EQ(K->Workspace(N, In, Out), 1024u * 4096 * 4 + blasWorkspaceFor(0));
+  EXPECT_EQ(K->Workspace(N, In, Out),
+            1024u * 4096 * 4 + cuda::blasWorkspaceBytes());
   N.Attrs[1] = intAttr("N", 33); // 33 * 4096 * 4 bytes is 256-aligned
   N.Attrs[0] = intAttr("K", 3);  // 33 * 3 * 4 = 396 bytes: 512
   In[0].Dims = {20, 3};
-  EXPECT_EQ(K->Workspace(N, In, Out), 512u + blasWorkspaceFor(0));
+  EXPECT_EQ(K->Workspace(N, In, Out), 512u + cuda::blasWorkspaceBytes());
 }
 
 // GatherBlockQuantized's threads give the CPU's bytes: 2, 4 and 8 bits,
