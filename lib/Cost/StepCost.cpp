@@ -9,7 +9,8 @@
 // 16-bit tensor-core product), else its node's output type. Products in
 // fp32 run at the TF32 peak when CostOptions::TF32 is set; an optimizer step
 // (no node) stays fp32, as its update runs on the fp32 master weights.
-// The peaks are scaled by the device's measured efficiencies, and a kernel
+// The peaks are scaled by the device's measured efficiencies (the FP32
+// units' own for a step at the FP32 peak), and a kernel
 // step takes at least the device's kernel floor (DeviceProfile.h); shape
 // arithmetic that a GPU runtime computes on the host (HostShapeSteps.cpp)
 // takes no time.
@@ -113,7 +114,10 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   }
   double Peak =
       St.Node != NoId ? peakAt(St.Node, stepType(S, St)) : Device.PeakFP32;
-  Peak *= Device.ComputeEfficiency;
+  // A step at the FP32 rate runs on the FP32 units, whose measured
+  // efficiency is its own (a device without tensor cores has only these).
+  Peak *= Peak == Device.PeakFP32 ? Device.FP32Efficiency
+                                  : Device.ComputeEfficiency;
   double Bandwidth = Device.MemBandwidth * Device.MemoryEfficiency;
   double Compute = Peak > 0 ? Flops / Peak : 0;
   double Memory = Bandwidth > 0 ? bytesMoved(S, St) / Bandwidth : 0;

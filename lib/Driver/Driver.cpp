@@ -175,6 +175,12 @@ Error driver::resolveOptions(Session &S) {
   if (!Dev)
     return Dev.takeError();
   S.Device = *Dev;
+  // A named device whose overhead was measured brings it as the default
+  // (issue 13: the CUDA context and library handles); --overhead 0 opts out.
+  if (!R.Overhead && R.Device && S.Device.OverheadBytes) {
+    S.Overhead = S.Device.OverheadBytes;
+    S.OverheadFromDevice = true;
+  }
   if (R.Budget) {
     auto B = parseByteSize(*R.Budget);
     if (!B)

@@ -224,6 +224,10 @@ void driver::printSettings(Session &S) {
          << " bytes)";
     if (S.BudgetFromDevice)
       S.OS << ", the budget (no --budget given)";
+    if (S.OverheadFromDevice)
+      S.OS << "; overhead " << formatBytes(S.Overhead) << " (" << S.Overhead
+           << " bytes: its CUDA context and library handles as measured; "
+              "--overhead 0 for none)";
     S.OS << '\n';
   }
   if (!S.training())

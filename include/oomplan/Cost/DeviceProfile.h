@@ -46,6 +46,17 @@ struct DeviceProfile {
   double ComputeEfficiency = 1;
   double MemoryEfficiency = 1;
   double KernelSeconds = 0;
+  /// The fraction of the FP32 peak a step reaches when it computes on the
+  /// FP32 (non-tensor-core) units: fp32 products without TF32, and every
+  /// step of a device whose other peaks are its FP32 one. A measured bf16
+  /// tensor-core product says little about an FP32 one (JSON
+  /// "fp32_efficiency"; compute_efficiency unless given).
+  double FP32Efficiency = 1;
+  /// What a CUDA process takes on this device beyond its allocations: the
+  /// context and the library handles, as measured (docs/gpu-results.md).
+  /// The default --overhead when --device names this profile (JSON
+  /// "overhead_mib"; 0, none assumed, unless measured).
+  uint64_t OverheadBytes = 0;
 };
 
 /// The built-in profiles, in a fixed order.

@@ -85,6 +85,8 @@ struct Session {
   /// Resolved from the request before planning.
   std::optional<uint64_t> Budget; ///< --budget, else the --device's memory.
   bool BudgetFromDevice = false;
+  /// Overhead is the device profile's measured one (no --overhead given).
+  bool OverheadFromDevice = false;
   uint64_t Overhead = 0;
   DeviceProfile Device; ///< --device (H100-SXM when not given).
   TrainingOptions Train;

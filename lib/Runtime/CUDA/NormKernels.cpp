@@ -102,11 +102,24 @@ llvm::Error runLayerNorm(const KernelContext &C) {
                   "LayerNormalization kernel");
 }
 
+// Training mode (opset 14's attribute, or the running statistics asked
+// for as outputs) runs as a host step on the CPU kernel: the CUDA kernel
+// is inference only (the first GPU run's node tests failed on it).
+std::string batchNormRefuses(const Node &N, llvm::ArrayRef<TensorRef>,
+                             llvm::ArrayRef<TensorRef>) {
+  bool Stats = false;
+  for (size_t I = 1; I < N.Outputs.size(); ++I)
+    Stats |= N.Outputs[I] != NoId;
+  return N.getInt("training_mode", 0) || Stats
+             ? "training mode (the CUDA kernel is inference only)"
+             : "";
+}
+
 llvm::Error runBatchNorm(const KernelContext &C) {
   const TensorRef &X = C.Inputs[0];
-  if (C.N.getInt("training_mode", 0) ||
-      (C.Outputs.size() > 1 && C.Outputs[1].present()))
-    return C.unsupported("training mode (the CUDA kernel is inference only)");
+  if (std::string Why = batchNormRefuses(C.N, C.Inputs, C.Outputs);
+      !Why.empty())
+    return C.unsupported(Why);
   if (X.Dims.size() < 2)
     return C.badInput("input rank below 2");
   int64_t N = X.Dims[0], Ch = X.Dims[1];
@@ -302,7 +315,8 @@ void cuda::registerNormKernels(CUDAKernelTable &T) {
   addKernel(T, "LogSoftmax", {runSoftmax<true>, nullptr, F32});
   addKernel(T, "Hardmax", {runHardmax, nullptr, F32});
   addKernel(T, "LayerNormalization", {runLayerNorm, nullptr, F32});
-  addKernel(T, "BatchNormalization", {runBatchNorm, nullptr, F32});
+  addKernel(T, "BatchNormalization",
+            {runBatchNorm, nullptr, F32, 0, batchNormRefuses});
   addKernel(T, "InstanceNormalization", {runInstanceNorm, nullptr, F32});
   addKernel(T, "GroupNormalization", {runGroupNorm, nullptr, F32});
   addKernel(T, "LRN", {runLRN, nullptr, F32});

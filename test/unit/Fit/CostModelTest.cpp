@@ -198,6 +198,74 @@ m (float[N,8] x) => (float[N,16] z) <)" +
             std::string::npos);
 }
 
+// The FP32 units' efficiency is their own: on a device of 1000 FLOP/s in
+// fp32 and 2000 in bf16 (memory 1000 GB/s, never the bound here), the fp32
+// MatMul's 1024 FLOPs take 1024 / (1000 * 0.5) = 2.048 s at fp32_efficiency
+// 0.5, where compute_efficiency 0.8 alone gives 1024 / 800 = 1.28 s; the
+// bf16 MatMul keeps 0.8 either way: 1024 / (2000 * 0.8) = 0.64 s.
+TEST(CostModel, FP32EfficiencyIsItsOwn) {
+  auto Matmul = [](const char *Type) {
+    std::string T = Type;
+    return load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m ()" + T + "[N,8] x, " +
+                T + "[8,16] w) => (" + T + R"([N,16] y) {
+  y = MatMul(x, w)
+}
+)");
+  };
+  const char *Toy = R"({"name": "toy", "peak_fp32_tflops": 1e-9,
+      "peak_bf16_tflops": 2e-9, "mem_bandwidth_gbps": 1000,
+      "host_link_gbps": 1, "memory_gib": 1, "compute_efficiency": 0.8)";
+  auto Both = parseDeviceJSON(std::string(Toy) + R"(, "fp32_efficiency": 0.5})",
+                              "toy.json");
+  auto One = parseDeviceJSON(std::string(Toy) + "}", "toy.json");
+  ASSERT_TRUE(!!Both) << llvm::toString(Both.takeError());
+  ASSERT_TRUE(!!One) << llvm::toString(One.takeError());
+  EXPECT_DOUBLE_EQ(One->FP32Efficiency, 0.8); // compute_efficiency's
+  Model F = Matmul("float"), B = Matmul("bfloat16");
+  Schedule SF = schedule(F), SB = schedule(B);
+  EXPECT_NEAR(CostModel(*F.G, F.Dims, *Both).stepSeconds(SF, SF.Steps[0]),
+              2.048, 1e-12);
+  EXPECT_NEAR(CostModel(*F.G, F.Dims, *One).stepSeconds(SF, SF.Steps[0]), 1.28,
+              1e-12);
+  EXPECT_NEAR(CostModel(*B.G, B.Dims, *Both).stepSeconds(SB, SB.Steps[0]), 0.64,
+              1e-12);
+  EXPECT_NEAR(CostModel(*B.G, B.Dims, *One).stepSeconds(SB, SB.Steps[0]), 0.64,
+              1e-12);
+}
+
+// A profile's measured overhead: the H200's, 607 MiB (its CUDA context and
+// library handles on the first GPU run, docs/gpu-results.md), and a JSON
+// profile's "overhead_mib" (1.5 MiB = 1572864 bytes; none by default).
+TEST(CostModel, DeviceOverhead) {
+  auto H200 = findDevice("H200");
+  ASSERT_TRUE(!!H200) << llvm::toString(H200.takeError());
+  EXPECT_EQ(H200->OverheadBytes, 607u * 1048576);
+  EXPECT_DOUBLE_EQ(H200->FP32Efficiency, 0.5);
+  auto H100 = findDevice("H100");
+  ASSERT_TRUE(!!H100) << llvm::toString(H100.takeError());
+  EXPECT_EQ(H100->OverheadBytes, 0u); // not measured: none assumed
+  const char *Base = R"({"peak_fp32_tflops": 1, "mem_bandwidth_gbps": 1,
+      "host_link_gbps": 1, "memory_gib": 1)";
+  auto J = parseDeviceJSON(std::string(Base) + R"(, "overhead_mib": 1.5})",
+                           "o.json");
+  ASSERT_TRUE(!!J) << llvm::toString(J.takeError());
+  EXPECT_EQ(J->OverheadBytes, 1572864u);
+  auto None = parseDeviceJSON(std::string(Base) + "}", "o.json");
+  ASSERT_TRUE(!!None) << llvm::toString(None.takeError());
+  EXPECT_EQ(None->OverheadBytes, 0u);
+  auto Neg =
+      parseDeviceJSON(std::string(Base) + R"(, "overhead_mib": -1})", "o.json");
+  ASSERT_FALSE(!!Neg);
+  EXPECT_NE(llvm::toString(Neg.takeError()).find("0 or more"),
+            std::string::npos);
+  auto Huge = parseDeviceJSON(std::string(Base) + R"(, "overhead_mib": 1e300})",
+                              "o.json");
+  ASSERT_FALSE(!!Huge);
+  EXPECT_NE(llvm::toString(Huge.takeError()).find("too large"),
+            std::string::npos);
+}
+
 // Shape arithmetic: Shape(x) -> Gather(s, 0) -> Unsqueeze -> Concat with a
 // constant [-1] is the reshape target of x, fixed once N is bound, so a GPU
 // runtime computes it on the host: those four nodes (and the Constants) are
