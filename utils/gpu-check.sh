@@ -510,6 +510,24 @@ if [ -d "$B/quant" ]; then
   # The direct quantized convolution is slow next to cuDNN's: batch 2.
   CMP_ARGS="--rtol 1e-2 --scale-atol 1e-3" model_case "$B/quant/resnet50_qop.onnx" $R2
   CMP_ARGS="--rtol 1e-2 --scale-atol 1e-3" model_case "$B/quant/bert_like_dynq.onnx" $B8
+  # Its own spread: the CPU executor against itself with attention unfused
+  # (float sums in another order, as on another device) moves activations
+  # across quantization steps too; on the build machine by as much as CUDA
+  # did on the first GPU run (docs/gpu-results.md).
+  if have_time "bert_like_dynq's own spread"; then
+    dq="bert_like_dynq$(echo "$B8" | tr -d ' -')"
+    # shellcheck disable=SC2086
+    timeout "$(left 120)" "$RUN" "$B/quant/bert_like_dynq.onnx" $B8 --random-weights --seed 1 \
+      --threads "$(nproc)" --fuse=none --output-dir "$work/$dq-unfused" >/dev/null 2>&1
+    $PY utils/compare_outputs.py "$work/$dq-cpu" "$work/$dq-unfused" --rtol 1e-2 --scale-atol 1e-3 |
+      $PY -c 'import json, sys
+try:
+    o = json.load(sys.stdin)["outputs"]
+    print("- the CPU executor against itself, attention unfused (the model'"'"'s own spread): " +
+          "; ".join(f"{x['"'"'output'"'"']}: {x['"'"'beyond'"'"']} beyond, norm-rel {x['"'"'norm_rel'"'"']:.1e}" for x in o))
+except Exception as e:
+    print(f"- its own spread not measured ({e})")' | tee -a "$res"
+  fi
 else
   say "(skipped: the bundle has no .gpu/quant)"
 fi
