@@ -15,7 +15,11 @@
 #      H200 profile) against the steps' time on the device;
 #   3. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
-#   4. latency against PyTorch eager at batch 8 (resnet50, bert_like);
+#   4. latency against PyTorch eager at batch 8 (resnet50, bert_like), the
+#      kernels' times per op type against the H200 profile, (4b) single-
+#      kernel models (utils/calibration) that measure the profile's
+#      efficiencies on their own, (4c) op profiles of the int4 decode step
+#      and gpt_like;
 #   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;
@@ -25,7 +29,8 @@
 #      (5e) an int4 LLM's decode step and prompt (genai_llm.py);
 #   6. the ONNX node tests whose ops all have CUDA kernels (expected outputs);
 #   7. with the time left, the kernel tests under compute-sanitizer.
-# 5 to 7 come last: no bar names them.
+# 5 to 5e and 7 come last: no bar names them (6, the node tests, which the
+# issue's list does, runs before 5).
 # Section 3 plans with --overhead 0: its budget is for the allocations,
 # which the run measures apart from the context.
 # Each step is bounded by a timeout and the whole by GPU_CHECK_SECONDS (480);
@@ -75,8 +80,8 @@ have_time() { # step name
 }
 elapsed() { say "(at $((SECONDS - start)) s)"; }
 # GPU_CHECK_SECTIONS="1 2 3": run only those (0 always runs; 4 reads 2's
-# runs; the others: 5 5b 5c 5d 5e 5f 5g 6 7). A lease is 15 minutes: a
-# second run takes what the first left.
+# runs; the others, in the order they run: 4b 4c 6 5 5b 5c 5d 5e 7). A
+# lease is 15 minutes: a second run takes what the first left.
 want() {
   [ -z "${GPU_CHECK_SECTIONS:-}" ] && return 0
   case " $GPU_CHECK_SECTIONS " in *" $1 "*) return 0 ;; esac
@@ -415,6 +420,76 @@ except Exception as e:
 PY
 done
 fi
+# Single-kernel models (utils/calibration): what one product, convolution,
+# elementwise pass or kernel launch takes on this device against the H200
+# profile's roofline, independent of the test models (whose step times
+# check the profile; these set it: docs/fitting.md).
+if want 4b && have_time "the calibration kernels"; then
+say ""
+say "## 4b. Single-kernel models: the H200 profile's efficiencies"
+say ""
+say "| model | steps on the device (median of 20 warm runs) | predicted (H200 profile) | measured / predicted |"
+say "|---|---|---|---|"
+for m in utils/calibration/*.onnxtxt; do
+  have_time "calibration $m" || break
+  c=$(basename "$m" .onnxtxt)
+  timeout "$(left 60)" "$RUN" "$m" --backend=$BACKEND --repeat 20 --json >"$work/cal-$c.json" 2>"$work/cal-$c.err"
+  timeout "$(left 30)" "$PLAN" "$m" --device H200 --backend=cuda --emit=json \
+    -o "$work/cal-$c-plan.json" 2>/dev/null
+  $PY - "$c" "$work/cal-$c.json" "$work/cal-$c-plan.json" <<'PY2' | tee -a "$res"
+import json, sys
+c = sys.argv[1]
+try:
+    r = json.load(open(sys.argv[2]))["seconds"]
+    got = r.get("steps_warm_median", r.get("steps"))
+    pred = sum(s.get("seconds", 0) for s in json.load(open(sys.argv[3]))["schedule"])
+    print(f"| {c} | {got*1e6:.1f} us | {pred*1e6:.1f} us | {got/pred:.2f}x |")
+except Exception as e:
+    print(f"| {c} | not measured ({e}) | | |")
+PY2
+done
+fi
+
+# Where a model's step time goes, per op type (--profile: timing events
+# around each step, so each step pays an event pair; mean of 5 warm runs).
+if want 4c; then
+say ""
+say "## 4c. Per-op-type step times of the int4 LLM's decode step and gpt_like"
+say ""
+say "| case | op type | measured (--profile) |"
+say "|---|---|---|"
+for c in "$B/llm/llm.onnx --batch 1 --dim sequence_length=1,total_sequence_length=1024,past_sequence_length=1023 --input input_ids=$B/llm/dec/input_0.pb --input attention_mask=$B/llm/dec/input_1.pb" \
+         "test/models/gpt_like.onnx $G2"; do
+  have_time "the profile of $c" || break
+  # shellcheck disable=SC2086
+  timeout "$(left 60)" "$RUN" $c --random-weights --backend=$BACKEND --repeat 5 --profile --json \
+    >"$work/prof9.json" 2>/dev/null
+  $PY - "$(basename "${c%% *}")" "$work/prof9.json" <<'PY2' | tee -a "$res"
+import json, sys
+try:
+    got = json.load(open(sys.argv[2]))["op_seconds"]
+    for op, sec in sorted(got.items(), key=lambda t: -t[1])[:8]:
+        print(f"| {sys.argv[1]} | {op} | {sec*1e3:.3f} ms |")
+except Exception as e:
+    print(f"| {sys.argv[1]} | ? | not measured ({e}) |")
+PY2
+done
+fi
+
+if want 6 && have_time "the ONNX node tests"; then
+say ""
+say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
+# Its own deadline, 15 s inside the timeout: the results so far are
+# written even when the node tests do not all finish.
+conf_s=$(left 150)
+timeout "$conf_s" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
+  --suites node --backend $BACKEND --jobs 8 --timeout 120 --deadline $((conf_s > 30 ? conf_s - 15 : conf_s / 2)) \
+  --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
+say '```'
+tail -n 12 "$work/conf.txt" | tee -a "$res"
+say '```'
+fi
+
 if want 5 && [ -f "$B/unseen/list.txt" ] && have_time "the unseen exports"; then
 say ""
 say "## 5. Exports oomplan was not developed on, on CUDA"
@@ -586,75 +661,6 @@ fi
 
 elapsed
 
-# Single-kernel models (utils/calibration): what one product, convolution,
-# elementwise pass or kernel launch takes on this device against the H200
-# profile's roofline, independent of the test models (whose step times
-# check the profile; these set it: docs/fitting.md).
-if want 5f && have_time "the calibration kernels"; then
-say ""
-say "## 5f. Single-kernel models: the H200 profile's efficiencies"
-say ""
-say "| model | steps on the device (median of 20 warm runs) | predicted (H200 profile) | measured / predicted |"
-say "|---|---|---|---|"
-for m in utils/calibration/*.onnxtxt; do
-  have_time "calibration $m" || break
-  c=$(basename "$m" .onnxtxt)
-  timeout "$(left 60)" "$RUN" "$m" --backend=$BACKEND --repeat 20 --json >"$work/cal-$c.json" 2>"$work/cal-$c.err"
-  timeout "$(left 30)" "$PLAN" "$m" --device H200 --backend=cuda --emit=json \
-    -o "$work/cal-$c-plan.json" 2>/dev/null
-  $PY - "$c" "$work/cal-$c.json" "$work/cal-$c-plan.json" <<'PY2' | tee -a "$res"
-import json, sys
-c = sys.argv[1]
-try:
-    r = json.load(open(sys.argv[2]))["seconds"]
-    got = r.get("steps_warm_median", r.get("steps"))
-    pred = sum(s.get("seconds", 0) for s in json.load(open(sys.argv[3]))["schedule"])
-    print(f"| {c} | {got*1e6:.1f} us | {pred*1e6:.1f} us | {got/pred:.2f}x |")
-except Exception as e:
-    print(f"| {c} | not measured ({e}) | | |")
-PY2
-done
-fi
-
-# Where a model's step time goes, per op type (--profile: timing events
-# around each step, so each step pays an event pair; mean of 5 warm runs).
-if want 5g; then
-say ""
-say "## 5g. Per-op-type step times of the int4 LLM's decode step and gpt_like"
-say ""
-say "| case | op type | measured (--profile) |"
-say "|---|---|---|"
-for c in "$B/llm/llm.onnx --batch 1 --dim sequence_length=1,total_sequence_length=1024,past_sequence_length=1023 --input input_ids=$B/llm/dec/input_0.pb --input attention_mask=$B/llm/dec/input_1.pb" \
-         "test/models/gpt_like.onnx $G2"; do
-  have_time "the profile of $c" || break
-  # shellcheck disable=SC2086
-  timeout "$(left 60)" "$RUN" $c --random-weights --backend=$BACKEND --repeat 5 --profile --json \
-    >"$work/prof9.json" 2>/dev/null
-  $PY - "$(basename "${c%% *}")" "$work/prof9.json" <<'PY2' | tee -a "$res"
-import json, sys
-try:
-    got = json.load(open(sys.argv[2]))["op_seconds"]
-    for op, sec in sorted(got.items(), key=lambda t: -t[1])[:8]:
-        print(f"| {sys.argv[1]} | {op} | {sec*1e3:.3f} ms |")
-except Exception as e:
-    print(f"| {sys.argv[1]} | ? | not measured ({e}) |")
-PY2
-done
-fi
-
-if want 6 && have_time "the ONNX node tests"; then
-say ""
-say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
-# Its own deadline, 15 s inside the timeout: the results so far are
-# written even when the node tests do not all finish.
-conf_s=$(left 150)
-timeout "$conf_s" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
-  --suites node --backend $BACKEND --jobs 8 --timeout 120 --deadline $((conf_s > 30 ? conf_s - 15 : conf_s / 2)) \
-  --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
-say '```'
-tail -n 12 "$work/conf.txt" | tee -a "$res"
-say '```'
-fi
 # With what time is left: the kernel tests under compute-sanitizer (out of
 # bounds and misaligned accesses, then shared-memory races), which name the
 # kernel and the thread where a bug is. Slow, so last.

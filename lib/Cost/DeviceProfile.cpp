@@ -30,7 +30,7 @@ static const DeviceProfile Profiles[] = {
     // (docs/fitting.md): an 8192^3 bf16 product at 788 TFLOP/s (0.80 of
     // the peak), a device-to-device copy at 4.3 TB/s (0.90); the kernel
     // floor is the launch gap of back-to-back kernels, not yet measured
-    // here (utils/gpu-check.sh's section 5f measures it). FP32 products:
+    // here (utils/gpu-check.sh's section 4b measures it). FP32 products:
     // bert_like's 37 cuBLAS SGEMMs at batch 8 took 4.86 ms where 0.80
     // of the FP32 peak predicts 2.98 ms (docs/gpu-results.md): 0.50. The
     // overhead: oomplan-run's CUDA context (527 MiB) and library handles
