@@ -706,12 +706,25 @@ void Executor::Impl::collectStepTimes() {
   if (!TimedSteps)
     return;
   TimedSteps = false;
+  // A replay's step timers are the recording's (CUDA: external event
+  // record nodes of the graph). A device that does not set them there
+  // leaves them as an earlier run set them, before this run's begin mark,
+  // or unset: then the recording goes and later runs go step by step.
+  if (Replayed && !Calls.empty()) {
+    std::optional<double> Lead = Dev.secondsBetween(TimerBase, TimerBase + 2);
+    if (!Lead || *Lead < 0) {
+      dropRecording();
+      RecordFailed = true;
+      return;
+    }
+  }
   for (uint64_t S = 0; S < Calls.size(); ++S) {
     unsigned Start = TimerBase + 2 + 2 * unsigned(S);
     if (std::optional<double> T = Dev.secondsBetween(Start, Start + 1))
       StepSeconds[S] += std::max(0.0, *T);
     ++StepCalls[S];
   }
+  ++ProfiledRuns;
 }
 
 std::optional<double> Executor::lastStepsSeconds() const {
@@ -724,16 +737,20 @@ std::optional<double> Executor::lastStepsSeconds() const {
 // that fails (some kernel waits for the device: a value read back) is
 // dropped, and that run and all later ones go step by step.
 llvm::Error Executor::Impl::runStepsOrReplay() {
-  if (Recording)
+  Replayed = false;
+  if (Recording) {
+    // --profile: the recording marks each step's timers again.
+    TimedSteps = Opts.Profile && !Dev.hostVisible();
+    Replayed = true;
     return Dev.replay(*Recording);
+  }
   // Data-dependent dims and conditions read back are decided on the host
   // during the run, and a host step waits for the device: nothing a replay
   // could repeat.
   bool Upper = llvm::any_of(Calls, [](const StepCall &C) {
     return !C.Actual.empty() || !C.Guards.empty() || C.Host;
   });
-  if (!Ran || !Opts.Record || Opts.Profile || RecordFailed || Upper ||
-      !Dev.canRecord())
+  if (!Ran || !Opts.Record || RecordFailed || Upper || !Dev.canRecord())
     return runSteps();
   if (llvm::Error E = Dev.beginRecording()) {
     llvm::consumeError(std::move(E));
@@ -763,6 +780,7 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
     return runSteps(); // nothing ran while recording
   }
   Recording = *Id;
+  Replayed = true; // runSteps left TimedSteps set under --profile
   return Dev.replay(*Id);
 }
 
@@ -794,13 +812,17 @@ llvm::Error Executor::Impl::runSteps() {
     StepSeconds[S] += std::chrono::duration<double>(Clock::now() - T0).count();
     ++StepCalls[S];
   }
+  ++ProfiledRuns;
   return llvm::Error::success();
 }
 
 void Executor::resetProfile() {
   std::fill(I->StepSeconds.begin(), I->StepSeconds.end(), 0.0);
   std::fill(I->StepCalls.begin(), I->StepCalls.end(), 0);
+  I->ProfiledRuns = 0;
 }
+
+unsigned Executor::profiledRuns() const { return I->ProfiledRuns; }
 
 std::vector<OpTime> Executor::opProfile() const {
   llvm::StringMap<OpTime> ByOp;

@@ -140,6 +140,9 @@ struct Executor::Impl {
   /// them, collectStepTimes has not read them yet.
   unsigned TimerBase = 0;
   bool TimedSteps = false;
+  /// This run replayed the recording (its step timers are the
+  /// recording's: collectStepTimes checks the device set them).
+  bool Replayed = false;
   LaunchPlan Launch;
   unsigned EventBase = 0;
   /// Devices the host cannot touch: host mirrors of the graph inputs and
@@ -191,6 +194,9 @@ struct Executor::Impl {
   /// resetProfile().
   std::vector<double> StepSeconds;
   std::vector<uint64_t> StepCalls;
+  /// Runs whose steps were timed since the last resetProfile() (a replay
+  /// whose timers the device did not set is not).
+  unsigned ProfiledRuns = 0;
 
   Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
        const ExecOptions &O)

@@ -662,7 +662,10 @@ static Expected<int> runTool(api::Request R) {
     if (Steps)
       Rep.RepeatStepsSeconds.push_back(*Steps);
   }
-  Rep.ProfiledRuns = Repeat ? Repeat : 1;
+  // Executor runs timed (a replay whose timers the device did not set is
+  // not), each of X->Passes per run of the model.
+  Rep.ProfiledRuns =
+      std::max(1u, (*Ex)->profiledRuns() / std::max(1u, unsigned(X->Passes)));
   Rep.Ops = (*Ex)->opProfile();
   auto After = runtime::readProcessMemory();
   measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));

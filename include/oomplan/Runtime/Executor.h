@@ -68,15 +68,18 @@ struct ExecOptions {
   bool Poison = false;
   /// Every tensor in its own allocation: the plan's offsets are ignored.
   bool Unplanned = false;
-  /// Time every step (opProfile); costs two clock reads per step (and a
-  /// device synchronization per step on an asynchronous device).
+  /// Time every step (opProfile); costs two clock reads per step (two
+  /// timer marks per step on an asynchronous device).
   bool Profile = false;
   /// Where the regions live and the steps run (Backend.h gives a backend's
   /// device); null: host memory, the CPU backend's.
   Device *Dev = nullptr;
   /// On a device that can record (CUDA graphs): the second run records its
-  /// steps and every later run replays them. Not with Profile (per-step
-  /// times need per-step waits). The first run always goes step by step.
+  /// steps and every later run replays them. With Profile too: the
+  /// recording holds each step's timers, so that a step's time is the
+  /// device's without the host's launch gaps; where the device does not
+  /// set timers inside a recording, the recording is dropped and the runs
+  /// go step by step. The first run always goes step by step.
   bool Record = true;
   /// On a device the host cannot touch: a step the device has no kernel
   /// for (its op, or its type), and every step that reports a
@@ -178,6 +181,8 @@ public:
   /// resetProfile(), slowest first (ties by name, so the order is
   /// deterministic for equal times). Empty unless ExecOptions::Profile.
   std::vector<OpTime> opProfile() const;
+  /// The runs opProfile() covers (those whose steps were timed).
+  unsigned profiledRuns() const;
   void resetProfile();
 
   /// Per region, after run() (empty in unplanned mode).

@@ -40,7 +40,10 @@ struct Context {
   std::vector<cudaEvent_t> Events;
   /// Fork and join of the copy stream into a graph capture.
   cudaEvent_t Fork = nullptr, Join = nullptr;
-  std::vector<cudaEvent_t> Timers;     ///< Device::createTimers's (timing).
+  std::vector<cudaEvent_t> Timers; ///< Device::createTimers's (timing).
+  /// Between beginRecording and endRecording: a timer is marked as an
+  /// external event record node, which each replay records (timed).
+  bool Capturing = false;
   std::vector<cudaGraphExec_t> Graphs; ///< Device::replay's recordings.
   std::mutex Lock;                     ///< Events and the algorithm cache.
 };

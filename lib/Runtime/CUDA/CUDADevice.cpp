@@ -358,10 +358,12 @@ public:
       cudaGetLastError();
       return cudaFailure(E, "forking the copy stream into the capture");
     }
+    X.Capturing = true;
     return llvm::Error::success();
   }
   llvm::Expected<unsigned> endRecording() override {
     Context &X = context();
+    X.Capturing = false;
     int Join = cudaEventRecord(X.Join, X.Copy);
     if (!Join)
       Join = cudaStreamWaitEvent(X.Compute, X.Join, 0);
@@ -415,7 +417,13 @@ public:
     Context &X = context();
     if (Timer >= X.Timers.size())
       return makeInternalError("timer " + llvm::Twine(Timer) + " not created");
-    if (int E = cudaEventRecord(X.Timers[Timer], stream(Q)))
+    // In a capture a plain record is only an edge of the graph; an
+    // external one is a node that each replay records, so --profile times
+    // the graph's steps (Executor.cpp, collectStepTimes, checks it did).
+    if (int E = X.Capturing
+                    ? cudaEventRecordWithFlags(X.Timers[Timer], stream(Q),
+                                               cudaEventRecordExternal)
+                    : cudaEventRecord(X.Timers[Timer], stream(Q)))
       return cudaFailure(E, "recording a timing event");
     return llvm::Error::success();
   }

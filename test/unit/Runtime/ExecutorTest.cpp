@@ -520,10 +520,13 @@ public:
   bool canRecord() const override { return true; }
   llvm::Error beginRecording() override {
     Inner.Log.push_back("begin");
+    Capturing = true;
+    Captured.clear();
     return llvm::Error::success();
   }
   llvm::Expected<unsigned> endRecording() override {
     Inner.Log.push_back("end");
+    Capturing = false;
     if (FailRecording)
       return llvm::make_error<llvm::StringError>(
           "a kernel waited", llvm::inconvertibleErrorCode());
@@ -535,7 +538,37 @@ public:
   }
   llvm::Error replay(unsigned Id) override {
     Inner.Log.push_back("replay" + std::to_string(Id));
+    if (TimesInRecording)
+      for (unsigned T : Captured)
+        At[T] = ++Clock;
     return llvm::Error::success();
+  }
+  /// Timers on a clock: a mark takes the next tick, and a time is the
+  /// ticks between two marks, in ms. A mark made while recording is the
+  /// recording's: each replay sets it anew, unless TimesInRecording is
+  /// false (a device that cannot time inside a recording: such a timer
+  /// keeps what an earlier run set).
+  bool TimesInRecording = true;
+  bool Capturing = false;
+  uint64_t Clock = 0;
+  std::vector<std::optional<uint64_t>> At;
+  std::vector<unsigned> Captured;
+  llvm::Expected<unsigned> createTimers(unsigned N) override {
+    unsigned Base = unsigned(At.size());
+    At.resize(Base + N);
+    return Base;
+  }
+  llvm::Error mark(unsigned T, Queue) override {
+    if (Capturing)
+      Captured.push_back(T);
+    else
+      At[T] = ++Clock;
+    return llvm::Error::success();
+  }
+  std::optional<double> secondsBetween(unsigned From, unsigned To) override {
+    if (!At[From] || !At[To])
+      return std::nullopt;
+    return (double(*At[To]) - double(*At[From])) * 1e-3;
   }
 };
 
@@ -576,6 +609,53 @@ TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
     D.Inner.Log.clear();
     E.reset();
     EXPECT_EQ(Has(D.Inner.Log, "drop7"), !Fail);
+  }
+}
+
+// --profile with recording: the recording holds each step's timers, so
+// every run is timed, replays included (on CUDA, external event record
+// nodes: a step's device time without the host's launch gaps). Chain's
+// four steps (Neg, Relu, Add, Sub) take one tick, 1 ms, each run on the
+// device's clock, so after three runs each op has 3 calls and 3 ms. A
+// device that does not set timers inside a recording leaves them before
+// the run's begin mark: the recording run's times are dropped with the
+// recording, and the third run goes step by step, timed (2 calls each, 2
+// runs profiled: oomplan-run's means divide by these).
+TEST(Executor, ProfileTimesTheReplayedSteps) {
+  for (bool Times : {true, false}) {
+    Model M(Chain);
+    Plan P = M.plan(M.schedule(cpu()));
+    RunInfo I = M.info(P);
+    RecordingDevice D;
+    D.TimesInRecording = Times;
+    ExecOptions O;
+    O.Dev = &D;
+    O.Profile = true;
+    auto E = makeExec(M, P, I, cpu(), O);
+    TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+    std::vector<std::vector<std::string>> Logs;
+    for (int Run = 0; Run < 3; ++Run) {
+      D.Inner.Log.clear();
+      setFloats(*E, X, {1, -2, 3, -4});
+      ASSERT_FALSE(llvm::errorToBool(E->run()));
+      EXPECT_EQ(floats(*E, Y), (std::vector<float>{1, 2, 3, 4}));
+      Logs.push_back(D.Inner.Log);
+    }
+    auto Has = [](const std::vector<std::string> &L, const char *W) {
+      return llvm::is_contained(L, W);
+    };
+    EXPECT_TRUE(Has(Logs[1], "begin")) << Times;
+    EXPECT_TRUE(Has(Logs[1], "replay7")) << Times;
+    EXPECT_EQ(Has(Logs[1], "drop7"), !Times);
+    EXPECT_EQ(Has(Logs[2], "replay7"), Times);
+    EXPECT_FALSE(Has(Logs[2], "begin"));
+    EXPECT_EQ(E->profiledRuns(), Times ? 3u : 2u);
+    std::vector<OpTime> Ops = E->opProfile();
+    ASSERT_EQ(Ops.size(), 4u) << Times;
+    for (const OpTime &T : Ops) {
+      EXPECT_EQ(T.Calls, Times ? 3u : 2u) << T.Op;
+      EXPECT_NEAR(T.Seconds, Times ? 3e-3 : 2e-3, 1e-12) << T.Op;
+    }
   }
 }
 
