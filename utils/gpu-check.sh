@@ -393,7 +393,7 @@ bert_variant ", row attention kernel" rows yes OOMPLAN_CUDA_ATTENTION=rows
 say ""
 say "Kernel times against the cost model's H200 profile, per op type (seconds per run):"
 say ""
-say "| case | op type | measured (--profile: timing events between steps, mean of 5 warm runs) | predicted | ratio |"
+say "| case | op type | measured (--profile: timing events around each step in the CUDA graph's replays, mean of 5 warm runs) | predicted | ratio |"
 say "|---|---|---|---|---|"
 for c in "resnet50 $R8" "bert_like $B8"; do
   have_time "the profile of $c" || break
@@ -451,7 +451,8 @@ done
 fi
 
 # Where a model's step time goes, per op type (--profile: timing events
-# around each step, so each step pays an event pair; mean of 5 warm runs).
+# around each step in the CUDA graph's replays, each step paying an event
+# pair; mean of 5 warm runs).
 if want 4c; then
 say ""
 say "## 4c. Per-op-type step times of the int4 LLM's decode step and gpt_like"
