@@ -572,6 +572,26 @@ public:
   }
 };
 
+// Three runs of Chain on E (x = [1, -2, 3, -4] gives y = [1, 2, 3, 4] each
+// time): the device's log of each run.
+static std::vector<std::vector<std::string>>
+threeChainRuns(Model &M, Executor &E, RecordingDevice &D) {
+  TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
+  std::vector<std::vector<std::string>> Logs;
+  for (int Run = 0; Run < 3; ++Run) {
+    D.Inner.Log.clear();
+    setFloats(E, X, {1, -2, 3, -4});
+    EXPECT_FALSE(llvm::errorToBool(E.run()));
+    EXPECT_EQ(floats(E, Y), (std::vector<float>{1, 2, 3, 4}));
+    Logs.push_back(D.Inner.Log);
+  }
+  return Logs;
+}
+
+static bool logHas(const std::vector<std::string> &Log, const char *What) {
+  return llvm::is_contained(Log, What);
+}
+
 TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
   for (bool Fail : {false, true}) {
     Model M(Chain);
@@ -582,25 +602,14 @@ TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
     ExecOptions O;
     O.Dev = &D;
     auto E = makeExec(M, P, I, cpu(), O);
-    TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
-    std::vector<std::vector<std::string>> Logs;
-    for (int Run = 0; Run < 3; ++Run) {
-      D.Inner.Log.clear();
-      setFloats(*E, X, {1, -2, 3, -4});
-      ASSERT_FALSE(llvm::errorToBool(E->run()));
-      EXPECT_EQ(floats(*E, Y), (std::vector<float>{1, 2, 3, 4}));
-      Logs.push_back(D.Inner.Log);
-    }
-    auto Has = [](const std::vector<std::string> &L, const char *W) {
-      return llvm::is_contained(L, W);
-    };
-    EXPECT_FALSE(Has(Logs[0], "begin"));
-    EXPECT_TRUE(Has(Logs[1], "begin"));
-    EXPECT_TRUE(Has(Logs[1], "end"));
-    EXPECT_EQ(Has(Logs[1], "replay7"), !Fail);
+    std::vector<std::vector<std::string>> Logs = threeChainRuns(M, *E, D);
+    EXPECT_FALSE(logHas(Logs[0], "begin"));
+    EXPECT_TRUE(logHas(Logs[1], "begin"));
+    EXPECT_TRUE(logHas(Logs[1], "end"));
+    EXPECT_EQ(logHas(Logs[1], "replay7"), !Fail);
     // Failed: no more attempts, every run step by step.
-    EXPECT_FALSE(Has(Logs[2], "begin"));
-    EXPECT_EQ(Has(Logs[2], "replay7"), !Fail);
+    EXPECT_FALSE(logHas(Logs[2], "begin"));
+    EXPECT_EQ(logHas(Logs[2], "replay7"), !Fail);
     // The recording's memory is the later runs' drop, outside the plan.
     DeviceUse U = E->deviceUse();
     EXPECT_EQ(U.FirstRunDropBytes, std::optional<uint64_t>(0));
@@ -608,7 +617,7 @@ TEST(Executor, SecondRunIsRecordedAndLaterRunsReplay) {
     // The executor frees its recording when it goes.
     D.Inner.Log.clear();
     E.reset();
-    EXPECT_EQ(Has(D.Inner.Log, "drop7"), !Fail);
+    EXPECT_EQ(logHas(D.Inner.Log, "drop7"), !Fail);
   }
 }
 
@@ -632,23 +641,12 @@ TEST(Executor, ProfileTimesTheReplayedSteps) {
     O.Dev = &D;
     O.Profile = true;
     auto E = makeExec(M, P, I, cpu(), O);
-    TensorId X = M.G->findValue("x"), Y = M.G->findValue("y");
-    std::vector<std::vector<std::string>> Logs;
-    for (int Run = 0; Run < 3; ++Run) {
-      D.Inner.Log.clear();
-      setFloats(*E, X, {1, -2, 3, -4});
-      ASSERT_FALSE(llvm::errorToBool(E->run()));
-      EXPECT_EQ(floats(*E, Y), (std::vector<float>{1, 2, 3, 4}));
-      Logs.push_back(D.Inner.Log);
-    }
-    auto Has = [](const std::vector<std::string> &L, const char *W) {
-      return llvm::is_contained(L, W);
-    };
-    EXPECT_TRUE(Has(Logs[1], "begin")) << Times;
-    EXPECT_TRUE(Has(Logs[1], "replay7")) << Times;
-    EXPECT_EQ(Has(Logs[1], "drop7"), !Times);
-    EXPECT_EQ(Has(Logs[2], "replay7"), Times);
-    EXPECT_FALSE(Has(Logs[2], "begin"));
+    std::vector<std::vector<std::string>> Logs = threeChainRuns(M, *E, D);
+    EXPECT_TRUE(logHas(Logs[1], "begin")) << Times;
+    EXPECT_TRUE(logHas(Logs[1], "replay7")) << Times;
+    EXPECT_EQ(logHas(Logs[1], "drop7"), !Times);
+    EXPECT_EQ(logHas(Logs[2], "replay7"), Times);
+    EXPECT_FALSE(logHas(Logs[2], "begin"));
     EXPECT_EQ(E->profiledRuns(), Times ? 3u : 2u);
     std::vector<OpTime> Ops = E->opProfile();
     ASSERT_EQ(Ops.size(), 4u) << Times;
