@@ -462,10 +462,11 @@ say "|---|---|---|"
 for c in "$B/llm/llm.onnx --batch 1 --dim sequence_length=1,total_sequence_length=1024,past_sequence_length=1023 --input input_ids=$B/llm/dec/input_0.pb --input attention_mask=$B/llm/dec/input_1.pb" \
          "test/models/gpt_like.onnx $G2"; do
   have_time "the profile of $c" || break
+  pc=$(basename "${c%% *}" .onnx)
   # shellcheck disable=SC2086
   timeout "$(left 60)" "$RUN" $c --random-weights --backend=$BACKEND --repeat 5 --profile --json \
-    >"$work/prof9.json" 2>/dev/null
-  $PY - "$(basename "${c%% *}")" "$work/prof9.json" <<'PY2' | tee -a "$res"
+    >"$work/prof4c-$pc.json" 2>/dev/null
+  $PY - "$pc" "$work/prof4c-$pc.json" <<'PY2' | tee -a "$res"
 import json, sys
 try:
     got = json.load(open(sys.argv[2]))["op_seconds"]
