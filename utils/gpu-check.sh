@@ -596,14 +596,16 @@ if [ -d "$B/quant" ]; then
     # shellcheck disable=SC2086
     timeout "$(left 120)" "$RUN" "$B/quant/bert_like_dynq.onnx" $B8 --random-weights --seed 1 \
       --threads "$(nproc)" --fuse=none --output-dir "$work/$dq-unfused" >/dev/null 2>&1
-    $PY utils/compare_outputs.py "$work/$dq-cpu" "$work/$dq-unfused" --rtol 1e-2 --scale-atol 1e-3 |
-      $PY -c 'import json, sys
+    spread=$($PY utils/compare_outputs.py "$work/$dq-cpu" "$work/$dq-unfused" --rtol 1e-2 --scale-atol 1e-3)
+    $PY - "$spread" <<'PY' | tee -a "$res"
+import json, sys
 try:
-    o = json.load(sys.stdin)["outputs"]
-    print("- the CPU executor against itself, attention unfused (the model'"'"'s own spread): " +
-          "; ".join(f"{x['"'"'output'"'"']}: {x['"'"'beyond'"'"']} beyond, norm-rel {x['"'"'norm_rel'"'"']:.1e}" for x in o))
+    o = json.loads(sys.argv[1])["outputs"]
+    print("- the CPU executor against itself, attention unfused (the model's own spread): " +
+          "; ".join(f"{x['output']}: {x['beyond']} beyond, norm-rel {x['norm_rel']:.1e}" for x in o))
 except Exception as e:
-    print(f"- its own spread not measured ({e})")' | tee -a "$res"
+    print(f"- its own spread not measured ({e})")
+PY
   fi
 else
   say "(skipped: the bundle has no .gpu/quant)"

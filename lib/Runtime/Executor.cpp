@@ -706,11 +706,12 @@ void Executor::Impl::collectStepTimes() {
   if (!TimedSteps)
     return;
   TimedSteps = false;
-  // A replay's step timers are the recording's (CUDA: external event
-  // record nodes of the graph). A device that does not set them there
-  // leaves them as an earlier run set them, before this run's begin mark,
-  // or unset: then the recording goes and later runs go step by step.
-  if (Replayed && !Calls.empty()) {
+  // With a recording this run replayed it (runStepsOrReplay), and the step
+  // timers are the recording's (CUDA: external event record nodes of the
+  // graph). A device that does not set them there leaves them as an
+  // earlier run set them, before this run's begin mark, or unset: then the
+  // recording goes and later runs go step by step.
+  if (Recording && !Calls.empty()) {
     std::optional<double> Lead = Dev.secondsBetween(TimerBase, TimerBase + 2);
     if (!Lead || *Lead < 0) {
       dropRecording();
@@ -737,11 +738,9 @@ std::optional<double> Executor::lastStepsSeconds() const {
 // that fails (some kernel waits for the device: a value read back) is
 // dropped, and that run and all later ones go step by step.
 llvm::Error Executor::Impl::runStepsOrReplay() {
-  Replayed = false;
   if (Recording) {
     // --profile: the recording marks each step's timers again.
     TimedSteps = Opts.Profile && !Dev.hostVisible();
-    Replayed = true;
     return Dev.replay(*Recording);
   }
   // Data-dependent dims and conditions read back are decided on the host
@@ -779,8 +778,7 @@ llvm::Error Executor::Impl::runStepsOrReplay() {
     RecordFailed = true;
     return runSteps(); // nothing ran while recording
   }
-  Recording = *Id;
-  Replayed = true; // runSteps left TimedSteps set under --profile
+  Recording = *Id; // runSteps left TimedSteps set under --profile
   return Dev.replay(*Id);
 }
 

@@ -140,9 +140,6 @@ struct Executor::Impl {
   /// them, collectStepTimes has not read them yet.
   unsigned TimerBase = 0;
   bool TimedSteps = false;
-  /// This run replayed the recording (its step timers are the
-  /// recording's: collectStepTimes checks the device set them).
-  bool Replayed = false;
   LaunchPlan Launch;
   unsigned EventBase = 0;
   /// Devices the host cannot touch: host mirrors of the graph inputs and
