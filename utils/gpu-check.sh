@@ -249,6 +249,11 @@ PY
   cat "$cu.json.rec" >>"$raw" 2>/dev/null && echo >>"$raw"
 }
 
+# Section 2's cases (model, then its sizes); 4b predicts them again with
+# the profile it measures.
+CASES2=("resnet50 $R8" "resnet50 $R32" "mobilenet_v2 $R8" "mobilenet_v2 $R32"
+  "bert_like $B8" "bert_like $B32" "gpt_like $G8" "gpt_like $G2")
+
 elapsed
 if want 2; then
 say ""
@@ -256,14 +261,10 @@ say "## 2. Four models at two sizes: CUDA against the CPU executor"
 say ""
 say "| case | outputs within rtol 1e-3 | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted, bar 2x) |"
 say "|---|---|---|---|---|---|---|---|---|---|"
-model_case resnet50 $R8
-model_case resnet50 $R32
-model_case mobilenet_v2 $R8
-model_case mobilenet_v2 $R32
-model_case bert_like $B8
-model_case bert_like $B32
-model_case gpt_like $G8
-model_case gpt_like $G2
+for c in "${CASES2[@]}"; do
+  # shellcheck disable=SC2086
+  model_case $c
+done
 fi
 
 elapsed
@@ -448,6 +449,55 @@ except Exception as e:
     print(f"| {c} | not measured ({e}) | | |")
 PY2
 done
+# The profile these kernels give (utils/calibrate_profile.py: each
+# efficiency from the kernels that depend on it alone), written beside the
+# results, and section 2's cases predicted with it: a check of the cost
+# model whose numbers come from none of the four models.
+say ""
+say "The H200 profile as these kernels measure it (\`utils/calibrate_profile.py\`, written to h200-calibrated.json):"
+say ""
+if timeout "$(left 120)" $PY utils/calibrate_profile.py --oomplan "$PLAN" --measured "$work" \
+    --out "$out/h200-calibrated.json" >"$work/calibrate.txt" 2>&1; then
+  tee -a "$res" <"$work/calibrate.txt"
+  say ""
+  say "Section 2's cases predicted with it (steps on the device, section 2's runs; bar 2x):"
+  say ""
+  say "| case | measured | predicted (H200 profile) | ratio | predicted (calibrated) | ratio |"
+  say "|---|---|---|---|---|---|"
+  for c in "${CASES2[@]}"; do
+    have_time "the calibrated prediction of $c" || break
+    set -- $c
+    name=$1
+    shift
+    tag="$name$(echo "$*" | tr -d ' -')"
+    timeout "$(left 60)" "$PLAN" "test/models/$name.onnx" "$@" --device "$out/h200-calibrated.json" \
+      --backend=cuda --emit=json -o "$work/$tag-calplan.json" 2>/dev/null
+    $PY - "$tag" "$work/$tag-cuda.json" "$work/$tag-plan.json" "$work/$tag-calplan.json" <<'PY2' | tee -a "$res"
+import json, sys
+tag = sys.argv[1]
+def pred(path):
+    try:
+        return sum(s.get("seconds") or 0 for s in json.load(open(path))["schedule"])
+    except Exception:
+        return None
+try:
+    r = json.load(open(sys.argv[2]))["seconds"]
+    got = r.get("steps_warm_median", r.get("steps"))
+except Exception:
+    got = None
+b, c = pred(sys.argv[3]), pred(sys.argv[4])
+f = lambda s: f"{s*1e3:.2f} ms" if s else "not measured"
+x = lambda p: f"{got/p:.2f}x" if got and p else ""
+print(f"| {tag} | {f(got)} | {f(b)} | {x(b)} | {f(c)} | {x(c)} |")
+if got and c:  # for the summary's line on the calibrated profile
+    with open(sys.argv[2] + ".cal", "w") as out:
+        out.write(json.dumps({"calibrated_case": tag, "steps_s": got, "predicted_s": c}))
+PY2
+    cat "$work/$tag-cuda.json.cal" >>"$raw" 2>/dev/null && echo >>"$raw"
+  done
+else
+  say "not calibrated: $(tail -n 3 "$work/calibrate.txt")"
+fi
 fi
 
 # Where a model's step time goes, per op type (--profile: timing events

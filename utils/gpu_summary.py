@@ -5,7 +5,8 @@ plan, oomplan --backend=cuda's bound at or above the run, predicted step time
 within 2x of the steps measured on the device; and the memory outside any
 plan (context, handles, the libraries' first-run drop, the CUDA graph's
 later-runs drop), whose largest sum is the proposed default --overhead of
-the device's profile. Prints markdown; a case without a number says
+the device's profile; with section 4b's records, the step-time bar again
+with the profile the single-kernel models measured. Prints markdown; a case without a number says
 "not measured" rather than passing.
 
     utils/gpu_summary.py gpu-results.jsonl [PROFILE_OVERHEAD_BYTES] >> gpu-results.md
@@ -19,7 +20,7 @@ import sys
 MIB = 1 << 20
 
 
-def cases(path):
+def records(path):
     out = []
     with open(path) as f:
         for line in f:
@@ -30,9 +31,20 @@ def cases(path):
                 r = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(r, dict) and "case" in r and "outputs_ok" in r:
+            if isinstance(r, dict):
                 out.append(r)
     return out
+
+
+def cases(path):
+    return [r for r in records(path) if "case" in r and "outputs_ok" in r]
+
+
+def calibrated(path):
+    """Section 4b's predictions of section 2's cases with the profile the
+    single-kernel models measured: {"calibrated_case", "steps_s",
+    "predicted_s"}."""
+    return [r for r in records(path) if "calibrated_case" in r]
 
 
 def verdict(rows, key, test):
@@ -108,6 +120,17 @@ def main():
           verdict(rows, "ratio", lambda r: 0.5 <= r["ratio"] <= 2.0) +
           " (" + ", ".join("%s %.2fx" % (r["case"], r["ratio"])
                            for r in rows if r["ratio"] is not None) + ")")
+    cal = calibrated(sys.argv[1])
+    if cal:
+        for r in cal:
+            r["case"] = r["calibrated_case"]
+            r["ratio"] = ratio(r)
+        print("- the same, predicted with the profile section 4b measured on "
+              "single-kernel models (h200-calibrated.json; none of the four "
+              "models set it): " +
+              verdict(cal, "ratio", lambda r: 0.5 <= r["ratio"] <= 2.0) +
+              " (" + ", ".join("%s %.2fx" % (r["case"], r["ratio"])
+                               for r in cal if r["ratio"] is not None) + ")")
     outside = []
     for r in rows:
         parts = [r.get(k) for k in ("context", "handles", "first_run_drop")]

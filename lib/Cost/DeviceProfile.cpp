@@ -10,6 +10,8 @@
 #include "oomplan/Cost/DeviceProfile.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include <cmath>
@@ -121,8 +123,11 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("overhead_mib", 1, OverheadMiB, false, /*ZeroOK=*/true);
   Num("memory_efficiency", 1, P.MemoryEfficiency, false);
   Num("kernel_us", 1e-6, P.KernelSeconds, false, /*ZeroOK=*/true); // no floor
+  Num("conv_efficiency", 1, P.ConvEfficiency, false);
+  Num("grouped_conv_efficiency", 1, P.GroupedConvEfficiency, false);
   if (Problem.empty() && (P.ComputeEfficiency > 1 || P.MemoryEfficiency > 1 ||
-                          P.FP32Efficiency > 1))
+                          P.FP32Efficiency > 1 || P.ConvEfficiency > 1 ||
+                          P.GroupedConvEfficiency > 1))
     Problem = "an efficiency is a fraction of the peak, at most 1";
   if (!Problem.empty())
     return makeInputError(Path + ": " + Problem);
@@ -143,4 +148,33 @@ llvm::Expected<DeviceProfile> oomplan::loadDevice(llvm::StringRef NameOrPath) {
   if (!Buf)
     return makeIOError(NameOrPath + ": " + Buf.getError().message());
   return parseDeviceJSON((*Buf)->getBuffer(), NameOrPath);
+}
+
+// Twelve significant digits: the datasheet's 494.7 reads back as 494.7, not
+// as the 17 digits of its nearest double.
+static void number(llvm::json::OStream &J, llvm::StringRef Key, double V) {
+  J.attributeBegin(Key);
+  J.rawValue(llvm::formatv("{0}", llvm::format("%.12g", V)).str());
+  J.attributeEnd();
+}
+
+void oomplan::writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P) {
+  J.objectBegin();
+  J.attribute("name", P.Name);
+  number(J, "peak_fp32_tflops", P.PeakFP32 / T);
+  number(J, "peak_tf32_tflops", P.PeakTF32 / T);
+  number(J, "peak_fp16_tflops", P.PeakFP16 / T);
+  number(J, "peak_bf16_tflops", P.PeakBF16 / T);
+  number(J, "mem_bandwidth_gbps", P.MemBandwidth / G);
+  number(J, "host_link_gbps", P.HostLinkBandwidth / G);
+  number(J, "memory_gib", double(P.MemoryBytes) / double(GiB));
+  number(J, "host_mem_bandwidth_gbps", P.HostMemBandwidth / G);
+  number(J, "compute_efficiency", P.ComputeEfficiency);
+  number(J, "fp32_efficiency", P.FP32Efficiency);
+  number(J, "memory_efficiency", P.MemoryEfficiency);
+  number(J, "conv_efficiency", P.ConvEfficiency);
+  number(J, "grouped_conv_efficiency", P.GroupedConvEfficiency);
+  number(J, "kernel_us", P.KernelSeconds / 1e-6);
+  number(J, "overhead_mib", double(P.OverheadBytes) / double(1 << 20));
+  J.objectEnd();
 }

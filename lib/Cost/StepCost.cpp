@@ -1,7 +1,8 @@
 //===- StepCost.cpp - roofline time of a schedule step --------------------===//
 //
 // time = max(FLOPs / peak, bytes / memory bandwidth). Bytes are the sizes of
-// the distinct tensors a step reads and writes; an optimizer step reads and
+// the distinct tensors a step reads and writes (less a library workspace's
+// room, ScheduleTensor::ScratchBytes); an optimizer step reads and
 // writes back its state, so its reads count twice. The peak is chosen by the
 // precision the step computes in: CostOptions::ComputeType when set, else
 // the element type of what the step writes (the schedule's tensor type: a
@@ -10,7 +11,8 @@
 // fp32 run at the TF32 peak when CostOptions::TF32 is set; an optimizer step
 // (no node) stays fp32, as its update runs on the fp32 master weights.
 // The peaks are scaled by the device's measured efficiencies (the FP32
-// units' own for a step at the FP32 peak), and a kernel
+// units' own for a step at the FP32 peak), a convolution's time by its
+// kernels' against a product's (grouped ones apart), and a kernel
 // step takes at least the device's kernel floor (DeviceProfile.h); shape
 // arithmetic that a GPU runtime computes on the host (HostShapeSteps.cpp)
 // takes no time.
@@ -73,7 +75,10 @@ static double bytesMoved(const Schedule &S, const Step &St) {
     if (std::find(Seen.begin(), Seen.end(), T) != Seen.end())
       return;
     Seen.push_back(T);
-    Bytes += Times * static_cast<double>(S.Tensors[T].SizeBytes);
+    const ScheduleTensor &Ten = S.Tensors[T];
+    Bytes +=
+        Times * static_cast<double>(Ten.SizeBytes -
+                                    std::min(Ten.ScratchBytes, Ten.SizeBytes));
   };
   double ReadTimes = St.Kind == StepKind::Optimizer ? 2 : 1;
   for (TensorId T : St.Reads)
@@ -124,7 +129,18 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   // The floor is per kernel; an optimizer's per-weight updates are not one
   // kernel each (PyTorch's foreach and fused optimizers batch them).
   double Floor = St.Node != NoId ? Device.KernelSeconds : 0;
-  return std::max({Compute, Memory, Floor});
+  return std::max(std::max(Compute, Memory) / classEfficiency(St.Node), Floor);
+}
+
+double CostModel::classEfficiency(NodeId N) const {
+  if (N == NoId || N >= G.Nodes.size())
+    return 1;
+  const Node &Nd = G.Nodes[N];
+  const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
+  if (!Op || Op->Cost.Flops != ops::FlopsClass::Conv)
+    return 1;
+  return Nd.getInt("group", 1) > 1 ? Device.GroupedConvEfficiency
+                                   : Device.ConvEfficiency;
 }
 
 std::vector<double> CostModel::stepTimes(const Schedule &S) const {

@@ -141,6 +141,7 @@ Error driver::installBackend(Session &S) {
         Library = *Bytes;
       }
       uint64_t Bytes = saturatingAdd(Library, halfCopies(Sched, Shapes, St, N));
+      uint64_t Scratch = 0;
       if (Bytes == 0)
         continue;
       if (Rec && Library) {
@@ -151,8 +152,12 @@ Error driver::installBackend(Session &S) {
         bool Conv = N.OpType == "Conv" || N.OpType == "ConvTranspose" ||
                     N.OpType == fused::ConvOp;
         ++(Conv ? Convs : Products);
+        Scratch = Library;
       }
-      addWorkspaceWrite(Sched, St, N, Bytes);
+      // cuDNN's and cuBLAS's workspace is room at its limit, not traffic;
+      // float copies, recurrent gates and dequantized tiles are written
+      // and read.
+      addWorkspaceWrite(Sched, St, N, Bytes, Scratch);
     }
     // The first plan is the main one; later calls re-plan at other
     // bindings or for a fit's candidates.

@@ -160,6 +160,9 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
         [&](json::OStream &J) {
           J.attribute("fit", nullptr); // No fit ran: the plan as is.
           writeBackendJSON(S, J);
+          J.attributeBegin("device"); // what the steps' seconds assume
+          writeDeviceJSON(J, S.Device);
+          J.attributeEnd();
           J.attributeBegin("report");
           report::writeReportJSON(J, *R, C);
           J.attributeEnd();
@@ -201,6 +204,9 @@ Expected<int> driver::runFittedJSON(Session &S, const PlanContext &PC,
       [&](json::OStream &J) {
         writeFitJSON(J, F, ByDefault);
         writeBackendJSON(S, J);
+        J.attributeBegin("device"); // what the steps' seconds assume
+        writeDeviceJSON(J, S.Device);
+        J.attributeEnd();
         J.attributeBegin("report");
         report::writeReportJSON(J, *R, PC);
         J.attributeEnd();

@@ -14,6 +14,7 @@
 #include "oomplan/IR/Graph.h"
 #include "oomplan/Schedule/Schedule.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,13 +23,14 @@ namespace oomplan {
 namespace driver {
 
 inline void addWorkspaceWrite(Schedule &S, Step &St, const Node &N,
-                              uint64_t Bytes) {
+                              uint64_t Bytes, uint64_t Scratch = 0) {
   ScheduleTensor T;
   T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
            ".workspace";
   T.SizeBytes = Bytes;
   T.Type = ElementType::UInt8;
   T.Kind = TensorKind::Activation;
+  T.ScratchBytes = std::min(Scratch, Bytes);
   St.Writes.push_back(TensorId(S.Tensors.size()));
   S.Tensors.push_back(std::move(T));
 }

@@ -78,6 +78,10 @@ public:
 private:
   /// Peak FLOP/s of node N's op computing in type T.
   double peakAt(NodeId N, ElementType T) const;
+  /// What node N's kernels reach against the roofline the efficiencies
+  /// give: DeviceProfile::ConvEfficiency for a convolution (the op table's
+  /// Conv FLOPs class), GroupedConvEfficiency when group > 1, else 1.
+  double classEfficiency(NodeId N) const;
 
   const Graph &G;
   ConcreteDims Dims;

@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 #include <cstdint>
 #include <string>
 
@@ -57,6 +58,14 @@ struct DeviceProfile {
   /// The default --overhead when --device names this profile (JSON
   /// "overhead_mib"; 0, none assumed, unless measured).
   uint64_t OverheadBytes = 0;
+  /// What a convolution reaches against a product of the same FLOPs and
+  /// bytes: a convolution step takes its roofline time (the efficiencies
+  /// above applied) divided by this. cuDNN's kernels walk windows a GEMM
+  /// does not; a grouped convolution (group > 1: depthwise, ResNeXt's)
+  /// has its own, as its kernels are others again. Both 1 unless measured
+  /// (JSON "conv_efficiency", "grouped_conv_efficiency"; utils/calibration).
+  double ConvEfficiency = 1;
+  double GroupedConvEfficiency = 1;
 };
 
 /// The built-in profiles, in a fixed order.
@@ -77,6 +86,11 @@ llvm::Expected<DeviceProfile> parseDeviceJSON(llvm::StringRef Text,
 
 /// A built-in name, or a path ending in ".json".
 llvm::Expected<DeviceProfile> loadDevice(llvm::StringRef NameOrPath);
+
+/// P's fields as the JSON object parseDeviceJSON reads (every key written),
+/// so that a plan says what it was costed against and a measured profile
+/// can start from a built-in one.
+void writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P);
 
 } // namespace oomplan
 

@@ -320,3 +320,115 @@ TEST(CostModel, DeviceErrors) {
   ASSERT_TRUE(!!H);
   EXPECT_EQ(H->Name, "H100-SXM");
 }
+
+// A convolution's kernels have their own efficiency against the roofline
+// the other efficiencies give, a grouped one (group > 1) another. On a
+// device of 1000 FLOP/s in fp32 at fp32_efficiency 0.5 (memory 1000 GB/s:
+// the few hundred bytes take under a nanosecond):
+// - dense: y[1,3,4,4] from x[1,2,4,4] and w[3,2,3,3], 48 outputs of
+//   2*3*3 multiply-adds = 2 * 48 * 18 = 1728 FLOPs: 1728 / 500 = 3.456 s,
+//   / conv_efficiency 0.4 = 8.64 s;
+// - depthwise: y[1,4,4,4] from x[1,4,4,4] and w[4,1,3,3], group 4: 64
+//   outputs of 9 = 2 * 64 * 9 = 1152 FLOPs: 1152 / 500 = 2.304 s,
+//   / grouped_conv_efficiency 0.25 = 9.216 s (conv_efficiency not used);
+// - a MatMul of the same profile keeps the product's 1024 / 500 = 2.048 s.
+TEST(CostModel, ConvolutionsHaveTheirOwnEfficiency) {
+  Model Dense = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[1,2,4,4] x, float[3,2,3,3] w) => (float[1,3,4,4] y) {
+  y = Conv<pads = [1, 1, 1, 1]>(x, w)
+}
+)");
+  Model Depthwise = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[1,4,4,4] x, float[4,1,3,3] w) => (float[1,4,4,4] y) {
+  y = Conv<pads = [1, 1, 1, 1], group = 4>(x, w)
+}
+)");
+  Model Product = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[4,8] x, float[8,16] w) => (float[4,16] y) {
+  y = MatMul(x, w)
+}
+)");
+  const char *Toy = R"({"peak_fp32_tflops": 1e-9, "mem_bandwidth_gbps": 1000,
+      "host_link_gbps": 1, "memory_gib": 1, "fp32_efficiency": 0.5)";
+  auto Measured = parseDeviceJSON(std::string(Toy) + R"(,
+      "conv_efficiency": 0.4, "grouped_conv_efficiency": 0.25})",
+                                  "toy.json");
+  auto Plain = parseDeviceJSON(std::string(Toy) + "}", "toy.json");
+  ASSERT_TRUE(!!Measured) << llvm::toString(Measured.takeError());
+  ASSERT_TRUE(!!Plain) << llvm::toString(Plain.takeError());
+  EXPECT_EQ(Plain->ConvEfficiency, 1.0); // unless measured
+  auto Seconds = [](const Model &M, const DeviceProfile &D) {
+    Schedule S = schedule(M);
+    return CostModel(*M.G, M.Dims, D).stepSeconds(S, S.Steps[0]);
+  };
+  EXPECT_NEAR(Seconds(Dense, *Plain), 3.456, 1e-9);
+  EXPECT_NEAR(Seconds(Dense, *Measured), 8.64, 1e-9);
+  EXPECT_NEAR(Seconds(Depthwise, *Plain), 2.304, 1e-9);
+  EXPECT_NEAR(Seconds(Depthwise, *Measured), 9.216, 1e-9);
+  EXPECT_NEAR(Seconds(Product, *Measured), 2.048, 1e-9);
+  auto Over = parseDeviceJSON(std::string(Toy) + R"(, "conv_efficiency": 2})",
+                              "toy.json");
+  ASSERT_FALSE(!!Over);
+  EXPECT_NE(llvm::toString(Over.takeError()).find("at most 1"),
+            std::string::npos);
+}
+
+// A library's workspace is room, not traffic: an Add of two float[4,8]
+// (3 * 128 = 384 bytes at 1 GB/s: 384 ns; its 32 FLOPs at 1 TFLOP/s take
+// 32 ps) writing a 1,000,000-byte workspace as well takes
+// 1,000,384 / 1e9 s when the bytes are moved, and still 384 ns when they
+// are the room cuDNN or cuBLAS may use (ScratchBytes).
+TEST(CostModel, LibraryWorkspaceIsRoomNotTraffic) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[4,8] a, float[4,8] b) => (float[4,8] y) {
+  y = Add(a, b)
+}
+)");
+  auto D = parseDeviceJSON(R"({"peak_fp32_tflops": 1,
+      "mem_bandwidth_gbps": 1, "host_link_gbps": 1, "memory_gib": 1})",
+                           "toy.json");
+  ASSERT_TRUE(!!D) << llvm::toString(D.takeError());
+  Schedule S = schedule(M);
+  CostModel C(*M.G, M.Dims, *D);
+  EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 384e-9, 1e-15);
+  ScheduleTensor W;
+  W.Name = "add.workspace";
+  W.SizeBytes = 1000000;
+  S.Steps[0].Writes.push_back(TensorId(S.Tensors.size()));
+  S.Tensors.push_back(W);
+  EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 1000384e-9, 1e-15);
+  S.Tensors.back().ScratchBytes = 1000000;
+  EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 384e-9, 1e-15);
+}
+
+// writeDeviceJSON writes what parseDeviceJSON reads: every built-in
+// profile comes back with the same numbers (rates to 12 digits, which the
+// datasheet figures have fewer of; sizes exact).
+TEST(CostModel, DeviceJSONRoundTrips) {
+  for (const DeviceProfile &P : deviceProfiles()) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    llvm::json::OStream J(OS);
+    writeDeviceJSON(J, P);
+    OS.flush();
+    auto Q = parseDeviceJSON(Text, "round-trip.json");
+    ASSERT_TRUE(!!Q) << P.Name << ": " << llvm::toString(Q.takeError());
+    EXPECT_EQ(Q->Name, P.Name);
+    for (auto [A, B] : {std::pair{Q->PeakFP32, P.PeakFP32},
+                        {Q->PeakTF32, P.PeakTF32},
+                        {Q->PeakFP16, P.PeakFP16},
+                        {Q->PeakBF16, P.PeakBF16},
+                        {Q->MemBandwidth, P.MemBandwidth},
+                        {Q->HostLinkBandwidth, P.HostLinkBandwidth},
+                        {Q->HostMemBandwidth, P.HostMemBandwidth},
+                        {Q->ComputeEfficiency, P.ComputeEfficiency},
+                        {Q->FP32Efficiency, P.FP32Efficiency},
+                        {Q->MemoryEfficiency, P.MemoryEfficiency},
+                        {Q->ConvEfficiency, P.ConvEfficiency},
+                        {Q->GroupedConvEfficiency, P.GroupedConvEfficiency},
+                        {Q->KernelSeconds, P.KernelSeconds}})
+      EXPECT_DOUBLE_EQ(A, B) << P.Name << ": " << Text;
+    EXPECT_EQ(Q->MemoryBytes, P.MemoryBytes) << P.Name;
+    EXPECT_EQ(Q->OverheadBytes, P.OverheadBytes) << P.Name;
+  }
+}
