@@ -24,7 +24,8 @@ then, with those efficiencies in the profile and still no floor (p: the
 predicted seconds):
 - conv_efficiency = p / m of conv3x3, conv3x3s and conv1x1, their
   geometric mean,
-- grouped_conv_efficiency = p / m of dwconv (depthwise).
+- grouped_conv_efficiency = p / m of dwconv and dwconvs (depthwise), their
+  geometric mean.
 bmm (batched FP32 products) sets nothing: it checks fp32_efficiency.
 An efficiency is at most 1: a kernel measured faster than the datasheet's
 roofline is reported and taken as 1. A model not measured keeps the
@@ -53,6 +54,7 @@ SETS = {
     "conv3x3s": "conv_efficiency",
     "conv1x1": "conv_efficiency",
     "dwconv": "grouped_conv_efficiency",
+    "dwconvs": "grouped_conv_efficiency",
     "bmm": None,
 }
 EFFICIENCIES = ("compute_efficiency", "fp32_efficiency", "memory_efficiency",
@@ -156,7 +158,7 @@ def main():
     stage = dict(cal, kernel_us=0, conv_efficiency=1,
                  grouped_conv_efficiency=1)
     for key, models in (("conv_efficiency", ["conv3x3", "conv3x3s", "conv1x1"]),
-                        ("grouped_conv_efficiency", ["dwconv"])):
+                        ("grouped_conv_efficiency", ["dwconv", "dwconvs"])):
         rs = [r for r in (ratio(n, stage) for n in models) if r]
         cal[key] = geomean(rs) if rs else kept(key, "not measured")
     for k in EFFICIENCIES + ("kernel_us",):

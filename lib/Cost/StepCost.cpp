@@ -15,10 +15,14 @@
 // kernels' against a product's (grouped ones apart), and a kernel
 // step takes at least the device's kernel floor (DeviceProfile.h); shape
 // arithmetic that a GPU runtime computes on the host (HostShapeSteps.cpp)
-// takes no time.
+// takes no time. A convolution's bias and a fused op's epilogue (bias,
+// activation) run as oomplan-run's CUDA executor runs them, and PyTorch
+// eager its bias add and activation: a kernel of its own after the product,
+// reading and writing the output again.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
+#include "oomplan/IR/FusedOps.h"
 #include "oomplan/IR/OpTable.h"
 #include <algorithm>
 
@@ -129,7 +133,23 @@ double CostModel::stepSeconds(const Schedule &S, const Step &St) const {
   // The floor is per kernel; an optimizer's per-weight updates are not one
   // kernel each (PyTorch's foreach and fused optimizers batch them).
   double Floor = St.Node != NoId ? Device.KernelSeconds : 0;
-  return std::max(std::max(Compute, Memory) / classEfficiency(St.Node), Floor);
+  double Seconds =
+      std::max(std::max(Compute, Memory) / classEfficiency(St.Node), Floor);
+  // The epilogue is a kernel of its own after the product's.
+  if (double Epilogue = epilogueBytes(S, St))
+    Seconds += std::max(Bandwidth > 0 ? Epilogue / Bandwidth : 0, Floor);
+  return Seconds;
+}
+
+double CostModel::epilogueBytes(const Schedule &S, const Step &St) const {
+  if ((St.Kind != StepKind::Compute && St.Kind != StepKind::Recompute) ||
+      St.Node == NoId || St.Node >= G.Nodes.size() || St.Writes.empty() ||
+      St.Writes[0] >= S.Tensors.size())
+    return 0;
+  const Node &N = G.Nodes[St.Node];
+  bool Pass = N.OpType == fused::ConvOp || N.OpType == fused::MatMulOp ||
+              (N.OpType == "Conv" && N.input(2) != NoId);
+  return Pass ? 2 * static_cast<double>(S.Tensors[St.Writes[0]].SizeBytes) : 0;
 }
 
 double CostModel::classEfficiency(NodeId N) const {

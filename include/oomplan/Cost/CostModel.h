@@ -82,6 +82,10 @@ private:
   /// give: DeviceProfile::ConvEfficiency for a convolution (the op table's
   /// Conv FLOPs class), GroupedConvEfficiency when group > 1, else 1.
   double classEfficiency(NodeId N) const;
+  /// Bytes of the pass after the product that adds a Conv's bias or
+  /// applies a fused op's epilogue (OomplanConv, OomplanMatMul): its output
+  /// read and written; 0 for other steps and for backward ones.
+  double epilogueBytes(const Schedule &S, const Step &St) const;
 
   const Graph &G;
   ConcreteDims Dims;

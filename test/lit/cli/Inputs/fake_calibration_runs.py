@@ -28,12 +28,13 @@ conv1x1 = 2 * (32 * 256 * 14 * 14) * 1024 / (FP32 * 0.5) / 0.4
 # Depthwise is memory-bound: x and y, 32*384*28*28 floats each, the
 # weights 384*9.
 dwconv = (2 * 32 * 384 * 28 * 28 + 384 * 9) * F / (BW * 0.9) / 0.25
+dwconvs = (2 * 8 * 576 * 14 * 14 + 576 * 9) * F / (BW * 0.9) / 0.25
 bmm = 1e-4  # a check, sets nothing
 
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 for name, secs in dict(sgemm=sgemm, bgemm=bgemm, add=add, transpose=transpose,
                        layernorm=layernorm, chain=chain, conv3x3=conv3x3, conv3x3s=conv3x3s,
-                       conv1x1=conv1x1, dwconv=dwconv, bmm=bmm).items():
+                       conv1x1=conv1x1, dwconv=dwconv, dwconvs=dwconvs, bmm=bmm).items():
     with open(os.path.join(out, "cal-%s.json" % name), "w") as f:
         json.dump({"seconds": {"run": secs * 2, "steps_warm_median": secs}}, f)
