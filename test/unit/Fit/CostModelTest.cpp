@@ -444,15 +444,16 @@ TEST(CostModel, BiasIsAPassOfItsOwn) {
   auto Conv = [](bool Bias) {
     return load(std::string(R"(<ir_version: 8, opset_import: ["" : 17]>
 m (float[1,1,4,4] x, float[1,1,1,1] w, float[1] b) => (float[1,1,4,4] y) {
-  y = Conv()") + (Bias ? "x, w, b" : "x, w") + R"()
+  y = Conv()") + (Bias ? "x, w, b" : "x, w") +
+                R"()
 }
 )");
   };
   const char *Toy = R"({"peak_fp32_tflops": 1, "mem_bandwidth_gbps": 1,
       "host_link_gbps": 1, "memory_gib": 1)";
   auto NoFloor = parseDeviceJSON(std::string(Toy) + "}", "toy.json");
-  auto Floor = parseDeviceJSON(std::string(Toy) + R"(, "kernel_us": 1})",
-                               "toy.json");
+  auto Floor =
+      parseDeviceJSON(std::string(Toy) + R"(, "kernel_us": 1})", "toy.json");
   ASSERT_TRUE(!!NoFloor) << llvm::toString(NoFloor.takeError());
   ASSERT_TRUE(!!Floor) << llvm::toString(Floor.takeError());
   auto Seconds = [](const Model &M, const DeviceProfile &D) {

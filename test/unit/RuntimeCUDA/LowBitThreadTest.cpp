@@ -271,9 +271,13 @@ struct GQACase {
 };
 
 // GQAMath.h's threads on the host: presentAt for every cache element, then
-// attendRow for every query row with one lane holding all of head_size.
+// for every query row with one lane holding all of head_size, attendRow
+// (Parts 1: the warp-per-row kernel), or its keys in Parts parts merged in
+// order as the block-per-row kernel's warp 0 merges its warps' parts
+// (smooth softmax's zero logit in part 0 only).
 void emulateGQA(const gqa::GQAArgs &A, std::vector<float> &Y,
-                std::vector<float> &PK, std::vector<float> &PV, bool &Bad) {
+                std::vector<float> &PK, std::vector<float> &PV, bool &Bad,
+                int Parts = 1) {
   gqa::GQAArgs P = A;
   P.Y = Y.data();
   P.PresentK = PK.data();
@@ -290,7 +294,24 @@ void emulateGQA(const gqa::GQAArgs &A, std::vector<float> &Y,
   for (int64_t B = 0; B < P.B; ++B)
     for (int64_t S = 0; S < P.S; ++S)
       for (int64_t H = 0; H < P.Hq; ++H)
-        Bad |= !gqa::attendRow<float, 64>(P, M, B, S, H, 0, 1, One);
+        if (Parts == 1) {
+          Bad |= !gqa::attendRow<float, 64>(P, M, B, S, H, 0, 1, One);
+        } else {
+          gqa::Softmax Sm(P.Smooth);
+          float Acc[64];
+          bool Ok = gqa::attendPart<float, 64>(P, M, B, S, H, 0, 1, 0, Parts,
+                                               One, Sm, Acc);
+          for (int Part = 1; Ok && Part < Parts; ++Part) {
+            gqa::Softmax From(false);
+            float FromAcc[64];
+            Ok = gqa::attendPart<float, 64>(P, M, B, S, H, 0, 1, Part, Parts,
+                                            One, From, FromAcc);
+            gqa::mergePart<64>(Sm, Acc, From, FromAcc);
+          }
+          if (Ok)
+            gqa::writeRow<float, 64>(P, B, S, H, 0, 1, Sm, Acc);
+          Bad |= !Ok;
+        }
 }
 
 // GroupQueryAttention's CUDA threads give the CPU's present caches to the
@@ -386,18 +407,22 @@ TEST(LowBitThreads, GroupQueryAttentionIsTheCPUs) {
     llvm::Error E = gqaArgs(*Q.C, A, Type);
     ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
     EXPECT_EQ(Type, 0);
-    std::vector<float> Y(size_t(Tokens * K.Hq * K.D), -9.0f),
-        PK(size_t(K.B * K.Hkv * K.Present * K.D), -9.0f), PV(PK);
-    bool Bad;
-    emulateGQA(A, Y, PK, PV, Bad);
-    EXPECT_FALSE(Bad) << K.What;
-    EXPECT_EQ(PK, valuesOf<float>(Q.Wants[1])) << K.What;
-    EXPECT_EQ(PV, valuesOf<float>(Q.Wants[2])) << K.What;
-    std::vector<float> Want = valuesOf<float>(Q.Wants[0]);
-    ASSERT_EQ(Y.size(), Want.size());
-    for (size_t I = 0; I < Y.size(); ++I)
-      EXPECT_NEAR(Y[I], Want[I], 1e-6 + 1e-5 * std::fabs(Want[I]))
-          << K.What << " [" << I << "]";
+    // One part (a warp a row), and a row's keys split in 2, 3 and 8 parts
+    // (a block a row; with these few keys some parts are empty).
+    for (int Parts : {1, 2, 3, 8}) {
+      std::vector<float> Y(size_t(Tokens * K.Hq * K.D), -9.0f),
+          PK(size_t(K.B * K.Hkv * K.Present * K.D), -9.0f), PV(PK);
+      bool Bad;
+      emulateGQA(A, Y, PK, PV, Bad, Parts);
+      EXPECT_FALSE(Bad) << K.What;
+      EXPECT_EQ(PK, valuesOf<float>(Q.Wants[1])) << K.What;
+      EXPECT_EQ(PV, valuesOf<float>(Q.Wants[2])) << K.What;
+      std::vector<float> Want = valuesOf<float>(Q.Wants[0]);
+      ASSERT_EQ(Y.size(), Want.size());
+      for (size_t I = 0; I < Y.size(); ++I)
+        EXPECT_NEAR(Y[I], Want[I], 1e-6 + 1e-5 * std::fabs(Want[I]))
+            << K.What << ", " << Parts << " parts [" << I << "]";
+    }
   }
 }
 

@@ -203,19 +203,24 @@ struct Softmax {
   }
 };
 
-/// Query row (B, S, H)'s output, computed by Lanes threads of which this
-/// is Lane: the lane owns dims Lane, Lane + Lanes, ... (at most Slots of
-/// them; the device runs a warp, Lanes 32; the test one lane holding all).
-/// LaneSum adds a value over the lanes (a warp's shuffles; the identity
-/// for one lane). False when the row does not fit (nothing written).
+/// Part Part of Parts of query row (B, S, H)'s keys (equal chunks of its
+/// causal range, in order; a chunk may be empty), computed by Lanes threads
+/// of which this is Lane: the lane owns dims Lane, Lane + Lanes, ... (at
+/// most Slots of them; the device runs a warp, Lanes 32; the test one lane
+/// holding all). LaneSum adds a value over the lanes (a warp's shuffles;
+/// the identity for one lane). Sm and Acc are the online softmax's state
+/// over the chunk: Sm as the caller made it (smooth softmax's implicit
+/// zero logit in one part only, so that merging counts it once), Acc
+/// zeroed here. False when the row does not fit (the same for every part).
 template <typename T, int Slots, typename SumFn>
-OOMPLAN_GQA_HD inline bool attendRow(const GQAArgs &A, Mode M, int64_t B,
-                                     int64_t S, int64_t H, int Lane, int Lanes,
-                                     SumFn LaneSum) {
+OOMPLAN_GQA_HD inline bool attendPart(const GQAArgs &A, Mode M, int64_t B,
+                                      int64_t S, int64_t H, int Lane, int Lanes,
+                                      int Part, int Parts, SumFn LaneSum,
+                                      Softmax &Sm, float (&Acc)[Slots]) {
   const int64_t Pos = positionOf(A, M, B, S);
   if (!rowFits(A, M, B) || !positionFits(A, Pos))
     return false;
-  float Q[Slots], Acc[Slots];
+  float Q[Slots];
   const T *QRow = static_cast<const T *>(A.Q) + rowOf(A, B, S, H, 0);
   for (int R = 0; R < Slots; ++R) {
     const int64_t I = Lane + int64_t(R) * Lanes;
@@ -229,28 +234,74 @@ OOMPLAN_GQA_HD inline bool attendRow(const GQAArgs &A, Mode M, int64_t B,
   const int64_t Causal = pastOf(A, M, B) + S + 1;
   const int64_t Start =
       A.Window > 0 && Causal > A.Window ? Causal - A.Window : 0;
-  Softmax Sm(A.Smooth);
-  for (int64_t J = Start; J < Causal; ++J) {
-    float Part = 0;
+  const int64_t Chunk = (Causal - Start + Parts - 1) / Parts;
+  const int64_t From = Start + Part * Chunk;
+  const int64_t To = From + Chunk < Causal ? From + Chunk : Causal;
+  for (int64_t J = From; J < To; ++J) {
+    float Dot = 0;
     for (int R = 0; R < Slots; ++R) {
       const int64_t I = Lane + int64_t(R) * Lanes;
       if (I < A.D)
-        Part += Q[R] * toFloat(K[J * A.D + I]);
+        Dot += Q[R] * toFloat(K[J * A.D + I]);
     }
     float Rescale;
-    const float P = Sm.push(scoreOf(A, LaneSum(Part)), Rescale);
+    const float P = Sm.push(scoreOf(A, LaneSum(Dot)), Rescale);
     for (int R = 0; R < Slots; ++R) {
       const int64_t I = Lane + int64_t(R) * Lanes;
       if (I < A.D)
         Acc[R] = Acc[R] * Rescale + P * toFloat(V[J * A.D + I]);
     }
   }
+  return true;
+}
+
+/// Adds part From (its softmax state and accumulators, the same lane's
+/// dims) to Into: both rescaled to the larger max. A part without keys
+/// (Sum 0, max -inf) adds nothing.
+template <int Slots>
+OOMPLAN_GQA_HD inline void mergePart(Softmax &Into, float (&Acc)[Slots],
+                                     const Softmax &From,
+                                     const float (&FromAcc)[Slots]) {
+  if (From.Sum == 0)
+    return;
+  if (Into.Sum == 0) {
+    Into = From;
+    for (int R = 0; R < Slots; ++R)
+      Acc[R] = FromAcc[R];
+    return;
+  }
+  const float New = From.Max > Into.Max ? From.Max : Into.Max;
+  const float A = expf(Into.Max - New), B = expf(From.Max - New);
+  Into.Sum = Into.Sum * A + From.Sum * B;
+  Into.Max = New;
+  for (int R = 0; R < Slots; ++R)
+    Acc[R] = Acc[R] * A + FromAcc[R] * B;
+}
+
+/// Writes row (B, S, H)'s output from its merged state: the lane's dims.
+template <typename T, int Slots>
+OOMPLAN_GQA_HD inline void
+writeRow(const GQAArgs &A, int64_t B, int64_t S, int64_t H, int Lane, int Lanes,
+         const Softmax &Sm, const float (&Acc)[Slots]) {
   T *Y = static_cast<T *>(A.Y) + (B * A.S + S) * A.Hq * A.D + H * A.D;
   for (int R = 0; R < Slots; ++R) {
     const int64_t I = Lane + int64_t(R) * Lanes;
     if (I < A.D)
       fromFloat(Acc[R] / Sm.Sum, Y[I]);
   }
+}
+
+/// Query row (B, S, H)'s output in one part (attendPart's lanes): false
+/// when the row does not fit (nothing written).
+template <typename T, int Slots, typename SumFn>
+OOMPLAN_GQA_HD inline bool attendRow(const GQAArgs &A, Mode M, int64_t B,
+                                     int64_t S, int64_t H, int Lane, int Lanes,
+                                     SumFn LaneSum) {
+  Softmax Sm(A.Smooth);
+  float Acc[Slots];
+  if (!attendPart<T, Slots>(A, M, B, S, H, Lane, Lanes, 0, 1, LaneSum, Sm, Acc))
+    return false;
+  writeRow<T, Slots>(A, B, S, H, Lane, Lanes, Sm, Acc);
   return true;
 }
 
@@ -258,7 +309,9 @@ OOMPLAN_GQA_HD inline bool attendRow(const GQAArgs &A, Mode M, int64_t B,
 constexpr int LaneSlots = 8;
 
 /// The launcher (GroupQueryAttention.cu): the present caches, then one
-/// warp per query row. Type 0 float, 1 float16, 2 bfloat16.
+/// warp per query row, or, for fewer rows than fill the device (a decode
+/// step), one block per row whose warps take a part of its keys each.
+/// Type 0 float, 1 float16, 2 bfloat16.
 int groupQueryAttention(const GQAArgs &A, int Type, int *BadIndex,
                         cudaStream_t Stream);
 
