@@ -396,7 +396,7 @@ say "Kernel times against the cost model's H200 profile, per op type (seconds pe
 say ""
 say "| case | op type | measured (--profile: timing events around each step in the CUDA graph's replays, mean of 5 warm runs) | predicted | ratio |"
 say "|---|---|---|---|---|"
-for c in "resnet50 $R8" "bert_like $B8"; do
+for c in "resnet50 $R8" "bert_like $B8" "mobilenet_v2 $R32"; do
   have_time "the profile of $c" || break
   set -- $c
   name=$1
@@ -418,6 +418,33 @@ try:
               f"{(sec / p) if p else float('nan'):.2f}x |")
 except Exception as e:
     print(f"| {tag} | ? | not measured ({e}) | | |")
+PY
+done
+# The slowest steps of each, against their own predictions (matched by node
+# name): which convolutions, products or kernels of ours the time goes to.
+say ""
+say "The slowest steps (--profile's step_seconds, by node, against the plan's step):"
+say ""
+say "| case | step | op | node | measured | predicted | ratio |"
+say "|---|---|---|---|---|---|---|"
+for c in "resnet50 $R8" "bert_like $B8" "mobilenet_v2 $R32"; do
+  set -- $c
+  name=$1
+  shift
+  tag="$name$(echo "$*" | tr -d ' -')"
+  $PY - "$tag" "$work/$tag-prof.json" "$work/$tag-plan.json" <<'PY' | tee -a "$res"
+import json, sys
+tag = sys.argv[1]
+try:
+    steps = json.load(open(sys.argv[2]))["step_seconds"]
+    pred = {s.get("node"): s.get("seconds") or 0
+            for s in json.load(open(sys.argv[3]))["schedule"] if s.get("node")}
+    for s in sorted(steps, key=lambda t: -t["seconds"])[:6]:
+        p = pred.get(s["node"])
+        print(f"| {tag} | {s['index']} | {s['op']} | {s['node']} | {s['seconds']*1e6:.1f} us | "
+              + (f"{p*1e6:.1f} us | {s['seconds']/p:.2f}x |" if p else "not matched | |"))
+except Exception as e:
+    print(f"| {tag} | ? | | | not measured ({e}) | | |")
 PY
 done
 fi

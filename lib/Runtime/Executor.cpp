@@ -822,29 +822,43 @@ void Executor::resetProfile() {
 
 unsigned Executor::profiledRuns() const { return I->ProfiledRuns; }
 
-std::vector<OpTime> Executor::opProfile() const {
-  llvm::StringMap<OpTime> ByOp;
+std::vector<StepTime> Executor::stepProfile() const {
+  std::vector<StepTime> Out;
   for (uint64_t S = 0; S < I->StepSeconds.size(); ++S) {
     if (!I->StepCalls[S])
       continue;
-    std::string Op;
+    StepTime T;
+    T.Index = S;
     switch (I->Calls[S].Kind) {
     case CallKind::Prefetch:
-      Op = "(prefetch)";
+      T.Op = "(prefetch)";
       break;
     case CallKind::Offload:
-      Op = "(offload)";
+      T.Op = "(offload)";
       break;
     case CallKind::Copy:
-      Op = "(copy)";
+      T.Op = "(copy)";
       break;
-    default:
-      Op = I->G.Nodes[I->P.Sched.Steps[S].Node].OpType;
+    default: {
+      const Node &N = I->G.Nodes[I->P.Sched.Steps[S].Node];
+      T.Op = N.OpType;
+      T.Node = N.Name;
     }
-    OpTime &T = ByOp[Op];
-    T.Op = Op;
-    T.Seconds += I->StepSeconds[S];
-    T.Calls += I->StepCalls[S];
+    }
+    T.Seconds = I->StepSeconds[S];
+    T.Calls = I->StepCalls[S];
+    Out.push_back(std::move(T));
+  }
+  return Out;
+}
+
+std::vector<OpTime> Executor::opProfile() const {
+  llvm::StringMap<OpTime> ByOp;
+  for (const StepTime &S : stepProfile()) {
+    OpTime &T = ByOp[S.Op];
+    T.Op = S.Op;
+    T.Seconds += S.Seconds;
+    T.Calls += S.Calls;
   }
   std::vector<OpTime> Out;
   for (auto &E : ByOp)

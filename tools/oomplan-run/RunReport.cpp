@@ -166,6 +166,18 @@ static void printJSON(raw_ostream &OS, const RunReport &R, const Graph &G,
         for (const runtime::OpTime &T : R.Ops)
           J.attribute(T.Op, int64_t(T.Calls / R.ProfiledRuns));
       });
+      // Each step's seconds per run, in schedule order: where an op type's
+      // time goes (a depthwise convolution against a dense one).
+      J.attributeArray("step_seconds", [&] {
+        for (const runtime::StepTime &T : R.Steps)
+          J.object([&] {
+            J.attribute("index", int64_t(T.Index));
+            J.attribute("op", T.Op);
+            J.attribute("node", T.Node.empty() ? llvm::json::Value(nullptr)
+                                               : llvm::json::Value(T.Node));
+            J.attribute("seconds", T.Seconds / R.ProfiledRuns);
+          });
+      });
     }
     J.attribute("fitted", R.Fitted);
     J.attribute("passes", int64_t(R.Passes));

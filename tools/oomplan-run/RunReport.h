@@ -26,6 +26,8 @@ struct RunReport {
   std::vector<double> RepeatStepsSeconds;
   /// --profile: per op type over ProfiledRuns runs.
   std::vector<runtime::OpTime> Ops;
+  /// --profile: per step, in schedule order (--json's step_seconds).
+  std::vector<runtime::StepTime> Steps;
   unsigned ProfiledRuns = 1;
   std::vector<runtime::RegionUse> Regions;
   /// A device backend (not the CPU): what the device measured, against the

@@ -667,6 +667,7 @@ static Expected<int> runTool(api::Request R) {
   Rep.ProfiledRuns =
       std::max(1u, (*Ex)->profiledRuns() / std::max(1u, unsigned(X->Passes)));
   Rep.Ops = (*Ex)->opProfile();
+  Rep.Steps = (*Ex)->stepProfile();
   auto After = runtime::readProcessMemory();
   measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));
   Rep.Regions = (*Ex)->regionUse();

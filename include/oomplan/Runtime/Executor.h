@@ -130,6 +130,15 @@ struct OpTime {
   uint64_t Calls = 0;
 };
 
+/// Time spent in one step (ExecOptions::Profile): its index in the plan's
+/// schedule, its op type (as OpTime's) and its node's name ("" for none).
+struct StepTime {
+  uint64_t Index = 0;
+  std::string Op, Node;
+  double Seconds = 0;
+  uint64_t Calls = 0;
+};
+
 /// Number of regions the runtime allocates (Weights, IO, Arena, Host).
 constexpr unsigned NumRegions = 4;
 
@@ -181,6 +190,10 @@ public:
   /// resetProfile(), slowest first (ties by name, so the order is
   /// deterministic for equal times). Empty unless ExecOptions::Profile.
   std::vector<OpTime> opProfile() const;
+  /// Every timed step's time since construction or resetProfile(), in
+  /// schedule order (opProfile() is these summed per op type). Empty unless
+  /// ExecOptions::Profile.
+  std::vector<StepTime> stepProfile() const;
   /// The runs opProfile() covers (those whose steps were timed).
   unsigned profiledRuns() const;
   void resetProfile();

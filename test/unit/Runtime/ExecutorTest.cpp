@@ -654,6 +654,16 @@ TEST(Executor, ProfileTimesTheReplayedSteps) {
       EXPECT_EQ(T.Calls, Times ? 3u : 2u) << T.Op;
       EXPECT_NEAR(T.Seconds, Times ? 3e-3 : 2e-3, 1e-12) << T.Op;
     }
+    // The same per step, in the schedule's order: Neg, Relu, Add, Sub.
+    std::vector<StepTime> Steps = E->stepProfile();
+    ASSERT_EQ(Steps.size(), 4u) << Times;
+    const char *Order[] = {"Neg", "Relu", "Add", "Sub"};
+    for (unsigned S = 0; S < 4; ++S) {
+      EXPECT_EQ(Steps[S].Index, P.Sched.Steps.size() - 4 + S);
+      EXPECT_EQ(Steps[S].Op, Order[S]);
+      EXPECT_EQ(Steps[S].Calls, Times ? 3u : 2u) << Order[S];
+      EXPECT_NEAR(Steps[S].Seconds, Times ? 3e-3 : 2e-3, 1e-12) << Order[S];
+    }
   }
 }
 
