@@ -50,6 +50,8 @@ double CostModel::peakFor(NodeId N) const {
 }
 
 ElementType CostModel::stepType(const Schedule &S, const Step &St) const {
+  if (St.ComputesInFloat) // on float copies of 16-bit operands
+    return ElementType::Float;
   if (Opts.ComputeType)
     return *Opts.ComputeType;
   // The step's result: its first write (outputs come before the fp32

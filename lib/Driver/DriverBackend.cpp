@@ -140,7 +140,9 @@ Error driver::installBackend(Session &S) {
           return Bytes.takeError();
         Library = *Bytes;
       }
-      uint64_t Bytes = saturatingAdd(Library, halfCopies(Sched, Shapes, St, N));
+      uint64_t Copies = halfCopies(Sched, Shapes, St, N);
+      St.ComputesInFloat = Copies > 0;
+      uint64_t Bytes = saturatingAdd(Library, Copies);
       uint64_t Scratch = 0;
       if (Bytes == 0)
         continue;

@@ -70,7 +70,8 @@ public:
   double transferSeconds(uint64_t Bytes) const;
   /// Peak FLOP/s an op of node N runs at, in its output's precision.
   double peakFor(NodeId N) const;
-  /// The precision step St computes in (see CostOptions::ComputeType).
+  /// The precision step St computes in (see CostOptions::ComputeType;
+  /// float for a step on float copies, Step::ComputesInFloat).
   ElementType stepType(const Schedule &S, const Step &St) const;
   const DeviceProfile &device() const { return Device; }
   const Graph &graph() const { return G; }

@@ -95,6 +95,10 @@ struct Step {
   /// on the host, Fit/OptimizerOffload.h): it reads host-home tensors only
   /// and costs its bytes over the host's memory bandwidth.
   bool OnHost = false;
+  /// Computes on float copies of its 16-bit operands (the CUDA backend's
+  /// HalfInFloat.h: a convolution, a normalisation): it runs at the FP32
+  /// peak whatever type it writes.
+  bool ComputesInFloat = false;
 };
 
 struct Schedule {

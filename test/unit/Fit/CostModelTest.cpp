@@ -232,6 +232,11 @@ m ()" + T + "[N,8] x, " +
               1e-12);
   EXPECT_NEAR(CostModel(*B.G, B.Dims, *One).stepSeconds(SB, SB.Steps[0]), 0.64,
               1e-12);
+  // The bf16 MatMul on float copies (the CUDA backend's HalfInFloat) runs on
+  // the FP32 units: 1024 / (1000 * 0.5) = 2.048 s, as the fp32 one.
+  SB.Steps[0].ComputesInFloat = true;
+  EXPECT_NEAR(CostModel(*B.G, B.Dims, *Both).stepSeconds(SB, SB.Steps[0]),
+              2.048, 1e-12);
 }
 
 // A profile's measured overhead: the H200's, 607 MiB (its CUDA context and
