@@ -25,7 +25,9 @@ predicted seconds):
 - conv_efficiency = p / m of conv3x3, conv3x3s and conv1x1, their
   geometric mean,
 - grouped_conv_efficiency = p / m of dwconv and dwconvs (depthwise), their
-  geometric mean.
+  geometric mean,
+- attention_efficiency = p / m of attn (the fused attention of bert_like's
+  size: 8 x 12 heads of 128 x 64).
 bmm (batched FP32 products) sets nothing: it checks fp32_efficiency.
 An efficiency is at most 1: a kernel measured faster than the datasheet's
 roofline is reported and taken as 1. A model not measured keeps the
@@ -55,10 +57,12 @@ SETS = {
     "conv1x1": "conv_efficiency",
     "dwconv": "grouped_conv_efficiency",
     "dwconvs": "grouped_conv_efficiency",
+    "attn": "attention_efficiency",
     "bmm": None,
 }
 EFFICIENCIES = ("compute_efficiency", "fp32_efficiency", "memory_efficiency",
-                "conv_efficiency", "grouped_conv_efficiency")
+                "conv_efficiency", "grouped_conv_efficiency",
+                "attention_efficiency")
 
 
 def plan(tool, model, device):
@@ -156,9 +160,10 @@ def main():
         kept("kernel_us", "not measured")
     # The convolutions against the roofline the efficiencies above give.
     stage = dict(cal, kernel_us=0, conv_efficiency=1,
-                 grouped_conv_efficiency=1)
+                 grouped_conv_efficiency=1, attention_efficiency=1)
     for key, models in (("conv_efficiency", ["conv3x3", "conv3x3s", "conv1x1"]),
-                        ("grouped_conv_efficiency", ["dwconv", "dwconvs"])):
+                        ("grouped_conv_efficiency", ["dwconv", "dwconvs"]),
+                        ("attention_efficiency", ["attn"])):
         rs = [r for r in (ratio(n, stage) for n in models) if r]
         cal[key] = geomean(rs) if rs else kept(key, "not measured")
     for k in EFFICIENCIES + ("kernel_us",):

@@ -125,9 +125,11 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("kernel_us", 1e-6, P.KernelSeconds, false, /*ZeroOK=*/true); // no floor
   Num("conv_efficiency", 1, P.ConvEfficiency, false);
   Num("grouped_conv_efficiency", 1, P.GroupedConvEfficiency, false);
-  if (Problem.empty() && (P.ComputeEfficiency > 1 || P.MemoryEfficiency > 1 ||
-                          P.FP32Efficiency > 1 || P.ConvEfficiency > 1 ||
-                          P.GroupedConvEfficiency > 1))
+  Num("attention_efficiency", 1, P.AttentionEfficiency, false);
+  if (Problem.empty() &&
+      (P.ComputeEfficiency > 1 || P.MemoryEfficiency > 1 ||
+       P.FP32Efficiency > 1 || P.ConvEfficiency > 1 ||
+       P.GroupedConvEfficiency > 1 || P.AttentionEfficiency > 1))
     Problem = "an efficiency is a fraction of the peak, at most 1";
   if (!Problem.empty())
     return makeInputError(Path + ": " + Problem);
@@ -174,6 +176,7 @@ void oomplan::writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P) {
   number(J, "memory_efficiency", P.MemoryEfficiency);
   number(J, "conv_efficiency", P.ConvEfficiency);
   number(J, "grouped_conv_efficiency", P.GroupedConvEfficiency);
+  number(J, "attention_efficiency", P.AttentionEfficiency);
   number(J, "kernel_us", P.KernelSeconds / 1e-6);
   number(J, "overhead_mib", double(P.OverheadBytes) / double(1 << 20));
   J.objectEnd();

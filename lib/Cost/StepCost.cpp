@@ -158,6 +158,8 @@ double CostModel::classEfficiency(NodeId N) const {
   if (N == NoId || N >= G.Nodes.size())
     return 1;
   const Node &Nd = G.Nodes[N];
+  if (Nd.OpType == fused::AttentionOp)
+    return Device.AttentionEfficiency;
   const ops::OpInfo *Op = ops::lookupOp(Nd.OpType);
   if (!Op || Op->Cost.Flops != ops::FlopsClass::Conv)
     return 1;

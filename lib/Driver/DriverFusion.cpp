@@ -47,7 +47,9 @@ static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,
         BatchHeads, (*Out)[Out->size() - 2], (*V)[V->size() - 2], Out->back());
     if (Bytes == 0)
       continue;
-    driver::addWorkspaceWrite(S, St, N, Bytes);
+    // Room, not traffic: the CUDA kernel keeps its tiles in shared memory,
+    // the CPU kernel's are per worker and stay in its caches.
+    driver::addWorkspaceWrite(S, St, N, Bytes, /*Scratch=*/Bytes);
   }
   return Error::success();
 }

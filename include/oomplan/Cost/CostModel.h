@@ -81,7 +81,8 @@ private:
   double peakAt(NodeId N, ElementType T) const;
   /// What node N's kernels reach against the roofline the efficiencies
   /// give: DeviceProfile::ConvEfficiency for a convolution (the op table's
-  /// Conv FLOPs class), GroupedConvEfficiency when group > 1, else 1.
+  /// Conv FLOPs class), GroupedConvEfficiency when group > 1,
+  /// AttentionEfficiency for the fused attention, else 1.
   double classEfficiency(NodeId N) const;
   /// Bytes of the pass after the product that adds a Conv's bias or
   /// applies a fused op's epilogue (OomplanConv, OomplanMatMul): its output

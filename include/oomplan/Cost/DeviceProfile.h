@@ -66,6 +66,10 @@ struct DeviceProfile {
   /// (JSON "conv_efficiency", "grouped_conv_efficiency"; utils/calibration).
   double ConvEfficiency = 1;
   double GroupedConvEfficiency = 1;
+  /// The same for the fused attention kernel (OomplanAttention, oomplan's
+  /// own online-softmax kernels) against a product of its FLOPs and bytes
+  /// (JSON "attention_efficiency"; 1 unless measured).
+  double AttentionEfficiency = 1;
 };
 
 /// The built-in profiles, in a fixed order.

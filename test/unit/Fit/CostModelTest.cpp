@@ -431,6 +431,7 @@ TEST(CostModel, DeviceJSONRoundTrips) {
                         {Q->MemoryEfficiency, P.MemoryEfficiency},
                         {Q->ConvEfficiency, P.ConvEfficiency},
                         {Q->GroupedConvEfficiency, P.GroupedConvEfficiency},
+                        {Q->AttentionEfficiency, P.AttentionEfficiency},
                         {Q->KernelSeconds, P.KernelSeconds}})
       EXPECT_DOUBLE_EQ(A, B) << P.Name << ": " << Text;
     EXPECT_EQ(Q->MemoryBytes, P.MemoryBytes) << P.Name;
@@ -470,4 +471,36 @@ m (float[1,1,4,4] x, float[1,1,1,1] w, float[1] b) => (float[1,1,4,4] y) {
   EXPECT_NEAR(Seconds(Without, *NoFloor), 132e-9, 1e-12);
   EXPECT_NEAR(Seconds(WithBias, *Floor), 2e-6, 1e-12);
   EXPECT_NEAR(Seconds(Without, *Floor), 1e-6, 1e-12);
+}
+
+// The fused attention has its own efficiency too (oomplan's own kernel):
+// AttentionFlops' OomplanAttention (Q [2,4,6,8], K [2,4,10,8], V
+// [2,4,10,5]: 14880 FLOPs) on a device of 1000 FLOP/s at fp32_efficiency
+// 0.5 takes 14880 / 500 = 29.76 s, / attention_efficiency 0.25 = 119.04 s
+// (q, k, v and y, 7,232 bytes at 1000 GB/s: 7 ns).
+TEST(CostModel, FusedAttentionHasItsOwnEfficiency) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[2,4,6,8] q, float[2,4,10,8] k, float[2,4,10,5] v) => (float[2,4,6,8] y) {
+  y = Identity(q)
+}
+)");
+  Node &N = M.G->Nodes[0]; // as in AttentionFlops: fusion makes the node
+  N.OpType = "OomplanAttention";
+  N.Inputs = {M.G->Inputs[0], M.G->Inputs[1], M.G->Inputs[2]};
+  auto Shapes = inferShapes(*M.G);
+  test::stopOnError(Shapes, "Shapes");
+  M.Shapes = std::move(*Shapes);
+  M.Dims = evaluateDims(*M.G, M.Shapes, {});
+  const char *Toy = R"({"peak_fp32_tflops": 1e-9, "mem_bandwidth_gbps": 1000,
+      "host_link_gbps": 1, "memory_gib": 1, "fp32_efficiency": 0.5)";
+  auto Measured = parseDeviceJSON(
+      std::string(Toy) + R"(, "attention_efficiency": 0.25})", "toy.json");
+  auto Plain = parseDeviceJSON(std::string(Toy) + "}", "toy.json");
+  ASSERT_TRUE(!!Measured) << llvm::toString(Measured.takeError());
+  ASSERT_TRUE(!!Plain) << llvm::toString(Plain.takeError());
+  Schedule S = schedule(M);
+  EXPECT_NEAR(CostModel(*M.G, M.Dims, *Plain).stepSeconds(S, S.Steps[0]), 29.76,
+              1e-9);
+  EXPECT_NEAR(CostModel(*M.G, M.Dims, *Measured).stepSeconds(S, S.Steps[0]),
+              119.04, 1e-9);
 }
