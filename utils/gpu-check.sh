@@ -441,8 +441,11 @@ try:
             for s in json.load(open(sys.argv[3]))["schedule"] if s.get("node")}
     for s in sorted(steps, key=lambda t: -t["seconds"])[:6]:
         p = pred.get(s["node"])
-        print(f"| {tag} | {s['index']} | {s['op']} | {s['node']} | {s['seconds']*1e6:.1f} us | "
-              + (f"{p*1e6:.1f} us | {s['seconds']/p:.2f}x |" if p else "not matched | |"))
+        if p is None:
+            tail = "not matched | |"
+        else:
+            tail = f"{p*1e6:.1f} us | " + (f"{s['seconds']/p:.2f}x |" if p else "|")
+        print(f"| {tag} | {s['index']} | {s['op']} | {s['node']} | {s['seconds']*1e6:.1f} us | {tail}")
 except Exception as e:
     print(f"| {tag} | ? | | | not measured ({e}) | | |")
 PY

@@ -61,9 +61,10 @@ struct ScheduleTensor {
   /// state): on the device it is an arena buffer from the Prefetch step that
   /// writes it to its last use. Kind is then Activation (Fit/).
   bool HostHome = false;
-  /// Of SizeBytes, the room a library may use (cuDNN's and cuBLAS's
-  /// workspace at its limit) rather than bytes a step reads or writes: the
-  /// plan places all of SizeBytes, the cost model moves the rest.
+  /// Of SizeBytes, room a kernel may use (cuDNN's and cuBLAS's workspace
+  /// at its limit, the fused attention's scratch) rather than bytes a step
+  /// streams through memory: the plan places all of SizeBytes, the cost
+  /// model moves the rest.
   uint64_t ScratchBytes = 0;
 };
 
