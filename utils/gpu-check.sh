@@ -16,10 +16,12 @@
 #   3. a fitted plan (budget 60% of the unfitted need) under its budget as
 #      measured, and its time overhead against the prediction;
 #   4. latency against PyTorch eager at batch 8 (resnet50, bert_like), the
-#      kernels' times per op type against the H200 profile, (4b) single-
-#      kernel models (utils/calibration) that measure the profile's
-#      efficiencies on their own, (4c) op profiles of the int4 decode step
-#      and gpt_like;
+#      kernels' times per op type and the slowest steps against the H200
+#      profile, (4b) single-kernel models (utils/calibration) that measure
+#      the profile's efficiencies on their own, the profile they give
+#      (utils/calibrate_profile.py, h200-calibrated.json in the results)
+#      and section 2's cases predicted with it, (4c) op profiles of the
+#      int4 decode step and gpt_like;
 #   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
 #      PyTorch 1.13's outputs, or against the CPU executor on random weights;

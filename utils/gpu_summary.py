@@ -6,8 +6,8 @@ within 2x of the steps measured on the device; and the memory outside any
 plan (context, handles, the libraries' first-run drop, the CUDA graph's
 later-runs drop), whose largest sum is the proposed default --overhead of
 the device's profile; with section 4b's records, the step-time bar again
-with the profile the single-kernel models measured. Prints markdown; a case without a number says
-"not measured" rather than passing.
+with the profile the single-kernel models measured. Prints markdown; a case
+without a number says "not measured" rather than passing.
 
     utils/gpu_summary.py gpu-results.jsonl [PROFILE_OVERHEAD_BYTES] >> gpu-results.md
 

@@ -61,9 +61,9 @@ __global__ void attendKernel(GQAArgs A, int64_t Rows, int *BadIndex) {
 
 // One block per query row, each warp a part of its keys (attendPart), the
 // parts merged by warp 0 through shared memory: a decode step has one row
-// per query head (16 for a 2048-wide Llama), which as one warp each leaves
-// all but two of the device's SMs idle while every warp walks the whole
-// cache key by key.
+// per query head (16 in gpu-check's int4 LLM), which as one warp each
+// leaves all but two of the device's SMs idle while every warp walks the
+// whole cache key by key.
 template <typename T>
 __global__ void attendPartsKernel(GQAArgs A, int *BadIndex) {
   __shared__ float PartMax[WarpsPerBlock], PartSum[WarpsPerBlock];
