@@ -1,7 +1,8 @@
 //===- CUDALowBitOpsTest.cpp - the int4 LLM ops on CUDA against the CPU ---===//
 //
 // MatMulNBits (both paths), GatherBlockQuantized and GroupQueryAttention
-// (a first prompt with rotary, a decode step after a past) run by the CUDA
+// (a first prompt with rotary, a decode step after a past; a prompt of 1024
+// rows and a decode step of 4, one for each attention kernel) run by the CUDA
 // backend against the CPU backend (CUDAKernelCompare.h). Without a GPU the
 // plan made with the CUDA table must find a device kernel for each step (no
 // host step: Executor::create with the table alone), then the test skips.
@@ -78,6 +79,25 @@ g (float[1,3,32] q, float[1,3,16] k, float[1,3,16] v, float[1,1,32] dq,
   d, nk, nv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2, local_window_size = 2> (dq, dk, dv, pk, pv, dsl, dtl)
 })";
   compareBackends(Text.c_str());
+}
+
+// Both of GroupQueryAttention's attention kernels: a first prompt of 128
+// tokens with 8 query heads is 1024 rows, a warp each; a decode step after
+// a past of 200 is 4 rows, a block each whose 8 warps take 25 keys apiece
+// and merge them.
+TEST(CUDAKernels, GroupQueryAttentionBothKernels) {
+  const char *Text =
+      R"(<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[1,128,64] q, float[1,128,16] k, float[1,128,16] v, float[1,1,32] dq,
+   float[1,1,16] dk, float[1,1,16] dv, float[1,2,200,8] pk, float[1,2,200,8] pv)
+   => (float[1,128,64] o, float[1,2,128,8] ck, float[1,2,128,8] cv,
+       float[1,1,32] d, float[1,2,201,8] nk, float[1,2,201,8] nv)
+    <int32[1] sl = {127}, int32[1] tl = {128}, int32[1] dsl = {200},
+     int32[1] dtl = {201}> {
+  o, ck, cv = com.microsoft.GroupQueryAttention <num_heads = 8, kv_num_heads = 2> (q, k, v, , , sl, tl)
+  d, nk, nv = com.microsoft.GroupQueryAttention <num_heads = 4, kv_num_heads = 2> (dq, dk, dv, pk, pv, dsl, dtl)
+})";
+  compareBackends(Text);
 }
 
 } // namespace
