@@ -201,9 +201,9 @@ model_case() { # name-or-path args... (CMP_ARGS: compare_outputs.py's bounds)
   # without asking the GPU (each library workspace at its limit).
   timeout "$(left 60)" "$PLAN" "$model" "$@" --device H200 \
     --backend=cuda --emit=json -o "$work/$tag-plan.json" 2>/dev/null
-  $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" <<'PY' | tee -a "$res"
+  $PY - "$tag" "$cu.json" "$cpu.json" "$work/$tag-plan.json" "$cmp" "$BACKEND" <<'PY' | tee -a "$res"
 import json, sys
-tag, cu, cpu, plan, cmp = sys.argv[1:]
+tag, cu, cpu, plan, cmp, backend = sys.argv[1:]
 c = json.load(open(cu)); p = json.load(open(cpu))
 try:
     m = json.loads(cmp)
@@ -235,8 +235,10 @@ rec = {"case": tag, "outputs_ok": m["ok"], "beyond_rtol": worst, "norm_rel": nr,
        "later_runs_drop": d.get("later_runs_drop_bytes"),
        "context": d.get("context_bytes"), "handles": d.get("handle_bytes"),
        "planner_bound": bound,
-       # None: no device allocations to compare (the CPU backend's dry run).
-       "under_bound": None if bound is None or d.get("allocated_bytes") is None else d["allocated_bytes"] <= bound,
+       # None: no device allocations to compare (the CPU backend's dry run),
+       # or not CUDA's (cuda-on-cpu plans the CPU kernels' workspaces).
+       "under_bound": None if bound is None or d.get("allocated_bytes") is None or backend != "cuda"
+                      else d["allocated_bytes"] <= bound,
        "warm_s": warm, "steps_s": steps, "scale_rel": sr, "cpu_run_s": p["seconds"]["run"], "predicted_s": pred,
        "ok": c.get("ok")}
 open(sys.argv[2] + ".rec", "w").write(json.dumps(rec))
