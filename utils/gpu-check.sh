@@ -568,7 +568,10 @@ say "## 6. ONNX node tests with every op on CUDA (expected outputs, rtol 1e-3)"
 # Its own deadline, 15 s inside the timeout: the results so far are
 # written even when the node tests do not all finish.
 conf_s=$(left 150)
+# GPU_CHECK_NODE_FILTER: a regex of the tests to run (a second run's
+# rest: those a deadline cut and those a fix is for).
 timeout "$conf_s" $PY utils/run_onnx_conformance.py --tool "$RUN" --data "$B" \
+  ${GPU_CHECK_NODE_FILTER:+--filter "$GPU_CHECK_NODE_FILTER"} \
   --suites node --backend $BACKEND --jobs 8 --timeout 120 --deadline $((conf_s > 30 ? conf_s - 15 : conf_s / 2)) \
   --results "$out/conformance-cuda.json" >"$work/conf.txt" 2>&1 || true
 say '```'
@@ -752,14 +755,18 @@ elapsed
 # With what time is left: the kernel tests under compute-sanitizer (out of
 # bounds and misaligned accesses, then shared-memory races), which name the
 # kernel and the thread where a bug is. Slow, so last.
+# GPU_CHECK_SANITIZER_TOOLS (default "memcheck racecheck") and
+# GPU_CHECK_SANITIZER_FILTER, a gtest filter: racecheck alone on the
+# kernels with shared memory, for a short second run.
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if want 7 && [ "$BACKEND" = cuda ] && [ -x "$san" ]; then
-  for tool in memcheck racecheck; do
+  for tool in ${GPU_CHECK_SANITIZER_TOOLS:-memcheck racecheck}; do
     have_time "compute-sanitizer --tool $tool" || break
     say ""
     say "## 7. compute-sanitizer --tool $tool on the kernel tests"
     timeout "$(left 200)" "$san" --tool $tool --error-exitcode 9 --print-limit 20 \
-      "$work/RuntimeCUDATests" --gtest_brief=1 >"$work/sanitizer-$tool.txt" 2>&1
+      "$work/RuntimeCUDATests" --gtest_brief=1 ${GPU_CHECK_SANITIZER_FILTER:+--gtest_filter="$GPU_CHECK_SANITIZER_FILTER"} \
+      >"$work/sanitizer-$tool.txt" 2>&1
     rc=$?
     [ $rc = 9 ] && fail "compute-sanitizer --tool $tool found errors"
     [ $rc = 124 ] && say "(stopped at its timeout: what it found so far is below)"
