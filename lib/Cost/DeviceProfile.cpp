@@ -28,18 +28,22 @@ static const DeviceProfile Profiles[] = {
      80 * GiB},
     {"H100-PCIe", 51 * T, 378 * T, 756 * T, 756 * T, 2000 * G, 64 * G,
      80 * GiB},
-    // H200: the efficiencies are this workplace's measurements on one
-    // (docs/fitting.md): an 8192^3 bf16 product at 788 TFLOP/s (0.80 of
-    // the peak), a device-to-device copy at 4.3 TB/s (0.90); the kernel
-    // floor is the launch gap of back-to-back kernels, not yet measured
-    // here (utils/gpu-check.sh's section 4b measures it). FP32 products:
-    // bert_like's 37 cuBLAS SGEMMs at batch 8 took 4.86 ms where 0.80
-    // of the FP32 peak predicts 2.98 ms (docs/gpu-results.md): 0.50. The
-    // overhead: oomplan-run's CUDA context (527 MiB) and library handles
-    // (78 MiB) and the 2 MiB cuBLAS took during a first run, rounded up
-    // to a MiB (607 MiB; docs/gpu-results.md).
+    // H200: the efficiencies and the floor are what the second GPU run's
+    // single-kernel models measured of oomplan-run's CUDA kernels
+    // (utils/calibrate_profile.py on utils/calibration/, gpu-check's
+    // section 4b, 2026-12-04; docs/h200-calibrated.json): bf16 tensor
+    // products 0.7467 (a 4096^3 bf16 product), FP32 0.7621 (an SGEMM),
+    // memory 0.2725 (Add, Transpose, LayerNormalization), dense
+    // convolutions 0.4329 and depthwise 0.4981 of that roofline (cuDNN),
+    // the fused attention 0.09678 (ours), 1.026 us a kernel (256 chained
+    // launches). None of the four test models set a number; with them
+    // each is within 0.82x to 1.18x of its measured steps
+    // (docs/gpu-results.md). The overhead: oomplan-run's CUDA context
+    // (527 MiB), library handles (78 MiB) and the 2 MiB cuBLAS takes in a
+    // first run, rounded up to a MiB (607 MiB; the first GPU run).
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
-     141 * GiB, 100e9, 0.80, 0.90, 3e-6, 0.50, 607ull << 20},
+     141 * GiB, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
+     0.4981, 0.09678},
     {"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 32 * G,
      40 * GiB},
     {"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 32 * G,
