@@ -46,7 +46,9 @@ template <typename T> std::vector<T> valuesOf(const std::vector<char> &B) {
 // LowBit.cu's MatMulNBits on the host: up to GemvRows rows, a warp (32
 // lanes, summed) per column; beyond, the tiles of W dequantized by
 // nbitsDequantize's threads, then the product (exact here: see above).
-std::vector<float> emulateNBits(lowbit::NBitsArgs P) {
+// Words: the GEMV's word path (gemvKernel<true>), taken where
+// nbitsWordPath holds; both lane functions are run on every GEMV case.
+std::vector<float> emulateNBits(lowbit::NBitsArgs P, bool Words) {
   std::vector<float> Y(size_t(P.M * P.N), -7.0f);
   P.Y = Y.data();
   if (P.M <= lowbit::GemvRows) {
@@ -54,7 +56,10 @@ std::vector<float> emulateNBits(lowbit::NBitsArgs P) {
       float Sum[lowbit::GemvRows] = {};
       for (int Lane = 0; Lane < 32; ++Lane) {
         float Acc[lowbit::GemvRows];
-        lowbit::nbitsGemvLane(P, N, Lane, 32, Acc);
+        if (Words)
+          lowbit::nbitsGemvLaneWords(P, N, Lane, 32, Acc);
+        else
+          lowbit::nbitsGemvLane(P, N, Lane, 32, Acc);
         for (int64_t M = 0; M < P.M; ++M)
           Sum[M] += Acc[M];
       }
@@ -93,11 +98,13 @@ TEST(LowBitThreads, MatMulNBitsIsTheCPUs) {
     int Zp; // 0 none, 1 packed, 2 float
     bool Bias;
   };
-  const Case Cases[] = {{1, 37, 40, 4, 16, 1, true},
-                        {8, 5, 32, 2, 16, 0, false},
-                        {11, 9, 48, 8, 32, 2, true},
-                        {3, 70, 17, 4, 16, 2, false},
-                        {11, 6, 64, 2, 32, 1, false}};
+  // GEMV (M <= 8) cases cover each bit width and zero-point form, and a K
+  // that leaves the last block mostly padding (17 of 32; 40 of 48).
+  const Case Cases[] = {
+      {1, 37, 40, 4, 16, 1, true},  {8, 5, 32, 2, 16, 0, false},
+      {11, 9, 48, 8, 32, 2, true},  {3, 70, 17, 4, 16, 2, false},
+      {11, 6, 64, 2, 32, 1, false}, {2, 33, 40, 8, 16, 1, false},
+      {5, 11, 72, 2, 64, 2, true},  {1, 64, 256, 4, 32, 0, true}};
   for (const Case &K : Cases) {
     const int64_t Blocks = (K.K + K.Block - 1) / K.Block,
                   Blob = K.Block * K.Bits / 8;
@@ -139,8 +146,13 @@ TEST(LowBitThreads, MatMulNBitsIsTheCPUs) {
     lowbit::NBitsArgs P;
     llvm::Error E = nbitsArgs(*Q.C, P);
     ASSERT_FALSE(bool(E)) << llvm::toString(std::move(E));
-    EXPECT_EQ(emulateNBits(P), valuesOf<float>(Q.Want))
+    EXPECT_EQ(emulateNBits(P, false), valuesOf<float>(Q.Want))
         << "M " << K.M << " bits " << K.Bits << " zp " << K.Zp;
+    if (K.M <= lowbit::GemvRows) {
+      ASSERT_TRUE(lowbit::nbitsWordPath(P)) << "bits " << K.Bits;
+      EXPECT_EQ(emulateNBits(P, true), valuesOf<float>(Q.Want))
+          << "words: M " << K.M << " bits " << K.Bits << " zp " << K.Zp;
+    }
   }
 }
 

@@ -4,7 +4,8 @@
 // reads the bytes it needs and dequantizes in registers (LowBitMath.h, the
 // CPU kernels' arithmetic). MatMulNBits has two paths: up to GemvRows rows
 // of A (a decode step) one warp per output column streams its row of W
-// once for all rows, with no workspace; a longer A (a prompt) dequantizes
+// once for all rows, with no workspace (a word of W a lane where a block
+// is whole words, else a value a lane); a longer A (a prompt) dequantizes
 // TileRows rows of W at a time into the step's planned workspace for one
 // cuBLAS product each (the CPU kernel's tiling, with larger tiles).
 //
@@ -22,14 +23,17 @@ namespace {
 
 constexpr int WarpsPerBlock = Block / 32;
 
-__global__ void gemvKernel(NBitsArgs P) {
+template <bool Words> __global__ void gemvKernel(NBitsArgs P) {
   const int64_t N =
       int64_t(blockIdx.x) * WarpsPerBlock + int64_t(threadIdx.x / 32);
   const int Lane = int(threadIdx.x % 32);
   if (N >= P.N) // a whole warp leaves together: the shuffles below are safe
     return;
   float Acc[GemvRows];
-  nbitsGemvLane(P, N, Lane, 32, Acc);
+  if (Words)
+    nbitsGemvLaneWords(P, N, Lane, 32, Acc);
+  else
+    nbitsGemvLane(P, N, Lane, 32, Acc);
   for (int64_t M = 0; M < P.M; ++M) {
     float V = Acc[M];
     for (int O = 16; O > 0; O /= 2)
@@ -90,7 +94,10 @@ int nbitsGemv(const NBitsArgs &P, cudaStream_t Stream) {
   const int64_t Blocks = (P.N + WarpsPerBlock - 1) / WarpsPerBlock;
   if (Blocks > INT32_MAX)
     return int(cudaErrorInvalidValue);
-  gemvKernel<<<unsigned(Blocks), Block, 0, Stream>>>(P);
+  if (nbitsWordPath(P))
+    gemvKernel<true><<<unsigned(Blocks), Block, 0, Stream>>>(P);
+  else
+    gemvKernel<false><<<unsigned(Blocks), Block, 0, Stream>>>(P);
   return lastError();
 }
 
