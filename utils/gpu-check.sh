@@ -22,7 +22,9 @@
 #      profile, (4b) single-kernel models (utils/calibration) that measure
 #      the profile's efficiencies on their own, the profile they give
 #      (utils/calibrate_profile.py, h200-calibrated.json in the results)
-#      and section 2's cases predicted with it, (4c) op profiles of the
+#      and section 2's cases predicted with it, (4d) PyTorch eager's own
+#      memory efficiency and kernel floor on the same shapes (a training
+#      plan's runtime), (4c) op profiles of the
 #      int4 decode step and gpt_like;
 #   5. exports oomplan was not developed on (utils/check_unseen_runtime.py,
 #      carried by gpu-bundle.sh when every op has a CUDA kernel): against
@@ -84,7 +86,7 @@ have_time() { # step name
 }
 elapsed() { say "(at $((SECONDS - start)) s)"; }
 # GPU_CHECK_SECTIONS="1 2 3": run only those (0 always runs; 4 reads 2's
-# runs; the others, in the order they run: 4b 4c 6 5 5b 5c 5d 5e 7). A
+# runs; the others, in the order they run: 4b 4d 4c 6 5 5b 5c 5d 5e 7). A
 # lease is 15 minutes: a second run takes what the first left.
 want() {
   [ -z "${GPU_CHECK_SECTIONS:-}" ] && return 0
@@ -556,6 +558,39 @@ PY2
   done
 else
   say "not calibrated: $(tail -n 3 "$work/calibrate.txt")"
+fi
+fi
+
+# PyTorch eager's own memory efficiency and launch floor on the same
+# kernels' shapes (utils/torch_calibration.py): the H200 row's are
+# oomplan-run's (a CUDA graph of its own kernels), and a training plan's
+# time is PyTorch's. Recorded beside the results (h200-pytorch.json) for
+# a training profile; nothing reads it yet.
+if want 4d && [ "$BACKEND" = cuda ] && have_time "PyTorch's own efficiencies"; then
+say ""
+say "## 4d. PyTorch eager's memory efficiency and kernel floor (same shapes as 4b's add, transpose, layernorm, chain)"
+say ""
+if timeout "$(left 90)" $PY utils/torch_calibration.py --bandwidth-gbps 4800 \
+    >"$out/h200-pytorch.json" 2>"$work/torch-cal.err"; then
+  $PY - "$out/h200-pytorch.json" "$work" <<'PY2' | tee -a "$res"
+import json, os, sys
+t = json.load(open(sys.argv[1]))
+print("| kernel | PyTorch eager (median of 20, CUDA events) | its efficiency | oomplan-run (4b, graph replays) |")
+print("|---|---|---|---|")
+for k in ("add", "transpose", "layernorm", "chain"):
+    ours = ""
+    try:
+        r = json.load(open(os.path.join(sys.argv[2], f"cal-{k}.json")))["seconds"]
+        ours = f"{r.get('steps_warm_median', r.get('steps')) * 1e6:.1f} us"
+    except Exception:
+        pass
+    eff = f"{t[k]['efficiency']:.3f}" if "efficiency" in t[k] else f"{t['kernel_us']:.2f} us a kernel"
+    print(f"| {k} | {t[k]['seconds'] * 1e6:.1f} us | {eff} | {ours} |")
+print()
+print(f"PyTorch's memory efficiency (geometric mean) {t['memory_efficiency']:.4f}, kernel floor {t['kernel_us']:.3f} us; {t['device']}")
+PY2
+else
+  say "not measured: $(tail -n 3 "$work/torch-cal.err")"
 fi
 fi
 
