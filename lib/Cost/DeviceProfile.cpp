@@ -41,9 +41,13 @@ static const DeviceProfile Profiles[] = {
     // (docs/gpu-results.md). The overhead: oomplan-run's CUDA context
     // (527 MiB), library handles (78 MiB) and the 2 MiB cuBLAS takes in a
     // first run, rounded up to a MiB (607 MiB; the first GPU run).
+    // PyTorch eager (training plans): memory 0.90, a device-to-device copy
+    // at 4.3 TB/s measured here on 2026-10-28, and a 3 us floor, a usual
+    // eager launch gap, not measured (the row's values before the second
+    // run; gpu-check's section 4d measures both).
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
      141 * GiB, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
-     0.4981, 0.09678},
+     0.4981, 0.09678, 0.90, 3e-6},
     {"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 32 * G,
      40 * GiB},
     {"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 32 * G,
@@ -130,10 +134,16 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("conv_efficiency", 1, P.ConvEfficiency, false);
   Num("grouped_conv_efficiency", 1, P.GroupedConvEfficiency, false);
   Num("attention_efficiency", 1, P.AttentionEfficiency, false);
+  Num("eager_memory_efficiency", 1, P.EagerMemoryEfficiency, false);
+  if (O->get("eager_kernel_us")) {
+    P.EagerKernelSeconds = 0;
+    Num("eager_kernel_us", 1e-6, P.EagerKernelSeconds, false, /*ZeroOK=*/true);
+  }
   if (Problem.empty() &&
       (P.ComputeEfficiency > 1 || P.MemoryEfficiency > 1 ||
        P.FP32Efficiency > 1 || P.ConvEfficiency > 1 ||
-       P.GroupedConvEfficiency > 1 || P.AttentionEfficiency > 1))
+       P.GroupedConvEfficiency > 1 || P.AttentionEfficiency > 1 ||
+       P.EagerMemoryEfficiency > 1))
     Problem = "an efficiency is a fraction of the peak, at most 1";
   if (!Problem.empty())
     return makeInputError(Path + ": " + Problem);
@@ -183,5 +193,21 @@ void oomplan::writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P) {
   number(J, "attention_efficiency", P.AttentionEfficiency);
   number(J, "kernel_us", P.KernelSeconds / 1e-6);
   number(J, "overhead_mib", double(P.OverheadBytes) / double(1 << 20));
+  // Only where set: a profile without them is costed with the ones above
+  // for training plans too.
+  if (P.EagerMemoryEfficiency > 0)
+    number(J, "eager_memory_efficiency", P.EagerMemoryEfficiency);
+  if (P.EagerKernelSeconds >= 0)
+    number(J, "eager_kernel_us", P.EagerKernelSeconds / 1e-6);
   J.objectEnd();
+}
+
+DeviceProfile oomplan::eagerProfile(DeviceProfile P) {
+  if (P.EagerMemoryEfficiency > 0)
+    P.MemoryEfficiency = P.EagerMemoryEfficiency;
+  if (P.EagerKernelSeconds >= 0)
+    P.KernelSeconds = P.EagerKernelSeconds;
+  P.EagerMemoryEfficiency = 0;
+  P.EagerKernelSeconds = -1;
+  return P;
 }

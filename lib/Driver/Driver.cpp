@@ -152,6 +152,10 @@ static Error resolveStepOptions(Session &S) {
   S.Train.Step = *St;
   S.Train.ZeroGrad = *Z;
   S.Train.Runtime = *R;
+  // PyTorch runs a training plan: its kernels' memory efficiency and floor
+  // where the profile has them apart from oomplan-run's (the H200 row).
+  if (*R != TrainRuntime::Oomplan)
+    S.Device = eagerProfile(S.Device);
   if (!T.CudaAllocConf)
     return Error::success();
   if (*R != TrainRuntime::PyTorchCUDA)

@@ -70,7 +70,21 @@ struct DeviceProfile {
   /// own online-softmax kernels) against a product of its FLOPs and bytes
   /// (JSON "attention_efficiency"; 1 unless measured).
   double AttentionEfficiency = 1;
+  /// PyTorch eager's memory efficiency and kernel floor, where the ones
+  /// above are oomplan-run's own kernels replayed in a CUDA graph (the H200
+  /// row): what a training plan, which PyTorch runs, is priced at
+  /// (eagerProfile). Products and convolutions are cuBLAS's and cuDNN's in
+  /// both. 0 and a negative floor: unset, the ones above (JSON
+  /// "eager_memory_efficiency", "eager_kernel_us").
+  double EagerMemoryEfficiency = 0;
+  double EagerKernelSeconds = -1;
 };
+
+/// P as PyTorch eager runs on it: its eager memory efficiency and kernel
+/// floor in place of MemoryEfficiency and KernelSeconds where it has them,
+/// and no eager values left (the result is the profile a plan is costed
+/// against). Unchanged when it has none.
+DeviceProfile eagerProfile(DeviceProfile P);
 
 /// The built-in profiles, in a fixed order.
 llvm::ArrayRef<DeviceProfile> deviceProfiles();
@@ -91,9 +105,9 @@ llvm::Expected<DeviceProfile> parseDeviceJSON(llvm::StringRef Text,
 /// A built-in name, or a path ending in ".json".
 llvm::Expected<DeviceProfile> loadDevice(llvm::StringRef NameOrPath);
 
-/// P's fields as the JSON object parseDeviceJSON reads (every key written),
-/// so that a plan says what it was costed against and a measured profile
-/// can start from a built-in one.
+/// P's fields as the JSON object parseDeviceJSON reads (every key written; the
+/// eager ones where set), so that a plan says what it was costed against and a
+/// measured profile can start from a built-in one.
 void writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P);
 
 } // namespace oomplan

@@ -430,6 +430,62 @@ m (float[4,8] a, float[4,8] b) => (float[4,8] y) {
   EXPECT_NEAR(C.stepSeconds(S, S.Steps[0]), 384e-9, 1e-15);
 }
 
+// PyTorch eager's efficiency and floor price a training plan (the driver
+// takes eagerProfile for --runtime=pytorch-*): the same Add of 384 bytes
+// at 1 GB/s takes 384 ns / 0.25 = 1536 ns with the profile's memory
+// efficiency, 384 / 0.5 = 768 ns with the eager one; floors of 1 us and
+// 0.5 us are below each, then an eager one of 0.1 ms is above: 100 us. A
+// profile without eager values is left as it is; the H200's are 0.90 and 3 us.
+TEST(CostModel, EagerProfileIsWhatPyTorchRuns) {
+  Model M = load(R"(<ir_version: 8, opset_import: ["" : 17]>
+m (float[4,8] a, float[4,8] b) => (float[4,8] y) {
+  y = Add(a, b)
+}
+)");
+  const char *Base = R"({"peak_fp32_tflops": 1, "mem_bandwidth_gbps": 1,
+      "host_link_gbps": 1, "memory_gib": 1, "memory_efficiency": 0.25,
+      "kernel_us": 1, "eager_memory_efficiency": 0.5, )";
+  auto D = parseDeviceJSON(std::string(Base) + R"("eager_kernel_us": 0.5})",
+                           "toy.json");
+  ASSERT_TRUE(!!D) << llvm::toString(D.takeError());
+  EXPECT_DOUBLE_EQ(D->EagerMemoryEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(D->EagerKernelSeconds, 0.5e-6);
+  Schedule S = schedule(M);
+  EXPECT_NEAR(CostModel(*M.G, M.Dims, *D).stepSeconds(S, S.Steps[0]), 1536e-9,
+              1e-15);
+  DeviceProfile E = eagerProfile(*D);
+  EXPECT_DOUBLE_EQ(E.MemoryEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(E.KernelSeconds, 0.5e-6);
+  EXPECT_EQ(E.EagerMemoryEfficiency, 0.0); // the result is the eager one
+  EXPECT_LT(E.EagerKernelSeconds, 0.0);
+  EXPECT_NEAR(CostModel(*M.G, M.Dims, E).stepSeconds(S, S.Steps[0]), 768e-9,
+              1e-15);
+  auto Slow = parseDeviceJSON(std::string(Base) + R"("eager_kernel_us": 100})",
+                              "toy.json");
+  ASSERT_TRUE(!!Slow) << llvm::toString(Slow.takeError());
+  EXPECT_NEAR(
+      CostModel(*M.G, M.Dims, eagerProfile(*Slow)).stepSeconds(S, S.Steps[0]),
+      100e-6, 1e-15);
+  auto Over = parseDeviceJSON(
+      std::string(Base) +
+          R"("eager_kernel_us": 4, "eager_memory_efficiency": 1.5})",
+      "toy.json");
+  EXPECT_FALSE(!!Over);
+  llvm::consumeError(Over.takeError());
+  auto H100 = findDevice("H100");
+  ASSERT_TRUE(!!H100) << llvm::toString(H100.takeError());
+  DeviceProfile Same = eagerProfile(*H100);
+  EXPECT_DOUBLE_EQ(Same.MemoryEfficiency, H100->MemoryEfficiency);
+  EXPECT_DOUBLE_EQ(Same.KernelSeconds, H100->KernelSeconds);
+  auto H200 = findDevice("H200");
+  ASSERT_TRUE(!!H200) << llvm::toString(H200.takeError());
+  DeviceProfile T = eagerProfile(*H200);
+  EXPECT_DOUBLE_EQ(T.MemoryEfficiency, 0.90);
+  EXPECT_DOUBLE_EQ(T.KernelSeconds, 3e-6);
+  EXPECT_DOUBLE_EQ(T.FP32Efficiency, H200->FP32Efficiency); // cuBLAS's
+  EXPECT_DOUBLE_EQ(T.ConvEfficiency, H200->ConvEfficiency); // cuDNN's
+}
+
 // writeDeviceJSON writes what parseDeviceJSON reads: every built-in
 // profile comes back with the same numbers (rates to 12 digits, which the
 // datasheet figures have fewer of; sizes exact).
@@ -456,7 +512,9 @@ TEST(CostModel, DeviceJSONRoundTrips) {
                         {Q->ConvEfficiency, P.ConvEfficiency},
                         {Q->GroupedConvEfficiency, P.GroupedConvEfficiency},
                         {Q->AttentionEfficiency, P.AttentionEfficiency},
-                        {Q->KernelSeconds, P.KernelSeconds}})
+                        {Q->KernelSeconds, P.KernelSeconds},
+                        {Q->EagerMemoryEfficiency, P.EagerMemoryEfficiency},
+                        {Q->EagerKernelSeconds, P.EagerKernelSeconds}})
       EXPECT_DOUBLE_EQ(A, B) << P.Name << ": " << Text;
     EXPECT_EQ(Q->MemoryBytes, P.MemoryBytes) << P.Name;
     EXPECT_EQ(Q->OverheadBytes, P.OverheadBytes) << P.Name;
