@@ -564,8 +564,9 @@ fi
 # PyTorch eager's own memory efficiency and launch floor on the same
 # kernels' shapes (utils/torch_calibration.py): the H200 row's are
 # oomplan-run's (a CUDA graph of its own kernels), and a training plan's
-# time is PyTorch's. Recorded beside the results (h200-pytorch.json) for
-# a training profile; nothing reads it yet.
+# time is PyTorch's (DeviceProfile's eager values, eagerProfile). Recorded
+# beside the results (h200-pytorch.json) and added to h200-calibrated.json
+# as its eager_memory_efficiency and eager_kernel_us.
 if want 4d && [ "$BACKEND" = cuda ] && have_time "PyTorch's own efficiencies"; then
 say ""
 say "## 4d. PyTorch eager's memory efficiency and kernel floor (same shapes as 4b's add, transpose, layernorm, chain)"
@@ -588,6 +589,15 @@ for k in ("add", "transpose", "layernorm", "chain"):
     print(f"| {k} | {t[k]['seconds'] * 1e6:.1f} us | {eff} | {ours} |")
 print()
 print(f"PyTorch's memory efficiency (geometric mean) {t['memory_efficiency']:.4f}, kernel floor {t['kernel_us']:.3f} us; {t['device']}")
+cal = os.path.join(os.path.dirname(sys.argv[1]), "h200-calibrated.json")
+if os.path.exists(cal):
+    p = json.load(open(cal))
+    p["eager_memory_efficiency"] = round(min(t["memory_efficiency"], 1.0), 4)
+    p["eager_kernel_us"] = round(t["kernel_us"], 3)
+    with open(cal, "w") as f:
+        json.dump(p, f, indent=1)
+        f.write("\n")
+    print(f"(added to h200-calibrated.json: eager_memory_efficiency {p['eager_memory_efficiency']}, eager_kernel_us {p['eager_kernel_us']})")
 PY2
 else
   say "not measured: $(tail -n 3 "$work/torch-cal.err")"
