@@ -135,7 +135,7 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("grouped_conv_efficiency", 1, P.GroupedConvEfficiency, false);
   Num("attention_efficiency", 1, P.AttentionEfficiency, false);
   Num("eager_memory_efficiency", 1, P.EagerMemoryEfficiency, false);
-  if (O->get("eager_kernel_us")) {
+  if (O->getNumber("eager_kernel_us")) {
     P.EagerKernelSeconds = 0;
     Num("eager_kernel_us", 1e-6, P.EagerKernelSeconds, false, /*ZeroOK=*/true);
   }
