@@ -89,6 +89,8 @@ struct TrainingRequest {
   /// PYTORCH_CUDA_ALLOC_CONF's syntax ("max_split_size_mb:128,
   /// expandable_segments:True") for --runtime=pytorch-cuda's simulation.
   std::optional<std::string> CudaAllocConf;
+  /// auto|sdpa|eager (auto): how attention blocks train under PyTorch 2.x.
+  std::optional<std::string> Attention;
 };
 
 enum class RematChoice { Auto, Sqrt, None };

@@ -187,6 +187,8 @@ const OptionSpec Options[] = {
     {"zero-grad", Arity::Value, "none|zero", STRING(Req.Train.ZeroGrad)},
     {"runtime", Arity::Value, "pytorch-cuda|pytorch-cpu|oomplan",
      STRING(Req.Train.Runtime)},
+    {"attention", Arity::Value, "auto|sdpa|eager",
+     STRING(Req.Train.Attention)},
     {"cuda-alloc-conf", Arity::Value,
      "max_split_size_mb:N,expandable_segments:True",
      STRING(Req.Train.CudaAllocConf)},

@@ -94,7 +94,8 @@ static Error checkIgnored(const api::Request &R) {
                              {&T.Step, "--step"},
                              {&T.ZeroGrad, "--zero-grad"},
                              {&T.Runtime, "--runtime"},
-                             {&T.CudaAllocConf, "--cuda-alloc-conf"}})
+                             {&T.CudaAllocConf, "--cuda-alloc-conf"},
+                             {&T.Attention, "--attention"}})
       if (*Opt)
         Given.push_back(Name);
     if (!Given.empty())
@@ -152,6 +153,15 @@ static Error resolveStepOptions(Session &S) {
   S.Train.Step = *St;
   S.Train.ZeroGrad = *Z;
   S.Train.Runtime = *R;
+  // Fused attention is PyTorch 2.x's on CUDA; 1.13 on the CPU and our own
+  // executor run the ops as exported.
+  auto A = parseAttentionMode(T.Attention.value_or("auto"));
+  if (!A)
+    return A.takeError();
+  if (T.Attention && *R != TrainRuntime::PyTorchCUDA)
+    return makeInputError("--attention needs --runtime=pytorch-cuda");
+  S.Train.Attention =
+      *R == TrainRuntime::PyTorchCUDA ? *A : AttentionMode::Eager;
   // PyTorch runs a training plan: its kernels' memory efficiency and floor
   // where the profile has them apart from oomplan-run's (the H200 row).
   if (*R != TrainRuntime::Oomplan)

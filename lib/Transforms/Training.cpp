@@ -21,12 +21,14 @@
 #include "oomplan/Transforms/Training.h"
 #include "RecurrentPacking.h"
 #include "SavedTensorRules.h"
+#include "TrainingAttention.h"
 #include "TrainingPatterns.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <map>
 
 using namespace oomplan;
 using namespace oomplan::training;
@@ -58,6 +60,12 @@ struct Builder {
   /// Per node: a recurrent node's saved per-direction copies of X, or
   /// NoTensor.
   std::vector<TensorId> InputCopiesOf;
+  /// Per last node of a block run as scaled_dot_product_attention.
+  struct SDPAGroup {
+    uint64_t LSEBytes = 0; ///< The saved log-sum-exp.
+    uint64_t QBytes = 0;   ///< q as the block reads it.
+  };
+  std::map<NodeId, SDPAGroup> SDPAGroups;
 
   Builder(const Graph &G, const ShapeInfo &Shapes,
           llvm::ArrayRef<uint64_t> Bytes,
@@ -317,7 +325,82 @@ struct Builder {
     return "";
   }
 
+  // --attention: blocks that run as scaled_dot_product_attention become one
+  // group whose intermediates have no bytes (the fused kernel never makes
+  // them); the others stay op by op.
+  void addAttentionGroups() {
+    std::vector<AttentionBlock> Blocks = findAttentionBlocks(G, Shapes);
+    std::vector<bool> InBlock(G.Nodes.size(), false);
+    for (const AttentionBlock &B : Blocks) {
+      bool SDPA = Opts.Attention == AttentionMode::SDPA ||
+                  (Opts.Attention == AttentionMode::Auto &&
+                   B.Evidence != SDPAEvidence::None);
+      if (!SDPA) {
+        ++Sum.EagerBlocks;
+        continue;
+      }
+      ++Sum.SDPABlocks;
+      for (NodeId N : B.Group.Nodes) {
+        InBlock[N] = true;
+        S.Steps[N].MayWriteInPlace = false; // their writes have no bytes
+      }
+      SDPAGroup G2;
+      G2.LSEBytes = logSumExpBytes(B);
+      G2.QBytes = S.Tensors[B.Group.Inputs[0]].SizeBytes;
+      for (ValueId V : B.Interior)
+        S.Tensors[V].SizeBytes = 0;
+      FusedGroup Grp = B.Group;
+      Grp.AuxOf = Grp.Nodes.back(); // the log-sum-exp, saved by the kernel
+      SDPAGroups[Grp.Nodes.back()] = G2;
+      Groups.push_back(std::move(Grp));
+    }
+    // A pattern inside a fused block (none is expected) is the block's.
+    llvm::erase_if(Groups, [&](const FusedGroup &F) {
+      if (llvm::StringRef(F.Pattern) == "attention")
+        return false;
+      return llvm::any_of(F.Nodes, [&](NodeId N) { return InBlock[N]; });
+    });
+  }
+
+  // One fp32 log-sum-exp per query row; the memory-efficient kernel (fp32)
+  // pads the rows to a multiple of 32 (PyTorch's
+  // _efficient_attention_forward), flash (16-bit) does not.
+  uint64_t logSumExpBytes(const AttentionBlock &B) const {
+    const std::vector<SymExpr> &D = Shapes.Values[B.Scores].Dims;
+    unsigned Bits = elementBits(typeOf(B.Scores));
+    if (D.size() < 2 || Bits < 8)
+      return 0;
+    auto Eval = [&](const SymExpr &E) -> std::optional<int64_t> {
+      if (auto C = E.getConstant())
+        return C;
+      auto V = E.evaluate(Bindings, Shapes.SymbolNames);
+      if (!V) {
+        llvm::consumeError(V.takeError());
+        return std::nullopt;
+      }
+      return *V;
+    };
+    std::optional<int64_t> Sq = Eval(D[D.size() - 2]),
+                           Sk = Eval(D[D.size() - 1]);
+    uint64_t Elems = S.Tensors[B.Scores].SizeBytes / (Bits / 8);
+    if (!Sq || !Sk || *Sq <= 0 || *Sk <= 0)
+      return saturatingMul(4, Elems); // unknown: no smaller than the scores
+    uint64_t Rows = Elems / uint64_t(*Sk);
+    if (!mixed())
+      Rows = Rows / uint64_t(*Sq) * ((uint64_t(*Sq) + 31) / 32 * 32);
+    return saturatingMul(4, Rows);
+  }
+
   void buildForward() {
+    for (auto &[Last, SG] : SDPAGroups) {
+      ValueId O = G.Nodes[Last].Outputs[0];
+      TensorId T = addTensor("saved(" + G.Values[O].Name + ":logsumexp)",
+                             SG.LSEBytes, TensorKind::Activation,
+                             ElementType::Float);
+      S.Steps[Last].Writes.push_back(T);
+      Aux[Last].push_back(T);
+      Sum.SavedBytes += SG.LSEBytes;
+    }
     for (NodeId N = 0; N < G.Nodes.size(); ++N)
       if (GroupOf[N] < 0 || Groups[GroupOf[N]].AuxOf == N)
         addAuxTensors(N);
@@ -557,8 +640,17 @@ struct Builder {
     for (ValueId In : Grp.Inputs)
       if (RequiresGrad[In])
         Ins.push_back({In, Grp.Identity}); // identity: grad is a view
+    // The fused attention's backward: its row sums of dO * O (fp32, as the
+    // log-sum-exp), and with 16-bit q flash's fp32 accumulator of dq.
+    uint64_t Scratch = 0;
+    auto SG = SDPAGroups.find(Grp.Nodes.back());
+    if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end())
+      Scratch = saturatingAdd(SG->second.LSEBytes,
+                              mixed() ? saturatingMul(2, SG->second.QBytes)
+                                      : 0);
     if (!Ins.empty())
-      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins);
+      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins,
+                   Scratch);
   }
 
   // The loss an output gets: --loss, with auto decided by isLogitsOutput.
@@ -796,6 +888,7 @@ llvm::Error Builder::run() {
     RequiresGrad[G.findValue(B)] = RequiresGrad[G.findValue(A)];
   propagateRequiresGrad();
   Groups = findFusedGroups(G);
+  addAttentionGroups();
   GroupOf.assign(G.Nodes.size(), -1);
   for (size_t I = 0; I < Groups.size(); ++I)
     for (NodeId N : Groups[I].Nodes) {

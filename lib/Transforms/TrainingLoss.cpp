@@ -65,6 +65,17 @@ llvm::Expected<TrainRuntime> oomplan::parseTrainRuntime(llvm::StringRef Name) {
           .Default(std::nullopt));
 }
 
+llvm::Expected<AttentionMode>
+oomplan::parseAttentionMode(llvm::StringRef Name) {
+  return parseChoice<AttentionMode>(
+      "attention", Name, "auto, sdpa or eager",
+      llvm::StringSwitch<std::optional<AttentionMode>>(Name)
+          .Case("auto", AttentionMode::Auto)
+          .Case("sdpa", AttentionMode::SDPA)
+          .Case("eager", AttentionMode::Eager)
+          .Default(std::nullopt));
+}
+
 llvm::StringRef oomplan::trainRuntimeName(TrainRuntime R) {
   switch (R) {
   case TrainRuntime::PyTorchCPU:

@@ -116,6 +116,13 @@ static cl::opt<std::string> Runtime(
     cl::value_desc("pytorch-cuda|pytorch-cpu|oomplan"),
     cl::desc("Whose kernels and allocator to predict (default pytorch-cuda: "
              "max_memory_allocated and the caching allocator's reserved)"));
+static cl::opt<std::string> Attention(
+    "attention", cl::cat(TrainCat), cl::value_desc("auto|sdpa|eager"),
+    cl::desc("How attention trains on --runtime=pytorch-cuda: sdpa "
+             "(scaled_dot_product_attention keeps q, k, v, output and a "
+             "log-sum-exp), eager (the seq x seq scores are kept); default "
+             "auto: sdpa where the graph shows it (nn.MultiheadAttention, "
+             "an exported SDPA call), else eager"));
 static cl::opt<std::string> CudaAllocConf(
     "cuda-alloc-conf", cl::cat(TrainCat),
     cl::value_desc("max_split_size_mb:N,expandable_segments:True"),
@@ -317,6 +324,7 @@ Expected<api::Request> tool::makeRequest() {
   R.Train.ZeroGrad = given(ZeroGrad);
   R.Train.Runtime = given(Runtime);
   R.Train.CudaAllocConf = given(CudaAllocConf);
+  R.Train.Attention = given(Attention);
   R.Budget = given(Budget);
   R.Overhead = given(Overhead);
   R.Device = given(Device);

@@ -62,6 +62,14 @@ enum class TrainRuntime : uint8_t {
   Oomplan,     ///< Our own executor: exactly the plan.
 };
 
+/// How attention blocks (Softmax between two MatMuls) are trained
+/// (docs/training.md "Attention").
+enum class AttentionMode : uint8_t {
+  Eager, ///< Op by op: the scores, probabilities and dropout mask are kept.
+  SDPA,  ///< scaled_dot_product_attention: q, k, v, output, log-sum-exp.
+  Auto,  ///< SDPA where the graph shows it (TrainingAttention.h), else eager.
+};
+
 struct TrainingOptions {
   OptimizerKind Optimizer = OptimizerKind::Adam;
   TrainPrecision Precision = TrainPrecision::FP32;
@@ -82,6 +90,9 @@ struct TrainingOptions {
   TrainStep Step = TrainStep::Steady;
   ZeroGradKind ZeroGrad = ZeroGradKind::None;
   TrainRuntime Runtime = TrainRuntime::PyTorchCPU;
+  /// Eager unless the driver resolves --attention (PyTorch 1.13 on the CPU
+  /// and our executor have no fused attention).
+  AttentionMode Attention = AttentionMode::Eager;
 };
 
 /// Parses "mean|ce|none|auto", "steady|first", "none|zero" and
@@ -90,6 +101,8 @@ llvm::Expected<LossKind> parseLoss(llvm::StringRef Name);
 llvm::Expected<TrainStep> parseTrainStep(llvm::StringRef Name);
 llvm::Expected<ZeroGradKind> parseZeroGrad(llvm::StringRef Name);
 llvm::Expected<TrainRuntime> parseTrainRuntime(llvm::StringRef Name);
+/// Parses "auto|sdpa|eager".
+llvm::Expected<AttentionMode> parseAttentionMode(llvm::StringRef Name);
 llvm::StringRef trainRuntimeName(TrainRuntime R);
 
 /// Is output O logits-shaped (the rule --loss=auto applies)? A floating-point
@@ -119,6 +132,9 @@ struct TrainingSummary {
   /// Per graph output that gets a gradient, in G.Outputs order: the loss
   /// that was assumed (Mean, CrossEntropy or None; never Auto).
   std::vector<std::pair<ValueId, LossKind>> Losses;
+  /// Attention blocks trained as scaled_dot_product_attention and op by
+  /// op (AttentionMode), and of the first, those --attention=auto chose.
+  unsigned SDPABlocks = 0, EagerBlocks = 0;
   uint64_t NumForwardSteps = 0;
   uint64_t NumBackwardSteps = 0;
   /// Weight + gradient + optimizer bytes: 16 per parameter for fp32 Adam.
