@@ -21,6 +21,13 @@ using namespace oomplan;
 static constexpr double T = 1e12, G = 1e9;
 static constexpr uint64_t GiB = 1ull << 30;
 
+// Before compute capability 9 PyTorch's cuBLAS workspace is
+// CUBLAS_WORKSPACE_CONFIG ":4096:2:16:8": 2 x 4 MiB + 8 x 16 KiB.
+static DeviceProfile preHopper(DeviceProfile P) {
+  P.CublasWorkspaceBytes = (8ull << 20) + (128ull << 10);
+  return P;
+}
+
 static const DeviceProfile Profiles[] = {
     // Name, fp32, tf32, fp16, bf16 (tensor cores, fp32 accumulate), HBM,
     // host link, memory.
@@ -48,15 +55,16 @@ static const DeviceProfile Profiles[] = {
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
      141 * GiB, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
      0.4981, 0.09678, 0.90, 3e-6},
-    {"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G, 32 * G,
-     40 * GiB},
-    {"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G, 32 * G,
-     80 * GiB},
-    {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24 * GiB},
+    preHopper({"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G,
+               32 * G, 40 * GiB}),
+    preHopper({"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G,
+               32 * G, 80 * GiB}),
+    preHopper(
+        {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24 * GiB}),
     // GeForce: 16-bit tensor throughput with fp32 accumulate (what PyTorch
     // uses) is half the fp16-accumulate figure.
-    {"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 1008 * G, 32 * G,
-     24 * GiB},
+    preHopper({"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T,
+               1008 * G, 32 * G, 24 * GiB}),
 };
 
 llvm::ArrayRef<DeviceProfile> oomplan::deviceProfiles() { return Profiles; }
@@ -135,6 +143,13 @@ llvm::Expected<DeviceProfile> oomplan::parseDeviceJSON(llvm::StringRef Text,
   Num("grouped_conv_efficiency", 1, P.GroupedConvEfficiency, false);
   Num("attention_efficiency", 1, P.AttentionEfficiency, false);
   Num("eager_memory_efficiency", 1, P.EagerMemoryEfficiency, false);
+  double CublasMiB = double(P.CublasWorkspaceBytes) / double(1 << 20);
+  Num("cublas_workspace_mib", 1, CublasMiB, false, /*ZeroOK=*/true);
+  if (CublasMiB < double(1 << 20)) // 1 TiB: anything larger is a typo
+    P.CublasWorkspaceBytes =
+        static_cast<uint64_t>(std::ceil(CublasMiB * (1 << 20)));
+  else if (Problem.empty())
+    Problem = "cublas_workspace_mib is too large";
   if (O->getNumber("eager_kernel_us")) {
     P.EagerKernelSeconds = 0;
     Num("eager_kernel_us", 1e-6, P.EagerKernelSeconds, false, /*ZeroOK=*/true);
@@ -199,6 +214,9 @@ void oomplan::writeDeviceJSON(llvm::json::OStream &J, const DeviceProfile &P) {
     number(J, "eager_memory_efficiency", P.EagerMemoryEfficiency);
   if (P.EagerKernelSeconds >= 0)
     number(J, "eager_kernel_us", P.EagerKernelSeconds / 1e-6);
+  if (P.CublasWorkspaceBytes != DeviceProfile().CublasWorkspaceBytes)
+    number(J, "cublas_workspace_mib",
+           double(P.CublasWorkspaceBytes) / double(1 << 20));
   J.objectEnd();
 }
 

@@ -102,8 +102,15 @@ simulateAllocator(Session &S, const Plan &P) {
     return Conf.takeError();
   // Steady state: the first step, then the one measured.
   unsigned Iterations = S.Train.Step == TrainStep::First ? 1 : 2;
+  report::CudaLibraryConfig Lib;
+  Lib.CublasWorkspaceBytes = S.Device.CublasWorkspaceBytes;
+  if (const char *R = getenv("OOMPLAN_CONV_WS_RATIO"))
+    Lib.ConvWorkspaceRatio = atof(R);
+  if (const char *R = getenv("OOMPLAN_CONV_WS_CAP"))
+    Lib.ConvWorkspaceCapBytes = atoll(R) << 20;
   report::AllocatorReport A = report::buildAllocatorReport(
-      P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead);
+      P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead,
+      report::pytorchCudaLibraryAllocations(P, Lib));
   return std::optional<report::AllocatorReport>(std::move(A));
 }
 

@@ -24,12 +24,15 @@ bool AllocatorReport::fragmentationTipsOver() const {
 
 AllocatorReport report::buildAllocatorReport(
     const Plan &P, const CudaAllocConfig &Config, llvm::StringRef ConfigText,
-    unsigned Iterations, std::optional<uint64_t> Budget, uint64_t Overhead) {
+    unsigned Iterations, std::optional<uint64_t> Budget, uint64_t Overhead,
+    std::vector<LibraryAllocation> Libraries) {
   AllocatorReport A;
+  A.Libraries = std::move(Libraries);
   A.ConfigText = ConfigText.str();
   A.Iterations = Iterations;
   A.OverheadBytes = Overhead;
-  std::vector<AllocEvent> Events = allocationEvents(P, Iterations);
+  std::vector<AllocEvent> Events =
+      allocationEvents(P, Iterations, A.Libraries);
   A.NumEvents = Events.size();
   A.Unlimited = simulateCachingAllocator(Events, Config);
   if (!Budget)
@@ -67,6 +70,31 @@ static std::string pct(uint64_t Part, uint64_t Whole) {
   return OS.str();
 }
 
+// One line per kind of library allocation: how many, how large.
+static void printLibraries(llvm::raw_ostream &OS,
+                           llvm::ArrayRef<LibraryAllocation> Libs) {
+  std::vector<std::string> Kinds;
+  for (const LibraryAllocation &L : Libs) {
+    std::string K = L.What.substr(0, L.What.find(" ("));
+    if (std::find(Kinds.begin(), Kinds.end(), K) == Kinds.end())
+      Kinds.push_back(K);
+  }
+  for (const std::string &K : Kinds) {
+    uint64_t N = 0, Largest = 0;
+    bool Kept = false;
+    for (const LibraryAllocation &L : Libs)
+      if (L.What.compare(0, K.size(), K) == 0) {
+        ++N;
+        Largest = std::max(Largest, L.Bytes);
+        Kept = L.Kept;
+      }
+    OS << "  library        " << K << ": " << N << " x "
+       << (Kept ? "" : "up to ") << describeBytes(Largest)
+       << (Kept ? ", kept from the first use" : ", freed after each kernel")
+       << '\n';
+  }
+}
+
 void report::printAllocatorText(llvm::raw_ostream &OS,
                                 const AllocatorReport &A) {
   const AllocatorResult &U = A.Unlimited;
@@ -80,6 +108,7 @@ void report::printAllocatorText(llvm::raw_ostream &OS,
      << "  torch.cuda.max_memory_allocated\n";
   OS << "  reserved       " << describeBytes(U.PeakReserved)
      << "  torch.cuda.max_memory_reserved, " << U.Segments << " segments\n";
+  printLibraries(OS, A.Libraries);
   OS << "  fragmentation  " << describeBytes(A.fragmentation())
      << "  reserved - allocated, " << pct(A.fragmentation(), U.PeakReserved)
      << " of reserved\n";
@@ -128,6 +157,15 @@ void report::writeAllocatorJSON(llvm::json::OStream &J,
   else
     J.attribute("config", A.ConfigText);
   J.attribute("iterations", A.Iterations);
+  J.attributeArray("libraries", [&] {
+    for (const LibraryAllocation &L : A.Libraries)
+      J.object([&] {
+        J.attribute("what", L.What);
+        J.attribute("step", L.Step);
+        J.attribute("bytes", L.Bytes);
+        J.attribute("kept", L.Kept);
+      });
+  });
   writeResult(J, A.Unlimited);
   J.attribute("fragmentation_bytes", A.fragmentation());
   if (A.UnderBudget) {

@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Report/CachingAllocator.h"
+#include "oomplan/Report/CudaLibraries.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/DenseMap.h"
@@ -320,8 +321,9 @@ static bool persists(TensorKind K) {
          K == TensorKind::GraphInput || K == TensorKind::OptimizerState;
 }
 
-std::vector<AllocEvent> report::allocationEvents(const Plan &P,
-                                                 unsigned Iterations) {
+std::vector<AllocEvent>
+report::allocationEvents(const Plan &P, unsigned Iterations,
+                         llvm::ArrayRef<LibraryAllocation> Libraries) {
   const Lifetimes &L = P.Life;
   uint32_t NB = static_cast<uint32_t>(L.Buffers.size());
   uint64_t NS = L.NumSteps;
@@ -351,11 +353,25 @@ std::vector<AllocEvent> report::allocationEvents(const Plan &P,
       Ends[std::min(Buf.EndStep, NS)].push_back(B);
     }
   }
+  std::vector<std::vector<uint32_t>> LibAt(NS + 1);
+  for (uint32_t I = 0; I < Libraries.size(); ++I)
+    LibAt[std::min(Libraries[I].Step, NS)].push_back(I);
+  // Ids past every buffer's in every iteration.
+  uint32_t LibBase = Iterations * NB;
   for (unsigned It = 0; It < Iterations; ++It)
     for (uint64_t S = 0; S <= NS; ++S) {
       for (uint32_t B : Starts[S])
         if (L.Buffers[B].Kind != TensorKind::OptimizerState || It == 0)
           Out.push_back({false, It * NB + B, L.Buffers[B].SizeBytes});
+      for (uint32_t I : LibAt[S]) {
+        const LibraryAllocation &A = Libraries[I];
+        uint32_t Id = LibBase + I * Iterations + It;
+        if (A.Kept && It > 0)
+          continue;
+        Out.push_back({false, Id, A.Bytes});
+        if (!A.Kept)
+          Out.push_back({true, Id, 0});
+      }
       // A buffer whose range ends at S was last needed by step S - 1.
       if (S + 1 <= NS)
         for (uint32_t B : Ends[S + 1])

@@ -78,6 +78,10 @@ struct DeviceProfile {
   /// "eager_memory_efficiency", "eager_kernel_us").
   double EagerMemoryEfficiency = 0;
   double EagerKernelSeconds = -1;
+  /// cuBLAS's workspace per handle and stream as PyTorch sizes it: 32 MiB
+  /// on compute capability 9 and later, 8 MiB + 128 KiB before (JSON
+  /// "cublas_workspace_mib"; report/CudaLibraries.h).
+  uint64_t CublasWorkspaceBytes = 32ull << 20;
 };
 
 /// P as PyTorch eager runs on it: its eager memory efficiency and kernel

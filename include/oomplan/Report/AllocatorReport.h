@@ -13,6 +13,7 @@
 #define OOMPLAN_REPORT_ALLOCATORREPORT_H
 
 #include "oomplan/Report/CachingAllocator.h"
+#include "oomplan/Report/CudaLibraries.h"
 #include "oomplan/Report/Diagnosis.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -41,6 +42,8 @@ struct AllocatorReport {
   uint64_t OverheadBytes = 0;
   std::optional<AllocatorResult> UnderBudget;
   uint64_t OOMBytes = 0; ///< The request that failed under the budget.
+  /// The libraries' allocations simulated beside the plan's.
+  std::vector<LibraryAllocation> Libraries;
   /// Tried when UnderBudget runs out of memory.
   std::vector<AllocatorAlternative> Alternatives;
 
@@ -55,10 +58,12 @@ struct AllocatorReport {
 
 /// Simulates P's step Iterations times (2: the first and a steady step).
 /// Budget: the device budget, of which Overhead is not the allocator's.
+/// Libraries: what cuBLAS and cuDNN allocate beside the plan's tensors.
 AllocatorReport
 buildAllocatorReport(const Plan &P, const CudaAllocConfig &Config,
                      llvm::StringRef ConfigText, unsigned Iterations,
-                     std::optional<uint64_t> Budget, uint64_t Overhead);
+                     std::optional<uint64_t> Budget, uint64_t Overhead,
+                     std::vector<LibraryAllocation> Libraries = {});
 
 void printAllocatorText(llvm::raw_ostream &OS, const AllocatorReport &A);
 /// An object value: call inside J.attributeBegin("cuda_allocator").

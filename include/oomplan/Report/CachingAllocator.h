@@ -26,6 +26,8 @@
 namespace oomplan {
 namespace report {
 
+struct LibraryAllocation;
+
 /// PYTORCH_CUDA_ALLOC_CONF's settings that shape fragmentation.
 struct CudaAllocConfig {
   /// max_split_size_mb in bytes; blocks this large or larger are never split.
@@ -68,8 +70,12 @@ simulateCachingAllocator(llvm::ArrayRef<AllocEvent> Events,
 /// step allocates the buffers it starts and then frees those whose last
 /// step it is. Optimizer state is allocated where it is first used in the
 /// first iteration (PyTorch creates it lazily in the first optimizer step)
-/// and kept. Id of buffer B in iteration I is I * buffers + B.
-std::vector<AllocEvent> allocationEvents(const Plan &P, unsigned Iterations);
+/// and kept. Id of buffer B in iteration I is I * buffers + B. Library
+/// allocations (CudaLibraries.h) come after the step's own: a kept one in
+/// the first iteration only, a transient one freed at once.
+std::vector<AllocEvent>
+allocationEvents(const Plan &P, unsigned Iterations,
+                 llvm::ArrayRef<struct LibraryAllocation> Libraries = {});
 
 } // namespace report
 } // namespace oomplan
