@@ -12,6 +12,8 @@
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Report/AllocatorReport.h"
+#include "oomplan/Support/CheckedMath.h"
+#include "oomplan/Cost/CostModel.h"
 #include "oomplan/Report/Report.h"
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
@@ -92,8 +94,30 @@ static api::CapacityAnswer answer(const report::CapacityResult &C) {
 // "cuda_allocator" in JSON), with the fragmentation finding when the tensors
 // fit but the allocator does not; the exit code, the capacity searches and
 // the fit stay on the plan's bytes, so they agree with each other.
+// A convolution's unfolded input: batch x input channels x window x output
+// positions, in its element type.
+static std::vector<uint64_t> convUnfoldedBytes(const PlanContext &C) {
+  ConcreteDims D = evaluateDims(C.G, C.Shapes, C.Bindings);
+  std::vector<uint64_t> Out(C.G.Nodes.size(), 0);
+  for (NodeId N = 0; N < C.G.Nodes.size(); ++N) {
+    const Node &Nd = C.G.Nodes[N];
+    if (Nd.OpType != "Conv" || Nd.Inputs.size() < 2 || Nd.Outputs.empty())
+      continue;
+    ValueId X = Nd.Inputs[0], W = Nd.Inputs[1], Y = Nd.Outputs[0];
+    if (X == NoId || W == NoId || Y == NoId || D[X].size() < 3 ||
+        D[W].size() != D[X].size() || D[Y].size() != D[X].size())
+      continue;
+    uint64_t E = std::max(1u, elementBits(C.Shapes.Values[X].Type) / 8);
+    uint64_t U = uint64_t(D[X][0]) * uint64_t(D[X][1]) * E;
+    for (size_t I = 2; I < D[X].size(); ++I)
+      U = saturatingMul(U, saturatingMul(uint64_t(D[W][I]), uint64_t(D[Y][I])));
+    Out[N] = U;
+  }
+  return Out;
+}
+
 static Expected<std::optional<report::AllocatorReport>>
-simulateAllocator(Session &S, const Plan &P) {
+simulateAllocator(Session &S, const PlanContext &C, const Plan &P) {
   if (!S.training() || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
     return std::nullopt;
   std::string Text = S.Req.Train.CudaAllocConf.value_or("");
@@ -104,10 +128,7 @@ simulateAllocator(Session &S, const Plan &P) {
   unsigned Iterations = S.Train.Step == TrainStep::First ? 1 : 2;
   report::CudaLibraryConfig Lib;
   Lib.CublasWorkspaceBytes = S.Device.CublasWorkspaceBytes;
-  if (const char *R = getenv("OOMPLAN_CONV_WS_RATIO"))
-    Lib.ConvWorkspaceRatio = atof(R);
-  if (const char *R = getenv("OOMPLAN_CONV_WS_CAP"))
-    Lib.ConvWorkspaceCapBytes = atoll(R) << 20;
+  Lib.ConvUnfoldedBytes = convUnfoldedBytes(C);
   report::AllocatorReport A = report::buildAllocatorReport(
       P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead,
       report::pytorchCudaLibraryAllocations(P, Lib));
@@ -149,7 +170,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
     S.Res.MaxBatch = answer(*R->Batch);
   if (R->Seq && R->SeqAsked)
     S.Res.MaxSeq = answer(*R->Seq);
-  auto Alloc = simulateAllocator(S, P);
+  auto Alloc = simulateAllocator(S, C, P);
   if (!Alloc)
     return Alloc.takeError();
   if (JSON) {

@@ -36,11 +36,14 @@ struct CudaLibraryConfig {
   /// on compute capability 9 and later (CUBLAS_WORKSPACE_CONFIG ":4096:8"),
   /// 8 MiB + 128 KiB before (":4096:2:16:8"); cuBLASLt shares it.
   uint64_t CublasWorkspaceBytes = 32ull << 20;
-  /// A convolution's cuDNN workspace, as a fraction of the larger of its
-  /// input and output (cudnn.benchmark off: the heuristics' first plan),
-  /// capped; 0 models none.
-  double ConvWorkspaceRatio = 0;
-  uint64_t ConvWorkspaceCapBytes = 0;
+  /// A convolution's backward (cudnn.benchmark off) takes a workspace of
+  /// its unfolded input, at most this (calibrated, docs/training.md); 0
+  /// models none.
+  uint64_t ConvWorkspaceCapBytes = 64ull << 20;
+  /// Per graph node: a convolution's unfolded input (im2col: batch x
+  /// input channels x kernel window x output positions, in its type);
+  /// 0 for other nodes and where dims are unknown.
+  std::vector<uint64_t> ConvUnfoldedBytes;
 };
 
 /// The library allocations of one step of P's schedule, in step order.
