@@ -77,6 +77,8 @@ SAME = [
      "--cuda-alloc-conf=max_split_size_mb:128,expandable_segments:True"],
     [TINY, "--train", "--batch=16", "--runtime", "pytorch-cpu", "--loss",
      "mean", "--emit=json"],
+    [TRAIN_GPT, "--train", "--batch=2", "--seq=64", "--attention=eager",
+     "--emit=json"],
     [TRAIN_GPT, "--train", "--seq=64", "--device=L4", "--max-batch",
      "--emit=json"],
     [GPT, "--batch=1", "--budget=2G", "--max-seq", "--sweep"],
