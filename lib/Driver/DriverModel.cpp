@@ -242,6 +242,8 @@ void driver::printSettings(Session &S) {
        << Setting(T.ZeroGrad, "none") << ", gradient accumulation "
        << S.Train.GradAccum << ", runtime "
        << Setting(T.Runtime, "pytorch-cuda") << '\n';
+  if (!S.AttentionText.empty())
+    S.OS << "attention: " << S.AttentionText << '\n';
 }
 
 // The options that describe the plan as is (capacity searches, sweep,

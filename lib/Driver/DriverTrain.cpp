@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
+#include "oomplan/Support/ByteSize.h"
+#include <cmath>
 
 using namespace llvm;
 using namespace oomplan;
@@ -70,5 +72,34 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   for (const std::string &W : Warnings)
     S.warn(W);
   S.LossText = describeLosses(G, Sum, S.Train.Loss, S.Req.Train.Loss);
+  S.AttentionText.clear();
+  unsigned Blocks = Sum.SDPABlocks + Sum.EagerBlocks;
+  if (!P || !Blocks || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
+    return P;
+  std::string Mode = S.Req.Train.Attention.value_or("auto");
+  S.AttentionText = std::to_string(Sum.SDPABlocks) + " of " +
+                    std::to_string(Blocks) +
+                    " blocks as scaled_dot_product_attention, " +
+                    std::to_string(Sum.EagerBlocks) + " eager (--attention=" +
+                    Mode + (Mode == "auto" ? ": sdpa where the graph shows "
+                                             "nn.MultiheadAttention or an "
+                                             "exported SDPA call)"
+                                           : ")");
+  // The other reading's total, so a user who knows better sees the stakes.
+  TrainingOptions Other = T;
+  Other.Attention =
+      Sum.SDPABlocks ? AttentionMode::Eager : AttentionMode::SDPA;
+  std::vector<std::string> Ignored;
+  auto OP = planTrainingGraph(G, Shapes, Bindings, PO, Other, Ignored);
+  if (!OP) {
+    consumeError(OP.takeError());
+    return P;
+  }
+  double Mine = double(P->totalBytes()), Theirs = double(OP->totalBytes());
+  if (Mine > 0 && std::abs(Theirs - Mine) / Mine > 0.02)
+    S.AttentionText += "; with --attention=" +
+                       std::string(Sum.SDPABlocks ? "eager" : "sdpa") +
+                       " the total is " + formatBytes(OP->totalBytes()) +
+                       " (" + std::to_string(OP->totalBytes()) + " bytes)";
   return P;
 }

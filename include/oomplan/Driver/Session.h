@@ -93,6 +93,10 @@ struct Session {
   /// The loss each output got ("ce on 'logits' (auto: logits-shaped)"),
   /// set by planTraining for the settings line.
   std::string LossText;
+  /// How the training plan's attention blocks run (--attention), and the
+  /// other mode's total where it differs by more than 2%; empty without
+  /// attention blocks or off --runtime=pytorch-cuda.
+  std::string AttentionText;
   /// Copied into pipelineOptions(): the runtime's workspace edit.
   decltype(PipelineOptions::EditSchedule) EditSchedule;
   /// Set by the runtime's entry: the fused op types it has kernels for
