@@ -7,6 +7,7 @@
 // chooser as the report's "what would help" remedy.
 //
 //===----------------------------------------------------------------------===//
+#include "AllocatorInternal.h"
 #include "FitInternal.h"
 #include "oomplan/Analysis/BatchCoupling.h"
 #include "oomplan/Analysis/SymbolBinding.h"
@@ -147,14 +148,30 @@ report::FitFn driver::makeFitRemedy(Session &S, const PlanContext &C,
     CO.TF32 = S.Req.Fit.TF32;
     CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), S.Device, CO);
     FitResult R;
-    auto P =
-        fitAndPlace(Base.Sched, Cost, fitOptions(S.Req.Fit, PO, Budget), PO, R);
-    if (!P)
-      return P.takeError();
+    // As fitPlan: under PyTorch the caching allocator's figure decides, and
+    // a fit whose tensors fit but whose reserved bytes do not is made again
+    // with that excess kept free.
+    uint64_t Reserve = 0;
+    Expected<Plan> P = makeInputError("unreached");
+    for (unsigned Try = 0; Try < 3; ++Try) {
+      consumeError(P.takeError());
+      R = FitResult();
+      uint64_t Tensors = Budget > Reserve ? Budget - Reserve : 0;
+      P = fitAndPlace(Base.Sched, Cost, fitOptions(S.Req.Fit, PO, Tensors),
+                      PO, R);
+      if (!P)
+        return P.takeError();
+      if (Error E = setRuntimeReserved(S, C, *P))
+        return std::move(E);
+      if (!R.Fits || P->decidingBytes() <= Budget || !reservedDecides(S))
+        break;
+      Reserve = std::max(saturatingAdd(Reserve, P->decidingBytes() - Budget),
+                         P->decidingBytes() - P->totalBytes());
+    }
     report::FitOutcome Out;
-    Out.TotalBytes = P->totalBytes();
+    Out.TotalBytes = P->decidingBytes();
     Out.OverheadPercent = R.overheadPercent();
-    Out.Fits = R.Fits && P->totalBytes() <= Budget;
+    Out.Fits = R.Fits && P->decidingBytes() <= Budget;
     Out.Strategy = Out.Fits ? R.Strategy
                             : "no recompute/offload fits" +
                                   (R.Why.empty() ? "" : ": " + R.Why);
@@ -325,11 +342,14 @@ static void addRejected(FittedPlan &F, std::vector<FitAlternative> Seen,
   }
 }
 
-Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
-                                     const Plan &Base,
-                                     const PipelineOptions &PO,
-                                     const report::PlanFn &PlanAt,
-                                     const PassesPlanFn &PlanPasses) {
+// One fit, with Reserve bytes of the budget kept for what PyTorch's caching
+// allocator reserves beyond the plan's tensors (0 for our own executor).
+static Expected<FittedPlan> fitPlanOnce(Session &S, const PlanContext &C,
+                                        const Plan &Base,
+                                        const PipelineOptions &PO,
+                                        const report::PlanFn &PlanAt,
+                                        const PassesPlanFn &PlanPasses,
+                                        uint64_t Reserve) {
   const api::FitRequest &FR = S.Req.Fit;
   const DeviceProfile &Dev = S.Device;
   FittedPlan F;
@@ -337,8 +357,9 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   F.OverheadBytes = S.Overhead;
   F.AsIsBytes = saturatingAdd(Base.totalBytes(), S.Overhead);
   // The transforms must make room for the overhead too.
-  uint64_t Budget =
-      F.BudgetBytes > F.OverheadBytes ? F.BudgetBytes - F.OverheadBytes : 0;
+  F.AllocatorReserveBytes = Reserve;
+  uint64_t Kept = saturatingAdd(F.OverheadBytes, Reserve);
+  uint64_t Budget = F.BudgetBytes > Kept ? F.BudgetBytes - Kept : 0;
   F.Passes = FR.MicroBatches.value_or(1);
   F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
   std::optional<Plan> Micro;
@@ -413,6 +434,10 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   // exit code, the JSON and the text all print.
   F.P.BudgetBytes = F.BudgetBytes;
   F.P.OverheadBytes = F.OverheadBytes;
+  // PyTorch's runtime: the fitted step's reserved bytes decide.
+  if (Error E =
+          setRuntimeReserved(S, PlanContext{C.G, C.Shapes, F.Bindings}, F.P))
+    return std::move(E);
   F.Fits = F.R.Fits && F.P.fits();
   CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
   F.StepSeconds = stepSeconds(F.P.Sched, Cost);
@@ -420,6 +445,31 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   addRejected(F, std::move(Seen), F.Fits ? PassStrategy : "", PassSecs);
   for (FitAlternative &A : Auto.Tried)
     F.Rejected.push_back(std::move(A));
+  return F;
+}
+
+Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
+                                     const Plan &Base,
+                                     const PipelineOptions &PO,
+                                     const report::PlanFn &PlanAt,
+                                     const PassesPlanFn &PlanPasses) {
+  // The transforms fit tensors; under PyTorch the caching allocator reserves
+  // more. When the fitted plan's reserved bytes exceed the budget, fit again
+  // (twice at most) with that excess kept free.
+  uint64_t Reserve = 0;
+  auto F = fitPlanOnce(S, C, Base, PO, PlanAt, PlanPasses, Reserve);
+  for (unsigned Try = 0; Try < 2 && F && !F->Fits && F->R.Fits &&
+                         reservedDecides(S) && F->BudgetBytes > 0;
+       ++Try) {
+    uint64_t Need = saturatingAdd(F->P.decidingBytes(), F->OverheadBytes);
+    if (Need <= F->BudgetBytes)
+      break;
+    // At least the fitted plan's own excess over its tensors, so the next
+    // fit's tensors leave room for it; more when that was not enough.
+    Reserve = std::max(saturatingAdd(Reserve, Need - F->BudgetBytes),
+                       F->P.decidingBytes() - F->P.totalBytes());
+    F = fitPlanOnce(S, C, Base, PO, PlanAt, PlanPasses, Reserve);
+  }
   return F;
 }
 
@@ -467,6 +517,14 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
        << F.OverheadBytes << " bytes)";
   if (F.Passes > 1)
     OS << ", " << F.Passes << " micro-batches";
+  if (F.AllocatorReserveBytes) {
+    uint64_t Kept = saturatingAdd(F.OverheadBytes, F.AllocatorReserveBytes);
+    OS << "; tensors within "
+       << (F.BudgetBytes > Kept ? F.BudgetBytes - Kept : 0)
+       << " bytes (the budget less the overhead and "
+       << formatBytes(F.AllocatorReserveBytes)
+       << " PyTorch's caching allocator reserves beyond them)";
+  }
   OS << '\n';
   CostOptions CO;
   CO.TF32 = FR.TF32;
@@ -475,9 +533,16 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   if (FR.ShowPlan)
     printPlanText(OS, F.P, PC, /*ListBuffers=*/false);
   if (!F.Fits) {
-    OS << "does not fit: smallest budget reached "
-       << formatBytes(F.P.totalBytes()) << " (" << F.P.totalBytes()
-       << " bytes); " << (F.R.Why.empty() ? "placement" : F.R.Why) << '\n';
+    uint64_t Reached = F.P.decidingBytes();
+    OS << "does not fit: smallest budget reached " << formatBytes(Reached)
+       << " (" << Reached << " bytes"
+       << (F.P.RuntimeReservedBytes ? ", PyTorch's reserved" : "") << "); "
+       << (F.R.Why.empty() || F.R.Fits
+               ? std::string(F.R.Fits ? "the caching allocator reserves more "
+                                        "than the tensors"
+                                      : "placement")
+               : F.R.Why)
+       << '\n';
     return 2;
   }
   OS << "inserted steps:\n";

@@ -185,6 +185,10 @@ void driver::printSummary(raw_ostream &OS, const FittedPlan &F,
      << "%): recompute " << ms(R.Time.RecomputeSeconds) << ", copy stalls "
      << ms(R.Time.StallSeconds) << ", transfers " << ms(R.Time.TransferSeconds)
      << '\n';
+  if (P.RuntimeReservedBytes)
+    OS << "PyTorch's caching allocator runs it in "
+       << formatBytes(P.decidingBytes()) << " (" << P.decidingBytes()
+       << " bytes): the figure the budget decides on\n";
 }
 
 // The JSON's "fit" object: docs/plan-json.md lists every key.

@@ -142,6 +142,11 @@ static Error adviseFusedAttention(Session &S, const Graph &G,
                                   const ShapeInfo &Shapes,
                                   ArrayRef<std::optional<int64_t>> Bindings,
                                   const PipelineOptions &PO) {
+  // On PyTorch's CUDA runtime the plan has the fused attention already
+  // where the graph shows it (--attention), and its attention line gives
+  // the other mode's total.
+  if (S.training() && S.Train.Runtime == TrainRuntime::PyTorchCUDA)
+    return Error::success();
   std::vector<SymbolId> Seq = findSymbolRoles(G).Seq;
   if (Seq.empty() || !S.Budget || Seq[0] >= Bindings.size() ||
       !Bindings[Seq[0]])

@@ -7,13 +7,12 @@
 // is decided on plan total + overhead, by the same function as the JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "AllocatorInternal.h"
 #include "FitInternal.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Report/AllocatorReport.h"
-#include "oomplan/Support/CheckedMath.h"
-#include "oomplan/Cost/CostModel.h"
 #include "oomplan/Report/Report.h"
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
@@ -89,52 +88,6 @@ static api::CapacityAnswer answer(const report::CapacityResult &C) {
   return A;
 }
 
-// --runtime=pytorch-cuda: the plan's allocations through the caching
-// allocator. Its verdict is reported beside the plan's (its section, and
-// "cuda_allocator" in JSON), with the fragmentation finding when the tensors
-// fit but the allocator does not; the exit code, the capacity searches and
-// the fit stay on the plan's bytes, so they agree with each other.
-// A convolution's unfolded input: batch x input channels x window x output
-// positions, in its element type.
-static std::vector<uint64_t> convUnfoldedBytes(const PlanContext &C) {
-  ConcreteDims D = evaluateDims(C.G, C.Shapes, C.Bindings);
-  std::vector<uint64_t> Out(C.G.Nodes.size(), 0);
-  for (NodeId N = 0; N < C.G.Nodes.size(); ++N) {
-    const Node &Nd = C.G.Nodes[N];
-    if (Nd.OpType != "Conv" || Nd.Inputs.size() < 2 || Nd.Outputs.empty())
-      continue;
-    ValueId X = Nd.Inputs[0], W = Nd.Inputs[1], Y = Nd.Outputs[0];
-    if (X == NoId || W == NoId || Y == NoId || D[X].size() < 3 ||
-        D[W].size() != D[X].size() || D[Y].size() != D[X].size())
-      continue;
-    uint64_t E = std::max(1u, elementBits(C.Shapes.Values[X].Type) / 8);
-    uint64_t U = uint64_t(D[X][0]) * uint64_t(D[X][1]) * E;
-    for (size_t I = 2; I < D[X].size(); ++I)
-      U = saturatingMul(U, saturatingMul(uint64_t(D[W][I]), uint64_t(D[Y][I])));
-    Out[N] = U;
-  }
-  return Out;
-}
-
-static Expected<std::optional<report::AllocatorReport>>
-simulateAllocator(Session &S, const PlanContext &C, const Plan &P) {
-  if (!S.training() || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
-    return std::nullopt;
-  std::string Text = S.Req.Train.CudaAllocConf.value_or("");
-  auto Conf = report::parseCudaAllocConf(Text);
-  if (!Conf)
-    return Conf.takeError();
-  // Steady state: the first step, then the one measured.
-  unsigned Iterations = S.Train.Step == TrainStep::First ? 1 : 2;
-  report::CudaLibraryConfig Lib;
-  Lib.CublasWorkspaceBytes = S.Device.CublasWorkspaceBytes;
-  Lib.ConvUnfoldedBytes = convUnfoldedBytes(C);
-  report::AllocatorReport A = report::buildAllocatorReport(
-      P, *Conf, Text, Iterations, P.BudgetBytes, S.Overhead,
-      report::pytorchCudaLibraryAllocations(P, Lib));
-  return std::optional<report::AllocatorReport>(std::move(A));
-}
-
 Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
                                 const PipelineOptions &PO,
                                 const report::PlanFn &PlanAt, bool JSON,
@@ -158,7 +111,11 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
       TrainingOptions T = S.Train;
       T.Precision = *Prec;
       std::vector<std::string> Warnings; // said once, by the main plan
-      return planTrainingGraph(C.G, C.Shapes, B, PO, T, Warnings);
+      auto P = planTrainingGraph(C.G, C.Shapes, B, PO, T, Warnings);
+      if (P)
+        if (Error E = setRuntimeReserved(S, PlanContext{C.G, C.Shapes, B}, *P))
+          return std::move(E);
+      return P;
     };
   else
     RO.PlanAtPrecision = report::inferencePrecisionPlanner(PlanAt, C, PO);

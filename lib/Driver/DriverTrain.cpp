@@ -6,6 +6,7 @@
 // session's one diagnostics sink.
 //
 //===----------------------------------------------------------------------===//
+#include "AllocatorInternal.h"
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Support/ByteSize.h"
@@ -67,6 +68,9 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   std::vector<std::string> Warnings;
   TrainingSummary Sum;
   auto P = planTrainingGraph(G, Shapes, Bindings, PO, T, Warnings, &Sum);
+  if (P)
+    if (Error E = setRuntimeReserved(S, PlanContext{G, Shapes, Bindings}, *P))
+      return std::move(E);
   if (Quiet)
     return P;
   for (const std::string &W : Warnings)

@@ -55,6 +55,9 @@ struct FittedPlan {
   std::vector<double> StepSeconds; ///< Per step of P.Sched (its queue).
   size_t LoopBegin = 0, LoopEnd = 0;
   bool Fits = false; ///< Placed within the budget less the overhead.
+  /// Of the budget, what the transforms left free for PyTorch's caching
+  /// allocator to reserve beyond the tensors (0 off --runtime=pytorch-cuda).
+  uint64_t AllocatorReserveBytes = 0;
   std::vector<FitAlternative> Rejected;
   /// What the trade-off table refits: the (one pass) schedule before the
   /// fit, and its lower bound without transforms.

@@ -62,11 +62,15 @@ static void printBudget(llvm::raw_ostream &OS, const MemoryReport &R,
     if (R.Fits) {
       llvm::WithColor(OS, llvm::raw_ostream::GREEN, true) << "fits";
       OS << ", headroom " << describeBytes(*R.BudgetBytes - R.DeviceBytes);
-    } else if (R.DeviceBytes <= *R.BudgetBytes) {
+    } else if (P.RuntimeReservedBytes &&
+               saturatingAdd(P.totalBytes(), R.OverheadBytes) <=
+                   *R.BudgetBytes) {
       // The tensors fit; PyTorch's caching allocator does not (its section).
       llvm::WithColor(OS, llvm::raw_ostream::RED, true) << "DOES NOT FIT";
-      OS << " in PyTorch's caching allocator, though the plan needs only "
-         << describeBytes(R.DeviceBytes);
+      OS << " in PyTorch's caching allocator: it runs the step in no less "
+            "than "
+         << describeBytes(P.decidingBytes()) << ", though the tensors are "
+         << describeBytes(P.totalBytes());
     } else {
       llvm::WithColor(OS, llvm::raw_ostream::RED, true) << "DOES NOT FIT";
       OS << ", over by " << (R.DeviceBytes - *R.BudgetBytes) << " bytes ("

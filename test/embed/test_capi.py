@@ -203,14 +203,14 @@ def facts(args):
 def test_accessors_match_the_cli_json():
     """total_bytes, budget, overhead, fits and the capacity answer read
     through the accessors equal the CLI's JSON."""
-    args = [TRAIN_GPT, "--train", "--seq=128", "--budget=3G",
+    args = [TRAIN_GPT, "--train", "--seq=128", "--budget=4G",
             "--overhead=512M", "--max-batch", "--emit=json"]
     code, out, err = run(CLI, args)
     doc = json.loads(out)
     ccode, _, d = facts(args)
     assert ccode == code == int(d["status"])
     assert int(d["total_bytes"]) == doc["total_bytes"]
-    assert int(d["budget_bytes"]) == doc["budget_bytes"] == 3 << 30
+    assert int(d["budget_bytes"]) == doc["budget_bytes"] == 4 << 30
     assert int(d["overhead_bytes"]) == doc["report"]["overhead_bytes"]
     assert d["fits"] == ("1" if doc["fits"] else "0")
     mb = doc["report"]["max_batch"]

@@ -16,6 +16,7 @@
 #include "oomplan/Schedule/Schedule.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "llvm/Support/Error.h"
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -64,14 +65,28 @@ struct Plan {
   uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
   std::optional<uint64_t> BudgetBytes;
   uint64_t OverheadBytes = 0; ///< Counted against the budget.
+  /// A plan predicted for PyTorch's CUDA runtime: the least memory its
+  /// caching allocator runs the step in (its tensors and the libraries'
+  /// workspaces, simulated with the cap's release-and-retry:
+  /// Report/CachingAllocator.h), between max_memory_allocated and the
+  /// uncapped max_memory_reserved. Reserved bytes are what runs out first.
+  /// Unset: the plan's total decides (our own executor allocates exactly
+  /// it).
+  std::optional<uint64_t> RuntimeReservedBytes;
 
   /// Weights + IO + arena: the device memory the plan needs. buildPlan
   /// rejects totals past 2^63 - 1; saturating keeps any other Plan honest.
   uint64_t totalBytes() const {
     return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaBytes);
   }
+  /// The figure the budget is compared with: the runtime's reserved bytes
+  /// where the plan has them (never below the total), else the total.
+  uint64_t decidingBytes() const {
+    return RuntimeReservedBytes ? std::max(*RuntimeReservedBytes, totalBytes())
+                                : totalBytes();
+  }
   bool fits() const {
-    return fitsBudget(totalBytes(), OverheadBytes, BudgetBytes);
+    return fitsBudget(decidingBytes(), OverheadBytes, BudgetBytes);
   }
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
