@@ -29,6 +29,9 @@ config.environment["PATH"] = os.pathsep.join(
      config.environment.get("PATH", "/usr/bin:/bin")])
 # ASan builds: a leak or error must fail the test, not just print.
 config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+# Before "%oomplan", which would otherwise match the start of "%oomplan-run"
+# (error tests in other folders run both tools).
+config.substitutions.append(("%oomplan-run", os.path.join(config.oomplan_tools_dir, "oomplan-run", "oomplan-run")))
 config.substitutions.append(("%oomplan", os.path.join(config.oomplan_tools_dir, "oomplan", "oomplan")))
 config.substitutions.append(("%models", os.path.join(config.oomplan_source_root, "test", "models")))
 config.substitutions.append(("%python", "/usr/bin/python3"))

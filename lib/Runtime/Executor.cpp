@@ -200,6 +200,7 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
   for (ValueId V : Nd.Inputs) {
     if (V == NoId) {
       C.In.push_back(TensorRef());
+      C.InIds.push_back(NoId);
       continue;
     }
     if (R >= St.Reads.size())
@@ -210,10 +211,12 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     if (dynamic(T))
       C.DynIn.push_back({unsigned(C.In.size()), T});
     C.In.push_back(ref(T));
+    C.InIds.push_back(T);
   }
   for (ValueId V : Nd.Outputs) {
     if (V == NoId) {
       C.Out.push_back(TensorRef());
+      C.OutIds.push_back(NoId);
       continue;
     }
     if (W >= St.Writes.size())
@@ -224,6 +227,7 @@ llvm::Error Executor::Impl::prepareStep(uint64_t S) {
     if (dynamic(T))
       C.DynOut.push_back({unsigned(C.Out.size()), T});
     C.Out.push_back(ref(T));
+    C.OutIds.push_back(T);
   }
   // The guards' conditions are the reads after the node's inputs
   // (makeDefaultSchedule); guardsHold reads them as the step comes up.
@@ -439,6 +443,8 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     if (!C.DynIn.empty() || !C.DynOut.empty())
       if (llvm::Error E = refreshDims(C))
         return E;
+    if (llvm::Error E = checkStepShapes(S))
+      return E;
     if (C.Host) {
       if (llvm::Error E = runHostStep(S, L.Q))
         return E;

@@ -77,6 +77,9 @@ struct StepCall {
   /// backend's Cast kernel, which converts them.
   const Kernel *HalfCast = nullptr;
   llvm::SmallVector<TensorRef, 4> In, Out;
+  /// The schedule tensor of each slot of In and Out (NoId when omitted),
+  /// for checkStepShapes.
+  llvm::SmallVector<TensorId, 4> InIds, OutIds;
   void *Workspace = nullptr;
   uint64_t WorkspaceBytes = 0;
   /// Buffers whose lifetime ends after this step (poisoned).
@@ -286,6 +289,9 @@ struct Executor::Impl {
   /// RunBindings into Dims and C's refs (one not yet known stays as it
   /// is: a branch not taken); an error when one exceeds its plan.
   llvm::Error refreshDims(StepCall &C);
+  /// Before step S's kernel runs (StepShapes.cpp): every operand fits its
+  /// planned buffer, and the dims of broadcasting ops and products agree.
+  llvm::Error checkStepShapes(uint64_t S) const;
   llvm::Error runSteps();
   void collectStepTimes();
   llvm::Error runStepsOrReplay();

@@ -386,6 +386,29 @@ static Error foldInputs(api::Request &R, StringMap<std::string> &Files,
     auto T = readTensorFile(It->second);
     if (!T)
       return T.takeError();
+    // A folded input becomes a weight of the file's dims, so readInput's
+    // check against the plan never sees it: the declared static dims are
+    // enforced here (a [1, 3] input given 1x4 values is a wrong file).
+    const Value &Val = (*G)->Values[V];
+    if (Val.HasDeclaredShape) {
+      bool Agree = Val.Shape.size() == T->Dims.size();
+      std::string Declared;
+      for (size_t A = 0; A < Val.Shape.size(); ++A) {
+        const DeclaredDim &D = Val.Shape[A];
+        bool Static = D.K == DeclaredDim::Kind::Static;
+        Declared += (A ? "x" : "") +
+                    (Static ? std::to_string(D.Size)
+                            : D.K == DeclaredDim::Kind::Symbol
+                                  ? (*G)->Symbols[D.Symbol]
+                                  : std::string("?"));
+        if (Static && Agree && T->Dims[A] != D.Size)
+          Agree = false;
+      }
+      if (!Agree)
+        return makeInputError(It->second + ": input '" + Val.Name +
+                              "' has shape " + dimsText(T->Dims) +
+                              ", the model declares " + Declared);
+    }
     uint64_t N = 1;
     for (int64_t D : T->Dims)
       N *= uint64_t(D);

@@ -43,6 +43,25 @@ struct ValueShape {
   std::optional<std::vector<SymExpr>> IntValues;
 };
 
+/// A condition between two dims that a shape rule relies on but cannot
+/// decide while a symbol is unbound: broadcasting [1, n] with [1, m] gives
+/// max(n, m), which is right only when n == m or one of them is 1. The rule
+/// records the condition; checkDimsAtBindings evaluates it once the symbols
+/// are bound, so a model whose sizes disagree is refused instead of planned
+/// (and run past the end of a buffer).
+struct DimConstraint {
+  enum class Kind {
+    Broadcast, ///< A == B, or one of them is 1
+    Equal,     ///< A == B (a contraction dim, a concatenated shape)
+    Divides,   ///< B > 0 and A is a multiple of B (a Reshape's -1, Split)
+  };
+  Kind K = Kind::Equal;
+  NodeId Node = NoId;
+  SymExpr A, B;
+  /// What the two dims are, for the message: "axis 1", "K of A and B".
+  std::string What;
+};
+
 /// Result of inferShapes.
 struct ShapeInfo {
   /// Indexed by ValueId.
@@ -64,6 +83,8 @@ struct ShapeInfo {
   /// kernels have reported those sizes. Null when not made or when it
   /// failed.
   std::shared_ptr<const ShapeInfo> Exact;
+  /// Conditions the rules assumed (see DimConstraint), in schedule order.
+  std::vector<DimConstraint> Constraints;
 };
 
 /// True when node N is in an If branch the analysis knows is not taken.
@@ -106,10 +127,17 @@ private:
 /// Checks that every dim of every known value is >= 0 at Bindings (dims with
 /// unbound symbols are skipped); an error names the value, the axis and the
 /// dim's formula. Sizes alone would miss two negative dims whose product is
-/// positive.
+/// positive. Then every DimConstraint whose symbols are bound must hold; an
+/// error names the node, its op, both dims as formulas and their values.
 llvm::Error
 checkDimsAtBindings(const Graph &G, const ShapeInfo &Shapes,
                     llvm::ArrayRef<std::optional<int64_t>> Bindings);
+/// The second half of checkDimsAtBindings: every ShapeInfo::Constraints
+/// entry whose symbols are bound holds (nodes that may not run, in an If
+/// branch, are skipped).
+llvm::Error
+checkConstraintsAtBindings(const Graph &G, const ShapeInfo &Shapes,
+                           llvm::ArrayRef<std::optional<int64_t>> Bindings);
 
 /// The --emit=shapes listing: one line per value (graph inputs, weights, then
 /// node outputs in schedule order) with name, kind, dtype, [dims], the bytes

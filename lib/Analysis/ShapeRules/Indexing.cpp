@@ -225,6 +225,11 @@ llvm::Error concat(RuleContext &Ctx) {
         return Ctx.error("input " + llvm::Twine(I) + " has dim " +
                          llvm::Twine(*CI) + " on axis " + llvm::Twine(A) +
                          ", input 0 has " + llvm::Twine(*C0));
+      if (A != *Axis)
+        Ctx.require(DimConstraint::Kind::Equal, Ctx.inDims(0)[A],
+                    Ctx.inDims(I)[A],
+                    "axis " + llvm::Twine(A) + " of inputs 0 and " +
+                        llvm::Twine(I));
     }
     Out[*Axis] = Out[*Axis] + Ctx.inDims(I)[*Axis];
     Tracked &= Ctx.inValues(I).has_value();
@@ -263,7 +268,20 @@ llvm::Error split(RuleContext &Ctx) {
                        "cannot follow");
     Parts = *Ctx.inValues(1);
   } else {
-    // Equal parts; opset 18 lets the last one be smaller.
+    // Equal parts; opset 18 lets the last one be smaller. Before it the
+    // axis must divide evenly (ONNX and ONNX Runtime refuse the model).
+    if (Ctx.opset() < 18) {
+      std::optional<int64_t> Len = In[*Axis].getConstant();
+      if (Len && *Len % int64_t(N) != 0)
+        return Ctx.error("axis " + llvm::Twine(*Axis) + " has length " +
+                         llvm::Twine(*Len) + ", which does not split into " +
+                         llvm::Twine(N) +
+                         " equal parts (opset < 18 has no smaller last part)");
+      Ctx.require(DimConstraint::Kind::Divides, In[*Axis],
+                  SymExpr::constant(int64_t(N)),
+                  "split axis " + llvm::Twine(*Axis) + " into " +
+                      llvm::Twine(N) + " equal parts");
+    }
     SymExpr Each = SymExpr::ceilDiv(In[*Axis], SymExpr::constant(N));
     for (size_t I = 0; I < N; ++I)
       Parts.push_back(I + 1 < N ? Each
@@ -280,6 +298,8 @@ llvm::Error split(RuleContext &Ctx) {
   if (Total && Got && *Total != *Got)
     return Ctx.error("split sizes add up to " + llvm::Twine(*Got) +
                      ", the axis has " + llvm::Twine(*Total));
+  Ctx.require(DimConstraint::Kind::Equal, Sum, In[*Axis],
+              "split sizes' sum and axis " + llvm::Twine(*Axis));
   // Tracked contents go to the pieces (torch's repeat_interleave splits a
   // shape-sized repeats tensor and expands by each piece), where every dim
   // and offset is a constant.

@@ -34,6 +34,7 @@ llvm::Expected<std::vector<SymExpr>> matmulShape(const RuleContext &Ctx,
   if (CA && CB && *CA != *CB)
     return Ctx.error("inner dims differ: " + llvm::Twine(*CA) + " and " +
                      llvm::Twine(*CB));
+  Ctx.require(DimConstraint::Kind::Equal, KA, KB, "inner dims of A and B");
   llvm::Expected<std::vector<SymExpr>> Batch =
       broadcastShapes(Ctx, llvm::ArrayRef<SymExpr>(AA).drop_back(2),
                       llvm::ArrayRef<SymExpr>(BB).drop_back(2));
@@ -73,6 +74,7 @@ llvm::Error gemm(RuleContext &Ctx) {
   if (CA && CB && *CA != *CB)
     return Ctx.error("inner dims differ: " + llvm::Twine(*CA) + " and " +
                      llvm::Twine(*CB));
+  Ctx.require(DimConstraint::Kind::Equal, KA, KB, "inner dims of A and B");
   // C broadcasts to [M, N] (unidirectionally): each trailing dim is 1 or
   // the output's.
   if (Ctx.numInputs() > 2 && Ctx.hasInput(2)) {
@@ -87,6 +89,8 @@ llvm::Error gemm(RuleContext &Ctx) {
       if (D && Want && *D != 1 && *D != *Want)
         return Ctx.error("C dim " + llvm::Twine(I) + " is " + llvm::Twine(*D) +
                          ", it must be 1 or " + llvm::Twine(*Want));
+      Ctx.require(DimConstraint::Kind::Broadcast, C[I],
+                  *OutDims[2 - C.size() + I], "C dim " + llvm::Twine(I));
     }
   }
   Ctx.setOutput(0, Ctx.inType(0), {M, N});

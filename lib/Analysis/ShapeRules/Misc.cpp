@@ -57,6 +57,40 @@ llvm::Error loss(RuleContext &Ctx) {
   std::vector<SymExpr> In = Ctx.inDims(0).vec();
   if (In.size() < 2)
     return Ctx.error("input must have rank >= 2");
+  // The target is [N, d1, ...] (the input without its class axis) and the
+  // optional weight has one entry per class: the kernel reads weight[t]
+  // for every target class t.
+  std::vector<SymExpr> NoClass = In;
+  NoClass.erase(NoClass.begin() + 1);
+  if (Ctx.numInputs() > 1 && Ctx.hasInput(1)) {
+    llvm::ArrayRef<SymExpr> T = Ctx.inDims(1);
+    if (T.size() != NoClass.size())
+      return Ctx.error("target has rank " + llvm::Twine(T.size()) +
+                       "; the input's rank without its class axis is " +
+                       llvm::Twine(NoClass.size()));
+    for (size_t I = 0; I < T.size(); ++I) {
+      std::optional<int64_t> A = T[I].getConstant(),
+                             B = NoClass[I].getConstant();
+      if (A && B && *A != *B)
+        return Ctx.error("target dim " + llvm::Twine(I) + " is " +
+                         llvm::Twine(*A) + ", the input's is " +
+                         llvm::Twine(*B));
+      Ctx.require(DimConstraint::Kind::Equal, T[I], NoClass[I],
+                  "target dim " + llvm::Twine(I) + " and the input's");
+    }
+  }
+  if (Ctx.numInputs() > 2 && Ctx.hasInput(2)) {
+    llvm::ArrayRef<SymExpr> W = Ctx.inDims(2);
+    if (W.size() != 1)
+      return Ctx.error("weight has rank " + llvm::Twine(W.size()) +
+                       "; it must be 1-D, one entry per class");
+    std::optional<int64_t> A = W[0].getConstant(), C = In[1].getConstant();
+    if (A && C && *A != *C)
+      return Ctx.error("weight has " + llvm::Twine(*A) + " entries for " +
+                       llvm::Twine(*C) + " classes");
+    Ctx.require(DimConstraint::Kind::Equal, W[0], In[1],
+                "weight length and the class count");
+  }
   std::vector<SymExpr> Out;
   if (Ctx.node().getString("reduction", "mean") == "none") {
     Out = In;

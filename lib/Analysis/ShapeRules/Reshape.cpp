@@ -65,6 +65,8 @@ llvm::Error reshape(RuleContext &Ctx) {
       return Ctx.error("cannot reshape " + llvm::Twine(*T) +
                        " elements into a shape of " + llvm::Twine(*K) +
                        " x -1");
+    Ctx.require(DimConstraint::Kind::Divides, Total, Known,
+                "the input's element count and the target's known dims");
     if (Q * Known != Total)
       Ctx.warn("inferred reshape dim is not an exact quotient: " +
                Q.str(Ctx.graph().Symbols));
@@ -77,6 +79,8 @@ llvm::Error reshape(RuleContext &Ctx) {
     if (T && K && *T != *K)
       return Ctx.error("cannot reshape " + llvm::Twine(*T) +
                        " elements into a shape of " + llvm::Twine(*K));
+    Ctx.require(DimConstraint::Kind::Equal, numElements(In), Known,
+                "the input's and the target's element counts");
   }
   setView(Ctx, std::move(Target));
   return llvm::Error::success();

@@ -96,6 +96,35 @@ SymExpr RuleContext::dataDependent(const SymExpr &Bound, llvm::StringRef Base) {
   return freshSymbol(Base) - SymExpr::constant(1);
 }
 
+void RuleContext::require(DimConstraint::Kind K, const SymExpr &A,
+                          const SymExpr &B, const llvm::Twine &What) const {
+  if (DataDependentSymbols || A.isPoisoned() || B.isPoisoned())
+    return;
+  std::optional<int64_t> CA = A.getConstant(), CB = B.getConstant();
+  switch (K) {
+  case DimConstraint::Kind::Broadcast:
+    if (A == B || CA == 1 || CB == 1)
+      return;
+    break;
+  case DimConstraint::Kind::Equal:
+    if (A == B)
+      return;
+    break;
+  case DimConstraint::Kind::Divides:
+    if (CB == 1 || (CB && *CB > 0 && SymExpr::mod(A, B).getConstant() == 0))
+      return;
+    break;
+  }
+  if (CA && CB)
+    return; // decided now: the rule reports it
+  // A bound is at least the run-time size, so a condition on it says
+  // nothing about the sizes that will meet.
+  for (size_t I = 0; I < numInputs(); ++I)
+    if (hasInput(I) && in(I).UpperBound)
+      return;
+  S.Constraints.push_back({K, Id, A, B, What.str()});
+}
+
 llvm::Expected<size_t> RuleContext::axis(int64_t A, size_t Rank) const {
   int64_t R = int64_t(Rank);
   if (A < -R || A >= R)
@@ -150,6 +179,10 @@ shapes::broadcastShapes(const RuleContext &Ctx, llvm::ArrayRef<SymExpr> A,
     if (CA && CB && *CA != *CB && *CA != 1 && *CB != 1)
       return Ctx.error("cannot broadcast dims " + llvm::Twine(*CA) + " and " +
                        llvm::Twine(*CB) + " (axis " + llvm::Twine(I) + ")");
+    // max(DA, DB) for two symbols (and the constant for a constant and a
+    // symbol) is right only if they agree at the bindings: record it.
+    Ctx.require(DimConstraint::Kind::Broadcast, DA, DB,
+                "axis " + llvm::Twine(I));
     Out[I] = broadcastDim(DA, DB);
   }
   return Out;

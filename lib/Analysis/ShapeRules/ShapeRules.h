@@ -71,6 +71,13 @@ public:
 
   /// An error naming the file, the node and its op.
   llvm::Error error(const llvm::Twine &Msg) const;
+  /// Records a condition between dims A and B that this node's rule relies
+  /// on (DimConstraint); it is checked once the symbols are bound. Nothing is
+  /// recorded when it already holds symbolically, when an input is an upper
+  /// bound (its run-time size is smaller) or in the exactness run. A
+  /// condition that can never hold (both constant) is the rule's own error.
+  void require(DimConstraint::Kind K, const SymExpr &A, const SymExpr &B,
+               const llvm::Twine &What) const;
   /// An error for valid input this analysis cannot handle yet.
   llvm::Error unsupported(const llvm::Twine &Msg) const;
   void warn(const llvm::Twine &Msg);

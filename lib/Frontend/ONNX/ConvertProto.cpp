@@ -440,6 +440,55 @@ llvm::Error Converter::checkArity(const onnx::NodeProto &N,
   return llvm::Error::success();
 }
 
+// The type an attribute has in the file: its declared type, or (files that
+// leave it UNDEFINED) the field that holds a value.
+static onnx::AttributeProto::AttributeType
+attributeType(const onnx::AttributeProto &A) {
+  using AP = onnx::AttributeProto;
+  if (A.type() != AP::UNDEFINED)
+    return A.type();
+  if (A.has_f())
+    return AP::FLOAT;
+  if (A.has_i())
+    return AP::INT;
+  if (A.has_s())
+    return AP::STRING;
+  if (A.has_t())
+    return AP::TENSOR;
+  if (A.has_g())
+    return AP::GRAPH;
+  if (A.floats_size())
+    return AP::FLOATS;
+  if (A.ints_size())
+    return AP::INTS;
+  if (A.strings_size())
+    return AP::STRINGS;
+  return AP::UNDEFINED;
+}
+
+// Every attribute the schema knows must have the schema's type: the IR's
+// getters read one of another type as absent, so Gemm's alpha given as a
+// string, or Conv's kernel_shape as floats, would silently be the default
+// (ONNX's checker and ONNX Runtime refuse such a node too). Empty when all
+// agree, else the message.
+static std::string checkAttributeTypes(const onnx::NodeProto &N,
+                                       const onnx::OpSchema &Schema) {
+  const auto &Formal = Schema.attributes();
+  for (const onnx::AttributeProto &A : N.attribute()) {
+    auto It = Formal.find(A.name());
+    if (It == Formal.end())
+      continue;
+    onnx::AttributeProto::AttributeType T = attributeType(A);
+    if (T == onnx::AttributeProto::UNDEFINED || T == It->second.type)
+      continue;
+    return "attribute '" + A.name() + "' is " +
+           onnx::AttributeProto::AttributeType_Name(T) + "; " + N.op_type() +
+           "-" + std::to_string(Schema.since_version()) + " takes " +
+           onnx::AttributeProto::AttributeType_Name(It->second.type);
+  }
+  return "";
+}
+
 // The same checks for a version newer than ONNX 1.12's schemas: its first
 // MinIn inputs are required, the rest optional.
 llvm::Error Converter::checkNewerArity(const onnx::NodeProto &N,
@@ -520,6 +569,11 @@ llvm::Error Converter::convertNode(const onnx::NodeProto &N, size_t Index) {
     if (llvm::Error E = checkArity(N, *Schema, Where))
       return E;
   }
+  // Attribute types against ONNX 1.12's schema when it is the version in
+  // force (a newer version may have changed an attribute).
+  if (Schema && !Newer)
+    if (std::string Bad = checkAttributeTypes(N, *Schema); !Bad.empty())
+      return err(Where + ": " + Bad);
   if (Newer && Newer->Function)
     return convertStandardFunction(N, Index, Where);
   if (Domain.empty() && N.op_type() == "If")

@@ -779,6 +779,18 @@ llvm::Expected<TensorFile> oomplan::readTensorFile(llvm::StringRef Path) {
     if (llvm::Error E = tensorHeader(T, What, Out.Type, Out.Dims, N, Size))
       return E;
     Out.Name = T.name();
+    // The dims are only a claim: compare them with the data the file holds
+    // before allocating what they ask for (a corrupt header of 2^40 x 80
+    // bytes would otherwise abort on allocation). Raw data is at most the
+    // file; a typed value takes at least one byte in the file and at most
+    // eight in memory. The exact count is checked while copying.
+    uint64_t Room = uint64_t(Bytes.size()) * 8;
+    if (T.data_location() != onnx::TensorProto::EXTERNAL && Size > Room)
+      return makeInputError(What + ": its dims and type need " +
+                            llvm::Twine(Size) + " bytes, but the file holds " +
+                            llvm::Twine(Bytes.size()) + " bytes");
+    if (T.data_location() == onnx::TensorProto::EXTERNAL)
+      return tensorBytes(T, Out.Type, N, Size, "", nullptr, What);
     Out.Bytes.resize(Size);
     return tensorBytes(T, Out.Type, N, Size, "", Out.Bytes.data(), What);
   });

@@ -31,6 +31,16 @@ llvm::Error lossFrom(const KernelContext &C, const LossShape &S, LogPFn LogP) {
   const TensorRef &Target = C.Inputs[1];
   const TensorRef *Weight =
       C.Inputs.size() > 2 && C.Inputs[2].present() ? &C.Inputs[2] : nullptr;
+  // A weight is read at every target class: it must have one per class
+  // (ONNX), and the target one per (n, d).
+  if (Weight && (Weight->Dims.size() != 1 || Weight->Dims[0] != S.C))
+    return C.badInput("weight has " + llvm::Twine(Weight->numElements()) +
+                      " elements; it must be 1-D with one per class (" +
+                      llvm::Twine(S.C) + ")");
+  if (Target.numElements() != uint64_t(S.N * S.D))
+    return C.badInput("target has " + llvm::Twine(Target.numElements()) +
+                      " elements; the input has " + llvm::Twine(S.N * S.D) +
+                      " (N x d1 x ...)");
   std::string Reduction = C.N.getString("reduction", "mean");
   if (Reduction != "mean" && Reduction != "sum" && Reduction != "none")
     return C.badInput("reduction '" + Reduction + "'");
