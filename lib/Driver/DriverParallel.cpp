@@ -157,6 +157,11 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   if (AutoDevices && Spec != "auto")
     return makeInputError("--devices=auto searches configurations: use "
                           "--parallel=auto (or leave it out)");
+  std::optional<EngineKind> Kind;
+  if (Engine)
+    Kind = R.Emit == api::EmitKind::DeepSpeed ? EngineKind::DeepSpeed
+           : R.Emit == api::EmitKind::FSDP    ? EngineKind::FSDP
+                                              : EngineKind::Megatron;
   ParallelInput In{G,
                    Shapes,
                    {Bindings.begin(), Bindings.end()},
@@ -177,7 +182,17 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     if (!S.Budget)
       return makeInputError("--parallel=auto needs a budget: --device or "
                             "--budget");
-    auto Res = searchParallel(*PP, *N);
+    // With --emit, only what that engine can express is a candidate.
+    std::function<bool(const ParallelSpec &)> Allowed;
+    if (Kind)
+      Allowed = [&](const ParallelSpec &Sp) {
+        if (Error E = checkExpressible(*Kind, Sp)) {
+          consumeError(std::move(E));
+          return false;
+        }
+        return true;
+      };
+    auto Res = searchParallel(*PP, *N, 4096, Allowed);
     if (!Res)
       return Res.takeError();
     Search = std::move(*Res);
@@ -186,6 +201,9 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     auto Sp = parseParallelSpec(Spec, *N);
     if (!Sp)
       return Sp.takeError();
+    if (Kind) // before planning: the answer could not be written
+      if (Error E = checkExpressible(*Kind, *Sp))
+        return std::move(E);
     auto P = PP->plan(*Sp, /*Place=*/true);
     if (!P)
       return P.takeError();
@@ -209,9 +227,12 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
                     R.Seq.value_or(0),
                     In.Train.Precision,
                     In.Train.Optimizer};
-    OS << (R.Emit == api::EmitKind::DeepSpeed ? deepSpeedConfig(C)
-           : R.Emit == api::EmitKind::FSDP    ? fsdpConfig(C)
-                                              : megatronArguments(C));
+    auto Text = *Kind == EngineKind::DeepSpeed ? deepSpeedConfig(C)
+                : *Kind == EngineKind::FSDP    ? fsdpConfig(C)
+                                               : megatronArguments(C);
+    if (!Text)
+      return Text.takeError();
+    OS << *Text;
     return Chosen->Fits ? 0 : 2;
   }
   if (Spec == "auto")
