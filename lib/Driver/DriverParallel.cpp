@@ -12,6 +12,7 @@
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Parallel/EngineConfig.h"
 #include "oomplan/Parallel/Parallel.h"
+#include "oomplan/Parallel/ParallelJSON.h"
 #include "oomplan/Report/Capacity.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
@@ -142,10 +143,12 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     return makeInputError("--emit=deepspeed|fsdp|megatron write a "
                           "multi-device configuration: add --devices or "
                           "--parallel");
-  if (!Engine && R.Emit != api::EmitKind::Report)
-    return makeInputError("--devices/--parallel print the per-device report "
-                          "or --emit=deepspeed|fsdp|megatron; other --emit "
-                          "kinds are not supported with them yet");
+  if (!Engine && R.Emit != api::EmitKind::Report &&
+      R.Emit != api::EmitKind::JSON)
+    return makeInputError("--devices/--parallel print the per-device report, "
+                          "--emit=json or --emit=deepspeed|fsdp|megatron; "
+                          "other --emit kinds are not supported with them "
+                          "yet");
   if (!S.training())
     return makeInputError("--devices/--parallel plan a training step: add "
                           "--train");
@@ -210,6 +213,15 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     Chosen = std::move(*P);
   }
   raw_ostream &OS = S.OS;
+  if (R.Emit == api::EmitKind::JSON) {
+    printParallelPlanJSON(OS, Chosen ? &*Chosen : nullptr, In, PP->layers(),
+                          Spec == "auto" ? &Search : nullptr);
+    if (!Chosen)
+      return 2;
+    S.Res.TotalBytes = Chosen->peakBytes();
+    S.Res.Fits = Chosen->Fits;
+    return Chosen->Fits ? 0 : 2;
+  }
   if (!Chosen) {
     OS << "no configuration of " << (AutoDevices ? "up to " : "")
        << Search.Devices << " x " << S.Device.Name << " fits (" << Search.Tried
