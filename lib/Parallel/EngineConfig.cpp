@@ -79,7 +79,8 @@ llvm::Error parallel::checkExpressible(EngineKind Engine,
     if (S.TP > 1)
       return cannotSay(Engine,
                        "DeepSpeed's config cannot express tensor "
-                       "parallelism (" + TP + (S.SP ? ", sp" : "") + ")",
+                       "parallelism (" +
+                           TP + (S.SP ? ", sp" : "") + ")",
                        "use --emit=megatron, or a configuration without tp");
     return llvm::Error::success();
   case EngineKind::FSDP:
@@ -103,12 +104,12 @@ llvm::Error parallel::checkExpressible(EngineKind Engine,
     return llvm::Error::success();
   case EngineKind::Megatron:
     if (S.Zero >= 2)
-      return cannotSay(Engine,
-                       "Megatron-LM cannot express zero=" +
-                           std::to_string(S.Zero) +
-                           " (its distributed optimizer shards the optimizer "
-                           "state only, as zero=1)",
-                       "use zero=0 or zero=1, or --emit=deepspeed");
+      return cannotSay(
+          Engine,
+          "Megatron-LM cannot express zero=" + std::to_string(S.Zero) +
+              " (its distributed optimizer shards the optimizer "
+              "state only, as zero=1)",
+          "use zero=0 or zero=1, or --emit=deepspeed");
     if (S.OffloadOptimizer || S.OffloadParams)
       return cannotSay(Engine, "Megatron-LM cannot express offload",
                        "use --emit=deepspeed, or a configuration without "
@@ -155,10 +156,10 @@ llvm::Expected<std::string> parallel::deepSpeedConfig(const EngineContext &C) {
   // built with num_stages equal to it. Full recompute checkpoints every
   // layer.
   if (S.PP > 1)
-    Root["pipeline"] = json::Object{
-        {"stages", int64_t(S.PP)},
-        {"activation_checkpoint_interval",
-         int64_t(S.Recompute == RecomputeKind::Full ? 1 : 0)}};
+    Root["pipeline"] =
+        json::Object{{"stages", int64_t(S.PP)},
+                     {"activation_checkpoint_interval",
+                      int64_t(S.Recompute == RecomputeKind::Full ? 1 : 0)}};
   if (C.Precision == TrainPrecision::BF16Mixed)
     Root["bf16"] = json::Object{{"enabled", true}};
   if (C.Precision == TrainPrecision::FP16Mixed)

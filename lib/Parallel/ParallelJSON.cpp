@@ -133,9 +133,8 @@ void parallel::printParallelPlanJSON(llvm::raw_ostream &OS,
           }
           PlanContext C{In.G, In.Shapes, In.Bindings};
           J.attributeBegin("plan");
-          J.rawValue([&](llvm::raw_ostream &Raw) {
-            printPlanJSON(Raw, *SP.P, C);
-          });
+          J.rawValue(
+              [&](llvm::raw_ostream &Raw) { printPlanJSON(Raw, *SP.P, C); });
           J.attributeEnd();
         });
       }

@@ -1,4 +1,4 @@
-//===- ParallelJSON.h - a multi-device plan as one JSON document -*- C++ -*-===//
+//===- ParallelJSON.h - a multi-device plan as JSON ----------*- C++ -*-===//
 //
 // --emit=json with --devices/--parallel: the configuration, every stage's
 // figures and its placed per-device plan (schema oomplan.plan/3, as for one

@@ -1,4 +1,4 @@
-//===- LlamaGraph.h - a Llama-shaped graph built in memory -------*- C++ -*-===//
+//===- LlamaGraph.h - a Llama-shaped graph in memory ---------*- C++ -*-===//
 //
 // The weights of Llama-2 (Touvron et al. 2023) in the layer structure the
 // planner finds: token embedding, L blocks of RMSNorm, q/k/v/o projections,
@@ -39,9 +39,9 @@ public:
     if (llvm::Error E = B.addInput(Ids))
       return std::move(E);
     int64_t H = S.Hidden;
-    std::string X = op("Gather", {weight("embed_tokens.weight", {S.Vocab, H}),
-                                  "input_ids"},
-                       "embed");
+    std::string X =
+        op("Gather", {weight("embed_tokens.weight", {S.Vocab, H}), "input_ids"},
+           "embed");
     for (int64_t I = 0; I < S.Layers; ++I)
       X = layer(X, "layers." + std::to_string(I));
     X = op("Mul", {X, weight("norm.weight", {H})}, "norm");
@@ -71,8 +71,8 @@ private:
     std::string Sc = op("MatMul", {Q, KT}, P + "/scores");
     std::string Pr = op("Softmax", {Sc}, P + "/probs", {}, {{"axis", -1}});
     std::string Ctx = op("MatMul", {Pr, V}, P + "/context");
-    std::string R1 = op(
-        "Add", {X, linear(Ctx, P + ".self_attn.o_proj", H, H)}, P + "/res1");
+    std::string R1 =
+        op("Add", {X, linear(Ctx, P + ".self_attn.o_proj", H, H)}, P + "/res1");
     Y = op("Mul", {R1, weight(P + ".post_attention_layernorm.weight", {H})},
            P + "/post_norm");
     std::string G = linear(Y, P + ".mlp.gate_proj", H, F);
