@@ -12,6 +12,7 @@
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Parallel/EngineConfig.h"
 #include "oomplan/Parallel/Parallel.h"
+#include "oomplan/Parallel/ParallelJSON.h"
 #include "oomplan/Report/Capacity.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
@@ -142,10 +143,12 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     return makeInputError("--emit=deepspeed|fsdp|megatron write a "
                           "multi-device configuration: add --devices or "
                           "--parallel");
-  if (!Engine && R.Emit != api::EmitKind::Report)
-    return makeInputError("--devices/--parallel print the per-device report "
-                          "or --emit=deepspeed|fsdp|megatron; other --emit "
-                          "kinds are not supported with them yet");
+  if (!Engine && R.Emit != api::EmitKind::Report &&
+      R.Emit != api::EmitKind::JSON)
+    return makeInputError("--devices/--parallel print the per-device report, "
+                          "--emit=json or --emit=deepspeed|fsdp|megatron; "
+                          "other --emit kinds are not supported with them "
+                          "yet");
   if (!S.training())
     return makeInputError("--devices/--parallel plan a training step: add "
                           "--train");
@@ -157,6 +160,11 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   if (AutoDevices && Spec != "auto")
     return makeInputError("--devices=auto searches configurations: use "
                           "--parallel=auto (or leave it out)");
+  std::optional<EngineKind> Kind;
+  if (Engine)
+    Kind = R.Emit == api::EmitKind::DeepSpeed ? EngineKind::DeepSpeed
+           : R.Emit == api::EmitKind::FSDP    ? EngineKind::FSDP
+                                              : EngineKind::Megatron;
   ParallelInput In{G,
                    Shapes,
                    {Bindings.begin(), Bindings.end()},
@@ -177,7 +185,17 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     if (!S.Budget)
       return makeInputError("--parallel=auto needs a budget: --device or "
                             "--budget");
-    auto Res = searchParallel(*PP, *N);
+    // With --emit, only what that engine can express is a candidate.
+    std::function<bool(const ParallelSpec &)> Allowed;
+    if (Kind)
+      Allowed = [&](const ParallelSpec &Sp) {
+        if (Error E = checkExpressible(*Kind, Sp)) {
+          consumeError(std::move(E));
+          return false;
+        }
+        return true;
+      };
+    auto Res = searchParallel(*PP, *N, 4096, Allowed);
     if (!Res)
       return Res.takeError();
     Search = std::move(*Res);
@@ -186,12 +204,24 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
     auto Sp = parseParallelSpec(Spec, *N);
     if (!Sp)
       return Sp.takeError();
+    if (Kind) // before planning: the answer could not be written
+      if (Error E = checkExpressible(*Kind, *Sp))
+        return std::move(E);
     auto P = PP->plan(*Sp, /*Place=*/true);
     if (!P)
       return P.takeError();
     Chosen = std::move(*P);
   }
   raw_ostream &OS = S.OS;
+  if (R.Emit == api::EmitKind::JSON) {
+    printParallelPlanJSON(OS, Chosen ? &*Chosen : nullptr, In, PP->layers(),
+                          Spec == "auto" ? &Search : nullptr);
+    if (!Chosen)
+      return 2;
+    S.Res.TotalBytes = Chosen->peakBytes();
+    S.Res.Fits = Chosen->Fits;
+    return Chosen->Fits ? 0 : 2;
+  }
   if (!Chosen) {
     OS << "no configuration of " << (AutoDevices ? "up to " : "")
        << Search.Devices << " x " << S.Device.Name << " fits (" << Search.Tried
@@ -209,9 +239,12 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
                     R.Seq.value_or(0),
                     In.Train.Precision,
                     In.Train.Optimizer};
-    OS << (R.Emit == api::EmitKind::DeepSpeed ? deepSpeedConfig(C)
-           : R.Emit == api::EmitKind::FSDP    ? fsdpConfig(C)
-                                              : megatronArguments(C));
+    auto Text = *Kind == EngineKind::DeepSpeed ? deepSpeedConfig(C)
+                : *Kind == EngineKind::FSDP    ? fsdpConfig(C)
+                                               : megatronArguments(C);
+    if (!Text)
+      return Text.takeError();
+    OS << *Text;
     return Chosen->Fits ? 0 : 2;
   }
   if (Spec == "auto")

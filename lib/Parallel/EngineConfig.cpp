@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Parallel/EngineConfig.h"
+#include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -48,8 +49,80 @@ std::vector<std::string> parallel::blockModuleNames(const Graph &G,
   return Prefix;
 }
 
-std::string parallel::deepSpeedConfig(const EngineContext &C) {
+const char *parallel::engineName(EngineKind Engine) {
+  switch (Engine) {
+  case EngineKind::DeepSpeed:
+    return "deepspeed";
+  case EngineKind::FSDP:
+    return "fsdp";
+  case EngineKind::Megatron:
+    return "megatron";
+  }
+  return "";
+}
+
+static llvm::Error cannotSay(EngineKind Engine, const llvm::Twine &What,
+                             const llvm::Twine &Instead) {
+  return makeInputError(llvm::Twine("--emit=") + engineName(Engine) + ": " +
+                        What + "; " + Instead);
+}
+
+llvm::Error parallel::checkExpressible(EngineKind Engine,
+                                       const ParallelSpec &S) {
+  std::string TP = "tp=" + std::to_string(S.TP);
+  std::string PP = "pp=" + std::to_string(S.PP);
+  switch (Engine) {
+  case EngineKind::DeepSpeed:
+    // DeepSpeed's config has no tensor-parallel degree: Megatron-DeepSpeed
+    // takes it from Megatron's arguments, and plain DeepSpeed counts every
+    // rank as data parallel (its batch check would then fail).
+    if (S.TP > 1)
+      return cannotSay(Engine,
+                       "DeepSpeed's config cannot express tensor "
+                       "parallelism (" +
+                           TP + (S.SP ? ", sp" : "") + ")",
+                       "use --emit=megatron, or a configuration without tp");
+    return llvm::Error::success();
+  case EngineKind::FSDP:
+    // FullyShardedDataParallel shards over one data-parallel group; tensor
+    // and pipeline parallelism are other wrappers.
+    if (S.TP > 1)
+      return cannotSay(Engine,
+                       "FSDP cannot express tensor parallelism (" + TP +
+                           (S.SP ? ", sp" : "") + ")",
+                       "use --emit=megatron, or a configuration without tp");
+    if (S.PP > 1)
+      return cannotSay(Engine,
+                       "FSDP cannot express pipeline parallelism (" + PP + ")",
+                       "use --emit=deepspeed or --emit=megatron, or a "
+                       "configuration without pp");
+    if (S.OffloadOptimizer && !S.OffloadParams)
+      return cannotSay(Engine,
+                       "FSDP cannot express offload=optimizer alone "
+                       "(CPUOffload moves the parameters with it)",
+                       "use offload=both with zero=3, or --emit=deepspeed");
+    return llvm::Error::success();
+  case EngineKind::Megatron:
+    if (S.Zero >= 2)
+      return cannotSay(
+          Engine,
+          "Megatron-LM cannot express zero=" + std::to_string(S.Zero) +
+              " (its distributed optimizer shards the optimizer "
+              "state only, as zero=1)",
+          "use zero=0 or zero=1, or --emit=deepspeed");
+    if (S.OffloadOptimizer || S.OffloadParams)
+      return cannotSay(Engine, "Megatron-LM cannot express offload",
+                       "use --emit=deepspeed, or a configuration without "
+                       "offload");
+    return llvm::Error::success();
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string> parallel::deepSpeedConfig(const EngineContext &C) {
   const ParallelSpec &S = C.Spec;
+  if (llvm::Error E = checkExpressible(EngineKind::DeepSpeed, S))
+    return std::move(E);
   json::Object Zero{
       {"stage", int64_t(S.Zero)},
       {"overlap_comm", true},
@@ -67,12 +140,26 @@ std::string parallel::deepSpeedConfig(const EngineContext &C) {
   if (S.OffloadParams)
     Zero["offload_param"] =
         json::Object{{"device", "cpu"}, {"pin_memory", true}};
+  // DeepSpeed's batch check: train_batch_size = micro-batch x accumulation
+  // x its data-parallel world size. Without tensor parallelism (refused
+  // above) that world is dp: every rank without pp, and with pp the
+  // pipeline engine's data-parallel group (PipelineModule's grid is its
+  // mpu). The pipeline engine runs one micro-batch per accumulation step.
   json::Object Root{
       {"train_micro_batch_size_per_gpu", C.MicroBatch},
       {"gradient_accumulation_steps", int64_t(S.MicroBatches)},
       {"train_batch_size", C.MicroBatch * S.MicroBatches * S.DP},
       {"zero_optimization", std::move(Zero)},
   };
+  // The pipeline engine's section (runtime/config.py get_pipeline_config):
+  // the stage count the plan assumed; the model must be a PipelineModule
+  // built with num_stages equal to it. Full recompute checkpoints every
+  // layer.
+  if (S.PP > 1)
+    Root["pipeline"] =
+        json::Object{{"stages", int64_t(S.PP)},
+                     {"activation_checkpoint_interval",
+                      int64_t(S.Recompute == RecomputeKind::Full ? 1 : 0)}};
   if (C.Precision == TrainPrecision::BF16Mixed)
     Root["bf16"] = json::Object{{"enabled", true}};
   if (C.Precision == TrainPrecision::FP16Mixed)
@@ -85,8 +172,10 @@ std::string parallel::deepSpeedConfig(const EngineContext &C) {
   return print(std::move(Root));
 }
 
-std::string parallel::fsdpConfig(const EngineContext &C) {
+llvm::Expected<std::string> parallel::fsdpConfig(const EngineContext &C) {
   const ParallelSpec &S = C.Spec;
+  if (llvm::Error E = checkExpressible(EngineKind::FSDP, S))
+    return std::move(E);
   // ZeRO-3 is FULL_SHARD; 2 (and 1, which FSDP does not have: its
   // gradients are sharded too) SHARD_GRAD_OP; none NO_SHARD (DDP).
   const char *Strategy = S.Zero == 3   ? "FULL_SHARD"
@@ -116,8 +205,11 @@ std::string parallel::fsdpConfig(const EngineContext &C) {
   return print(std::move(Root));
 }
 
-std::string parallel::megatronArguments(const EngineContext &C) {
+llvm::Expected<std::string>
+parallel::megatronArguments(const EngineContext &C) {
   const ParallelSpec &S = C.Spec;
+  if (llvm::Error E = checkExpressible(EngineKind::Megatron, S))
+    return std::move(E);
   std::string A;
   auto Add = [&](const std::string &Flag) {
     A += (A.empty() ? "" : " \\\n  ") + Flag;

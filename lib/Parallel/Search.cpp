@@ -24,8 +24,9 @@ using namespace oomplan::parallel;
 // Tensor parallelism only where it can split the model (a CNN has no
 // Megatron column/row linears; a degree must divide the split weights):
 // the search skips the others instead of refusing the model.
-static std::vector<ParallelSpec> candidates(unsigned N,
-                                            const ParallelPlanner &PP) {
+static std::vector<ParallelSpec>
+candidates(unsigned N, const ParallelPlanner &PP,
+           const std::function<bool(const ParallelSpec &)> &Allowed) {
   const LayerStructure &L = PP.layers();
   const EngineOptions &E = PP.input().Engine;
   std::vector<ParallelSpec> Out;
@@ -51,7 +52,8 @@ static std::vector<ParallelSpec> candidates(unsigned N,
           S.DP = DP, S.TP = TP, S.PP = PP, S.Zero = Zero, S.SP = TP > 1;
           S.MicroBatches = PP > 1 ? 4 * PP : 1;
           S.Recompute = R;
-          Out.push_back(S);
+          if (!Allowed || Allowed(S))
+            Out.push_back(S);
         }
       }
     }
@@ -64,9 +66,10 @@ static std::string gib(uint64_t Bytes) { return formatBytes(Bytes); }
 // Candidates of N devices, screened by their lower bounds; those that fit
 // first, fastest first, then the rest, smallest peak first.
 static llvm::Expected<std::vector<Candidate>>
-screen(ParallelPlanner &PP, unsigned N, unsigned &Tried) {
+screen(ParallelPlanner &PP, unsigned N, unsigned &Tried,
+       const std::function<bool(const ParallelSpec &)> &Allowed) {
   std::vector<Candidate> Out;
-  for (const ParallelSpec &S : candidates(N, PP)) {
+  for (const ParallelSpec &S : candidates(N, PP, Allowed)) {
     auto P = PP.plan(S, /*Place=*/false);
     if (!P)
       return P.takeError();
@@ -85,7 +88,8 @@ screen(ParallelPlanner &PP, unsigned N, unsigned &Tried) {
 
 llvm::Expected<SearchResult>
 parallel::searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
-                         unsigned MaxDevices) {
+                         unsigned MaxDevices,
+                         std::function<bool(const ParallelSpec &)> Allowed) {
   SearchResult R;
   std::vector<unsigned> Counts;
   if (Devices)
@@ -98,7 +102,7 @@ parallel::searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
   unsigned Stalled = 0;
   for (unsigned N : Counts) {
     R.Devices = N;
-    auto C = screen(PP, N, R.Tried);
+    auto C = screen(PP, N, R.Tried, Allowed);
     if (!C)
       return C.takeError();
     // Place the fitting candidates, fastest first, until one fits placed.

@@ -184,6 +184,30 @@ static void followViews(Schedule &S, const Schedule &Old) {
   }
 }
 
+// The gradient partition each data-parallel rank keeps for its optimizer
+// step, resident from the first reduction to the step. The schedule's own
+// weight gradients cover it only where they are kept whole to the step
+// (zero <= 1: the partition is a slice of them); from zero=2 on they live
+// only until reduced, so the partition is a buffer of its own whatever the
+// precision:
+//   - mixed precision, zero >= 1: DeepSpeed's fp32 copy for the fp32
+//     optimizer (the estimator's "4_grads_32bit"), 4 bytes / D;
+//   - mixed precision, zero=2: also the 16-bit partition
+//     (averaged_gradients), 2 bytes / D; zero=3 reduces straight into the
+//     fp32 copy;
+//   - fp32, zero >= 2: the fp32 gradients themselves, 4 bytes / D (zero=1
+//     keeps them whole: counted as gradients).
+// ZeRO's paper counts the gradient term as (bytes per gradient) x psi / D
+// from stage 2 on; keying the fp32 copy on "mixed" alone lost it for fp32
+// zero=3.
+static uint64_t gradientPartitionBytes(const ParallelSpec &Spec, bool Mixed,
+                                       uint64_t StageParams) {
+  uint64_t Shard = divUp(StageParams, Spec.DP);
+  if (Mixed)
+    return Shard * 4 + (Spec.Zero == 2 ? Shard * 2 : 0);
+  return Spec.Zero >= 2 ? Shard * 4 : 0;
+}
+
 namespace {
 struct StageExtras {
   uint64_t Gather = 0, Comm = 0, Partition = 0, Host = 0;
@@ -206,12 +230,7 @@ static StageExtras addEngineBuffers(Schedule &S, const Base &B,
     addTransient(S, B.FwdEnd, LastBwd, "ddp.bucket", X.Comm);
   }
   if (Spec.Zero >= 1) {
-    // DeepSpeed keeps an fp32 gradient partition for its fp32 optimizer
-    // under mixed precision (the estimator's "4_grads_32bit").
-    uint64_t Part = B.Mixed ? divUp(PElems, Spec.DP) * 4 : 0;
-    if (Spec.Zero == 2) // the 16-bit gradient partition (averaged_gradients)
-      X.Partition += divUp(PElems, Spec.DP) * Half;
-    X.Partition += Part;
+    X.Partition = gradientPartitionBytes(Spec, B.Mixed, PElems);
     if (Spec.OffloadOptimizer)
       X.Host += X.Partition, X.Partition = 0;
     if (X.Partition)

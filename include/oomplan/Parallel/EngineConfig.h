@@ -27,9 +27,25 @@ struct EngineContext {
   OptimizerKind Optimizer = OptimizerKind::Adam;
 };
 
-std::string deepSpeedConfig(const EngineContext &C);
-std::string fsdpConfig(const EngineContext &C);
-std::string megatronArguments(const EngineContext &C);
+enum class EngineKind : uint8_t { DeepSpeed, FSDP, Megatron };
+
+/// Success when Engine's configuration can say every dimension of S; else an
+/// input error naming the first one it cannot (a configuration that leaves a
+/// dimension out would run a different step from the one planned):
+///   - DeepSpeed: no tensor or sequence parallelism (Megatron's);
+///   - FSDP: no tensor, sequence or pipeline parallelism, and no optimizer
+///     offload without the parameters' (CPUOffload moves both);
+///   - Megatron-LM: no ZeRO stage 2 or 3 (its distributed optimizer shards
+///     the optimizer state only) and no offload.
+llvm::Error checkExpressible(EngineKind Engine, const ParallelSpec &S);
+/// Engine's spelling: "deepspeed", "fsdp", "megatron".
+const char *engineName(EngineKind Engine);
+
+/// The configuration as Engine takes it; checkExpressible's error when it
+/// cannot say it.
+llvm::Expected<std::string> deepSpeedConfig(const EngineContext &C);
+llvm::Expected<std::string> fsdpConfig(const EngineContext &C);
+llvm::Expected<std::string> megatronArguments(const EngineContext &C);
 
 /// The module names of the repeated blocks ("h.0", "h.1", ...): the
 /// longest common dotted prefix of each block's weight names.

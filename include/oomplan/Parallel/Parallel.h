@@ -22,6 +22,7 @@
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Transforms/Training.h"
 #include "llvm/Support/Error.h"
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -172,9 +173,12 @@ struct SearchResult {
 /// least predicted time per sample. --devices=auto (Devices unset): the
 /// smallest device count (1, 2, 4, 8, then multiples of 8 up to MaxDevices)
 /// with a configuration that fits.
-llvm::Expected<SearchResult> searchParallel(ParallelPlanner &PP,
-                                            std::optional<unsigned> Devices,
-                                            unsigned MaxDevices = 4096);
+/// Allowed, when set, keeps only the configurations it accepts (those the
+/// engine asked for can express).
+llvm::Expected<SearchResult>
+searchParallel(ParallelPlanner &PP, std::optional<unsigned> Devices,
+               unsigned MaxDevices = 4096,
+               std::function<bool(const ParallelSpec &)> Allowed = {});
 
 } // namespace parallel
 } // namespace oomplan

@@ -10,7 +10,8 @@ their sources (docs/multi-device.md cites them):
   DeepSpeedZeroConfig (deepspeed/runtime/zero/config.py, extra="forbid", so
   any other key is an error in DeepSpeed); offload fields from
   offload_config.py; activation_checkpointing keys from
-  activation_checkpointing/config.py; DeepSpeed's batch rule
+  activation_checkpointing/config.py; the pipeline section's keys from
+  runtime/config.py get_pipeline_config; DeepSpeed's batch rule
   train_batch_size = micro * gradient_accumulation_steps * data parallel.
 - FSDP: torch.distributed.fsdp.FullyShardedDataParallel's ShardingStrategy
   and BackwardPrefetch names, CPUOffload and MixedPrecision fields.
@@ -24,7 +25,11 @@ import sys
 
 DS_TOP = {"train_batch_size", "train_micro_batch_size_per_gpu",
           "gradient_accumulation_steps", "zero_optimization", "bf16", "fp16",
-          "activation_checkpointing", "optimizer", "gradient_clipping"}
+          "activation_checkpointing", "optimizer", "gradient_clipping",
+          "pipeline"}
+DS_PIPE = {"stages", "partition", "seed_layers",
+           "activation_checkpoint_interval", "pipe_partitioned",
+           "grad_partitioned"}
 DS_ZERO = set("""allgather_bucket_size allgather_partitions contiguous_gradients
 cpu_offload cpu_offload_param cpu_offload_use_pin_memory elastic_checkpoint
 gather_16bit_weights_on_model_save ignore_unused_parameters legacy_stage1
@@ -82,6 +87,11 @@ def deepspeed(cfg, dp):
     for k in cfg.get("activation_checkpointing", {}):
         if k not in DS_ACT:
             fail("activation_checkpointing." + k)
+    for k in cfg.get("pipeline", {}):
+        if k not in DS_PIPE:
+            fail("pipeline." + k)
+    if "pipeline" in cfg and z["stage"] > 1:
+        fail("the pipeline engine takes zero stage 0 or 1")
     if cfg["train_batch_size"] != (cfg["train_micro_batch_size_per_gpu"] *
                                    cfg["gradient_accumulation_steps"] * dp):
         fail("train_batch_size != micro * gas * dp")
