@@ -245,21 +245,31 @@ def compare(outdir, oomplan):
     """The table: --runtime=pytorch-cuda on the exported graphs against the measurements, a verdict
     per figure (allocated -2%/+5%, reserved -5%/+10%), and a closing count per bar."""
     rows = json.load(open(os.path.join(outdir, "results.json")))
-    print("| model | batch | seq | device | allocated (measured) | predicted | err | | reserved (measured) "
+    print("| model | precision | batch | seq | device | allocated (measured) | predicted | err | | reserved (measured) "
           "| predicted | err | |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     bad = failed = False
-    counts = {"allocated": [0, 0], "reserved": [0, 0]}
+    counts = {}
     skipped = []
+    # A bf16 row is the same module under torch.autocast: its fp32 row's graph
+    # with --precision=bf16-autocast.
+    graphs = {r["model"]: r["onnx"] for r in rows if "onnx" in r}
     for r in rows:
         if "error" in r or "skipped" in r:
             continue
-        if r.get("precision") != "fp32" or "onnx" not in r:
-            skipped.append("%s %s" % (r["model"], r.get("precision")))
+        precision = r.get("precision")
+        onnx = graphs.get(r["model"])
+        if precision not in ("fp32", "bf16") or onnx is None:
+            skipped.append("%s %s" % (r["model"], precision))
             continue
         gpu = r["device"] == "cuda"  # the CPU path compares live bytes with the plan's total
-        cmd = [oomplan, os.path.join(outdir, r["onnx"]), "--train", "--optimizer=adam", "--batch",
+        if precision == "bf16" and not gpu:
+            skipped.append("%s bf16 (autocast is predicted for CUDA only)" % r["model"])
+            continue
+        cmd = [oomplan, os.path.join(outdir, onnx), "--train", "--optimizer=adam", "--batch",
                str(r["batch"]), "--emit=json", "--runtime=" + ("pytorch-cuda" if gpu else "pytorch-cpu")]
+        if precision == "bf16":
+            cmd.append("--precision=bf16-autocast")
         if r["seq"]:
             cmd += ["--seq", str(r["seq"])]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -275,18 +285,22 @@ def compare(outdir, oomplan):
         ea = (pa - ma) / ma if pa and ma else None
         er = (pr - mr) / mr if pr and mr else None
         va, vr = verdict(ea, -0.02, 0.05), verdict(er, -0.05, 0.10)
-        for name, v in (("allocated", va), ("reserved", vr)):
+        c = counts.setdefault(precision, [0, 0, 0, 0])
+        for i, v in ((0, va), (2, vr)):
             if v != "-":
-                counts[name][0] += v == "ok"
-                counts[name][1] += 1
+                c[i] += v == "ok"
+                c[i + 1] += 1
         bad |= va not in ("ok", "-") or vr not in ("ok", "-")
         f = lambda x: "-" if x is None else "%.1f MiB" % (x / 2**20)
         g = lambda x: "-" if x is None else "%+.1f%%" % (100 * x)
-        print("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["model"], r["batch"], r["seq"] or "-", r["device"], f(ma), f(pa), g(ea), va, f(mr), f(pr),
-            g(er), vr))
-    print("allocated within -2%%/+5%%: %d of %d" % tuple(counts["allocated"]))
-    print("reserved within -5%%/+10%%: %d of %d" % tuple(counts["reserved"]))
+        print("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], precision, r["batch"], r["seq"] or "-", r["device"], f(ma), f(pa), g(ea), va, f(mr),
+            f(pr), g(er), vr))
+    for prec in ("fp32", "bf16"):
+        c = counts.get(prec)
+        if c:
+            print("%s: allocated within -2%%/+5%%: %d of %d; reserved within -5%%/+10%%: %d of %d"
+                  % (prec, c[0], c[1], c[2], c[3]))
     if skipped:
         print("not compared (no graph, or a precision oomplan does not predict): " + ", ".join(skipped))
     return 2 if failed else (1 if bad else 0)

@@ -43,10 +43,13 @@ llvm::Expected<TrainPrecision> oomplan::parsePrecision(llvm::StringRef Name) {
           .Case("fp32", TrainPrecision::FP32)
           .Case("fp16-mixed", TrainPrecision::FP16Mixed)
           .Case("bf16-mixed", TrainPrecision::BF16Mixed)
+          .Case("bf16-autocast", TrainPrecision::BF16Autocast)
+          .Case("fp16-autocast", TrainPrecision::FP16Autocast)
           .Default(std::nullopt);
   if (!P)
     return makeInputError("unknown precision '" + Name +
-                          "' (expected fp32, fp16-mixed or bf16-mixed)");
+                          "' (expected fp32, fp16-mixed, bf16-mixed, "
+                          "bf16-autocast or fp16-autocast)");
   return *P;
 }
 

@@ -66,6 +66,9 @@ struct Builder {
     uint64_t QBytes = 0;   ///< q as the block reads it.
   };
   std::map<NodeId, SDPAGroup> SDPAGroups;
+  /// Per node, per input: autocast's 16-bit copy the node computes on (and
+  /// its backward reads in the input's place), or NoTensor.
+  std::vector<std::vector<TensorId>> CastOf;
 
   Builder(const Graph &G, const ShapeInfo &Shapes,
           llvm::ArrayRef<uint64_t> Bytes,
@@ -80,7 +83,18 @@ struct Builder {
     return T == ElementType::Undefined ? G.Values[V].Type : T;
   }
 
-  bool mixed() const { return Opts.Precision != TrainPrecision::FP32; }
+  // "O2" mixed precision: 16-bit weights and fp32 master copies.
+  bool mixed() const {
+    return Opts.Precision == TrainPrecision::FP16Mixed ||
+           Opts.Precision == TrainPrecision::BF16Mixed;
+  }
+  bool autocast() const {
+    return Opts.Precision == TrainPrecision::BF16Autocast ||
+           Opts.Precision == TrainPrecision::FP16Autocast;
+  }
+  // Activations in 16 bits (either form): the loss's fp32 log-softmax and
+  // flash attention's kernels.
+  bool sixteenBit() const { return mixed() || autocast(); }
 
   // Weight gradients exist before the step: accumulated over micro-batches,
   // or zeroed in place by zero_grad() (not on the first step: there they are
@@ -133,6 +147,112 @@ struct Builder {
         S.Tensors[V].SizeBytes = (S.Tensors[V].SizeBytes + 1) / 2;
         S.Tensors[V].Type = Half;
       }
+  }
+
+  // torch.autocast (CUDA): products and convolutions run in 16 bits on
+  // 16-bit copies of their fp32 operands; the ops of autocast's fp32 list
+  // (softmax, log-softmax, layer and group norms, exp, log, pow, sums) write
+  // fp32; every other op writes its inputs' widest type, weights aside (a
+  // bias add is the product's, a batch norm runs in its input's type). The
+  // copy of a weight is made once per forward (autocast's cache) and kept
+  // while a backward step reads it; the copy of an fp32 activation, once per
+  // op. PyTorch's autocast_mode.cpp lists the ops.
+  static bool autocastLow(llvm::StringRef Op) {
+    return Op == "MatMul" || Op == "Gemm" || Op == "Conv" ||
+           Op == "ConvTranspose" || Op == "Einsum";
+  }
+  static bool autocastFP32(llvm::StringRef Op) {
+    return Op == "Softmax" || Op == "LogSoftmax" ||
+           Op == "LayerNormalization" || Op == "GroupNormalization" ||
+           Op == "InstanceNormalization" || Op == "Exp" || Op == "Log" ||
+           Op == "Pow" || Op == "ReduceSum" || Op == "ReduceLogSumExp" ||
+           Op == "CumSum" || Op == "Reciprocal" || Op == "Softplus" ||
+           Op == "ReduceL2" || Op == "LpNormalization";
+  }
+  bool isParam(ValueId V) const {
+    ValueId R = GradRoot[V];
+    return G.Values[R].Kind == ValueKind::Weight ||
+           G.Values[V].Kind == ValueKind::Weight;
+  }
+  void applyAutocast() {
+    if (!autocast())
+      return;
+    ElementType Half = Opts.Precision == TrainPrecision::BF16Autocast
+                           ? ElementType::BFloat16
+                           : ElementType::Float16;
+    std::vector<bool> Low(G.Values.size(), false);
+    std::map<ValueId, TensorId> WeightCopy;
+    CastOf.assign(G.Nodes.size(), {});
+    for (NodeId N = 0; N < G.Nodes.size(); ++N) {
+      const Node &Nd = G.Nodes[N];
+      bool LowOut = false;
+      if (autocastLow(Nd.OpType)) {
+        LowOut = true;
+        CastOf[N].assign(Nd.Inputs.size(), NoTensor);
+        for (size_t I = 0; I < Nd.Inputs.size(); ++I) {
+          ValueId In = Nd.Inputs[I];
+          if (In == NoId || typeOf(In) != ElementType::Float || Low[In])
+            continue;
+          bool W = isParam(In);
+          ValueId Key = W ? GradRoot[In] : In;
+          uint64_t Bytes = (S.Tensors[Key].SizeBytes + 1) / 2;
+          TensorId T;
+          auto It = W ? WeightCopy.find(Key) : WeightCopy.end();
+          if (It != WeightCopy.end()) {
+            T = It->second;
+            S.Steps[N].Reads.push_back(T);
+          } else {
+            T = addTensor("autocast(" + G.Values[Key].Name + ")", Bytes,
+                          TensorKind::Activation, Half);
+            S.Steps[N].Writes.push_back(T);
+            if (W)
+              WeightCopy[Key] = T;
+          }
+          CastOf[N][I] = T;
+        }
+      } else if (!autocastFP32(Nd.OpType)) {
+        bool Any = false, All = true;
+        // A parameter promotes an elementwise op (a layer scale) as any
+        // tensor does, except the bias add of a product (one F.linear in
+        // the module); constants (Python scalars) never do, nor the
+        // parameters of other ops (a batch norm runs in its input's type).
+        bool Elementwise = isElementwiseOp(Nd.OpType);
+        bool BiasAdd = Nd.OpType == "Add" &&
+                       llvm::any_of(Nd.Inputs, [&](ValueId In) {
+                         return In != NoId &&
+                                G.Values[In].Kind == ValueKind::NodeOutput &&
+                                autocastLow(
+                                    G.Nodes[G.Values[In].Producer].OpType);
+                       });
+        for (ValueId In : Nd.Inputs) {
+          if (In == NoId || !isFloatingPoint(typeOf(In)) ||
+              (isParam(In) && (!Elementwise || BiasAdd)) ||
+              (G.Values[In].Kind == ValueKind::NodeOutput &&
+               G.Nodes[G.Values[In].Producer].OpType == "Constant"))
+            continue;
+          Any = true;
+          All = All && Low[In];
+        }
+        LowOut = Any && All;
+      }
+      for (ValueId O : Nd.Outputs)
+        if (O != NoId && typeOf(O) == ElementType::Float && LowOut) {
+          Low[O] = true;
+          S.Tensors[O].SizeBytes = (S.Tensors[O].SizeBytes + 1) / 2;
+          S.Tensors[O].Type = Half;
+        }
+    }
+    // An op whose output is now wider than its inputs (a 16-bit tensor
+    // times an fp32 one) cannot write over either.
+    for (Step &St : S.Steps) {
+      if (!St.MayWriteInPlace || St.Writes.empty())
+        continue;
+      uint64_t Out = S.Tensors[St.Writes[0]].SizeBytes;
+      if (llvm::none_of(St.Reads, [&](TensorId T) {
+            return S.Tensors[T].SizeBytes == Out;
+          }))
+        St.MayWriteInPlace = false;
+    }
   }
 
   // Weights viewed through Transpose/Reshape/...: the view joins the weight's
@@ -386,7 +506,7 @@ struct Builder {
     if (!Sq || !Sk || *Sq <= 0 || *Sk <= 0)
       return saturatingMul(4, Elems); // unknown: no smaller than the scores
     uint64_t Rows = Elems / uint64_t(*Sk);
-    if (!mixed())
+    if (!sixteenBit())
       Rows = Rows / uint64_t(*Sq) * ((uint64_t(*Sq) + 31) / 32 * 32);
     return saturatingMul(4, Rows);
   }
@@ -597,7 +717,10 @@ struct Builder {
       if ((R.SaveIfPartnerGrad & bit(I)) && I < 2 && NeedsGrad(1 - I))
         Keep = true;
       if (Keep)
-        Saved.push_back(Nd.Inputs[I]);
+        Saved.push_back(N < CastOf.size() && I < CastOf[N].size() &&
+                                CastOf[N][I] != NoTensor
+                            ? CastOf[N][I]
+                            : Nd.Inputs[I]);
     }
     for (size_t I = 0; I < Nd.Outputs.size() && I < 32; ++I)
       if (Nd.Outputs[I] != NoId && (R.SaveOutputs & bit(I)))
@@ -646,7 +769,7 @@ struct Builder {
     auto SG = SDPAGroups.find(Grp.Nodes.back());
     if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end())
       Scratch = saturatingAdd(SG->second.LSEBytes,
-                              mixed() ? saturatingMul(2, SG->second.QBytes)
+                              sixteenBit() ? saturatingMul(2, SG->second.QBytes)
                                       : 0);
     if (!Ins.empty())
       emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins,
@@ -762,7 +885,8 @@ llvm::Error Builder::buildCrossEntropy(ValueId O) {
   Lsm.Op = "LogSoftmax.grad";
   Lsm.Reads = {LS, GLS};
   TensorId GO = gradTensor(GradRoot[O]);
-  if (!mixed()) {
+  if (!sixteenBit() || typeOf(O) != ElementType::Float ||
+      S.Tensors[O].Type == ElementType::Undefined) {
     Lsm.Writes = {GO};
     S.Steps.push_back(std::move(Lsm));
     return llvm::Error::success();
@@ -887,6 +1011,7 @@ llvm::Error Builder::run() {
   for (const auto &[A, B] : Opts.Tied)
     RequiresGrad[G.findValue(B)] = RequiresGrad[G.findValue(A)];
   propagateRequiresGrad();
+  applyAutocast();
   Groups = findFusedGroups(G);
   addAttentionGroups();
   GroupOf.assign(G.Nodes.size(), -1);

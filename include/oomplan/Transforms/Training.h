@@ -26,7 +26,18 @@
 namespace oomplan {
 
 enum class OptimizerKind : uint8_t { SGD, Momentum, Adam, AdamW };
-enum class TrainPrecision : uint8_t { FP32, FP16Mixed, BF16Mixed };
+/// FP16Mixed/BF16Mixed: "O2", 16-bit weights, activations and gradients
+/// with fp32 master weights; BF16Autocast/FP16Autocast: torch.autocast, fp32
+/// weights, gradients and optimizer state, 16-bit copies of the weights and
+/// inputs of products and convolutions made in the forward, activations in
+/// the type autocast gives each op (docs/training.md "Autocast").
+enum class TrainPrecision : uint8_t {
+  FP32,
+  FP16Mixed,
+  BF16Mixed,
+  BF16Autocast,
+  FP16Autocast
+};
 
 /// How the mask a training Dropout keeps for backward is stored.
 enum class DropoutMaskKind : uint8_t {
@@ -111,7 +122,8 @@ llvm::StringRef trainRuntimeName(TrainRuntime R);
 /// views): the network ends in a linear classifier.
 bool isLogitsOutput(const Graph &G, const ShapeInfo &Shapes, ValueId O);
 
-/// Parses "sgd|momentum|adam|adamw" and "fp32|fp16-mixed|bf16-mixed".
+/// Parses "sgd|momentum|adam|adamw" and
+/// "fp32|fp16-mixed|bf16-mixed|bf16-autocast|fp16-autocast".
 llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef Name);
 llvm::Expected<TrainPrecision> parsePrecision(llvm::StringRef Name);
 /// Parses "A,B" (one --tied value).
