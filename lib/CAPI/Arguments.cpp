@@ -176,7 +176,7 @@ const OptionSpec Options[] = {
     {"train", Arity::Flag, "", FLAG(Req.Train.Enabled)},
     {"optimizer", Arity::Value, "sgd|momentum|adam|adamw",
      STRING(Req.Train.Optimizer)},
-    {"precision", Arity::Value, "fp32|fp16-mixed|bf16-mixed",
+    {"precision", Arity::Value, "fp32|fp16-mixed|bf16-mixed|bf16-autocast|fp16-autocast",
      STRING(Req.Train.Precision)},
     {"grad-accum", Arity::Value, "K",
      INTEGER(unsigned, "grad-accum", Req.Train.GradAccum)},

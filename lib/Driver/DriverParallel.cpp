@@ -139,6 +139,15 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   bool Engine = R.Emit == api::EmitKind::DeepSpeed ||
                 R.Emit == api::EmitKind::FSDP ||
                 R.Emit == api::EmitKind::Megatron;
+  // The strategies' model-state formulas know fp32 and "O2" mixed precision
+  // (DeepSpeed's and Megatron's); autocast's fp32 weights with 16-bit
+  // copies are not one of them yet.
+  if (S.Train.Precision == TrainPrecision::BF16Autocast ||
+      S.Train.Precision == TrainPrecision::FP16Autocast)
+    return makeUnsupportedError(
+        "--precision=" + *R.Train.Precision +
+        " with --devices/--parallel: the multi-device plans model fp32 and "
+        "bf16-mixed/fp16-mixed; plan one device, or use bf16-mixed");
   if (!R.Parallel.requested())
     return makeInputError("--emit=deepspeed|fsdp|megatron write a "
                           "multi-device configuration: add --devices or "

@@ -84,9 +84,10 @@ static cl::opt<std::string>
               cl::desc("Optimizer whose state --train counts (default adam)"));
 static cl::opt<std::string> Precision(
     "precision", cl::cat(TrainCat),
-    cl::value_desc("fp32|fp16-mixed|bf16-mixed"),
-    cl::desc("Training precision (default fp32; mixed: 16-bit activations "
-             "and gradients, fp32 master weights and moments)"));
+    cl::value_desc("fp32|fp16-mixed|bf16-mixed|bf16-autocast|fp16-autocast"),
+    cl::desc("Training precision (default fp32; mixed: \"O2\", 16-bit "
+             "weights, activations and gradients, fp32 master weights and "
+             "moments; autocast: torch.autocast around an fp32 model)"));
 static cl::opt<unsigned>
     GradAccum("grad-accum", cl::cat(TrainCat), cl::value_desc("K"),
               cl::desc("Micro-batches per optimizer step (default 1)"));
