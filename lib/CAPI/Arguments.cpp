@@ -189,6 +189,8 @@ const OptionSpec Options[] = {
      STRING(Req.Train.Runtime)},
     {"attention", Arity::Value, "auto|sdpa|eager",
      STRING(Req.Train.Attention)},
+    {"dropout", Arity::Value, "P", STRING(Req.Train.Dropout)},
+    {"keep-output", Arity::Flag, "", FLAG(Req.Train.KeepOutput)},
     {"cuda-alloc-conf", Arity::Value,
      "max_split_size_mb:N,expandable_segments:True",
      STRING(Req.Train.CudaAllocConf)},

@@ -4,7 +4,9 @@
 // for rates. docs/fitting.md lists the source of every row. Host links are
 // PCIe x16, one direction: Gen4 32 GB/s, Gen5 64 GB/s (half the datasheets'
 // bidirectional 64 and 128 GB/s). Memory is binary: a card sold as "80GB"
-// has 80 GiB, the way GPU memory is quoted and the way --budget 80G reads.
+// has 80 GiB, the way GPU memory is quoted and the way --budget 80G reads;
+// the H200's is the measured total nvidia-smi reports (the others are not
+// measured: docs/fitting.md).
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/DeviceProfile.h"
@@ -52,8 +54,10 @@ static const DeviceProfile Profiles[] = {
     // at 4.3 TB/s measured here on 2026-10-28, and a 3 us floor, a usual
     // eager launch gap, not measured (the row's values before the second
     // run; gpu-check's section 4d measures both).
+    // Memory: what nvidia-smi and cudaMemGetInfo report on the card, 143771
+    // MiB (measured with PyTorch 2.11, driver 580), not the 141 GB sold.
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
-     141 * GiB, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
+     143771ull << 20, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
      0.4981, 0.09678, 0.90, 3e-6},
     preHopper({"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G,
                32 * G, 40 * GiB}),

@@ -90,12 +90,15 @@ static Error checkIgnored(const api::Request &R) {
       Given.push_back("--freeze");
     if (!T.Tied.empty())
       Given.push_back("--tied");
+    if (T.KeepOutput)
+      Given.push_back("--keep-output");
     for (auto [Opt, Name] : {std::pair{&T.Loss, "--loss"},
                              {&T.Step, "--step"},
                              {&T.ZeroGrad, "--zero-grad"},
                              {&T.Runtime, "--runtime"},
                              {&T.CudaAllocConf, "--cuda-alloc-conf"},
-                             {&T.Attention, "--attention"}})
+                             {&T.Attention, "--attention"},
+                             {&T.Dropout, "--dropout"}})
       if (*Opt)
         Given.push_back(Name);
     if (!Given.empty())
@@ -162,6 +165,14 @@ static Error resolveStepOptions(Session &S) {
     return makeInputError("--attention needs --runtime=pytorch-cuda");
   S.Train.Attention =
       *R == TrainRuntime::PyTorchCUDA ? *A : AttentionMode::Eager;
+  S.Train.KeepPreviousOutputs = T.KeepOutput;
+  if (T.Dropout) {
+    double P = 0;
+    if (StringRef(*T.Dropout).getAsDouble(P) || !(P >= 0 && P < 1))
+      return makeInputError("--dropout: '" + *T.Dropout +
+                            "' is not a probability in [0, 1)");
+    S.Train.AddedDropout = P;
+  }
   // PyTorch runs a training plan: its kernels' memory efficiency and floor
   // where the profile has them apart from oomplan-run's (the H200 row).
   if (*R != TrainRuntime::Oomplan)

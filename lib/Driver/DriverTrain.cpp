@@ -10,6 +10,7 @@
 #include "oomplan/Driver/Session.h"
 #include "oomplan/Plan/TrainingPipeline.h"
 #include "oomplan/Support/ByteSize.h"
+#include "oomplan/Support/Error.h"
 #include <cmath>
 
 using namespace llvm;
@@ -76,6 +77,18 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   for (const std::string &W : Warnings)
     S.warn(W);
   S.LossText = describeLosses(G, Sum, S.Train.Loss, S.Req.Train.Loss);
+  if (P && S.Train.AddedDropout > 0 && Sum.GraphHasDropout)
+    return makeInputError(G.SourcePath +
+                          ": --dropout: the graph has Dropout nodes already "
+                          "(a training-mode export); --dropout is for "
+                          "graphs exported without them");
+  if (P && !Sum.GraphHasDropout && Sum.DropoutSites && !S.Req.Train.Dropout)
+    S.note("the graph has no Dropout node (an eval-mode export?): if the "
+           "model trains with dropout, --dropout=0.1 adds " +
+           formatBytes(Sum.DropoutBytes) + " (" +
+           std::to_string(Sum.DropoutBytes) + " bytes) of masks at " +
+           std::to_string(Sum.DropoutSites) +
+           " places (docs/training.md \"Eval-mode exports\")");
   S.AttentionText.clear();
   unsigned Blocks = Sum.SDPABlocks + Sum.EagerBlocks;
   if (!P || !Blocks || S.Train.Runtime != TrainRuntime::PyTorchCUDA)

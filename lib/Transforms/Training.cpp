@@ -22,6 +22,7 @@
 #include "RecurrentPacking.h"
 #include "SavedTensorRules.h"
 #include "TrainingAttention.h"
+#include "TrainingDropout.h"
 #include "TrainingPatterns.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/CheckedMath.h"
@@ -66,6 +67,9 @@ struct Builder {
     uint64_t QBytes = 0;   ///< q as the block reads it.
   };
   std::map<NodeId, SDPAGroup> SDPAGroups;
+  /// Eager attention blocks without a dropout: (the probabilities @ v
+  /// MatMul, the probabilities).
+  std::vector<std::pair<NodeId, ValueId>> EagerProbs;
   /// Per node, per input: autocast's 16-bit copy the node computes on (and
   /// its backward reads in the input's place), or NoTensor.
   std::vector<std::vector<TensorId>> CastOf;
@@ -457,6 +461,8 @@ struct Builder {
                    B.Evidence != SDPAEvidence::None);
       if (!SDPA) {
         ++Sum.EagerBlocks;
+        if (!B.HasDropout)
+          EagerProbs.push_back({B.Group.Nodes.back(), B.Interior.back()});
         continue;
       }
       ++Sum.SDPABlocks;
@@ -511,7 +517,49 @@ struct Builder {
     return saturatingMul(4, Rows);
   }
 
+  // --dropout: the masks of the dropouts an eval-mode export lost, written
+  // where the dropout runs (the add it precedes; the product with v it
+  // feeds) and kept for that node's backward.
+  void addLostDropouts() {
+    Sum.GraphHasDropout = countDropouts(G) > 0;
+    if (Sum.GraphHasDropout)
+      return;
+    auto Add = [&](NodeId N, std::string Name, uint64_t Size,
+                   ElementType Type) {
+      Sum.DropoutBytes = saturatingAdd(Sum.DropoutBytes, Size);
+      if (Opts.AddedDropout <= 0 || GroupOf[N] >= 0)
+        return;
+      TensorId T = addTensor("saved(" + Name + ")", Size,
+                             TensorKind::Activation, Type);
+      S.Steps[N].Writes.push_back(T);
+      Aux[N].push_back(T);
+      Sum.SavedBytes += Size;
+    };
+    // PyTorch on the CPU keeps the mask in the input's type (see addAux).
+    auto Mask = [&](NodeId N, ValueId V) {
+      if (cpuTemporaries())
+        Add(N, "dropout(" + G.Values[V].Name + "):mask",
+            S.Tensors[V].SizeBytes, tensorType(V));
+      else
+        Add(N, "dropout(" + G.Values[V].Name + "):mask", elementsOf(V),
+            ElementType::Bool);
+    };
+    for (const DropoutSite &D : findDropoutSites(G)) {
+      ++Sum.DropoutSites;
+      Mask(D.Add, D.Masked);
+    }
+    for (auto [PV, Probs] : EagerProbs) {
+      ++Sum.DropoutSites;
+      Mask(PV, Probs);
+      // The product with v keeps the dropped probabilities, the softmax's
+      // backward its own output: both.
+      Add(PV, "dropout(" + G.Values[Probs].Name + ")",
+          S.Tensors[Probs].SizeBytes, tensorType(Probs));
+    }
+  }
+
   void buildForward() {
+    addLostDropouts();
     for (auto &[Last, SG] : SDPAGroups) {
       ValueId O = G.Nodes[Last].Outputs[0];
       TensorId T = addTensor("saved(" + G.Values[O].Name + ":logsumexp)",
@@ -826,6 +874,42 @@ struct Builder {
     Sum.NumBackwardSteps = S.Steps.size() - Before;
   }
 
+  // --keep-output: `out = model(x)` in a loop keeps the previous step's
+  // outputs referenced until the assignment, after this step's forward
+  // (the loss reads the new ones): each lives from the step's start to the
+  // step that writes its successor. Written by the first step (with the
+  // accumulators under --grad-accum, so a micro-batch loop stays after it).
+  void addPreviousOutputs() {
+    if (!Opts.KeepPreviousOutputs)
+      return;
+    bool HasInit = !S.Steps.empty() && S.Steps[0].Op == "GradAccumBuffers";
+    std::vector<TensorId> Prev;
+    std::vector<NodeId> Producers;
+    for (ValueId O : G.Outputs) {
+      if (O == NoId || G.Values[O].Kind != ValueKind::NodeOutput ||
+          !S.Tensors[O].SizeBytes)
+        continue;
+      Prev.push_back(addTensor("previous(" + G.Values[O].Name + ")",
+                               S.Tensors[O].SizeBytes, TensorKind::Activation,
+                               tensorType(O)));
+      Producers.push_back(G.Values[O].Producer);
+    }
+    if (Prev.empty())
+      return;
+    for (size_t I = 0; I < Prev.size(); ++I)
+      S.Steps[Producers[I] + (HasInit ? 1 : 0)].Reads.push_back(Prev[I]);
+    if (HasInit) {
+      S.Steps[0].Writes.insert(S.Steps[0].Writes.end(), Prev.begin(),
+                               Prev.end());
+      return;
+    }
+    Step Init;
+    Init.Kind = StepKind::Optimizer;
+    Init.Op = "PreviousOutputs";
+    Init.Writes = std::move(Prev);
+    S.Steps.insert(S.Steps.begin(), std::move(Init));
+  }
+
   void buildOptimizer();
   void addState(Step &St, std::string Name, uint64_t Bytes);
   void addWarnings();
@@ -1036,6 +1120,7 @@ llvm::Error Builder::run() {
       Init.Writes.push_back(gradTensor(Pm));
     S.Steps.insert(S.Steps.begin(), std::move(Init));
   }
+  addPreviousOutputs();
   if (llvm::Error E = buildLoss())
     return E;
   buildBackward();

@@ -79,6 +79,8 @@ SAME = [
      "mean", "--emit=json"],
     [TRAIN_GPT, "--train", "--batch=2", "--seq=64", "--attention=eager",
      "--emit=json"],
+    [GPT, "--train", "--batch=2", "--seq=64", "--dropout=0.1",
+     "--keep-output", "--emit=json"],
     [TRAIN_GPT, "--train", "--seq=64", "--device=L4", "--max-batch",
      "--emit=json"],
     [GPT, "--batch=1", "--budget=2G", "--max-seq", "--sweep"],

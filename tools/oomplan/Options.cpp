@@ -62,7 +62,10 @@ static cl::opt<std::string> Device(
     "device", cl::cat(BudgetCat), cl::value_desc("NAME|FILE.json"),
     cl::desc("Device profile: H100-SXM (default for costs), H100-PCIe, H200, "
              "A100-40GB, A100-80GB, L4, RTX-4090, or a JSON file. Without "
-             "--budget its memory is the budget"));
+             "--budget its memory is the budget: the H200's is what "
+             "nvidia-smi reports (143771 MiB, measured), the others' the "
+             "memory sold (80 GiB), not measured, a little above what the "
+             "card reports; only the H200 has a measured default --overhead"));
 // Shared with oomplan-run, where it says where the plan runs (cpu|cuda);
 // here it says whose kernels' workspaces the plan holds, so that
 // `oomplan --backend=cuda` plans what `oomplan-run --backend=cuda` runs.
@@ -124,6 +127,17 @@ static cl::opt<std::string> Attention(
              "log-sum-exp), eager (the seq x seq scores are kept); default "
              "auto: sdpa where the graph shows it (nn.MultiheadAttention, "
              "an exported SDPA call), else eager"));
+static cl::opt<std::string> DropoutOpt(
+    "dropout", cl::cat(TrainCat), cl::value_desc("P"),
+    cl::desc("For a graph exported without Dropout nodes (eval mode): the "
+             "training-mode dropout its model has, put back after the "
+             "embeddings, on residual branches and after attention's "
+             "softmax (a mask of one byte per element each)"));
+static cl::opt<bool> KeepOutput(
+    "keep-output", cl::cat(TrainCat),
+    cl::desc("The training loop keeps the previous step's outputs until the "
+             "forward returns (`out = model(x)`); default: dropped before the "
+             "next step (`loss = step(x)`, or `del out`)"));
 static cl::opt<std::string> CudaAllocConf(
     "cuda-alloc-conf", cl::cat(TrainCat),
     cl::value_desc("max_split_size_mb:N,expandable_segments:True"),
@@ -326,6 +340,8 @@ Expected<api::Request> tool::makeRequest() {
   R.Train.Runtime = given(Runtime);
   R.Train.CudaAllocConf = given(CudaAllocConf);
   R.Train.Attention = given(Attention);
+  R.Train.Dropout = given(DropoutOpt);
+  R.Train.KeepOutput = KeepOutput;
   R.Budget = given(Budget);
   R.Overhead = given(Overhead);
   R.Device = given(Device);

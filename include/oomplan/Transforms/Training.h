@@ -104,6 +104,12 @@ struct TrainingOptions {
   /// Eager unless the driver resolves --attention (PyTorch 1.13 on the CPU
   /// and our executor have no fused attention).
   AttentionMode Attention = AttentionMode::Eager;
+  /// --dropout=P: training-mode dropout put back into a graph exported
+  /// without Dropout nodes (TrainingDropout.h); 0: none added.
+  double AddedDropout = 0;
+  /// The loop keeps the previous step's outputs (`out = model(x)`) until
+  /// this step's forward writes them again.
+  bool KeepPreviousOutputs = false;
 };
 
 /// Parses "mean|ce|none|auto", "steady|first", "none|zero" and
@@ -147,6 +153,12 @@ struct TrainingSummary {
   /// Attention blocks trained as scaled_dot_product_attention and op by
   /// op (AttentionMode), and of the first, those --attention=auto chose.
   unsigned SDPABlocks = 0, EagerBlocks = 0;
+  /// Graphs without Dropout nodes: the places --dropout puts one back and
+  /// the bytes their masks (and, in eager attention, dropped probabilities)
+  /// keep; counted whether or not --dropout was given.
+  unsigned DropoutSites = 0;
+  uint64_t DropoutBytes = 0;
+  bool GraphHasDropout = false;
   uint64_t NumForwardSteps = 0;
   uint64_t NumBackwardSteps = 0;
   /// Weight + gradient + optimizer bytes: 16 per parameter for fp32 Adam.

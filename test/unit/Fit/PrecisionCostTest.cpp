@@ -16,14 +16,15 @@
 
 using namespace oomplan;
 
-// 80 GiB = 80 * 2^30 = 85899345920 bytes, 24 GiB = 25769803776, 141 GiB =
-// 151397597184, 40 GiB = 42949672960.
+// 80 GiB = 80 * 2^30 = 85899345920 bytes, 24 GiB = 25769803776, the H200's
+// 143771 MiB (nvidia-smi) = 143771 * 2^20 = 150754820096, 40 GiB =
+// 42949672960.
 TEST(DeviceProfile, MemoryInGiBAsVendorsQuoteIt) {
   struct {
     const char *Name;
     uint64_t Bytes;
   } Want[] = {{"A100-80GB", 85899345920ull}, {"RTX-4090", 25769803776ull},
-              {"L4", 25769803776ull},        {"H200", 151397597184ull},
+              {"L4", 25769803776ull},        {"H200", 150754820096ull},
               {"H100-SXM", 85899345920ull},  {"H100-PCIe", 85899345920ull},
               {"A100-40GB", 42949672960ull}};
   for (const auto &W : Want) {
