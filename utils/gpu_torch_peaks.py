@@ -36,6 +36,7 @@ cases (CUDA only) are recorded as skipped with the reason.
   python3 utils/gpu_torch_peaks.py --compare DIR --oomplan build/tools/oomplan/oomplan
 """
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -616,12 +617,15 @@ def compare(outdir, oomplan):
             continue
         precision = r.get("precision")
         onnx = graphs.get(r["model"])
+        first = r.get("step") == "first"
+        attn = r.get("attn_implementation")
+        label = r["model"] + (" %s" % attn if attn else "") + (" first step" if first else "")
         if precision not in ("fp32", "bf16") or onnx is None:
-            skipped.append("%s %s" % (r["model"], precision))
+            skipped.append("%s %s" % (label, precision))
             continue
         gpu = r["device"] == "cuda"  # the CPU path compares live bytes with the plan's total
         if precision == "bf16" and not gpu:
-            skipped.append("%s bf16 (autocast is predicted for CUDA only)" % r["model"])
+            skipped.append("%s bf16 (autocast is predicted for CUDA only)" % label)
             continue
         cmd = [oomplan, os.path.join(outdir, onnx), "--train", "--optimizer=adam", "--batch",
                str(r["batch"]), "--emit=json", "--runtime=" + ("pytorch-cuda" if gpu else "pytorch-cpu")]
@@ -629,13 +633,10 @@ def compare(outdir, oomplan):
             cmd.append("--precision=bf16-autocast")
         if r["seq"]:
             cmd += ["--seq", str(r["seq"])]
-        first = r.get("step") == "first"
-        attn = r.get("attn_implementation")
         if first:
             cmd.append("--step=first")
         if attn in ("eager", "sdpa"):
             cmd.append("--attention=" + attn)
-        label = r["model"] + (" %s" % attn if attn else "") + (" first step" if first else "")
         key = precision + (" first step" if first else "")
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode not in (0, 2):
@@ -700,10 +701,13 @@ def compare_max_batch(rows, graphs, outdir, oomplan):
             print("| %s | oomplan failed: %s |" % (label, p.stderr.strip().splitlines()[-1:]))
             failed = True
             continue
-        predicted = (json.loads(p.stdout).get("max_batch") or {}).get("max")
-        measured = r["max_batch_24g"]
-        v = "-" if predicted is None else (
-            "HIGH" if predicted > measured else ("LOW" if predicted < 0.95 * measured else "ok"))
+        plan = json.loads(p.stdout)
+        predicted = ((plan.get("report") or {}).get("max_batch") or plan.get("max_batch") or {}).get("max")
+        measured, fails = r["max_batch_24g"], r.get("max_batch_24g_fails")
+        if predicted is None or (not r.get("exact", True) and (fails is None or measured < predicted < fails)):
+            v = "-"  # a search cut short: the true batch lies between the two, no verdict
+        else:
+            v = "HIGH" if predicted > measured else ("LOW" if predicted < 0.95 * measured else "ok")
         n += v != "-"
         ok += v == "ok"
         bad |= v not in ("ok", "-")
@@ -714,8 +718,9 @@ def compare_max_batch(rows, graphs, outdir, oomplan):
     return 2 if failed else (1 if bad else 0)
 
 
-def child(case, batch, seq, outdir, what, timeout, stop_at):
-    """One case in its own process: its rows (measure) or its export's keys (export)."""
+def child(case, batch, seq, outdir, what, timeout, stop_at, cut_by_deadline=False):
+    """One case in its own process: its rows (measure) or its export's keys (export). A case that the
+    deadline (not its own budget) cuts short is recorded as skipped."""
     cmd = [sys.executable, os.path.abspath(__file__), "--out", outdir, "--case", case, str(batch),
            str(seq) if seq else "-", "--what", what]
     env = dict(os.environ, GPU_PEAKS_STOP_AT=str(stop_at))
@@ -728,6 +733,10 @@ def child(case, batch, seq, outdir, what, timeout, stop_at):
         err = p.stderr.strip()[-500:] or "exit status %d" % p.returncode
     except subprocess.TimeoutExpired:
         err = "timed out after %d s" % timeout
+        if cut_by_deadline:
+            why = "deadline: cut after %d s" % timeout
+            return {"onnx_skipped": why} if what == "export" else \
+                [{"model": base_of(case), "case": case, "skipped": why}]
     return {"onnx_error": err} if what == "export" else [{"model": base_of(case), "case": case, "error": err}]
 
 
@@ -788,7 +797,7 @@ def main():
         batch, seq, _ = size(n)
         left = deadline - time.time()
         info = {"onnx_error": "skipped: the deadline has passed"} if left < 5 else \
-            child(n, batch, seq, a.out, "export", min(a.timeout, left), deadline)
+            child(n, batch, seq, a.out, "export", min(a.timeout, left), deadline, left < a.timeout)
         with lock:
             exports[n] = info
         print("export %s: %s" % (n, json.dumps(info)), file=sys.stderr, flush=True)
@@ -796,7 +805,8 @@ def main():
     pool = ThreadPoolExecutor(max_workers=max(1, a.export_workers))
     if not a.no_export:
         for n in names:
-            if CASES[n][0] != "max_batch" and attn_of(n) in (None, "eager"):
+            if CASES[n][0] != "max_batch" and attn_of(n) in (None, "eager") and not (
+                    family_of(base_of(n)) == "transformers" and importlib.util.find_spec("transformers") is None):
                 pool.submit(do_export, n)
     results = []
 
@@ -807,12 +817,14 @@ def main():
         batch, seq, est = size(n)
         t0 = time.time()
         left = deadline - t0
-        if left < est:
+        if family_of(base_of(n)) == "transformers" and importlib.util.find_spec("transformers") is None:
+            rows = [{"model": base_of(n), "case": n, "skipped": "transformers is not installed"}]
+        elif left < est:
             rows = [{"model": base_of(n), "case": n,
                      "skipped": "deadline: %d s left, the case takes about %d s" % (max(0, left), est)}]
         else:
             timeout = min(a.timeout, left)
-            rows = child(n, batch, seq, a.out, "measure", timeout, t0 + timeout - 5)
+            rows = child(n, batch, seq, a.out, "measure", timeout, t0 + timeout - 5, left < a.timeout)
         for r in rows:
             r["seconds"] = round(time.time() - t0, 1)
             if attn_of(n) and "skipped" in r:
