@@ -556,7 +556,9 @@ def run_case(case, batch, seq, outdir, what):
     """Runs in a child process. what: "measure" (fp32 and bf16 rows, or the 24 GiB search) or "export"."""
     if what == "export":
         import torch
-        torch.set_num_threads(max(1, min(4, (os.cpu_count() or 1) // 2)))
+        workers = int(os.environ.get("GPU_PEAKS_EXPORT_WORKERS", "1"))
+        # Leave cores to the measuring process (it launches the GPU's kernels).
+        torch.set_num_threads(max(1, min(3, ((os.cpu_count() or 1) - 2) // workers)))
         try:
             return export(case, batch, seq, outdir)
         except Skip as e:
@@ -718,12 +720,12 @@ def compare_max_batch(rows, graphs, outdir, oomplan):
     return 2 if failed else (1 if bad else 0)
 
 
-def child(case, batch, seq, outdir, what, timeout, stop_at, cut_by_deadline=False):
+def child(case, batch, seq, outdir, what, timeout, stop_at, cut_by_deadline=False, workers=1):
     """One case in its own process: its rows (measure) or its export's keys (export). A case that the
     deadline (not its own budget) cuts short is recorded as skipped."""
     cmd = [sys.executable, os.path.abspath(__file__), "--out", outdir, "--case", case, str(batch),
            str(seq) if seq else "-", "--what", what]
-    env = dict(os.environ, GPU_PEAKS_STOP_AT=str(stop_at))
+    env = dict(os.environ, GPU_PEAKS_STOP_AT=str(stop_at), GPU_PEAKS_EXPORT_WORKERS=str(workers))
     if what == "export":
         env["CUDA_VISIBLE_DEVICES"] = ""  # exports trace on the CPU, beside the GPU measurements
     try:
@@ -797,7 +799,8 @@ def main():
         batch, seq, _ = size(n)
         left = deadline - time.time()
         info = {"onnx_error": "skipped: the deadline has passed"} if left < 5 else \
-            child(n, batch, seq, a.out, "export", min(a.timeout, left), deadline, left < a.timeout)
+            child(n, batch, seq, a.out, "export", min(a.timeout, left), deadline, left < a.timeout,
+                  a.export_workers)
         with lock:
             exports[n] = info
         print("export %s: %s" % (n, json.dumps(info)), file=sys.stderr, flush=True)
