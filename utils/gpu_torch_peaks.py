@@ -233,6 +233,10 @@ def transformers_model(name, attn):
         return cls(cfg)
 
 
+# googlenet without its two auxiliary heads: their adaptive pooling of 14x14 to 4x4 has no ONNX export.
+TORCHVISION_KWARGS = {"googlenet": dict(aux_logits=False, init_weights=True)}
+
+
 def make_model(name, attn=None):
     """The module in train mode, fp32, random weights."""
     import torch
@@ -242,7 +246,7 @@ def make_model(name, attn=None):
         import torchvision
         if not hasattr(torchvision.models, name):
             raise Skip("torchvision %s has no %s" % (torchvision.__version__, name))
-        return getattr(torchvision.models, name)(weights=None)
+        return getattr(torchvision.models, name)(weights=None, **TORCHVISION_KWARGS.get(name, {}))
     if fam == "definitions":
         sys.path.insert(0, HERE)
         import definitions
