@@ -548,12 +548,17 @@ def export(case, batch, seq, outdir):
             raise
         first_error = "%s: %s" % (type(e).__name__, str(e)[:300])
         model.eval()  # the dynamo exporter traces inference graphs only
+        dkw = dict(dynamo=True, input_names=names)
+        if "external_data" in inspect.signature(torch.onnx.export).parameters:
+            dkw["external_data"] = False  # one file (under 2 GB here), stripped below
         try:
-            torch.onnx.export(model, inputs, path, dynamo=True, input_names=names, dynamic_axes=dyn)
+            torch.onnx.export(model, inputs, path, dynamic_axes=dyn, **dkw)
         except Exception:  # noqa: BLE001 - then with static shapes
-            torch.onnx.export(model, inputs, path, dynamo=True, input_names=names)
+            torch.onnx.export(model, inputs, path, **dkw)
         info = {"onnx_exporter": "dynamo", "onnx_mode": "eval", "onnx_torchscript_error": first_error}
     strip(path, name)
+    if os.path.exists(path + ".data"):  # weights an exporter wrote beside the graph: not brought back
+        os.remove(path + ".data")
     info["onnx"] = os.path.basename(path)
     return info
 
