@@ -1,10 +1,15 @@
 #!/bin/sh
-# Measures PyTorch's memory for one steady-state training step of the four shared models, four
-# torchvision models, a GPT-2 and a Llama (random weights from configs; nothing is downloaded):
-# torch.cuda.max_memory_allocated and max_memory_reserved, fp32 Adam and bf16 autocast, and exports
-# each model to ONNX in training mode, graph-only (utils/gpu_torch_peaks.py says how). Without a GPU
-# it measures live tensor bytes on the CPU instead, so it runs anywhere; without transformers the
-# GPT-2 and Llama cases are skipped.
+# Measures PyTorch's memory for training steps (utils/gpu_torch_peaks.py says how): the four shared
+# models, one small member of every torchvision classification family, GPT-2, Llama, BERT and T5
+# from transformers configs (each with eager and sdpa attention), an LSTM language model and a
+# Conformer-like encoder, all with random weights (nothing is downloaded). Per case:
+# torch.cuda.max_memory_allocated and max_memory_reserved for the first and a steady step, fp32 Adam
+# and bf16 autocast; for resnet50, gpt_like and GPT-2 the largest batch that trains under a 24 GiB
+# memory fraction. Each model is exported to ONNX (training mode, graph-only; the dynamo exporter in
+# eval mode where the TorchScript one fails on a transformers model). --deadline-seconds (default
+# 450) bounds the run: cases that would pass it are recorded as skipped. Without a GPU it measures
+# live tensor bytes on the CPU instead, so it runs anywhere; what needs CUDA or transformers is
+# recorded as skipped.
 #
 #   utils/gpu-torch-peaks.sh [OUTDIR] [extra gpu_torch_peaks.py options, e.g. --small --only resnet18]
 #   OOMPLAN=build/tools/oomplan/oomplan utils/gpu-torch-peaks.sh OUTDIR   # then compare, if it exists
