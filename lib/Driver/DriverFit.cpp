@@ -355,7 +355,7 @@ static Expected<FittedPlan> fitPlanOnce(Session &S, const PlanContext &C,
   FittedPlan F;
   F.BudgetBytes = S.Budget.value_or(Dev.MemoryBytes);
   F.OverheadBytes = S.Overhead;
-  F.AsIsBytes = saturatingAdd(Base.totalBytes(), S.Overhead);
+  F.AsIsBytes = saturatingAdd(Base.decidingBytes(), S.Overhead);
   // The transforms must make room for the overhead too.
   F.AllocatorReserveBytes = Reserve;
   uint64_t Kept = saturatingAdd(F.OverheadBytes, Reserve);

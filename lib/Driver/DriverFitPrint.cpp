@@ -151,10 +151,9 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
 void driver::printHeadline(raw_ostream &OS, const FittedPlan &F) {
   OS << "does not fit as is (" << F.AsIsBytes << " bytes); ";
   if (!F.Fits) {
-    OS << "nothing fits: smallest budget reached "
-       << saturatingAdd(F.P.totalBytes(), F.OverheadBytes) << " bytes ("
-       << formatBytes(saturatingAdd(F.P.totalBytes(), F.OverheadBytes))
-       << ")\n";
+    uint64_t Reached = saturatingAdd(F.P.decidingBytes(), F.OverheadBytes);
+    OS << "nothing fits: smallest budget reached " << Reached << " bytes ("
+       << formatBytes(Reached) << ")\n";
     return;
   }
   double Pct = F.overheadPercent();
