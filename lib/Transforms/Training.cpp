@@ -508,7 +508,9 @@ struct Builder {
     };
     std::optional<int64_t> Sq = Eval(D[D.size() - 2]),
                            Sk = Eval(D[D.size() - 1]);
-    uint64_t Elems = S.Tensors[B.Scores].SizeBytes / (Bits / 8);
+    // The graph's size in its own type (16-bit precision has halved the
+    // schedule tensor already).
+    uint64_t Elems = Bytes[B.Scores] / (Bits / 8);
     if (!Sq || !Sk || *Sq <= 0 || *Sk <= 0)
       return saturatingMul(4, Elems); // unknown: no smaller than the scores
     uint64_t Rows = Elems / uint64_t(*Sk);
