@@ -898,8 +898,14 @@ struct Builder {
     }
     if (Prev.empty())
       return;
-    for (size_t I = 0; I < Prev.size(); ++I)
-      S.Steps[Producers[I] + (HasInit ? 1 : 0)].Reads.push_back(Prev[I]);
+    for (size_t I = 0; I < Prev.size(); ++I) {
+      Step &St = S.Steps[Producers[I] + (HasInit ? 1 : 0)];
+      St.Reads.push_back(Prev[I]);
+      // The new output is a fresh tensor: it never takes the old one's
+      // bytes, which the caller still holds while it is written.
+      if (St.MayWriteInPlace && St.InPlaceRead < 0)
+        St.MayWriteInPlace = false;
+    }
     if (HasInit) {
       S.Steps[0].Writes.insert(S.Steps[0].Writes.end(), Prev.begin(),
                                Prev.end());
