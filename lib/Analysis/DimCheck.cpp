@@ -87,8 +87,7 @@ static bool holds(DimConstraint::Kind K, int64_t A, int64_t B) {
   return false;
 }
 
-llvm::Error
-oomplan::checkConstraintsAtBindings(
+llvm::Error oomplan::checkConstraintsAtBindings(
     const Graph &G, const ShapeInfo &Shapes,
     llvm::ArrayRef<std::optional<int64_t>> Bindings) {
   for (const DimConstraint &C : Shapes.Constraints) {

@@ -57,8 +57,8 @@ static const DeviceProfile Profiles[] = {
     // Memory: what nvidia-smi and cudaMemGetInfo report on the card, 143771
     // MiB (measured with PyTorch 2.11, driver 580), not the 141 GB sold.
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,
-     143771ull << 20, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20, 0.4329,
-     0.4981, 0.09678, 0.90, 3e-6},
+     143771ull << 20, 100e9, 0.7467, 0.2725, 1.026e-6, 0.7621, 607ull << 20,
+     0.4329, 0.4981, 0.09678, 0.90, 3e-6},
     preHopper({"A100-40GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 1555 * G,
                32 * G, 40 * GiB}),
     preHopper({"A100-80GB", 19.5 * T, 156 * T, 312 * T, 312 * T, 2039 * G,
@@ -67,8 +67,8 @@ static const DeviceProfile Profiles[] = {
         {"L4", 30.3 * T, 60 * T, 121 * T, 121 * T, 300 * G, 32 * G, 24 * GiB}),
     // GeForce: 16-bit tensor throughput with fp32 accumulate (what PyTorch
     // uses) is half the fp16-accumulate figure.
-    preHopper({"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T,
-               1008 * G, 32 * G, 24 * GiB}),
+    preHopper({"RTX-4090", 82.6 * T, 82.6 * T, 165.2 * T, 165.2 * T, 1008 * G,
+               32 * G, 24 * GiB}),
 };
 
 llvm::ArrayRef<DeviceProfile> oomplan::deviceProfiles() { return Profiles; }

@@ -25,8 +25,7 @@ bool reservedDecides(const Session &S);
 /// Sets P.RuntimeReservedBytes to the simulated max_memory_reserved of P's
 /// step (steady state: two steps simulated; --step=first: one), when
 /// reservedDecides(S); leaves P alone otherwise.
-llvm::Error setRuntimeReserved(const Session &S, const PlanContext &C,
-                               Plan &P);
+llvm::Error setRuntimeReserved(const Session &S, const PlanContext &C, Plan &P);
 
 /// The report's "caching allocator" section (and JSON "cuda_allocator"):
 /// the simulation without a limit and, with a budget, under it.

@@ -33,11 +33,10 @@ static std::vector<uint64_t> convUnfoldedBytes(const PlanContext &C) {
         D[W].size() != D[X].size() || D[Y].size() != D[X].size())
       continue;
     uint64_t E = std::max(1u, elementBits(C.Shapes.Values[X].Type) / 8);
-    uint64_t U = saturatingMul(saturatingMul(uint64_t(D[X][0]), E),
-                               uint64_t(D[X][1]));
+    uint64_t U =
+        saturatingMul(saturatingMul(uint64_t(D[X][0]), E), uint64_t(D[X][1]));
     for (size_t I = 2; I < D[X].size(); ++I)
-      U = saturatingMul(U,
-                        saturatingMul(uint64_t(D[W][I]), uint64_t(D[Y][I])));
+      U = saturatingMul(U, saturatingMul(uint64_t(D[W][I]), uint64_t(D[Y][I])));
     Out[N] = U;
   }
   return Out;
@@ -60,12 +59,14 @@ Error driver::setRuntimeReserved(const Session &S, const PlanContext &C,
                                  Plan &P) {
   if (!reservedDecides(S))
     return Error::success();
-  auto Conf = report::parseCudaAllocConf(S.Req.Train.CudaAllocConf.value_or(""));
+  auto Conf =
+      report::parseCudaAllocConf(S.Req.Train.CudaAllocConf.value_or(""));
   if (!Conf)
     return Conf.takeError();
   std::vector<report::AllocEvent> Events =
       report::allocationEvents(P, iterations(S), libraries(S, C, P));
-  report::AllocatorResult Free = report::simulateCachingAllocator(Events, *Conf);
+  report::AllocatorResult Free =
+      report::simulateCachingAllocator(Events, *Conf);
   // Under a cap (a smaller GPU, set_per_process_memory_fraction) PyTorch
   // releases its free cached segments when a cudaMalloc would pass it and
   // retries: a step runs in less than its uncapped max_memory_reserved.
@@ -87,7 +88,8 @@ Error driver::setRuntimeReserved(const Session &S, const PlanContext &C,
   // of the peak allocated above it is kept as the cap's own fragmentation
   // (the largest batch then lands at 286 there).
   uint64_t Margin = Free.PeakAllocated / 50;
-  P.RuntimeReservedBytes = std::max(Hi, saturatingAdd(Free.PeakAllocated, Margin));
+  P.RuntimeReservedBytes =
+      std::max(Hi, saturatingAdd(Free.PeakAllocated, Margin));
   return Error::success();
 }
 
@@ -100,8 +102,8 @@ driver::simulateAllocator(const Session &S, const PlanContext &C,
   auto Conf = report::parseCudaAllocConf(Text);
   if (!Conf)
     return Conf.takeError();
-  report::AllocatorReport A = report::buildAllocatorReport(
-      P, *Conf, Text, iterations(S), P.BudgetBytes, S.Overhead,
-      libraries(S, C, P));
+  report::AllocatorReport A =
+      report::buildAllocatorReport(P, *Conf, Text, iterations(S), P.BudgetBytes,
+                                   S.Overhead, libraries(S, C, P));
   return std::optional<report::AllocatorReport>(std::move(A));
 }

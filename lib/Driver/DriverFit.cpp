@@ -157,8 +157,8 @@ report::FitFn driver::makeFitRemedy(Session &S, const PlanContext &C,
       consumeError(P.takeError());
       R = FitResult();
       uint64_t Tensors = Budget > Reserve ? Budget - Reserve : 0;
-      P = fitAndPlace(Base.Sched, Cost, fitOptions(S.Req.Fit, PO, Tensors),
-                      PO, R);
+      P = fitAndPlace(Base.Sched, Cost, fitOptions(S.Req.Fit, PO, Tensors), PO,
+                      R);
       if (!P)
         return P.takeError();
       if (Error E = setRuntimeReserved(S, C, *P))
@@ -344,12 +344,10 @@ static void addRejected(FittedPlan &F, std::vector<FitAlternative> Seen,
 
 // One fit, with Reserve bytes of the budget kept for what PyTorch's caching
 // allocator reserves beyond the plan's tensors (0 for our own executor).
-static Expected<FittedPlan> fitPlanOnce(Session &S, const PlanContext &C,
-                                        const Plan &Base,
-                                        const PipelineOptions &PO,
-                                        const report::PlanFn &PlanAt,
-                                        const PassesPlanFn &PlanPasses,
-                                        uint64_t Reserve) {
+static Expected<FittedPlan>
+fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
+            const PipelineOptions &PO, const report::PlanFn &PlanAt,
+            const PassesPlanFn &PlanPasses, uint64_t Reserve) {
   const api::FitRequest &FR = S.Req.Fit;
   const DeviceProfile &Dev = S.Device;
   FittedPlan F;

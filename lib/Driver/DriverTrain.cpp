@@ -94,18 +94,17 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   if (!P || !Blocks || S.Train.Runtime != TrainRuntime::PyTorchCUDA)
     return P;
   std::string Mode = S.Req.Train.Attention.value_or("auto");
-  S.AttentionText = std::to_string(Sum.SDPABlocks) + " of " +
-                    std::to_string(Blocks) +
-                    " blocks as scaled_dot_product_attention, " +
-                    std::to_string(Sum.EagerBlocks) + " eager (--attention=" +
-                    Mode + (Mode == "auto" ? ": sdpa where the graph shows "
-                                             "nn.MultiheadAttention or an "
-                                             "exported SDPA call)"
-                                           : ")");
+  S.AttentionText =
+      std::to_string(Sum.SDPABlocks) + " of " + std::to_string(Blocks) +
+      " blocks as scaled_dot_product_attention, " +
+      std::to_string(Sum.EagerBlocks) + " eager (--attention=" + Mode +
+      (Mode == "auto" ? ": sdpa where the graph shows "
+                        "nn.MultiheadAttention or an "
+                        "exported SDPA call)"
+                      : ")");
   // The other reading's total, so a user who knows better sees the stakes.
   TrainingOptions Other = T;
-  Other.Attention =
-      Sum.SDPABlocks ? AttentionMode::Eager : AttentionMode::SDPA;
+  Other.Attention = Sum.SDPABlocks ? AttentionMode::Eager : AttentionMode::SDPA;
   std::vector<std::string> Ignored;
   auto OP = planTrainingGraph(G, Shapes, Bindings, PO, Other, Ignored);
   if (!OP) {
@@ -114,9 +113,9 @@ Expected<Plan> driver::planTraining(Session &S, const Graph &G,
   }
   double Mine = double(P->totalBytes()), Theirs = double(OP->totalBytes());
   if (Mine > 0 && std::abs(Theirs - Mine) / Mine > 0.02)
-    S.AttentionText += "; with --attention=" +
-                       std::string(Sum.SDPABlocks ? "eager" : "sdpa") +
-                       " the total is " + formatBytes(OP->totalBytes()) +
-                       " (" + std::to_string(OP->totalBytes()) + " bytes)";
+    S.AttentionText +=
+        "; with --attention=" + std::string(Sum.SDPABlocks ? "eager" : "sdpa") +
+        " the total is " + formatBytes(OP->totalBytes()) + " (" +
+        std::to_string(OP->totalBytes()) + " bytes)";
   return P;
 }

@@ -48,9 +48,9 @@ struct FittedPlan {
   unsigned Passes = 1;
   std::vector<std::optional<int64_t>> Bindings; ///< Of one pass.
   uint64_t BudgetBytes = 0;                     ///< The budget asked for.
-  uint64_t OverheadBytes = 0;      ///< --overhead, counted against it.
+  uint64_t OverheadBytes = 0; ///< --overhead, counted against it.
   uint64_t AsIsBytes = 0; ///< The plan without transforms: its deciding figure.
-  double BaseSeconds = 0;          ///< The whole batch without transforms.
+  double BaseSeconds = 0; ///< The whole batch without transforms.
   double TotalSeconds = 0;         ///< The whole batch as fitted.
   std::vector<double> StepSeconds; ///< Per step of P.Sched (its queue).
   size_t LoopBegin = 0, LoopEnd = 0;

@@ -22,17 +22,17 @@ bool AllocatorReport::fragmentationTipsOver() const {
   return outOfMemory() && LimitBytes && Unlimited.PeakAllocated <= *LimitBytes;
 }
 
-AllocatorReport report::buildAllocatorReport(
-    const Plan &P, const CudaAllocConfig &Config, llvm::StringRef ConfigText,
-    unsigned Iterations, std::optional<uint64_t> Budget, uint64_t Overhead,
-    std::vector<LibraryAllocation> Libraries) {
+AllocatorReport
+report::buildAllocatorReport(const Plan &P, const CudaAllocConfig &Config,
+                             llvm::StringRef ConfigText, unsigned Iterations,
+                             std::optional<uint64_t> Budget, uint64_t Overhead,
+                             std::vector<LibraryAllocation> Libraries) {
   AllocatorReport A;
   A.Libraries = std::move(Libraries);
   A.ConfigText = ConfigText.str();
   A.Iterations = Iterations;
   A.OverheadBytes = Overhead;
-  std::vector<AllocEvent> Events =
-      allocationEvents(P, Iterations, A.Libraries);
+  std::vector<AllocEvent> Events = allocationEvents(P, Iterations, A.Libraries);
   A.NumEvents = Events.size();
   A.Unlimited = simulateCachingAllocator(Events, Config);
   if (!Budget)

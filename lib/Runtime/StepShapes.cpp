@@ -12,9 +12,9 @@
 // an error naming the node and the tensor, never a read past a buffer.
 //
 //===----------------------------------------------------------------------===//
-#include "oomplan/Runtime/Executor.h"
 #include "ExecutorImpl.h"
 #include "oomplan/IR/OpTable.h"
+#include "oomplan/Runtime/Executor.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -49,8 +49,8 @@ llvm::Error Executor::Impl::checkStepShapes(uint64_t S) const {
   };
   auto Name = [&](TensorId T) { return P.Sched.Tensors[T].Name; };
   // Every operand within its planned buffer.
-  for (auto [Refs, Ids] : {std::make_pair(&C.In, &C.InIds),
-                           std::make_pair(&C.Out, &C.OutIds)})
+  for (auto [Refs, Ids] :
+       {std::make_pair(&C.In, &C.InIds), std::make_pair(&C.Out, &C.OutIds)})
     for (size_t I = 0; I < Refs->size() && I < Ids->size(); ++I) {
       const TensorRef &R = (*Refs)[I];
       TensorId T = (*Ids)[I];
@@ -78,9 +78,8 @@ llvm::Error Executor::Impl::checkStepShapes(uint64_t S) const {
     for (size_t I = 0; I < C.In.size() && I < C.InIds.size(); ++I)
       if (C.In[I].present() && !broadcastsTo(C.In[I].Dims, Y.Dims))
         return makeInputError(Where(
-            "input tensor '" + Name(C.InIds[I]) + "' " +
-            dimsStr(C.In[I].Dims) + " does not broadcast to the output " +
-            dimsStr(Y.Dims)));
+            "input tensor '" + Name(C.InIds[I]) + "' " + dimsStr(C.In[I].Dims) +
+            " does not broadcast to the output " + dimsStr(Y.Dims)));
     break;
   case ops::ShapeRuleId::MatMul:
     // MatMul: a's last dim and b's second to last are the contraction.
@@ -91,10 +90,10 @@ llvm::Error Executor::Impl::checkStepShapes(uint64_t S) const {
         break;
       int64_t KA = A.back(), KB = B.size() == 1 ? B[0] : B[B.size() - 2];
       if (KA != KB)
-        return makeInputError(
-            Where("inner dims differ: tensor '" + Name(C.InIds[0]) + "' " +
-                  dimsStr(A) + " and tensor '" + Name(C.InIds[1]) + "' " +
-                  dimsStr(B)));
+        return makeInputError(Where("inner dims differ: tensor '" +
+                                    Name(C.InIds[0]) + "' " + dimsStr(A) +
+                                    " and tensor '" + Name(C.InIds[1]) + "' " +
+                                    dimsStr(B)));
     }
     break;
   case ops::ShapeRuleId::Gemm:

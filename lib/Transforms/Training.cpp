@@ -22,6 +22,7 @@
 #include "RecurrentPacking.h"
 #include "SavedTensorRules.h"
 #include "TrainingAttention.h"
+#include "TrainingAutocast.h"
 #include "TrainingDropout.h"
 #include "TrainingPatterns.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
@@ -153,110 +154,15 @@ struct Builder {
       }
   }
 
-  // torch.autocast (CUDA): products and convolutions run in 16 bits on
-  // 16-bit copies of their fp32 operands; the ops of autocast's fp32 list
-  // (softmax, log-softmax, layer and group norms, exp, log, pow, sums) write
-  // fp32; every other op writes its inputs' widest type, weights aside (a
-  // bias add is the product's, a batch norm runs in its input's type). The
-  // copy of a weight is made once per forward (autocast's cache) and kept
-  // while a backward step reads it; the copy of an fp32 activation, once per
-  // op. PyTorch's autocast_mode.cpp lists the ops.
-  static bool autocastLow(llvm::StringRef Op) {
-    return Op == "MatMul" || Op == "Gemm" || Op == "Conv" ||
-           Op == "ConvTranspose" || Op == "Einsum";
-  }
-  static bool autocastFP32(llvm::StringRef Op) {
-    return Op == "Softmax" || Op == "LogSoftmax" ||
-           Op == "LayerNormalization" || Op == "GroupNormalization" ||
-           Op == "InstanceNormalization" || Op == "Exp" || Op == "Log" ||
-           Op == "Pow" || Op == "ReduceSum" || Op == "ReduceLogSumExp" ||
-           Op == "CumSum" || Op == "Reciprocal" || Op == "Softplus" ||
-           Op == "ReduceL2" || Op == "LpNormalization";
-  }
-  bool isParam(ValueId V) const {
-    ValueId R = GradRoot[V];
-    return G.Values[R].Kind == ValueKind::Weight ||
-           G.Values[V].Kind == ValueKind::Weight;
-  }
+  // --precision=*-autocast: TrainingAutocast.h.
   void applyAutocast() {
     if (!autocast())
       return;
-    ElementType Half = Opts.Precision == TrainPrecision::BF16Autocast
-                           ? ElementType::BFloat16
-                           : ElementType::Float16;
-    std::vector<bool> Low(G.Values.size(), false);
-    std::map<ValueId, TensorId> WeightCopy;
-    CastOf.assign(G.Nodes.size(), {});
-    for (NodeId N = 0; N < G.Nodes.size(); ++N) {
-      const Node &Nd = G.Nodes[N];
-      bool LowOut = false;
-      if (autocastLow(Nd.OpType)) {
-        LowOut = true;
-        CastOf[N].assign(Nd.Inputs.size(), NoTensor);
-        for (size_t I = 0; I < Nd.Inputs.size(); ++I) {
-          ValueId In = Nd.Inputs[I];
-          if (In == NoId || typeOf(In) != ElementType::Float || Low[In])
-            continue;
-          bool W = isParam(In);
-          ValueId Key = W ? GradRoot[In] : In;
-          uint64_t Bytes = (S.Tensors[Key].SizeBytes + 1) / 2;
-          TensorId T;
-          auto It = W ? WeightCopy.find(Key) : WeightCopy.end();
-          if (It != WeightCopy.end()) {
-            T = It->second;
-            S.Steps[N].Reads.push_back(T);
-          } else {
-            T = addTensor("autocast(" + G.Values[Key].Name + ")", Bytes,
-                          TensorKind::Activation, Half);
-            S.Steps[N].Writes.push_back(T);
-            if (W)
-              WeightCopy[Key] = T;
-          }
-          CastOf[N][I] = T;
-        }
-      } else if (!autocastFP32(Nd.OpType)) {
-        bool Any = false, All = true;
-        // A parameter promotes an elementwise op (a layer scale) as any
-        // tensor does, except the bias add of a product (one F.linear in
-        // the module); constants (Python scalars) never do, nor the
-        // parameters of other ops (a batch norm runs in its input's type).
-        bool Elementwise = isElementwiseOp(Nd.OpType);
-        bool BiasAdd = Nd.OpType == "Add" &&
-                       llvm::any_of(Nd.Inputs, [&](ValueId In) {
-                         return In != NoId &&
-                                G.Values[In].Kind == ValueKind::NodeOutput &&
-                                autocastLow(
-                                    G.Nodes[G.Values[In].Producer].OpType);
-                       });
-        for (ValueId In : Nd.Inputs) {
-          if (In == NoId || !isFloatingPoint(typeOf(In)) ||
-              (isParam(In) && (!Elementwise || BiasAdd)) ||
-              (G.Values[In].Kind == ValueKind::NodeOutput &&
-               G.Nodes[G.Values[In].Producer].OpType == "Constant"))
-            continue;
-          Any = true;
-          All = All && Low[In];
-        }
-        LowOut = Any && All;
-      }
-      for (ValueId O : Nd.Outputs)
-        if (O != NoId && typeOf(O) == ElementType::Float && LowOut) {
-          Low[O] = true;
-          S.Tensors[O].SizeBytes = (S.Tensors[O].SizeBytes + 1) / 2;
-          S.Tensors[O].Type = Half;
-        }
-    }
-    // An op whose output is now wider than its inputs (a 16-bit tensor
-    // times an fp32 one) cannot write over either.
-    for (Step &St : S.Steps) {
-      if (!St.MayWriteInPlace || St.Writes.empty())
-        continue;
-      uint64_t Out = S.Tensors[St.Writes[0]].SizeBytes;
-      if (llvm::none_of(St.Reads, [&](TensorId T) {
-            return S.Tensors[T].SizeBytes == Out;
-          }))
-        St.MayWriteInPlace = false;
-    }
+    CastOf = applyAutocastTypes(G, Shapes, GradRoot,
+                                Opts.Precision == TrainPrecision::BF16Autocast
+                                    ? ElementType::BFloat16
+                                    : ElementType::Float16,
+                                S);
   }
 
   // Weights viewed through Transpose/Reshape/...: the view joins the weight's
@@ -531,8 +437,8 @@ struct Builder {
       Sum.DropoutBytes = saturatingAdd(Sum.DropoutBytes, Size);
       if (Opts.AddedDropout <= 0 || GroupOf[N] >= 0)
         return;
-      TensorId T = addTensor("saved(" + Name + ")", Size,
-                             TensorKind::Activation, Type);
+      TensorId T =
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
       S.Steps[N].Writes.push_back(T);
       Aux[N].push_back(T);
       Sum.SavedBytes += Size;
@@ -540,8 +446,8 @@ struct Builder {
     // PyTorch on the CPU keeps the mask in the input's type (see addAux).
     auto Mask = [&](NodeId N, ValueId V) {
       if (cpuTemporaries())
-        Add(N, "dropout(" + G.Values[V].Name + "):mask",
-            S.Tensors[V].SizeBytes, tensorType(V));
+        Add(N, "dropout(" + G.Values[V].Name + "):mask", S.Tensors[V].SizeBytes,
+            tensorType(V));
       else
         Add(N, "dropout(" + G.Values[V].Name + "):mask", elementsOf(V),
             ElementType::Bool);
@@ -564,9 +470,9 @@ struct Builder {
     addLostDropouts();
     for (auto &[Last, SG] : SDPAGroups) {
       ValueId O = G.Nodes[Last].Outputs[0];
-      TensorId T = addTensor("saved(" + G.Values[O].Name + ":logsumexp)",
-                             SG.LSEBytes, TensorKind::Activation,
-                             ElementType::Float);
+      TensorId T =
+          addTensor("saved(" + G.Values[O].Name + ":logsumexp)", SG.LSEBytes,
+                    TensorKind::Activation, ElementType::Float);
       S.Steps[Last].Writes.push_back(T);
       Aux[Last].push_back(T);
       Sum.SavedBytes += SG.LSEBytes;
@@ -818,12 +724,11 @@ struct Builder {
     uint64_t Scratch = 0;
     auto SG = SDPAGroups.find(Grp.Nodes.back());
     if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end())
-      Scratch = saturatingAdd(SG->second.LSEBytes,
-                              sixteenBit() ? saturatingMul(2, SG->second.QBytes)
-                                      : 0);
+      Scratch =
+          saturatingAdd(SG->second.LSEBytes,
+                        sixteenBit() ? saturatingMul(2, SG->second.QBytes) : 0);
     if (!Ins.empty())
-      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins,
-                   Scratch);
+      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins, Scratch);
   }
 
   // The loss an output gets: --loss, with auto decided by isLogitsOutput.

@@ -396,11 +396,10 @@ static Error foldInputs(api::Request &R, StringMap<std::string> &Files,
       for (size_t A = 0; A < Val.Shape.size(); ++A) {
         const DeclaredDim &D = Val.Shape[A];
         bool Static = D.K == DeclaredDim::Kind::Static;
-        Declared += (A ? "x" : "") +
-                    (Static ? std::to_string(D.Size)
-                            : D.K == DeclaredDim::Kind::Symbol
-                                  ? (*G)->Symbols[D.Symbol]
-                                  : std::string("?"));
+        Declared += (A ? "x" : "") + (Static ? std::to_string(D.Size)
+                                      : D.K == DeclaredDim::Kind::Symbol
+                                          ? (*G)->Symbols[D.Symbol]
+                                          : std::string("?"));
         if (Static && Agree && T->Dims[A] != D.Size)
           Agree = false;
       }

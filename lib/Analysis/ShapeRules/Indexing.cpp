@@ -226,10 +226,9 @@ llvm::Error concat(RuleContext &Ctx) {
                          llvm::Twine(*CI) + " on axis " + llvm::Twine(A) +
                          ", input 0 has " + llvm::Twine(*C0));
       if (A != *Axis)
-        Ctx.require(DimConstraint::Kind::Equal, Ctx.inDims(0)[A],
-                    Ctx.inDims(I)[A],
-                    "axis " + llvm::Twine(A) + " of inputs 0 and " +
-                        llvm::Twine(I));
+        Ctx.require(
+            DimConstraint::Kind::Equal, Ctx.inDims(0)[A], Ctx.inDims(I)[A],
+            "axis " + llvm::Twine(A) + " of inputs 0 and " + llvm::Twine(I));
     }
     Out[*Axis] = Out[*Axis] + Ctx.inDims(I)[*Axis];
     Tracked &= Ctx.inValues(I).has_value();
