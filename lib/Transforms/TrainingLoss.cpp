@@ -10,12 +10,14 @@
 // Also here: parsing of --loss, --step, --zero-grad and --runtime.
 //
 //===----------------------------------------------------------------------===//
+#include "TrainingBuilder.h"
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Transforms/Training.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace oomplan;
+using namespace oomplan::training;
 
 template <typename T>
 static llvm::Expected<T>
@@ -130,4 +132,71 @@ bool oomplan::isLogitsOutput(const Graph &G, const ShapeInfo &Shapes,
   NodeId N = contentProducer(G, O);
   return N != NoId &&
          (G.Nodes[N].OpType == "MatMul" || G.Nodes[N].OpType == "Gemm");
+}
+
+// F.cross_entropy(out.reshape(-1, C), target) in PyTorch 1.13 and 2.x is
+// log_softmax then nll_loss (derivatives.yaml): log_softmax keeps its output
+// (`result`), nll_loss keeps `self` (that output) and `target`. Backward:
+// nll_loss_backward writes a zeroed gradient of the log-softmax's size,
+// _log_softmax_backward_data reads it and the output and writes the logits'
+// gradient; both die there. So at that step four logits-sized tensors are
+// live: the logits, the log-softmax, its gradient and the logits' gradient.
+// Under mixed precision autocast runs log_softmax in fp32, and the fp32
+// gradient is cast back to the logits' type by one more step.
+llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
+  const std::vector<SymExpr> &Dims = Shapes.Values[O].Dims;
+  size_t ClassAxis = Dims.size() >= 4 ? 1 : Dims.size() - 1;
+  std::optional<int64_t> C =
+      Dims.size() >= 2 ? Dims[ClassAxis].getConstant() : std::nullopt;
+  if (!C || *C < 1)
+    return makeInputError(
+        G.SourcePath + ": --loss=ce: output '" + G.Values[O].Name +
+        "' has no constant class dim (cross-entropy needs [N, classes] or "
+        "[B, S, vocab]); use --loss=mean");
+  uint64_t Elems = elementsOf(O);
+  uint64_t F32 = saturatingMul(4, Elems);
+  const std::string &Name = G.Values[O].Name;
+  // Integer class indices: the data loader's batch, resident like an input.
+  TensorId Target =
+      addTensor("target(" + Name + ")", saturatingMul(8, Elems / *C),
+                TensorKind::GraphInput, ElementType::Int64);
+  TensorId LS = addTensor("saved(log_softmax(" + Name + "))", F32,
+                          TensorKind::Activation, ElementType::Float);
+  Sum.SavedBytes += F32;
+  Step Fwd;
+  Fwd.Kind = StepKind::Compute;
+  Fwd.Op = "LogSoftmax (loss)";
+  Fwd.Reads = {O, Target};
+  Fwd.Writes = {LS};
+  S.Steps.push_back(std::move(Fwd));
+  TensorId GLS = addTensor("grad(log_softmax(" + Name + "))", F32,
+                           TensorKind::Gradient, ElementType::Float);
+  Step Nll;
+  Nll.Kind = StepKind::Backward;
+  Nll.Op = "NLLLoss.grad";
+  Nll.Reads = {LS, Target};
+  Nll.Writes = {GLS};
+  S.Steps.push_back(std::move(Nll));
+  Step Lsm;
+  Lsm.Kind = StepKind::Backward;
+  Lsm.Op = "LogSoftmax.grad";
+  Lsm.Reads = {LS, GLS};
+  TensorId GO = gradTensor(GradRoot[O]);
+  if (!sixteenBit() || typeOf(O) != ElementType::Float ||
+      S.Tensors[O].Type == ElementType::Undefined) {
+    Lsm.Writes = {GO};
+    S.Steps.push_back(std::move(Lsm));
+    return llvm::Error::success();
+  }
+  TensorId G32 = addTensor("grad(" + Name + "):fp32", F32, TensorKind::Gradient,
+                           ElementType::Float);
+  Lsm.Writes = {G32};
+  S.Steps.push_back(std::move(Lsm));
+  Step Cast;
+  Cast.Kind = StepKind::Backward;
+  Cast.Op = "Cast.grad";
+  Cast.Reads = {G32};
+  Cast.Writes = {GO};
+  S.Steps.push_back(std::move(Cast));
+  return llvm::Error::success();
 }
