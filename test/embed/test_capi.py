@@ -155,7 +155,8 @@ def cli_options():
     """The option names `oomplan --help-hidden` lists."""
     code, out, _ = run(CLI, ["--help-hidden"])
     assert code == 0
-    return sorted(set(re.findall(r"^\s+--?([a-z0-9][a-z0-9-]*)", out, re.M)))
+    # Options are indented two spaces; their descriptions six.
+    return sorted(set(re.findall(r"^  --?([a-z0-9][a-z0-9-]*)", out, re.M)))
 
 
 def library_options():
