@@ -10,7 +10,7 @@
 # one, or a CPU kernel for a host step (gpu-check's section 5).
 #
 #   utils/gpu-bundle.sh            # builds BUILD_DIR (default build) first
-# Then, with a GPU lent: run(command="bash utils/gpu-check.sh", carry=[".gpu.tgz"])
+# Then, on the GPU machine with .gpu.tgz in the repository root: bash utils/gpu-check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}

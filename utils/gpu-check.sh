@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The GPU checks of issue 13 in one run, on a machine with an NVIDIA GPU
+# The CUDA backend's GPU checks in one run, on a machine with an NVIDIA GPU
 # (the lent H200). Prepared in advance: run utils/gpu-bundle.sh here first,
 # then on the GPU machine, from the repository root:
 #
-#   bash utils/gpu-check.sh            # run(carry=[".gpu.tgz"]); $OUT gets the results
+#   bash utils/gpu-check.sh            # with .gpu.tgz beside it; $OUT gets the results
 #
 # It writes gpu-results.md (for docs/gpu-results.md) and gpu-results.jsonl
 # (every raw record) to $OUT (or ./gpu-out), and checks, recording numbers:
@@ -807,8 +807,8 @@ say ""
 say "test/lit/frontend/Inputs/genai_llm.py at 4 layers, hidden 2048, 16 query and 4 KV heads of"
 say "128, MLP 5632, vocabulary 32000 (random weights: 4-bit MatMulNBits, GroupQueryAttention with"
 say "rotary): a decode step after a cache of 1023 (MatMulNBits' GEMV, no workspace) and a prompt of"
-say "256 (dequantized tiles through cuBLAS). Every step on the device since session 21 (before:"
-say "host steps). Bound: rtol 1e-3 + 1e-4 max |ref|. No bar names it."
+say "256 (dequantized tiles through cuBLAS). Every step on the device."
+say "Bound: rtol 1e-3 + 1e-4 max |ref|. No bar names it."
 say ""
 say "| case | outputs within the bound | device allocations / plan | oomplan --backend=cuda bound (no GPU asked) | free-memory drop at allocation | drop during the first run + over the later ones (CUDA graph) | context + handles | CUDA warm run (median of 10) | its steps on the device | predicted steps (H200 profile; measured / predicted) |"
 say "|---|---|---|---|---|---|---|---|---|---|"
