@@ -10,7 +10,7 @@ A block is a fenced block in README.md or docs/*.md right after a marker line:
 
   <!-- oomplan-doc: oomplan test/models/gpt_like.onnx --batch 8 --seq 512 | head 20 -->
 
-The part before the first " | " is the command, run from the repository root with the tool
+The part before the first " | FILTER" is the command, run from the repository root with the tool
 (oomplan, oomplan-run, oomplan-bench, oomplan-shapes-bench) taken from BUILD_DIR/tools/<tool>/;
 it is split as a shell splits words, but no shell runs it. The block shows "$ COMMAND" and
 what the command printed on standard output and standard error, merged. Filters, applied in
@@ -44,6 +44,7 @@ MARK_RE = re.compile(r"^<!-- oomplan-doc: (.*?) -->\s*$")
 TOOLS = ("oomplan", "oomplan-run", "oomplan-bench", "oomplan-shapes-bench")
 TIMING_RE = re.compile(r"\bchosen in [0-9.]+ s$")
 UNAVAILABLE = "is not available in this build"
+FILTER_SPLIT_RE = re.compile(r" \| (?=(?:head|keep|drop|join|nocmd)\b)")
 OPTION_RE = re.compile(r"^\s+(--[A-Za-z0-9][A-Za-z0-9-]*)", re.M)
 
 
@@ -116,7 +117,10 @@ def apply_filters(command, lines, filters):
             n = int(arg)
             lines = lines[:n] + (["..."] if len(lines) > n else [])
         elif name in ("keep", "drop"):
-            rx = re.compile(arg)
+            try:
+                rx = re.compile(arg)
+            except re.error as e:
+                raise ValueError("bad regex in '%s': %s" % (f, e))
             out, gap = [], False
             for line in lines:
                 if bool(rx.search(line)) == (name == "keep"):
@@ -140,7 +144,7 @@ def apply_filters(command, lines, filters):
 
 
 def generate(root, build, spec):
-    parts = spec.split(" | ")
+    parts = FILTER_SPLIT_RE.split(spec)
     command, filters = parts[0].strip(), [p.strip() for p in parts[1:]]
     lines, skipped = run_command(root, build, command)
     if skipped:
