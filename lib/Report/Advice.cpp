@@ -65,9 +65,14 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   auto Sharded = replanSharded(In.P, In.C, Devices, In.Opts);
   if (!Sharded)
     return Sharded.takeError();
-  std::string Detail = std::to_string(Devices) +
-                       " devices sharing weights, gradients and optimizer "
-                       "state; per device";
+  // Inference has no gradients or optimizer state to share.
+  bool Training = llvm::any_of(In.P.Sched.Steps, [](const Step &S) {
+    return S.Kind == StepKind::Optimizer;
+  });
+  std::string Detail =
+      std::to_string(Devices) + " devices sharing " +
+      (Training ? "weights, gradients and optimizer state" : "the weights") +
+      "; per device";
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
   Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,

@@ -101,9 +101,11 @@ int main(int argc, char **argv) {
     (D.Level == api::Severity::Warning ? WithColor::warning(errs(), "oomplan")
                                        : WithColor::note(errs(), "oomplan"))
         << D.Message << '\n';
-  Out.os() << Res.Output;
+  // An error is the whole answer: the header lines written before it (the
+  // device, the training settings) would read as the start of a report.
   if (!Res.ok())
     return fail(Res.ErrorMessage);
+  Out.os() << Res.Output;
   Out.keep();
   return Res.ExitCode;
 }
