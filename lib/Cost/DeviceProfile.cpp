@@ -39,7 +39,7 @@ static const DeviceProfile Profiles[] = {
      80 * GiB},
     // H200: the efficiencies and the floor are what the single-kernel
     // models measured of oomplan-run's CUDA kernels
-    // (utils/calibrate_profile.py on utils/calibration/, gpu-check's
+    // (utils/gpu/calibrate_profile.py on utils/gpu/calibration/, gpu-check's
     // section 4b; docs/h200-calibrated.json): bf16 tensor
     // products 0.7467 (a 4096^3 bf16 product), FP32 0.7621 (an SGEMM),
     // memory 0.2725 (Add, Transpose, LayerNormalization), dense
