@@ -4,7 +4,7 @@
 # checks that the SVG is well-formed XML); run it by hand or in CI where
 # Debian's chromium package is installed (apt-get install -y chromium).
 #
-#   utils/ci/render_timeline.sh timeline.svg [out.png]
+#   utils/check/render_timeline.sh timeline.svg [out.png]
 #
 # Exit 0: rendered, and the PNG has enough distinct colours to hold the
 # stacked areas; 1: Chromium failed or the picture is blank; 2: usage.
