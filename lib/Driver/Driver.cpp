@@ -201,7 +201,7 @@ Error driver::resolveOptions(Session &S) {
     return Dev.takeError();
   S.Device = *Dev;
   // A named device whose overhead was measured brings it as the default
-  // (issue 13: the CUDA context and library handles); --overhead 0 opts out.
+  // (the CUDA context and library handles); --overhead 0 opts out.
   if (!R.Overhead && R.Device && S.Device.OverheadBytes) {
     S.Overhead = S.Device.OverheadBytes;
     S.OverheadFromDevice = true;
@@ -212,7 +212,7 @@ Error driver::resolveOptions(Session &S) {
       return B.takeError();
     S.Budget = *B;
   } else if (R.Device) {
-    // A named device is a budget: its memory (issue 17.1).
+    // A named device is a budget: its memory.
     S.Budget = S.Device.MemoryBytes;
     S.BudgetFromDevice = true;
   }

@@ -72,7 +72,7 @@ static Error bindInputShape(const Graph &G, const api::InputShape &In,
 }
 
 // Two options that bind one symbol to different values: refuse, naming both
-// (issue 17.7: "--batch 8 --dim batch=4" used to plan batch 4 silently).
+// ("--batch 8 --dim batch=4" must not plan batch 4 silently).
 static Error checkConflicts(const Graph &G, const api::Request &R,
                             ArrayRef<NamedBinding> Named) {
   SymbolRoles Roles = findSymbolRoles(G);
