@@ -214,10 +214,13 @@ const OptionSpec Rows[] = {
      "Optimizer whose state --train counts (default adam)",
      STRING(Req.Train.Optimizer)},
     {"precision", Arity::Value,
-     "fp32|fp16-mixed|bf16-mixed|bf16-autocast|fp16-autocast", C::Training, Lib,
-     "Training precision (default fp32; mixed: \"O2\", 16-bit weights, "
-     "activations and gradients, fp32 master weights and moments; autocast: "
-     "torch.autocast around an fp32 model)",
+     "fp32|fp16|bf16|fp16-mixed|bf16-mixed|bf16-autocast|fp16-autocast",
+     C::Training, Lib,
+     "Inference: fp16 or bf16 plans the fp32 model converted to 16 bits "
+     "(every fp32 tensor; the ops ONNX Runtime's conversion keeps in fp32 "
+     "keep it; docs/float16.md). Training (default fp32): mixed is \"O2\", "
+     "16-bit weights, activations and gradients, fp32 master weights and "
+     "moments; autocast is torch.autocast around an fp32 model",
      STRING(Req.Train.Precision)},
     {"grad-accum", Arity::Value, "K", C::Training, Lib,
      "Micro-batches per optimizer step (default 1)",

@@ -247,6 +247,18 @@ void driver::printSettings(Session &S) {
               "--overhead 0 for none)";
     S.OS << '\n';
   }
+  if (S.InferenceHalf) {
+    S.OS << "precision: " << *R.Train.Precision
+         << ", every fp32 tensor in 16 bits (weights, inputs, activations, "
+            "outputs)";
+    if (*S.KeptInFloat)
+      S.OS << "; " << *S.KeptInFloat
+           << (*S.KeptInFloat == 1 ? " op" : " ops")
+           << " kept in fp32 as ONNX Runtime's float16 conversion keeps "
+              "them (Resize, Range, TopK, ...), each with fp32 copies of its "
+              "inputs and a cast of its output";
+    S.OS << '\n';
+  }
   if (!S.training())
     return;
   const api::TrainingRequest &T = R.Train;

@@ -103,11 +103,10 @@ lowerPrecision(const DiagnosisInput &In) {
       Training ? std::string("--precision=") + LowerPrecisionName +
                      ": 16-bit weights, activations and gradients; fp32 "
                      "master weights and optimizer state"
-               : "bf16 weights and activations (the model exported in 16 "
-                 "bits)";
+               : "--precision=bf16: 16-bit weights and activations";
   Remedy R = fromBytes(RemedyKind::LowerPrecision, "lower precision", Detail,
                        After, In);
-  R.Precision = LowerPrecisionName;
+  R.Precision = Training ? LowerPrecisionName : "bf16";
   return R;
 }
 

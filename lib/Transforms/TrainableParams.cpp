@@ -47,6 +47,12 @@ llvm::Expected<TrainPrecision> oomplan::parsePrecision(llvm::StringRef Name) {
           .Case("bf16-autocast", TrainPrecision::BF16Autocast)
           .Case("fp16-autocast", TrainPrecision::FP16Autocast)
           .Default(std::nullopt);
+  if (!P && (Name == "fp16" || Name == "bf16"))
+    return makeInputError("--precision=" + Name +
+                          " is for inference (without --train); a training "
+                          "step in 16 bits is " +
+                          Name + "-mixed (fp32 master weights) or " + Name +
+                          "-autocast");
   if (!P)
     return makeInputError("unknown precision '" + Name +
                           "' (expected fp32, fp16-mixed, bf16-mixed, "
