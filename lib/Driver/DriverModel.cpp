@@ -252,8 +252,7 @@ void driver::printSettings(Session &S) {
          << ", every fp32 tensor in 16 bits (weights, inputs, activations, "
             "outputs)";
     if (*S.KeptInFloat)
-      S.OS << "; " << *S.KeptInFloat
-           << (*S.KeptInFloat == 1 ? " op" : " ops")
+      S.OS << "; " << *S.KeptInFloat << (*S.KeptInFloat == 1 ? " op" : " ops")
            << " kept in fp32 as ONNX Runtime's float16 conversion keeps "
               "them (Resize, Range, TopK, ...), each with fp32 copies of its "
               "inputs and a cast of its output";
@@ -307,6 +306,13 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
     return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true)
                         : planGraph(G, Shapes, B, PO);
   };
+  // The passes micro-batching splits the batch into: training accumulates
+  // the weight gradients over them (--grad-accum K).
+  PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
+                                unsigned K) {
+    return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
+                        : planGraph(G, Shapes, B, PO);
+  };
   if (fitRuns(S, P)) {
     // Say so rather than silently ignore what the fit does not honour yet.
     std::vector<std::string> Ignored = reportOnlyOptions(R);
@@ -316,13 +322,6 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
       return makeInputError("--fit does not combine with " +
                             join(Ignored, ", ") +
                             " yet; run them without --fit");
-    // The passes micro-batching splits the batch into: training
-    // accumulates the weight gradients over them (--grad-accum K).
-    PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
-                                  unsigned K) {
-      return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
-                          : planGraph(G, Shapes, B, PO);
-    };
     return runFit(S, C, P, PO, PlanAt, PlanPasses, MainLog);
   }
   if (!R.Fit.NoFit && !P.fits()) {
@@ -348,7 +347,7 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
   case api::EmitKind::JSON:
   case api::EmitKind::Report:
     return runReport(S, C, P, PO, PlanAt, R.Emit == api::EmitKind::JSON,
-                     makeFitRemedy(S, C, P, PO));
+                     makeFitRemedy(S, C, P, PO, PlanAt, PlanPasses));
   case api::EmitKind::CSV:
     emitCSV(S.OS, P, R.IOInArena);
     break;

@@ -144,7 +144,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
       Detail +=
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
-    Remedy R = fromBytes(RemedyKind::Fit, "recompute/offload (--fit)", Detail,
+    Remedy R = fromBytes(RemedyKind::Fit, "fit (--fit)", Detail,
                          F->TotalBytes + In.OverheadBytes, In);
     R.Fits = R.Fits && F->Fits;
     if (F->Fits) {

@@ -226,9 +226,14 @@ llvm::Expected<int> runFit(Session &S, const PlanContext &C, const Plan &Base,
                            const PassesPlanFn &PlanPasses,
                            const PassLog &MainLog);
 
-/// The chooser as the report's "what would help" uses it.
+/// The report's "what would help" row for fitting: the fit the default
+/// path runs (fitPlan: transforms and micro-batches, the allocator's reserve
+/// included) against the request's budget, so the row and the default
+/// answer agree. PlanAt and PlanPasses must outlive the function.
 report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
-                            const PipelineOptions &PO);
+                            const PipelineOptions &PO,
+                            const report::PlanFn &PlanAt,
+                            const PassesPlanFn &PlanPasses);
 
 /// The report options given ("--max-batch", ...), for modes that do not
 /// honour them and must say so.
