@@ -155,9 +155,9 @@ report::FitFn driver::makeFitRemedy(Session &S, const PlanContext &C,
     Out.TotalBytes = F->P.decidingBytes();
     Out.OverheadPercent = F->overheadPercent();
     Out.Fits = F->Fits;
-    Out.Strategy = Out.Fits ? F->R.Strategy
-                            : "nothing fits" +
-                                  (F->R.Why.empty() ? "" : ": " + F->R.Why);
+    Out.Strategy =
+        Out.Fits ? F->R.Strategy
+                 : "nothing fits" + (F->R.Why.empty() ? "" : ": " + F->R.Why);
     return Out;
   };
 }
