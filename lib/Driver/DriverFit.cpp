@@ -407,6 +407,11 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
     Seen = std::move(A.Seen);
     PassSecs = F.R.Time.TotalSeconds;
     PassStrategy = A.PassStrategy;
+  } else if (F.Passes > 1) {
+    // --micro-batches=K is a transform too: the strategy names it first, as
+    // the chooser's own choice of K does.
+    F.R.Strategy = "micro-batches " + std::to_string(F.Passes) +
+                   (F.R.Strategy == "none" ? "" : " + " + F.R.Strategy);
   }
   F.BaseSeconds = simulate(Base.Sched, Full).TotalSeconds;
   F.P = std::move(*P);
@@ -491,8 +496,13 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   if (Over)
     printHeadline(OS, F);
   printSettings(S);
-  OS << "fit: device " << S.Device.Name << ", budget "
-     << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes << " bytes)";
+  OS << "fit: device " << S.Device.Name;
+  if (S.Budget)
+    OS << ", budget " << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes
+       << " bytes)";
+  else // The transforms still need a bound: the card's memory.
+    OS << ", no budget given (fitted within the device's "
+       << formatBytes(F.BudgetBytes) << ")";
   if (F.OverheadBytes)
     OS << ", overhead " << formatBytes(F.OverheadBytes) << " ("
        << F.OverheadBytes << " bytes)";
