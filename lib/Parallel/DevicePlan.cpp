@@ -160,8 +160,13 @@ parallel::buildBase(const ParallelInput &In, const LayerStructure &L,
       B->Class[T] = TensorClass::OptimizerScratch;
     else if (V != NoId && weightBehind(G, V) != NoId)
       B->Class[T] = TensorClass::Other; // a view of a weight: its bytes
+    // Optimizer scratch (foreach Adam's fp32 copy of each second moment)
+    // belongs where its parameter does, and shards as its state does.
+    if (B->Class[T] == TensorClass::OptimizerScratch && V != NoId &&
+        weightBehind(G, V) != NoId)
+      V = weightBehind(G, V), OfWeight = true;
     if (B->Class[T] != TensorClass::Activation &&
-        B->Class[T] != TensorClass::OptimizerScratch &&
+        (B->Class[T] != TensorClass::OptimizerScratch || OfWeight) &&
         B->Class[T] != TensorClass::Other) {
       B->Weight[T] = OfWeight ? V : NoId;
       NodeId U = OfWeight ? L.FirstUser[V] : NoId;

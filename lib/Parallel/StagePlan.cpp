@@ -65,7 +65,17 @@ struct StageSizer {
     uint64_t Bytes = B.S.Tensors[T].SizeBytes;
     switch (B.Class[T]) {
     case TensorClass::OptimizerScratch:
-      return 0; // fused multi-tensor Adam: no full-size temporaries
+      // The training step has it when its optimizer makes it (PyTorch's
+      // foreach Adam on CUDA: an fp32 copy of each second moment, all at
+      // once); the device that updates a partition copies that partition,
+      // and an optimizer on the host makes none on the device.
+      if (Spec.OffloadOptimizer || B.Weight[T] == NoId)
+        return Spec.OffloadOptimizer ? 0 : Bytes;
+      if (!inStage(B.HomePos[T]))
+        return 0;
+      if (L.WeightTPSplit[B.Weight[T]])
+        Bytes = divUp(Bytes, Spec.TP);
+      return Spec.Zero >= 1 ? divUp(Bytes, Spec.DP) : Bytes;
     case TensorClass::Other:
       return Bytes;
     case TensorClass::Activation:

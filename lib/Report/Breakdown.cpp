@@ -15,15 +15,16 @@ using namespace oomplan;
 using namespace oomplan::report;
 
 llvm::StringRef report::memoryClassName(MemoryClass K) {
-  static const char *Names[] = {"weights",        "activations",
-                                "gradients",      "optimizer state",
-                                "inputs+outputs", "fixed overhead"};
+  static const char *Names[] = {
+      "weights",           "activations",    "gradients",     "optimizer state",
+      "optimizer scratch", "inputs+outputs", "fixed overhead"};
   return Names[static_cast<unsigned>(K)];
 }
 
 llvm::StringRef report::memoryClassKey(MemoryClass K) {
-  static const char *Keys[] = {"weights",         "activations",    "gradients",
-                               "optimizer_state", "inputs_outputs", "overhead"};
+  static const char *Keys[] = {
+      "weights",           "activations",    "gradients", "optimizer_state",
+      "optimizer_scratch", "inputs_outputs", "overhead"};
   return Keys[static_cast<unsigned>(K)];
 }
 
@@ -45,6 +46,13 @@ MemoryClass report::memoryClassOf(TensorKind K) {
   return MemoryClass::Activations;
 }
 
+MemoryClass report::memoryClassOf(const Plan &P, const LiveBuffer &L) {
+  if (L.Kind == TensorKind::Activation && L.StartStep < P.Sched.Steps.size() &&
+      P.Sched.Steps[L.StartStep].Kind == StepKind::Optimizer)
+    return MemoryClass::OptimizerScratch;
+  return memoryClassOf(L.Kind);
+}
+
 std::string report::describeBytes(uint64_t Bytes) {
   return formatBytes(Bytes) + " (" + std::to_string(Bytes) + " bytes)";
 }
@@ -64,7 +72,7 @@ std::vector<uint64_t> report::arenaBytesByClassAt(const Plan &P,
     const LiveBuffer &L = P.Life.Buffers[B];
     if (P.RegionOf[B] == Region::Arena && L.StartStep <= Step &&
         Step < L.EndStep)
-      Out[static_cast<unsigned>(memoryClassOf(L.Kind))] +=
+      Out[static_cast<unsigned>(memoryClassOf(P, L))] +=
           alignUp(L.SizeBytes, P.AlignBytes);
   }
   return Out;
@@ -91,7 +99,7 @@ Breakdown report::computeBreakdown(const Plan &P, const PlanContext &C,
   };
   for (BufferId B = 0; B < P.Life.Buffers.size(); ++B) {
     const LiveBuffer &L = P.Life.Buffers[B];
-    unsigned K = static_cast<unsigned>(memoryClassOf(L.Kind));
+    unsigned K = static_cast<unsigned>(memoryClassOf(P, L));
     bool Arena = P.RegionOf[B] == Region::Arena;
     if (Arena && (L.StartStep > P.PeakStep || P.PeakStep >= L.EndStep))
       continue;

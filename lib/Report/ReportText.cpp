@@ -39,6 +39,9 @@ static void printClasses(llvm::raw_ostream &OS, const MemoryReport &R) {
   T.row({"class", "size", "bytes", "share", "formula"});
   std::vector<std::string> Notes;
   for (const ClassRow &Row : R.Classes.Rows) {
+    // Only an optimizer that makes temporaries has this row.
+    if (Row.Class == MemoryClass::OptimizerScratch && !Row.Bytes)
+      continue;
     std::string Name = memoryClassName(Row.Class).str();
     if (!Row.Note.empty()) {
       Notes.push_back(Name + ": " + Row.Note);

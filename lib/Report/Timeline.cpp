@@ -74,12 +74,13 @@ struct Frame {
 
 // Bottom to top of the stack.
 static const MemoryClass StackOrder[] = {
-    MemoryClass::Overhead,      MemoryClass::Weights,
-    MemoryClass::InputsOutputs, MemoryClass::OptimizerState,
-    MemoryClass::Gradients,     MemoryClass::Activations};
+    MemoryClass::Overhead,         MemoryClass::Weights,
+    MemoryClass::InputsOutputs,    MemoryClass::OptimizerState,
+    MemoryClass::OptimizerScratch, MemoryClass::Gradients,
+    MemoryClass::Activations};
 static const char *ColorOf(MemoryClass K) {
-  static const char *Colors[] = {"#4e79a7", "#e15759", "#f28e2b",
-                                 "#b07aa1", "#59a14f", "#9e9e9e"};
+  static const char *Colors[] = {"#4e79a7", "#e15759", "#f28e2b", "#b07aa1",
+                                 "#edc948", "#59a14f", "#9e9e9e"};
   return Colors[unsigned(K)];
 }
 

@@ -25,18 +25,24 @@ enum class MemoryClass : uint8_t {
   Activations,
   Gradients,
   OptimizerState,
+  /// Temporaries of the optimizer step (foreach Adam's fp32 copy of the
+  /// second moments): gone after it, but often the step's peak.
+  OptimizerScratch,
   InputsOutputs,
   Overhead,
 };
-constexpr unsigned NumMemoryClasses = 6;
+constexpr unsigned NumMemoryClasses = 7;
 
 /// "weights", "activations", "gradients", "optimizer state",
-/// "inputs+outputs", "fixed overhead".
+/// "optimizer scratch", "inputs+outputs", "fixed overhead".
 llvm::StringRef memoryClassName(MemoryClass K);
 /// The same as an identifier for JSON ("optimizer_state", ...).
 llvm::StringRef memoryClassKey(MemoryClass K);
 /// The class a buffer of kind K belongs to.
 MemoryClass memoryClassOf(TensorKind K);
+/// The class of buffer L of P: by its kind, except that an activation the
+/// optimizer step writes is optimizer scratch.
+MemoryClass memoryClassOf(const Plan &P, const LiveBuffer &L);
 
 struct ClassRow {
   MemoryClass Class = MemoryClass::Weights;
