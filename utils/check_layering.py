@@ -25,7 +25,7 @@ import re
 import sys
 
 LAYERS = ["Support", "IR", "Frontend", "Analysis", "Schedule", "Transforms",
-          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Parallel",
+          "Cost", "Fit", "Planner", "Verify", "Plan", "Report", "Parallel", "Serve",
           "Runtime",
           "Driver", "CAPI", "Python"]
 RANK = {name: i for i, name in enumerate(LAYERS)}

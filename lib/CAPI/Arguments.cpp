@@ -115,7 +115,8 @@ const std::pair<const char *, EmitKind> EmitValues[] = {
     {"schedule", EmitKind::Schedule},
     {"deepspeed", EmitKind::DeepSpeed},
     {"fsdp", EmitKind::FSDP},
-    {"megatron", EmitKind::Megatron}};
+    {"megatron", EmitKind::Megatron},
+    {"vllm", EmitKind::VLLM}};
 
 #define FLAG(FIELD)                                                            \
   [](Arguments &A, StringRef V) -> Error {                                     \
@@ -208,10 +209,24 @@ const OptionSpec Options[] = {
      INTEGER(unsigned, "micro-batches", Req.Fit.MicroBatches)},
     {"fit-show-plan", Arity::Flag, "", FLAG(Req.Fit.ShowPlan)},
     {"tf32", Arity::Flag, "", FLAG(Req.Fit.TF32)},
+    // Serving an LLM.
+    {"serve", Arity::Flag, "", FLAG(Req.Serve.Enabled)},
+    {"max-model-len", Arity::Value, "N",
+     INTEGER(int64_t, "max-model-len", Req.Serve.MaxModelLen)},
+    {"max-batched-tokens", Arity::Value, "N",
+     INTEGER(int64_t, "max-batched-tokens", Req.Serve.MaxBatchedTokens)},
+    {"max-num-seqs", Arity::Value, "N",
+     INTEGER(int64_t, "max-num-seqs", Req.Serve.MaxNumSeqs)},
+    {"block-size", Arity::Value, "N",
+     INTEGER(int64_t, "block-size", Req.Serve.BlockSize)},
+    {"kv-dtype", Arity::Value, "auto|fp16|bf16|fp8|int8",
+     STRING(Req.Serve.KVDtype)},
+    {"gpu-memory-utilization", Arity::Value, "F",
+     STRING(Req.Serve.GpuMemoryUtilization)},
     // Output.
     {"emit", Arity::Value,
      "graph|shapes|lifetimes|report|plan|json|csv|schedule|deepspeed|fsdp|"
-     "megatron",
+     "megatron|vllm",
      ENUM("emit", Req.Emit, EmitValues)},
     {"print-after", Arity::List, "PASS", STRINGS(Req.PrintAfter)},
     {"print-after-all", Arity::Flag, "", FLAG(Req.PrintAfterAll)},

@@ -16,6 +16,7 @@ static cl::OptionCategory ModelCat("Model and shapes");
 static cl::OptionCategory BudgetCat("Budget and device");
 static cl::OptionCategory TrainCat("Training");
 static cl::OptionCategory FitCat("Fitting");
+static cl::OptionCategory ServeCat("Serving an LLM");
 // Constructed on first use: the tools' own options (oomplan.cpp's
 // --commands) join it from other files, whose statics may be initialized
 // before these.
@@ -188,6 +189,37 @@ static cl::opt<bool> FitShowPlan(
 static cl::opt<bool> TF32("tf32", cl::cat(FitCat),
                           cl::desc("Cost fp32 products at TF32 peak"));
 
+// Serving an LLM.
+static cl::opt<bool> Serve(
+    "serve", cl::cat(ServeCat),
+    cl::desc("The KV cache an LLM server (vLLM's rules) gets on the device: "
+             "bytes per token, blocks, tokens, concurrency at "
+             "--max-model-len, the longest context that starts, and the "
+             "levers; exit 2 when the server would not start "
+             "(docs/serving.md)"));
+static cl::opt<int64_t> MaxModelLen(
+    "max-model-len", cl::cat(ServeCat), cl::value_desc("N"),
+    cl::desc(
+        "With --serve: the longest request, prompt and output (required)"));
+static cl::opt<int64_t> MaxBatchedTokens(
+    "max-batched-tokens", cl::cat(ServeCat), cl::value_desc("N"),
+    cl::desc("With --serve: tokens in one step, the prefill chunk (2048)"));
+static cl::opt<int64_t>
+    MaxNumSeqs("max-num-seqs", cl::cat(ServeCat), cl::value_desc("N"),
+               cl::desc("With --serve: sequences in one decode step (256)"));
+static cl::opt<int64_t>
+    BlockSize("block-size", cl::cat(ServeCat), cl::value_desc("N"),
+              cl::desc("With --serve: tokens per KV cache block (16)"));
+static cl::opt<std::string>
+    KVDtype("kv-dtype", cl::cat(ServeCat),
+            cl::value_desc("auto|fp16|bf16|fp8|int8"),
+            cl::desc("With --serve: the KV cache's type (auto: the "
+                     "export's)"));
+static cl::opt<std::string> GpuMemoryUtilization(
+    "gpu-memory-utilization", cl::cat(ServeCat), cl::value_desc("F"),
+    cl::desc("With --serve: the fraction of the device the server may use "
+             "(0.9)"));
+
 // Output.
 static cl::opt<api::EmitKind>
     Emit("emit", cl::cat(OutputCat), cl::init(api::EmitKind::Report),
@@ -215,7 +247,9 @@ static cl::opt<api::EmitKind>
              clEnumValN(api::EmitKind::FSDP, "fsdp",
                         "with --devices: PyTorch FSDP settings (JSON)"),
              clEnumValN(api::EmitKind::Megatron, "megatron",
-                        "with --devices: Megatron-LM arguments")));
+                        "with --devices: Megatron-LM arguments"),
+             clEnumValN(api::EmitKind::VLLM, "vllm",
+                        "with --serve: vLLM's engine arguments")));
 static cl::list<std::string> PrintAfter(
     "print-after", cl::cat(OutputCat), cl::value_desc("PASS"),
     cl::desc("Print the schedule after this transform, before the output: "
@@ -290,7 +324,8 @@ cl::opt<std::string> &tool::backendOption() { return BackendOpt; }
 
 ArrayRef<const cl::OptionCategory *> tool::categories() {
   static const cl::OptionCategory *Cats[] = {&ModelCat, &BudgetCat, &TrainCat,
-                                             &FitCat,   &OutputCat, &AlgoCat};
+                                             &FitCat,   &ServeCat,  &OutputCat,
+                                             &AlgoCat};
   return Cats;
 }
 
@@ -348,6 +383,13 @@ Expected<api::Request> tool::makeRequest() {
   R.Backend = given(BackendOpt);
   R.Parallel.Devices = given(Devices);
   R.Parallel.Spec = given(Parallel);
+  R.Serve.Enabled = Serve;
+  R.Serve.MaxModelLen = given(MaxModelLen);
+  R.Serve.MaxBatchedTokens = given(MaxBatchedTokens);
+  R.Serve.MaxNumSeqs = given(MaxNumSeqs);
+  R.Serve.BlockSize = given(BlockSize);
+  R.Serve.KVDtype = given(KVDtype);
+  R.Serve.GpuMemoryUtilization = given(GpuMemoryUtilization);
   R.Fit.Fit = Fit;
   R.Fit.NoFit = NoFit;
   R.Fit.Remat = Remat;
