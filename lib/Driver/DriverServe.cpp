@@ -274,6 +274,18 @@ addLevers(ServeContext &Ctx, ServeReport &R,
         "--max-batched-tokens " + std::to_string(Cfg.MaxBatchedTokens),
         "prefill step " + std::to_string(P->total()) + " bytes", Cfg, F);
   }
+  if (R.Decode.total() > R.Prefill.total() && C.MaxNumSeqs >= 2) {
+    ServeConfig Cfg = C;
+    Cfg.MaxNumSeqs = C.MaxNumSeqs / 2;
+    auto D = planStep(Ctx, decodeShape(Ctx, Cfg.MaxNumSeqs, C.MaxModelLen));
+    if (!D)
+      return D.takeError();
+    ServeFigures F = R.Figures;
+    F.StepBytes = std::max(R.Prefill.total(), D->total());
+    Add("fewer sequences a step",
+        "--max-num-seqs " + std::to_string(Cfg.MaxNumSeqs),
+        "decode step " + std::to_string(D->total()) + " bytes", Cfg, F);
+  }
   const KVLayer &First = R.KV.Layers.front();
   bool Uniform =
       First.KVHeads && all_of(R.KV.Layers, [&](const KVLayer &L) {
@@ -392,6 +404,13 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
   bool DecodeFlat = DFar && D1->total() == DFar->total();
   if (!DFar)
     consumeError(DFar.takeError());
+  if (!DecodeFlat && R.Decode.ArenaBytes > D1->ArenaBytes)
+    S.note("the decode step's activations grow with the context (arena " +
+           Twine(D1->ArenaBytes) + " bytes at 1 token, " +
+           Twine(R.Decode.ArenaBytes) + " at " + Twine(C.MaxModelLen) +
+           "): the export's attention copies the cache (a transpose, "
+           "repeated grouped-query heads), which a paged-attention kernel "
+           "does not");
   std::function<Expected<uint64_t>(uint64_t)> StepAt =
       [&](uint64_t Len) -> Expected<uint64_t> {
     auto P = planStep(Ctx, prefillShape(C.MaxBatchedTokens, Len));
