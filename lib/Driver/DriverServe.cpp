@@ -1,5 +1,4 @@
-//===- DriverServe.cpp - --serve: the KV cache an LLM server gets
-//----------===//
+//===- DriverServe.cpp - --serve: the KV cache a server gets --------------===//
 //
 // Reads the KV cache per token from the graph as exported (before fusion
 // rewrites its attention), plans the two engine steps a server runs (a

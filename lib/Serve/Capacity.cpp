@@ -1,5 +1,4 @@
-//===- Capacity.cpp - the paged KV cache that fits beside the model
-//--------===//
+//===- Capacity.cpp - the paged KV cache beside the model -----------------===//
 //
 // vLLM's start-up arithmetic (its worker's determine_available_memory and
 // the KV cache manager's block count): available = total x utilization -

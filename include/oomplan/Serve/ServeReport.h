@@ -1,4 +1,4 @@
-//===- ServeReport.h - --serve's answer, as text, JSON or vLLM args -*- C++
+//===- ServeReport.h - --serve's answer: text, JSON, vLLM -------*- C++ -*-===//
 //-*-===//
 //
 // Everything --serve found, gathered by the driver, and its three

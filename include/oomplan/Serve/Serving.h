@@ -1,5 +1,4 @@
-//===- Serving.h - an LLM server's KV cache capacity -------------*- C++
-//-*-===//
+//===- Serving.h - an LLM server's KV cache capacity ------------*- C++ -*-===//
 //
 // What vLLM computes at start-up from a profile run on the GPU, computed
 // from the plan instead: the memory the server may use (device memory x
