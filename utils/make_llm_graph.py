@@ -11,6 +11,8 @@ is a few hundred kilobytes. Four attention forms:
           heads repeated (Unsqueeze, Expand, Reshape) when kv_heads < heads;
   gqa     ONNX Runtime GenAI's GroupQueryAttention with the same cache inputs
           (local_window_size set from a sliding window);
+  attention23  opset 23's Attention op on 3-D Q, K, V with the cache as its
+          past_key/past_value (no rotary: the op has none);
   forward eager attention with no cache at all (a plain forward graph);
   fused   GPT-2's single c_attn projection (with bias) Split into q, k, v.
 
@@ -96,7 +98,9 @@ def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos
                                                     ["batch_size", "sequence_length"]))
         x = b.node("Add", [x, b.node("Gather", [b.weight("wpe", [max_pos, H]),
                                                "position_ids"])])
-    if attention == "gqa":
+    if attention == "attention23":
+        pass
+    elif attention == "gqa":
         one = b.const("one", np.array([1], np.int64))
         b.node("ReduceSum", ["attention_mask", one], ["mask_sum"], keepdims=0)
         b.node("Sub", ["mask_sum", one], ["seqlens64"])
@@ -160,7 +164,10 @@ def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos
             for name in (ok, ov):
                 outputs.append(helper.make_tensor_value_info(
                     name, et, ["batch_size", kv, "total_sequence_length", d]))
-        if attention == "gqa":
+        if attention == "attention23":
+            ctx = b.node("Attention", [q, k, v, "", pk, pv], [p + "/attn", ok, ov],
+                         q_num_heads=nh, kv_num_heads=kv)[0]
+        elif attention == "gqa":
             attrs = dict(num_heads=nh, kv_num_heads=kv, do_rotary=1)
             if window:
                 attrs["local_window_size"] = window
@@ -204,10 +211,11 @@ def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos
         x = b.node("Add", [x, b.node("MatMul", [a, b.weight(p + ".down", [inter, H])])])
     b.node("MatMul", [norm(x, "final_norm"), b.weight("lm_head", [H, V])], ["logits"])
     g = helper.make_graph(b.nodes, "llm", inputs, outputs, initializer=b.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid(
+        "", 23 if attention == "attention23" else 17),
                                             helper.make_opsetid("com.microsoft", 1)],
                           producer_name="make_llm_graph.py")
-    m.ir_version = 8
+    m.ir_version = 10 if attention == "attention23" else 8
     return m
 
 
@@ -215,7 +223,7 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
     ap.add_argument("--config", choices=sorted(CONFIGS), required=True)
-    ap.add_argument("--attention", choices=["eager", "gqa"], default="eager")
+    ap.add_argument("--attention", choices=["eager", "gqa", "attention23"], default="eager")
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="fp16")
     ap.add_argument("--layers", type=int)
