@@ -118,15 +118,12 @@ serve::longestContext(const ServeConfig &Config, ServeFigures F,
     return One.takeError();
   if (!*One)
     return std::optional<uint64_t>();
-  // The step at length 1 is the smallest, so its blocks bound every
-  // length's: the answer lies in [1, blocks x block size].
-  auto Step1 = StepAt(1);
-  if (!Step1)
-    return Step1.takeError();
+  // Without any step the cache is largest: no length past its tokens fits.
   ServeConfig C1 = Config;
   C1.MaxModelLen = 1;
-  F.StepBytes = *Step1;
-  Capacity Cap1 = computeCapacity(C1, F);
+  ServeFigures NoStep = F;
+  NoStep.StepBytes = 0;
+  Capacity Cap1 = computeCapacity(C1, NoStep);
   uint64_t Lo = 1, Hi = Cap1.Tokens;
   if (F.Window) {
     // Past window - 1 + chunk tokens a sequence needs no more blocks: if
@@ -151,8 +148,8 @@ serve::longestContext(const ServeConfig &Config, ServeFigures F,
       Hi = std::min(Hi, Sat);
     }
   }
-  // Largest Len in [Lo, Hi] that fits; Fits is monotone (a longer context
-  // needs as many blocks or more, and its step is no smaller).
+  // Largest Len in [Lo, Hi] that fits: a longer context needs as many
+  // blocks or more, and a step that grows with the context leaves fewer.
   while (Lo < Hi) {
     uint64_t Mid = Lo + (Hi - Lo + 1) / 2;
     auto M = Fits(Mid);

@@ -48,11 +48,16 @@ static std::string formula(const ServeReport &R) {
          std::to_string(KV.Layers.size()) + " layers x " + Elem;
 }
 
+static const char *sequences(uint64_t N) {
+  return N == 1 ? "sequence" : "sequences";
+}
+
 static void printCapacityLine(raw_ostream &OS, const Capacity &C,
                               uint64_t Len) {
-  OS << formatv("{0} blocks, {1} tokens, {2} sequences of {3} (concurrency "
-                "{4:F2}x)",
-                C.Blocks, C.Tokens, C.Sequences, Len, C.MaxConcurrency);
+  OS << formatv("{0} blocks, {1} tokens, {2} {3} of {4} (concurrency "
+                "{5:F2}x)",
+                C.Blocks, C.Tokens, C.Sequences, sequences(C.Sequences), Len,
+                C.MaxConcurrency);
 }
 
 void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
@@ -100,9 +105,9 @@ void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
      << R.Figures.KVBytesPerToken << " bytes) = " << Cap.Blocks
      << " blocks = " << Cap.Tokens << " tokens\n";
   OS << formatv("max concurrency: {0} / {1} blocks a sequence of {2} tokens "
-                "= {3:F2}x ({4} whole sequences)\n",
+                "= {3:F2}x ({4} whole {5})\n",
                 Cap.Blocks, Cap.BlocksPerSequence, C.MaxModelLen,
-                Cap.MaxConcurrency, Cap.Sequences);
+                Cap.MaxConcurrency, Cap.Sequences, sequences(Cap.Sequences));
   OS << "longest max-model-len that starts: ";
   if (R.LongestUnbounded)
     OS << "unbounded (the sliding window caps each sequence's cache)\n";
