@@ -146,6 +146,10 @@ static Error checkIgnored(const api::Request &R) {
     if (!Given.empty())
       return makeInputError("--serve does not combine with " +
                             join(Given, ", "));
+    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::JSON &&
+        R.Emit != api::EmitKind::VLLM)
+      return makeInputError("--serve prints its report, --emit=json or "
+                            "--emit=vllm; other --emit kinds do not apply");
   }
   if (R.Emit == api::EmitKind::VLLM && !SR.Enabled)
     return makeInputError("--emit=vllm writes a server's engine arguments: "

@@ -342,10 +342,6 @@ static Expected<unsigned> kvBits(const api::ServeRequest &R,
 Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
                                ShapeInfo &Shapes) {
   const api::Request &Req = S.Req;
-  if (Req.Emit != api::EmitKind::Report && Req.Emit != api::EmitKind::JSON &&
-      Req.Emit != api::EmitKind::VLLM)
-    return makeInputError("--serve prints its report, --emit=json or "
-                          "--emit=vllm; other --emit kinds do not apply");
   auto Config = resolveConfig(S);
   if (!Config)
     return Config.takeError();
