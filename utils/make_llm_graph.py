@@ -77,7 +77,8 @@ class Builder:
         return names[0] if len(names) == 1 else names
 
 
-def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos=4096):
+def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos=4096,
+          cache_head=None):
     L = layers or cfg["layers"]
     H, nh, kv, inter, V = cfg["hidden"], cfg["heads"], cfg["kv"], cfg["inter"], cfg["vocab"]
     d = H // nh
@@ -159,7 +160,7 @@ def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos
             pk, pv = f"past_key_values.{i}.key", f"past_key_values.{i}.value"
             for name in (pk, pv):
                 inputs.append(helper.make_tensor_value_info(
-                    name, et, ["batch_size", kv, "past_sequence_length", d]))
+                    name, et, ["batch_size", kv, "past_sequence_length", cache_head or d]))
             ok, ov = f"present.{i}.key", f"present.{i}.value"
             for name in (ok, ov):
                 outputs.append(helper.make_tensor_value_info(
@@ -227,6 +228,10 @@ if __name__ == "__main__":
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="fp16")
     ap.add_argument("--layers", type=int)
+    ap.add_argument("--cache-head-size", type=int,
+                    help="declare the cache inputs with this head size (a broken export, "
+                         "for the error test)")
     a = ap.parse_args()
     import onnx
-    onnx.save(build(CONFIGS[a.config], a.attention, not a.no_cache, a.dtype, a.layers), a.out)
+    onnx.save(build(CONFIGS[a.config], a.attention, not a.no_cache, a.dtype, a.layers,
+                     cache_head=a.cache_head_size), a.out)

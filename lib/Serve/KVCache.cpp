@@ -335,8 +335,8 @@ static void fromAttentionPattern(const Graph &G, const ShapeInfo &Shapes,
 // The cache inputs: per token, the product of their fixed dims (the batch
 // and the past length are their symbols). [batch, kv_heads, past, head] or
 // GPT-2's [2, batch, heads, past, head] alike.
-static Error fromCacheInputs(const Graph &G, KVCacheLayout &Out,
-                             uint64_t &Bits) {
+static Error fromCacheInputs(const Graph &G, KVCacheLayout &Out, uint64_t &Bits,
+                             std::string &FirstCache) {
   SymbolRoles Roles = findSymbolRoles(G);
   uint64_t Total = 0;
   for (ValueId V : G.Inputs) {
@@ -364,6 +364,8 @@ static Error fromCacheInputs(const Graph &G, KVCacheLayout &Out,
           "' has no single symbolic length axis besides the batch; bind its "
           "other dims in the export");
     Total += E;
+    if (FirstCache.empty())
+      FirstCache = Val.Name;
     Bits = elementBits(Val.Type);
     if (Out.Type == ElementType::Undefined)
       Out.Type = Val.Type;
@@ -399,8 +401,9 @@ Expected<KVCacheLayout> serve::findKVCache(const Graph &G,
           ": its keys or values do not grow with the sequence symbol (" +
           "--seq's), so their width per token is unknown");
   uint64_t Bits = 0;
+  std::string FirstCache;
   ElementType FromOps = Out.Type;
-  if (Error E = fromCacheInputs(G, Out, Bits))
+  if (Error E = fromCacheInputs(G, Out, Bits, FirstCache))
     return std::move(E);
   if (Out.Layers.empty())
     return makeUnsupportedError(
@@ -411,11 +414,15 @@ Expected<KVCacheLayout> serve::findKVCache(const Graph &G,
   if (Out.Source != KVSource::CacheInputs && Out.CacheInputBytesPerToken) {
     uint64_t FromBlocks = Out.bytesPerToken(Bits);
     if (FromBlocks != *Out.CacheInputBytesPerToken)
-      return makeInputError(G.SourcePath + ": the " + Twine(Out.Layers.size()) +
-                            " attention blocks keep " + Twine(FromBlocks) +
-                            " bytes per token, but the " +
-                            Twine(Out.CacheInputs) + " cache inputs hold " +
-                            Twine(*Out.CacheInputBytesPerToken));
+      return makeInputError(
+          G.SourcePath + ": the " + Twine(Out.Layers.size()) +
+          " attention blocks keep " + Twine(FromBlocks) +
+          " bytes per token (the first, at " + Out.Layers[0].Where + ", " +
+          Twine(Out.Layers[0].KElemsPerToken) + " key and " +
+          Twine(Out.Layers[0].VElemsPerToken) + " value elements), but the " +
+          Twine(Out.CacheInputs) + " cache inputs hold " +
+          Twine(*Out.CacheInputBytesPerToken) + " (the first, '" + FirstCache +
+          "')");
   }
   if (FromOps != ElementType::Undefined && !Out.CacheInputs)
     Out.Type = FromOps;
