@@ -146,8 +146,9 @@ static StepShape prefillShape(uint64_t Chunk, uint64_t Len) {
   return St;
 }
 
-static StepShape decodeShape(const ServeContext &C, uint64_t Seqs,
-                             uint64_t Len) {
+// The decode step: one new token for each sequence after Len - 1 cached (a
+// graph without a cache input ignores the past).
+static StepShape decodeShape(uint64_t Seqs, uint64_t Len) {
   StepShape St;
   St.Batch = Seqs;
   St.Tokens = 1;
@@ -276,7 +277,7 @@ addLevers(ServeContext &Ctx, ServeReport &R,
   if (R.Decode.total() > R.Prefill.total() && C.MaxNumSeqs >= 2) {
     ServeConfig Cfg = C;
     Cfg.MaxNumSeqs = C.MaxNumSeqs / 2;
-    auto D = planStep(Ctx, decodeShape(Ctx, Cfg.MaxNumSeqs, C.MaxModelLen));
+    auto D = planStep(Ctx, decodeShape(Cfg.MaxNumSeqs, C.MaxModelLen));
     if (!D)
       return D.takeError();
     ServeFigures F = R.Figures;
@@ -339,6 +340,71 @@ static Expected<unsigned> kvBits(const api::ServeRequest &R,
                         "' is not one of auto, fp16, bf16, fp8, int8");
 }
 
+// The step peak of a server configured for a context of Len tokens (the
+// larger of its prefill and its decode), for the longest-context search and
+// the levers. A decode step whose activations do not grow with the context
+// (fused attention over a cache) is the same at every length: two lengths
+// far apart are planned and, when they agree, none between.
+static Expected<std::function<Expected<uint64_t>(uint64_t)>>
+stepAtLength(ServeContext &Ctx, const ServeReport &R) {
+  const ServeConfig &C = R.Config;
+  const uint64_t Far = uint64_t(1) << 20;
+  auto D1 = planStep(Ctx, decodeShape(C.MaxNumSeqs, 1));
+  if (!D1)
+    return D1.takeError();
+  auto DFar = planStep(Ctx, decodeShape(C.MaxNumSeqs, Far));
+  // A probe past 2^63 bytes only says the step grows.
+  bool Flat = DFar && D1->total() == DFar->total();
+  if (!DFar)
+    consumeError(DFar.takeError());
+  if (!Flat && R.Decode.ArenaBytes > D1->ArenaBytes)
+    Ctx.S.note("the decode step's activations grow with the context (arena " +
+               Twine(D1->ArenaBytes) + " bytes at 1 token, " +
+               Twine(R.Decode.ArenaBytes) + " at " + Twine(C.MaxModelLen) +
+               "): the export's attention copies the cache (a transpose, "
+               "repeated grouped-query heads), which a paged-attention "
+               "kernel does not");
+  uint64_t FlatDecode = D1->total();
+  std::function<Expected<uint64_t>(uint64_t)> StepAt =
+      [&Ctx, C, Flat, FlatDecode, Far](uint64_t Len) -> Expected<uint64_t> {
+    auto P = planStep(Ctx, prefillShape(C.MaxBatchedTokens, Len));
+    if (!P)
+      return P.takeError();
+    uint64_t D = FlatDecode;
+    if (!Flat || Len > Far) {
+      auto Dec = planStep(Ctx, decodeShape(C.MaxNumSeqs, Len));
+      if (!Dec)
+        return Dec.takeError();
+      D = Dec->total();
+    }
+    return std::max(P->total(), D);
+  };
+  return StepAt;
+}
+
+// The answer for programs and the output asked for.
+static Expected<int> emitServe(Session &S, const ServeReport &R) {
+  api::ServeAnswer A;
+  A.KVBytesPerToken = R.Figures.KVBytesPerToken;
+  A.KVBlocks = R.Cap.Blocks;
+  A.KVCapacityTokens = R.Cap.Tokens;
+  A.MaxConcurrency = R.Cap.MaxConcurrency;
+  A.LongestContext = R.Longest;
+  A.Unbounded = R.LongestUnbounded;
+  S.Res.Serve = A;
+  S.Res.TotalBytes = R.WeightBytes + R.Figures.StepBytes;
+  if (S.Req.Emit == api::EmitKind::JSON)
+    printServeJSON(S.OS, R);
+  else if (S.Req.Emit == api::EmitKind::VLLM) {
+    auto Text = vllmArguments(R);
+    if (!Text)
+      return Text.takeError();
+    S.OS << *Text;
+  } else
+    printServeText(S.OS, R);
+  return R.Cap.Starts ? 0 : 2;
+}
+
 Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
                                ShapeInfo &Shapes) {
   const api::Request &Req = S.Req;
@@ -376,7 +442,7 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
   auto Prefill = planStep(Ctx, prefillShape(C.MaxBatchedTokens, C.MaxModelLen));
   if (!Prefill)
     return Prefill.takeError();
-  auto Decode = planStep(Ctx, decodeShape(Ctx, C.MaxNumSeqs, C.MaxModelLen));
+  auto Decode = planStep(Ctx, decodeShape(C.MaxNumSeqs, C.MaxModelLen));
   if (!Decode)
     return Decode.takeError();
   R.Prefill = *Prefill;
@@ -387,44 +453,14 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
   if (Ctx.Roles.Past.empty())
     S.note("the export has no KV cache input: the decode step is planned as "
            "one new token per sequence, without its attention over the past");
-  // A decode step whose activations do not grow with the context (fused
-  // attention over a cache) is the same at every length: plan two lengths
-  // far apart and, when they agree, skip planning the ones between.
-  const uint64_t Far = uint64_t(1) << 20;
-  auto D1 = planStep(Ctx, decodeShape(Ctx, C.MaxNumSeqs, 1));
-  if (!D1)
-    return D1.takeError();
-  auto DFar = planStep(Ctx, decodeShape(Ctx, C.MaxNumSeqs, Far));
-  // A probe past 2^63 bytes only says the step grows.
-  bool DecodeFlat = DFar && D1->total() == DFar->total();
-  if (!DFar)
-    consumeError(DFar.takeError());
-  if (!DecodeFlat && R.Decode.ArenaBytes > D1->ArenaBytes)
-    S.note("the decode step's activations grow with the context (arena " +
-           Twine(D1->ArenaBytes) + " bytes at 1 token, " +
-           Twine(R.Decode.ArenaBytes) + " at " + Twine(C.MaxModelLen) +
-           "): the export's attention copies the cache (a transpose, "
-           "repeated grouped-query heads), which a paged-attention kernel "
-           "does not");
-  std::function<Expected<uint64_t>(uint64_t)> StepAt =
-      [&](uint64_t Len) -> Expected<uint64_t> {
-    auto P = planStep(Ctx, prefillShape(C.MaxBatchedTokens, Len));
-    if (!P)
-      return P.takeError();
-    uint64_t D = D1->total();
-    if (!DecodeFlat || Len > Far) {
-      auto Dec = planStep(Ctx, decodeShape(Ctx, C.MaxNumSeqs, Len));
-      if (!Dec)
-        return Dec.takeError();
-      D = Dec->total();
-    }
-    return std::max(P->total(), D);
-  };
-  auto Longest = longestContext(C, R.Figures, StepAt, &R.LongestUnbounded);
+  auto StepAt = stepAtLength(Ctx, R);
+  if (!StepAt)
+    return StepAt.takeError();
+  auto Longest = longestContext(C, R.Figures, *StepAt, &R.LongestUnbounded);
   if (!Longest)
     return Longest.takeError();
   R.Longest = *Longest;
-  if (Error E = addLevers(Ctx, R, StepAt))
+  if (Error E = addLevers(Ctx, R, *StepAt))
     return E;
   for (ValueId V : Ctx.G.Outputs)
     if (!isCacheValue(Ctx.G, V) &&
@@ -434,23 +470,5 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
              "logits for each sequence's last token only");
       break;
     }
-  api::ServeAnswer A;
-  A.KVBytesPerToken = R.Figures.KVBytesPerToken;
-  A.KVBlocks = R.Cap.Blocks;
-  A.KVCapacityTokens = R.Cap.Tokens;
-  A.MaxConcurrency = R.Cap.MaxConcurrency;
-  A.LongestContext = R.Longest;
-  A.Unbounded = R.LongestUnbounded;
-  S.Res.Serve = A;
-  S.Res.TotalBytes = R.WeightBytes + R.Figures.StepBytes;
-  if (Req.Emit == api::EmitKind::JSON)
-    printServeJSON(S.OS, R);
-  else if (Req.Emit == api::EmitKind::VLLM) {
-    auto Text = vllmArguments(R);
-    if (!Text)
-      return Text.takeError();
-    S.OS << *Text;
-  } else
-    printServeText(S.OS, R);
-  return R.Cap.Starts ? 0 : 2;
+  return emitServe(S, R);
 }
