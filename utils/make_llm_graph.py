@@ -220,6 +220,35 @@ def build(cfg, attention="eager", cache=True, dtype="fp16", layers=None, max_pos
     return m
 
 
+def merged(model):
+    """Optimum's merged decoder: the whole decoder in both branches of an If on a
+    use_cache_branch input (here the same body twice), the weights shared."""
+    g = model.graph
+    produced = {o for n in g.node for o in n.output}
+
+    def branch(prefix):
+        nodes = []
+        for n in g.node:
+            c = helper.make_node(n.op_type, [prefix + i if i in produced else i for i in n.input],
+                                 [prefix + o for o in n.output], name=prefix + n.name,
+                                 domain=n.domain)
+            c.attribute.extend(n.attribute)
+            nodes.append(c)
+        outs = [helper.make_tensor_value_info(prefix + o.name, o.type.tensor_type.elem_type,
+                                              None) for o in g.output]
+        return helper.make_graph(nodes, prefix + "branch", [], outs)
+
+    flag = helper.make_tensor_value_info("use_cache_branch", TensorProto.BOOL, [1])
+    node = helper.make_node("If", ["use_cache_branch"], [o.name for o in g.output],
+                            then_branch=branch("with_past/"), else_branch=branch("no_past/"))
+    out = helper.make_graph([node], g.name, list(g.input) + [flag], list(g.output),
+                            initializer=list(g.initializer))
+    m = helper.make_model(out, opset_imports=list(model.opset_import),
+                          producer_name=model.producer_name)
+    m.ir_version = model.ir_version
+    return m
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -228,10 +257,13 @@ if __name__ == "__main__":
     ap.add_argument("--no-cache", action="store_true")
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="fp16")
     ap.add_argument("--layers", type=int)
+    ap.add_argument("--merged", action="store_true",
+                    help="optimum's merged decoder: the decoder in both branches of an If")
     ap.add_argument("--cache-head-size", type=int,
                     help="declare the cache inputs with this head size (a broken export, "
                          "for the error test)")
     a = ap.parse_args()
     import onnx
-    onnx.save(build(CONFIGS[a.config], a.attention, not a.no_cache, a.dtype, a.layers,
-                     cache_head=a.cache_head_size), a.out)
+    m = build(CONFIGS[a.config], a.attention, not a.no_cache, a.dtype, a.layers,
+              cache_head=a.cache_head_size)
+    onnx.save(merged(m) if a.merged else m, a.out)

@@ -251,6 +251,39 @@ static NodeId valuesMatMul(const Graph &G, ValueId P, unsigned Depth) {
   return NoId;
 }
 
+// The guards of N as text: blocks with the same text run together.
+static std::string branchOf(const Graph &G, NodeId N) {
+  std::string Key;
+  for (const Guard &Gd : G.Nodes[N].Guards)
+    Key += std::to_string(Gd.Cond) + (Gd.WhenTrue ? "+" : "-") + ",";
+  return Key;
+}
+
+// Keeps the blocks of one branch when they lie in several (a merged
+// decoder's If): the branch whose blocks keep the most per token, so that
+// the cache is never under-counted.
+static void keepOneBranch(KVCacheLayout &Out) {
+  std::vector<std::string> Keys;
+  for (const KVLayer &L : Out.Layers)
+    if (!is_contained(Keys, L.Branch))
+      Keys.push_back(L.Branch);
+  if (Keys.size() < 2)
+    return;
+  auto Elems = [&](const std::string &K) {
+    uint64_t E = 0;
+    for (const KVLayer &L : Out.Layers)
+      if (L.Branch == K)
+        E += L.KElemsPerToken + L.VElemsPerToken;
+    return E;
+  };
+  std::string Best = Keys[0];
+  for (const std::string &K : Keys)
+    if (Elems(K) > Elems(Best))
+      Best = K;
+  Out.Branches = Keys.size();
+  erase_if(Out.Layers, [&](const KVLayer &L) { return L.Branch != Best; });
+}
+
 static std::string nodeName(const Graph &G, NodeId N) {
   const Node &Nd = G.Nodes[N];
   return Nd.Name.empty() ? Nd.OpType + " #" + std::to_string(N)
@@ -274,6 +307,7 @@ static void fromAttentionOps(const Graph &G, const ShapeInfo &Shapes,
       continue;
     KVLayer L;
     L.Where = nodeName(G, Id);
+    L.Branch = branchOf(G, Id);
     L.KElemsPerToken = W.perToken(N.input(1));
     L.VElemsPerToken = W.perToken(N.input(2));
     int64_t Heads = N.getInt("num_heads", N.getInt("q_num_heads", 0));
@@ -324,6 +358,7 @@ static void fromAttentionPattern(const Graph &G, const ShapeInfo &Shapes,
       continue;
     KVLayer L;
     L.Where = nodeName(G, Id);
+    L.Branch = branchOf(G, Id);
     L.KElemsPerToken = narrowestBack(G, W, G.Nodes[S].input(1));
     L.VElemsPerToken = narrowestBack(G, W, G.Nodes[P].input(1));
     if (Out.Type == ElementType::Undefined && G.Nodes[P].input(1) != NoId)
@@ -394,6 +429,7 @@ Expected<KVCacheLayout> serve::findKVCache(const Graph &G,
     Out.Source = KVSource::AttentionPattern;
     fromAttentionPattern(G, Shapes, W, Out);
   }
+  keepOneBranch(Out);
   for (const KVLayer &L : Out.Layers)
     if (!L.KElemsPerToken || !L.VElemsPerToken)
       return makeUnsupportedError(

@@ -48,16 +48,18 @@ static std::string formula(const ServeReport &R) {
          std::to_string(KV.Layers.size()) + " layers x " + Elem;
 }
 
+// "29.59x": two decimals, as vLLM logs its maximum concurrency.
+static std::string ratio(double X) { return formatv("{0:F2}x", X).str(); }
+
 static const char *sequences(uint64_t N) {
   return N == 1 ? "sequence" : "sequences";
 }
 
 static void printCapacityLine(raw_ostream &OS, const Capacity &C,
                               uint64_t Len) {
-  OS << formatv("{0} blocks, {1} tokens, {2} {3} of {4} (concurrency "
-                "{5:F2}x)",
-                C.Blocks, C.Tokens, C.Sequences, sequences(C.Sequences), Len,
-                C.MaxConcurrency);
+  OS << C.Blocks << " blocks, " << C.Tokens << " tokens, " << C.Sequences << " "
+     << sequences(C.Sequences) << " of " << Len << " (concurrency "
+     << ratio(C.MaxConcurrency) << ")";
 }
 
 void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
@@ -71,6 +73,9 @@ void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
      << ", block-size " << C.BlockSize << "\n";
   OS << "attention blocks: " << R.KV.Layers.size() << " (from the "
      << kvSourceName(R.KV.Source) << ")";
+  if (R.KV.Branches > 1)
+    OS << " in one of the export's " << R.KV.Branches
+       << " branches (an If runs one)";
   if (R.KV.CacheInputBytesPerToken && R.KV.Source != KVSource::CacheInputs)
     OS << "; the " << R.KV.CacheInputs << " cache inputs agree ("
        << *R.KV.CacheInputBytesPerToken << " bytes per token at the export's "
@@ -104,10 +109,10 @@ void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
      << Cap.BlockBytes << " (" << C.BlockSize << " tokens x "
      << R.Figures.KVBytesPerToken << " bytes) = " << Cap.Blocks
      << " blocks = " << Cap.Tokens << " tokens\n";
-  OS << formatv("max concurrency: {0} / {1} blocks a sequence of {2} tokens "
-                "= {3:F2}x ({4} whole {5})\n",
-                Cap.Blocks, Cap.BlocksPerSequence, C.MaxModelLen,
-                Cap.MaxConcurrency, Cap.Sequences, sequences(Cap.Sequences));
+  OS << "max concurrency: " << Cap.Blocks << " / " << Cap.BlocksPerSequence
+     << " blocks a sequence of " << C.MaxModelLen
+     << " tokens = " << ratio(Cap.MaxConcurrency) << " (" << Cap.Sequences
+     << " whole " << sequences(Cap.Sequences) << ")\n";
   OS << "longest max-model-len that starts: ";
   if (R.LongestUnbounded)
     OS << "unbounded (the sliding window caps each sequence's cache)\n";
@@ -221,10 +226,9 @@ Expected<std::string> serve::vllmArguments(const ServeReport &R) {
      << "  --kv-cache-dtype " << KV << " \\\n"
      << "  --block-size " << C.BlockSize << " \\\n"
      << "  --tensor-parallel-size " << C.TensorParallel << "\n";
-  OS << formatv("# predicted: {0} KV blocks, {1} tokens, concurrency {2:F2}x "
-                "at {3} tokens a sequence\n",
-                R.Cap.Blocks, R.Cap.Tokens, R.Cap.MaxConcurrency,
-                C.MaxModelLen);
+  OS << "# predicted: " << R.Cap.Blocks << " KV blocks, " << R.Cap.Tokens
+     << " tokens, concurrency " << ratio(R.Cap.MaxConcurrency) << " at "
+     << C.MaxModelLen << " tokens a sequence\n";
   if (!R.Cap.Starts)
     OS << "# does not start: " << R.Cap.Why << "\n";
   return OS.str();

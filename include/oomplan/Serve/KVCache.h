@@ -36,6 +36,10 @@ struct KVLayer {
   /// Tokens the layer attends back (a sliding window), when the export
   /// says so (GroupQueryAttention's local_window_size).
   std::optional<uint64_t> Window;
+  /// The If branch the block runs in ("" outside any): a merged decoder
+  /// (optimum's, with and without a cache) has a copy of every block in
+  /// each branch, and one step runs one of them.
+  std::string Branch;
 };
 
 /// Where the per-token figure came from.
@@ -53,6 +57,9 @@ struct KVCacheLayout {
   unsigned CacheInputs = 0;
   /// The symbols of the cache inputs' token axis ("past_sequence_length").
   std::vector<SymbolId> PastSymbols;
+  /// Branches of an If whose blocks were alternatives (0 or 1: none); the
+  /// widest branch's blocks are the Layers.
+  unsigned Branches = 0;
 
   /// K and V elements of one token over all layers.
   uint64_t elementsPerToken() const;
