@@ -35,4 +35,4 @@ config.substitutions.append(("%oomplan-run", os.path.join(config.oomplan_tools_d
 config.substitutions.append(("%oomplan", os.path.join(config.oomplan_tools_dir, "oomplan", "oomplan")))
 config.substitutions.append(("%models", os.path.join(config.oomplan_source_root, "test", "models")))
 config.substitutions.append(("%python", "/usr/bin/python3"))
-config.substitutions.append(("%expect_exit", "/usr/bin/python3 " + os.path.join(config.oomplan_source_root, "utils", "expect_exit.py")))
+config.substitutions.append(("%expect_exit", "/usr/bin/python3 " + os.path.join(config.oomplan_source_root, "utils", "ci", "expect_exit.py")))

@@ -10,10 +10,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 # One build, at -O2 (the shipped build's optimizer, less CMake's -O3, for
 # about 10% less compile time) with assertions on: no -DNDEBUG, so every
 # assert stays in (ours, and those in LLVM's headers: ArrayRef and
-# SmallVector bounds, casts), in every test, the unit tests included. Until
-# session 13 a second build with assertions ran beside an NDEBUG one; on a
-# machine 1.6 times slower than the one that layout was made on, the two
-# builds took CI past 15 minutes (docs/development.md#ci). Nothing in lib/
+# SmallVector bounds, casts), in every test, the unit tests included: one
+# build serves every suite (docs/development.md). Nothing in lib/
 # depends on NDEBUG but the asserts themselves.
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS_RELEASE=-O2 -DCMAKE_C_FLAGS_RELEASE=-O2 \
@@ -22,8 +20,8 @@ cmake --build "$BUILD_DIR" -j "$(nproc)"
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
 
 # Each libFuzzer target for FUZZ_SECONDS (60; 0 skips), in its own clang
-# build (utils/fuzz.sh; docs/development.md#fuzzing).
+# build (utils/ci/fuzz.sh; docs/development.md#fuzzing).
 # The three targets run at once (FUZZ_JOBS=3): each still gets its 60 s.
 if [[ ${FUZZ_SECONDS:-60} -gt 0 ]]; then
-  FUZZ_JOBS=${FUZZ_JOBS:-3} bash utils/fuzz.sh "${FUZZ_SECONDS:-60}"
+  FUZZ_JOBS=${FUZZ_JOBS:-3} bash utils/ci/fuzz.sh "${FUZZ_SECONDS:-60}"
 fi

@@ -37,10 +37,10 @@ static const DeviceProfile Profiles[] = {
      80 * GiB},
     {"H100-PCIe", 51 * T, 378 * T, 756 * T, 756 * T, 2000 * G, 64 * G,
      80 * GiB},
-    // H200: the efficiencies and the floor are what the second GPU run's
-    // single-kernel models measured of oomplan-run's CUDA kernels
-    // (utils/calibrate_profile.py on utils/calibration/, gpu-check's
-    // section 4b, 2026-12-04; docs/h200-calibrated.json): bf16 tensor
+    // H200: the efficiencies and the floor are what the single-kernel
+    // models measured of oomplan-run's CUDA kernels
+    // (utils/gpu/calibrate_profile.py on utils/gpu/calibration/, gpu-check's
+    // section 4b; docs/h200-calibrated.json): bf16 tensor
     // products 0.7467 (a 4096^3 bf16 product), FP32 0.7621 (an SGEMM),
     // memory 0.2725 (Add, Transpose, LayerNormalization), dense
     // convolutions 0.4329 and depthwise 0.4981 of that roofline (cuDNN),
@@ -49,11 +49,10 @@ static const DeviceProfile Profiles[] = {
     // each is within 0.82x to 1.18x of its measured steps
     // (docs/gpu-results.md). The overhead: oomplan-run's CUDA context
     // (527 MiB), library handles (78 MiB) and the 2 MiB cuBLAS takes in a
-    // first run, rounded up to a MiB (607 MiB; the first GPU run).
+    // first run, rounded up to a MiB (607 MiB).
     // PyTorch eager (training plans): memory 0.90, a device-to-device copy
-    // at 4.3 TB/s measured here on 2026-10-28, and a 3 us floor, a usual
-    // eager launch gap, not measured (the row's values before the second
-    // run; gpu-check's section 4d measures both).
+    // at 4.3 TB/s, and a 3 us floor, a usual eager launch gap, not
+    // measured (gpu-check's section 4d measures both).
     // Memory: what nvidia-smi and cudaMemGetInfo report on the card, 143771
     // MiB (measured with PyTorch 2.11, driver 580), not the 141 GB sold.
     {"H200", 67 * T, 494.7 * T, 989.4 * T, 989.4 * T, 4800 * G, 64 * G,

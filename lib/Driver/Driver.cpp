@@ -12,6 +12,7 @@
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
+#include "oomplan/Transforms/InferencePrecision.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace llvm;
@@ -82,8 +83,6 @@ static Error checkIgnored(const api::Request &R) {
     std::vector<std::string> Given;
     if (T.Optimizer)
       Given.push_back("--optimizer");
-    if (T.Precision)
-      Given.push_back("--precision");
     if (T.GradAccum)
       Given.push_back("--grad-accum");
     if (!T.Freeze.empty())
@@ -232,6 +231,25 @@ static Error resolveStepOptions(Session &S) {
   return report::parseCudaAllocConf(*T.CudaAllocConf).takeError();
 }
 
+// --precision without --train: the model's fp32 tensors in 16 bits.
+static Error resolveInferencePrecision(Session &S) {
+  const std::optional<std::string> &P = S.Req.Train.Precision;
+  if (!P || *P == "fp32")
+    return Error::success();
+  if (*P != "fp16" && *P != "bf16")
+    return makeInputError(
+        "--precision=" + *P +
+        (StringRef(*P).endswith("-mixed") || StringRef(*P).endswith("-autocast")
+             ? " is a training precision (add --train); "
+             : " is not a precision; ") +
+        "inference takes fp32, fp16 or bf16");
+  if (StringRef(S.Req.ModelPath).endswith(".csv"))
+    return makeInputError("--precision applies to models, not to CSV "
+                          "instances of placement");
+  S.InferenceHalf = *P == "bf16" ? ElementType::BFloat16 : ElementType::Float16;
+  return Error::success();
+}
+
 Error driver::resolveOptions(Session &S) {
   const api::Request &R = S.Req;
   if (Error E = checkIgnored(R))
@@ -249,7 +267,7 @@ Error driver::resolveOptions(Session &S) {
     return Dev.takeError();
   S.Device = *Dev;
   // A named device whose overhead was measured brings it as the default
-  // (issue 13: the CUDA context and library handles); --overhead 0 opts out.
+  // (the CUDA context and library handles); --overhead 0 opts out.
   if (!R.Overhead && R.Device && S.Device.OverheadBytes) {
     S.Overhead = S.Device.OverheadBytes;
     S.OverheadFromDevice = true;
@@ -260,12 +278,12 @@ Error driver::resolveOptions(Session &S) {
       return B.takeError();
     S.Budget = *B;
   } else if (R.Device) {
-    // A named device is a budget: its memory (issue 17.1).
+    // A named device is a budget: its memory.
     S.Budget = S.Device.MemoryBytes;
     S.BudgetFromDevice = true;
   }
   if (!R.Train.Enabled)
-    return Error::success();
+    return resolveInferencePrecision(S);
   const api::TrainingRequest &T = R.Train;
   auto O = parseOptimizer(T.Optimizer.value_or("adam"));
   if (!O)
@@ -302,6 +320,22 @@ static Expected<int> runSession(Session &S) {
     return planner::runAlgorithm(S.Req.Algorithm, {}, {}).takeError();
   if (Error E = resolveOptions(S))
     return E;
+  // First, so that the workspaces installed next are sized for 16 bits.
+  if (S.InferenceHalf) {
+    // The fused convolution (Conv + residual + activation) exists for fp32
+    // only, in ONNX Runtime as in oomplan-run (FusionConv.cpp fuses fp32
+    // convolutions): a 16-bit model keeps its convolutions unfused, and so
+    // does the same model converted here.
+    S.FusedSupported = [](StringRef OpType) { return OpType != "OomplanConv"; };
+    ElementType Half = *S.InferenceHalf;
+    std::shared_ptr<unsigned> Kept = S.KeptInFloat;
+    S.appendScheduleEdit([Half, Kept](const Graph &G, const ShapeInfo &Shapes,
+                                      ArrayRef<std::optional<int64_t>>,
+                                      Schedule &Sched) -> Error {
+      *Kept = applyInferencePrecision(G, Shapes, Half, Sched);
+      return Error::success();
+    });
+  }
   if (Error E = installBackend(S))
     return E;
   S.Res.BudgetBytes = S.Budget;

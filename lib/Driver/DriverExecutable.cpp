@@ -272,6 +272,12 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   Session S(R, Res);
   if (Error E = resolveOptions(S))
     return E;
+  if (S.InferenceHalf)
+    return makeInputError(
+        "--precision=" + *R.Train.Precision +
+        ": oomplan-run runs the graph's own element types; plan the converted "
+        "model instead (onnxconverter-common's convert_float_to_float16 "
+        "writes it)");
   S.EditSchedule = [&K](const Graph &G, const ShapeInfo &Shapes,
                         ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
     return addWorkspaces(K, G, Shapes, B, Sched);

@@ -141,40 +141,23 @@ static Expected<Plan> microBatchPlan(unsigned K, const PlanContext &C,
 }
 
 report::FitFn driver::makeFitRemedy(Session &S, const PlanContext &C,
-                                    const Plan &Base,
-                                    const PipelineOptions &PO) {
-  return [&S, &C, &Base, PO](uint64_t Budget) -> Expected<report::FitOutcome> {
-    CostOptions CO;
-    CO.TF32 = S.Req.Fit.TF32;
-    CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, C.Bindings), S.Device, CO);
-    FitResult R;
-    // As fitPlan: under PyTorch the caching allocator's figure decides, and
-    // a fit whose tensors fit but whose reserved bytes do not is made again
-    // with that excess kept free.
-    uint64_t Reserve = 0;
-    Expected<Plan> P = makeInputError("unreached");
-    for (unsigned Try = 0; Try < 3; ++Try) {
-      consumeError(P.takeError());
-      R = FitResult();
-      uint64_t Tensors = Budget > Reserve ? Budget - Reserve : 0;
-      P = fitAndPlace(Base.Sched, Cost, fitOptions(S.Req.Fit, PO, Tensors), PO,
-                      R);
-      if (!P)
-        return P.takeError();
-      if (Error E = setRuntimeReserved(S, C, *P))
-        return std::move(E);
-      if (!R.Fits || P->decidingBytes() <= Budget || !reservedDecides(S))
-        break;
-      Reserve = std::max(saturatingAdd(Reserve, P->decidingBytes() - Budget),
-                         P->decidingBytes() - P->totalBytes());
-    }
+                                    const Plan &Base, const PipelineOptions &PO,
+                                    const report::PlanFn &PlanAt,
+                                    const PassesPlanFn &PlanPasses) {
+  // The budget the report passes is the request's less the overhead, which
+  // fitPlan takes from the session itself.
+  return [&S, &C, &Base, PO, &PlanAt,
+          &PlanPasses](uint64_t) -> Expected<report::FitOutcome> {
+    auto F = fitPlan(S, C, Base, PO, PlanAt, PlanPasses);
+    if (!F)
+      return F.takeError();
     report::FitOutcome Out;
-    Out.TotalBytes = P->decidingBytes();
-    Out.OverheadPercent = R.overheadPercent();
-    Out.Fits = R.Fits && P->decidingBytes() <= Budget;
-    Out.Strategy = Out.Fits ? R.Strategy
-                            : "no recompute/offload fits" +
-                                  (R.Why.empty() ? "" : ": " + R.Why);
+    Out.TotalBytes = F->P.decidingBytes();
+    Out.OverheadPercent = F->overheadPercent();
+    Out.Fits = F->Fits;
+    Out.Strategy =
+        Out.Fits ? F->R.Strategy
+                 : "nothing fits" + (F->R.Why.empty() ? "" : ": " + F->R.Why);
     return Out;
   };
 }
@@ -424,6 +407,11 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
     Seen = std::move(A.Seen);
     PassSecs = F.R.Time.TotalSeconds;
     PassStrategy = A.PassStrategy;
+  } else if (F.Passes > 1) {
+    // --micro-batches=K is a transform too: the strategy names it first, as
+    // the chooser's own choice of K does.
+    F.R.Strategy = "micro-batches " + std::to_string(F.Passes) +
+                   (F.R.Strategy == "none" ? "" : " + " + F.R.Strategy);
   }
   F.BaseSeconds = simulate(Base.Sched, Full).TotalSeconds;
   F.P = std::move(*P);
@@ -508,8 +496,13 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   if (Over)
     printHeadline(OS, F);
   printSettings(S);
-  OS << "fit: device " << S.Device.Name << ", budget "
-     << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes << " bytes)";
+  OS << "fit: device " << S.Device.Name;
+  if (S.Budget)
+    OS << ", budget " << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes
+       << " bytes)";
+  else // The transforms still need a bound: the card's memory.
+    OS << ", no budget given (fitted within the device's "
+       << formatBytes(F.BudgetBytes) << ")";
   if (F.OverheadBytes)
     OS << ", overhead " << formatBytes(F.OverheadBytes) << " ("
        << F.OverheadBytes << " bytes)";

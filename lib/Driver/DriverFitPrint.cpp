@@ -57,7 +57,7 @@ void driver::printInserted(raw_ostream &OS, const Schedule &S, bool All) {
 // One row per budget: ours (placed and verified, the same as a --fit run at
 // that budget would print) against sqrt(n) checkpointing, whose schedule does
 // not depend on the budget: placed once, it fits or not (by its placement,
-// like every other plan in the table, not by its lower bound: issue 17).
+// like every other plan in the table, not by its lower bound).
 // Rows are computed first so that the strategy column is as wide as its
 // longest entry and the overhead column stays in line.
 void driver::printTable(raw_ostream &OS, const api::FitRequest &F,

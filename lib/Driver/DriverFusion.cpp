@@ -124,6 +124,25 @@ Error driver::prepareModel(Session &S, std::unique_ptr<Graph> &G,
     auto F = fuseGraph(*G, Shapes, O);
     if (!F)
       return F.takeError();
+    // The report's "lower precision" remedy plans what --precision=bf16
+    // plans: the graph fused without the fp32-only convolution.
+    if (F->Stats.Conv && !S.InferenceHalf && !Train) {
+      FusionOptions H = O;
+      H.Supported = [Sup = O.Supported](StringRef Op) {
+        return Op != "OomplanConv" && (!Sup || Sup(Op));
+      };
+      auto HF = fuseGraph(*G, Shapes, H);
+      if (!HF)
+        return HF.takeError();
+      std::shared_ptr<const Graph> HG(HF->G ? std::move(HF->G)
+                                            : std::make_unique<Graph>(*G));
+      auto HS = inferShapes(*HG);
+      if (!HS)
+        return makeInternalError("shape inference of the fused graph: " +
+                                 toString(HS.takeError()));
+      S.HalfGraph = std::move(HG);
+      S.HalfShapes = std::make_shared<const ShapeInfo>(std::move(*HS));
+    }
     S.Fusion->Stats = F->Stats;
     if (F->G) {
       auto NS = inferShapes(*F->G);

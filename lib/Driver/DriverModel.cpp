@@ -58,14 +58,21 @@ static Error bindInputShape(const Graph &G, const api::InputShape &In,
       return makeInputError(Origin + ": dim " + std::to_string(I) +
                             " of input '" + In.Name + "' is fixed at " +
                             std::to_string(D.Size));
-    if (D.K == DeclaredDim::Kind::Symbol)
-      Out.push_back({G.Symbols[D.Symbol], In.Dims[I], Origin});
+    if (D.K != DeclaredDim::Kind::Symbol)
+      continue;
+    // Checked here, not by bindSymbols: that would name a --dim never given.
+    if (In.Dims[I] < 1 || In.Dims[I] > (int64_t(1) << 40))
+      return makeInputError(
+          Origin + ": dim " + std::to_string(I) + " of input '" + In.Name +
+          "' ('" + G.Symbols[D.Symbol] + "') is " + std::to_string(In.Dims[I]) +
+          "; a symbolic dim takes 1 to 2^40");
+    Out.push_back({G.Symbols[D.Symbol], In.Dims[I], Origin});
   }
   return Error::success();
 }
 
 // Two options that bind one symbol to different values: refuse, naming both
-// (issue 17.7: "--batch 8 --dim batch=4" used to plan batch 4 silently).
+// ("--batch 8 --dim batch=4" must not plan batch 4 silently).
 static Error checkConflicts(const Graph &G, const api::Request &R,
                             ArrayRef<NamedBinding> Named) {
   SymbolRoles Roles = findSymbolRoles(G);
@@ -95,14 +102,14 @@ static Error checkConflicts(const Graph &G, const api::Request &R,
   return Error::success();
 }
 
-// --max-batch without --batch searches from batch 1, and --max-seq without
-// --seq from seq 1; the other role, when not given, is 1 for the batch (one
-// request at a time) and has no default for the sequence: the largest batch
-// depends on it too much to guess one, so --max-batch asks for it.
+// --max-batch and --sweep without --batch search from batch 1, and --max-seq
+// without --seq from seq 1; the other role, when not given, is 1 for the batch
+// (one request at a time) and has no default for the sequence: the largest
+// batch depends on it too much to guess one, so --max-batch asks for it.
 static Error defaultSearchedRoles(Session &S, const Graph &G,
                                   BindingRequest &BR) {
   const api::ReportRequest &RR = S.Req.Report;
-  if (!RR.MaxBatch && !RR.MaxSeq)
+  if (!RR.MaxBatch && !RR.MaxSeq && !RR.Sweep)
     return Error::success();
   SymbolRoles Roles = findSymbolRoles(G);
   auto NamedAny = [&](ArrayRef<SymbolId> Syms) {
@@ -112,11 +119,21 @@ static Error defaultSearchedRoles(Session &S, const Graph &G,
           return true;
     return false;
   };
+  const char *Flag = RR.MaxBatch ? "--max-batch"
+                     : RR.MaxSeq ? "--max-seq"
+                                 : "--sweep";
   if (!BR.Batch && !Roles.Batch.empty() && !NamedAny(Roles.Batch)) {
     BR.Batch = 1;
-    S.note(Twine(RR.MaxBatch ? "--max-batch" : "--max-seq") +
-           " without --batch: planned at batch 1" +
-           (RR.MaxBatch ? ", where the search starts" : ""));
+    S.note(Twine(Flag) + " without --batch: planned at batch 1" +
+           (RR.MaxBatch || RR.Sweep ? ", where the search starts" : ""));
+  }
+  // The sweep tabulates sequence lengths from 128 (report::sweepMemory):
+  // the plan it starts from is the table's first row.
+  if (!BR.Seq && !Roles.Seq.empty() && !NamedAny(Roles.Seq) && RR.Sweep &&
+      !RR.MaxBatch && !RR.MaxSeq) {
+    BR.Seq = 128;
+    S.note("--sweep without --seq: planned at seq 128, where the table "
+           "starts");
   }
   if (!BR.Seq && !Roles.Seq.empty() && !NamedAny(Roles.Seq)) {
     if (!RR.MaxSeq)
@@ -230,6 +247,17 @@ void driver::printSettings(Session &S) {
               "--overhead 0 for none)";
     S.OS << '\n';
   }
+  if (S.InferenceHalf) {
+    S.OS << "precision: " << *R.Train.Precision
+         << ", every fp32 tensor in 16 bits (weights, inputs, activations, "
+            "outputs)";
+    if (*S.KeptInFloat)
+      S.OS << "; " << *S.KeptInFloat << (*S.KeptInFloat == 1 ? " op" : " ops")
+           << " kept in fp32 as ONNX Runtime's float16 conversion keeps "
+              "them (Resize, Range, TopK, ...), each with fp32 copies of its "
+              "inputs and a cast of its output";
+    S.OS << '\n';
+  }
   if (!S.training())
     return;
   const api::TrainingRequest &T = R.Train;
@@ -278,6 +306,13 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
     return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true)
                         : planGraph(G, Shapes, B, PO);
   };
+  // The passes micro-batching splits the batch into: training accumulates
+  // the weight gradients over them (--grad-accum K).
+  PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
+                                unsigned K) {
+    return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
+                        : planGraph(G, Shapes, B, PO);
+  };
   if (fitRuns(S, P)) {
     // Say so rather than silently ignore what the fit does not honour yet.
     std::vector<std::string> Ignored = reportOnlyOptions(R);
@@ -287,13 +322,6 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
       return makeInputError("--fit does not combine with " +
                             join(Ignored, ", ") +
                             " yet; run them without --fit");
-    // The passes micro-batching splits the batch into: training
-    // accumulates the weight gradients over them (--grad-accum K).
-    PassesPlanFn PlanPasses = [&](ArrayRef<std::optional<int64_t>> B,
-                                  unsigned K) {
-      return S.training() ? planTraining(S, G, Shapes, B, PO, /*Quiet=*/true, K)
-                          : planGraph(G, Shapes, B, PO);
-    };
     return runFit(S, C, P, PO, PlanAt, PlanPasses, MainLog);
   }
   if (!R.Fit.NoFit && !P.fits()) {
@@ -303,6 +331,12 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
     S.note("not fitted (" + join(Why, ", ") +
            " answer for the plan as is; docs/fitting.md)");
   }
+  if (R.Fit.ShowPlan)
+    S.note(std::string("--fit-show-plan: nothing was fitted (") +
+           (!P.BudgetBytes ? "no budget was given"
+            : P.fits()     ? "the plan fits the budget as is"
+                           : "see above") +
+           "); the report is the plan as is");
   S.printPasses(G, MainLog);
   if (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan)
     printSettings(S);
@@ -313,7 +347,7 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
   case api::EmitKind::JSON:
   case api::EmitKind::Report:
     return runReport(S, C, P, PO, PlanAt, R.Emit == api::EmitKind::JSON,
-                     makeFitRemedy(S, C, P, PO));
+                     makeFitRemedy(S, C, P, PO, PlanAt, PlanPasses));
   case api::EmitKind::CSV:
     emitCSV(S.OS, P, R.IOInArena);
     break;

@@ -233,8 +233,10 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   }
   if (!Chosen) {
     OS << "no configuration of " << (AutoDevices ? "up to " : "")
-       << Search.Devices << " x " << S.Device.Name << " fits (" << Search.Tried
-       << " tried)\n";
+       << Search.Devices << " x " << S.Device.Name << " fits";
+    if (S.Budget)
+      OS << " a budget of " << gib(*S.Budget) << " per device";
+    OS << " (" << Search.Tried << " tried)\n";
     for (const Candidate &C : Search.RunnersUp)
       OS << "  " << formatSpec(C.Spec) << ": " << C.Why << "\n";
     return 2;

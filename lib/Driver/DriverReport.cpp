@@ -17,6 +17,7 @@
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
 #include "oomplan/Support/Error.h"
+#include "oomplan/Transforms/InferencePrecision.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 
@@ -118,7 +119,25 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
       return P;
     };
   else
-    RO.PlanAtPrecision = report::inferencePrecisionPlanner(PlanAt, C, PO);
+    // The plan --precision=bf16 makes: the conversion runs first, the
+    // workspaces and fusions installed after it see 16-bit tensors.
+    RO.PlanAtPrecision = [&C, PO, HG = S.HalfGraph, HS = S.HalfShapes](
+                             ArrayRef<std::optional<int64_t>> B,
+                             StringRef Precision) -> Expected<Plan> {
+      PipelineOptions Half = PO;
+      ElementType T = Precision.startswith("bf16") ? ElementType::BFloat16
+                                                   : ElementType::Float16;
+      Half.EditSchedule =
+          [T, Rest = PO.EditSchedule](const Graph &G, const ShapeInfo &Shapes,
+                                      ArrayRef<std::optional<int64_t>> B,
+                                      Schedule &Sched) -> Error {
+        applyInferencePrecision(G, Shapes, T, Sched);
+        return Rest ? Rest(G, Shapes, B, Sched) : Error::success();
+      };
+      if (HG)
+        return planGraph(*HG, *HS, B, Half);
+      return planGraph(C.G, C.Shapes, B, Half);
+    };
   SymbolRoles Roles = findSymbolRoles(C.G);
   auto R = report::buildReport(P, C, Roles, PlanAt, PO, RO);
   if (!R)

@@ -7,6 +7,35 @@
 
 using namespace oomplan;
 
+// The first graph input with an unbound declared dim, as --input-shape
+// would give it: " (input 'x' is 1xSx16)".
+static std::string
+inputShapeExample(const Graph &G, const ShapeInfo &Shapes,
+                  llvm::ArrayRef<std::optional<int64_t>> Bindings) {
+  for (ValueId In : G.Inputs) {
+    const Value &V = G.Values[In];
+    bool Unbound = false;
+    std::vector<std::string> Dims;
+    for (const DeclaredDim &D : V.Shape) {
+      if (D.K == DeclaredDim::Kind::Static) {
+        Dims.push_back(std::to_string(D.Size));
+        continue;
+      }
+      if (D.K != DeclaredDim::Kind::Symbol || D.Symbol >= Bindings.size())
+        return ""; // An unnamed dim: no example to give.
+      if (Bindings[D.Symbol]) {
+        Dims.push_back(std::to_string(*Bindings[D.Symbol]));
+        continue;
+      }
+      Unbound = true;
+      Dims.push_back(Shapes.SymbolNames[D.Symbol]);
+    }
+    if (Unbound)
+      return " (input '" + V.Name + "' is " + llvm::join(Dims, "x") + ")";
+  }
+  return "";
+}
+
 llvm::Expected<std::vector<uint64_t>>
 oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
                             llvm::ArrayRef<std::optional<int64_t>> Bindings) {
@@ -49,7 +78,9 @@ oomplan::evaluateValueBytes(const Graph &G, const ShapeInfo &Shapes,
       return makeInputError(
           G.SourcePath + ": unbound symbols: " + llvm::join(Unbound, ", ") +
           " (value '" + V.Name + "' needs " + llvm::join(Missing, ", ") +
-          "); bind them with --batch, --seq or --dim NAME=VALUE");
+          "); bind them with --batch, --seq, --dim NAME=VALUE or "
+          "--input-shape NAME=D0xD1x..." +
+          inputShapeExample(G, Shapes, Bindings));
     auto B = VS.Bytes.evaluate(Bindings, Shapes.SymbolNames);
     if (!B)
       return prependContext(B.takeError(),

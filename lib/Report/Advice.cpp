@@ -65,9 +65,14 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   auto Sharded = replanSharded(In.P, In.C, Devices, In.Opts);
   if (!Sharded)
     return Sharded.takeError();
-  std::string Detail = std::to_string(Devices) +
-                       " devices sharing weights, gradients and optimizer "
-                       "state; per device";
+  // Inference has no gradients or optimizer state to share.
+  bool Training = llvm::any_of(In.P.Sched.Steps, [](const Step &S) {
+    return S.Kind == StepKind::Optimizer;
+  });
+  std::string Detail =
+      std::to_string(Devices) + " devices sharing " +
+      (Training ? "weights, gradients and optimizer state" : "the weights") +
+      "; per device";
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
   Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,
@@ -98,11 +103,10 @@ lowerPrecision(const DiagnosisInput &In) {
       Training ? std::string("--precision=") + LowerPrecisionName +
                      ": 16-bit weights, activations and gradients; fp32 "
                      "master weights and optimizer state"
-               : "bf16 weights and activations (the model exported in 16 "
-                 "bits)";
+               : "--precision=bf16: 16-bit weights and activations";
   Remedy R = fromBytes(RemedyKind::LowerPrecision, "lower precision", Detail,
                        After, In);
-  R.Precision = LowerPrecisionName;
+  R.Precision = Training ? LowerPrecisionName : "bf16";
   return R;
 }
 
@@ -140,7 +144,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
       Detail +=
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
-    Remedy R = fromBytes(RemedyKind::Fit, "recompute/offload (--fit)", Detail,
+    Remedy R = fromBytes(RemedyKind::Fit, "fit (--fit)", Detail,
                          F->TotalBytes + In.OverheadBytes, In);
     R.Fits = R.Fits && F->Fits;
     if (F->Fits) {

@@ -143,7 +143,8 @@ static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
       (Training ? std::string("--precision=") + LowerPrecisionName +
                       " (16-bit activations and gradients, fp32 master "
                       "weights and optimizer state)"
-                : std::string("16-bit (fp16/bf16) weights and activations")) +
+                : std::string("--precision=bf16 (16-bit weights and "
+                              "activations)")) +
       Where.str() + " need " + describeBytes(HalfBytes) +
       (HalfBytes <= In.BudgetBytes ? ": fits" : ": still does not fit"));
 }

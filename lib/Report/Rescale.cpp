@@ -43,57 +43,6 @@ llvm::Expected<Plan> report::replanResized(const Plan &P, ResizeFn Resize,
   return buildPlan(std::move(S), std::move(L), PO);
 }
 
-ElementType report::lowerPrecisionType(ElementType T) {
-  if (T == ElementType::Float || T == ElementType::Double)
-    return ElementType::Float16;
-  return ElementType::Undefined;
-}
-
-llvm::Expected<Plan> report::replanHalfPrecision(const Plan &P,
-                                                 const PlanContext &C,
-                                                 const PipelineOptions &Opts,
-                                                 ElementType Half) {
-  Schedule S = P.Sched;
-  for (TensorId T = 0; T < S.Tensors.size(); ++T) {
-    ScheduleTensor &ST = S.Tensors[T];
-    if (ST.Kind == TensorKind::OptimizerState)
-      continue;
-    ValueId V = describedValue(P, C, T);
-    if (V == NoId || V >= C.Shapes.Values.size())
-      continue;
-    ElementType From =
-        ST.Type != ElementType::Undefined ? ST.Type : C.Shapes.Values[V].Type;
-    if (lowerPrecisionType(From) == ElementType::Undefined)
-      continue;
-    // float: 4 -> 2 bytes per element; double: 8 -> 2.
-    ST.SizeBytes /= elementBits(From) / 16;
-    ST.Type = Half;
-  }
-  Lifetimes L = computeLifetimes(S, Opts.Liveness);
-  PlanOptions PO = Opts.Placement;
-  PO.BudgetBytes = P.BudgetBytes;
-  return buildPlan(std::move(S), std::move(L), PO);
-}
-
-PrecisionPlanFn report::inferencePrecisionPlanner(const PlanFn &PlanAt,
-                                                  const PlanContext &C,
-                                                  const PipelineOptions &Opts) {
-  const Graph *G = &C.G;
-  const ShapeInfo *Shapes = &C.Shapes;
-  return [G, Shapes, PlanAt,
-          Opts](llvm::ArrayRef<std::optional<int64_t>> B,
-                llvm::StringRef Precision) -> llvm::Expected<Plan> {
-    auto P = PlanAt(B);
-    if (!P)
-      return P.takeError();
-    PlanContext CB{*G, *Shapes, B};
-    return replanHalfPrecision(*P, CB, Opts,
-                               Precision.startswith("bf16")
-                                   ? ElementType::BFloat16
-                                   : ElementType::Float16);
-  };
-}
-
 bool report::usesHalfPrecision(const Plan &P, const PlanContext &C) {
   for (TensorId T = 0; T < P.Sched.Tensors.size(); ++T) {
     ElementType Ty = P.Sched.Tensors[T].Type;

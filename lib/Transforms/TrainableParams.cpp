@@ -16,6 +16,7 @@
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Transforms/Training.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/Regex.h"
@@ -46,6 +47,12 @@ llvm::Expected<TrainPrecision> oomplan::parsePrecision(llvm::StringRef Name) {
           .Case("bf16-autocast", TrainPrecision::BF16Autocast)
           .Case("fp16-autocast", TrainPrecision::FP16Autocast)
           .Default(std::nullopt);
+  if (!P && (Name == "fp16" || Name == "bf16"))
+    return makeInputError("--precision=" + Name +
+                          " is for inference (without --train); a training "
+                          "step in 16 bits is " +
+                          Name + "-mixed (fp32 master weights) or " + Name +
+                          "-autocast");
   if (!P)
     return makeInputError("unknown precision '" + Name +
                           "' (expected fp32, fp16-mixed, bf16-mixed, "
@@ -139,6 +146,28 @@ oomplan::trainableParameters(const Graph &G, const TrainingOptions &Opts) {
       return makeInputError("--tied: '" + A +
                             "' is the second of another tie; tie to its first "
                             "weight instead");
+  // A pattern that names no weight is a typo, and planning on as if it
+  // froze something would answer a question nobody asked.
+  for (const std::string &P : Opts.Freeze) {
+    bool Any = false;
+    for (ValueId W : G.Weights) {
+      auto M = matchesPattern(P, G.Values[W].Name);
+      if (!M)
+        return M.takeError();
+      Any |= *M;
+    }
+    if (!Any) {
+      std::vector<std::string> Some;
+      for (ValueId W : G.Weights)
+        if (Some.size() < 3)
+          Some.push_back("'" + G.Values[W].Name + "'");
+      return makeInputError("--freeze '" + P + "' matches no weight of " +
+                            G.SourcePath +
+                            (Some.empty() ? std::string(" (it has none)")
+                                          : " (its weights are named like " +
+                                                llvm::join(Some, ", ") + ")"));
+    }
+  }
   std::vector<ValueId> Params;
   for (ValueId W : G.Weights) {
     const Value &V = G.Values[W];

@@ -28,8 +28,8 @@ BERT = os.path.join(MODELS, "bert_like.onnx")
 RESNET = os.path.join(MODELS, "resnet50.onnx")
 TRAIN_GPT = os.path.join(MODELS, "train", "gpt_like.onnx")
 CSV = os.path.join(MODELS, "minimalloc", "A.1048576.csv")
-# A 2-layer decoder with GroupQueryAttention and a KV cache (utils/
-# make_llm_graph.py --config tiny --attention gqa) for --serve.
+# A 2-layer decoder with GroupQueryAttention and a KV cache
+# (utils/export/make_llm_graph.py --config tiny --attention gqa), --serve's.
 LLM = os.path.join(MODELS, "serve", "tiny_gqa.onnx")
 # A four-node training graph whose fit is chosen in milliseconds.
 TINY = os.path.join(os.environ["OOMPLAN_SOURCE_DIR"], "test", "lit", "fit",
@@ -164,7 +164,8 @@ def cli_options():
     """The option names `oomplan --help-hidden` lists."""
     code, out, _ = run(CLI, ["--help-hidden"])
     assert code == 0
-    return sorted(set(re.findall(r"^\s+--?([a-z0-9][a-z0-9-]*)", out, re.M)))
+    # Options are indented two spaces; their descriptions six.
+    return sorted(set(re.findall(r"^  --?([a-z0-9][a-z0-9-]*)", out, re.M)))
 
 
 def library_options():

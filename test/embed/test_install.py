@@ -129,7 +129,7 @@ def test_doc_python_program():
     env.pop("LD_LIBRARY_PATH")
     out = ok(["/usr/bin/python3", src, GPT], env=env).stdout
     assert doc_numbers(out) == expected()
-    assert "refused: --precision has no effect without --train" in out
+    assert "refused: --optimizer has no effect without --train" in out
 
 
 # The examples: the largest batch of the GPT model at seq 1024 that fits an

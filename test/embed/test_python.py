@@ -101,7 +101,7 @@ def test_errors_are_classes():
     with pytest.raises(oomplan.InputError, match="did you mean '--batch'"):
         oomplan.plan(GPT, bach=1)
     with pytest.raises(oomplan.InputError, match="no effect without --train"):
-        oomplan.plan(GPT, batch=1, precision="bf16-mixed")
+        oomplan.plan(GPT, batch=1, optimizer="sgd")
     with pytest.raises(oomplan.Error):
         oomplan.run([GPT, "--emit=xml"])
     for cls in (oomplan.InputError, oomplan.UnsupportedError,

@@ -3,7 +3,7 @@
 // Feeds the bytes to the binary importer, with the shape oracle the tools
 // pass (driver::importOptions; protobuf parsing, the checker and
 // the IR conversion), then through the whole planning pipeline (FuzzModel.h).
-// Seeds: test/ and Debian's libonnx-testdata models (utils/fuzz.sh).
+// Seeds: test/ and Debian's libonnx-testdata models (utils/ci/fuzz.sh).
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzModel.h"

@@ -3,7 +3,7 @@
 // Feeds the bytes to the ONNX text importer, with the shape oracle the tools
 // pass (driver::importOptions; onnx::OnnxParser and the IR
 // conversion), then through the whole planning pipeline (FuzzModel.h).
-// Seeds: the .onnxtxt files under test/ (utils/fuzz.sh).
+// Seeds: the .onnxtxt files under test/ (utils/ci/fuzz.sh).
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzModel.h"

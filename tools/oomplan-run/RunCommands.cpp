@@ -1,11 +1,10 @@
 //===- RunCommands.cpp - oomplan-run --commands: one fork per line --------===//
 //
 // Why fork rather than run each line in this process as oomplan --commands
-// does: oomplan-run's options are llvm::cl globals (shared with oomplan's
-// Options.cpp), which cannot be reset reliably between lines (an option
-// without cl::init keeps its last value), and a kernel that crashes on one
-// ONNX test must not take the other tests' answers with it. A fork costs
-// about a millisecond; the process start it saves costs about 40.
+// does: a kernel that crashes on one ONNX test must not take the other
+// tests' answers with it, and a run's process memory (the RSS growth it
+// reports) must be its own. A fork costs about a millisecond; the process
+// start it saves costs about 40.
 //
 //===----------------------------------------------------------------------===//
 #include "RunCommands.h"

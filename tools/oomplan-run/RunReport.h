@@ -31,7 +31,7 @@ struct RunReport {
   unsigned ProfiledRuns = 1;
   std::vector<runtime::RegionUse> Regions;
   /// A device backend (not the CPU): what the device measured, against the
-  /// plan (issue 13, item 4). ok() requires the allocations to equal the
+  /// plan. ok() requires the allocations to equal the
   /// plan's device regions to the byte.
   std::optional<runtime::DeviceUse> Device;
   uint64_t PlanDeviceBytes = 0; ///< Weights + IO + arena.

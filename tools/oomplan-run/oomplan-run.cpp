@@ -13,10 +13,10 @@
 // a failed check, 2 the plan does not fit --budget (not run).
 //
 //===----------------------------------------------------------------------===//
-#include "Options.h"
 #include "RunCommands.h"
 #include "RunReport.h"
 #include "oomplan/Analysis/SymbolBinding.h"
+#include "oomplan/CAPI/Arguments.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Driver/Import.h"
 #include "oomplan/Frontend/ONNXImporter.h"
@@ -46,87 +46,11 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::run;
 
-static cl::OptionCategory RunCat("Running");
-static cl::list<std::string>
-    Inputs("input", cl::cat(RunCat), cl::value_desc("NAME=FILE.pb"),
-           cl::desc("Graph input NAME from a TensorProto file (repeatable)"));
-static cl::opt<std::string> InputsDir(
-    "inputs-dir", cl::cat(RunCat), cl::value_desc("DIR"),
-    cl::desc("Read DIR/input_<i>.pb for graph input i (ONNX test data)"));
-static cl::opt<std::string>
-    OutputDir("output-dir", cl::cat(RunCat), cl::value_desc("DIR"),
-              cl::desc("Write graph output i to DIR/output_<i>.pb"));
-static cl::opt<uint64_t>
-    Seed("seed", cl::cat(RunCat), cl::init(0), cl::value_desc("N"),
-         cl::desc("Seed of the random values of inputs not given"));
-static cl::opt<bool> RandomWeights(
-    "random-weights", cl::cat(RunCat),
-    cl::desc("Give each initializer whose external data file is missing (a "
-             "model shipped without its weights, as test/models) seeded "
-             "random values (--seed) instead of failing; weights that are "
-             "present load as usual"));
-static cl::opt<unsigned> Threads("threads", cl::cat(RunCat), cl::init(1),
-                                 cl::value_desc("N"),
-                                 cl::desc("Kernel threads (default 1)"));
-static cl::opt<bool>
-    Poison("poison", cl::cat(RunCat),
-           cl::desc("Overwrite each buffer when its lifetime ends (NaN for "
-                    "floats, 0xA5 for integers); outputs must not change"));
-static cl::opt<std::string>
-    Check("check", cl::cat(RunCat), cl::value_desc("unplanned"),
-          cl::desc("unplanned: run again with every tensor in its own "
-                   "allocation and require bit-identical outputs"));
-static cl::opt<bool> FoldInputs(
-    "fold-inputs", cl::cat(RunCat),
-    cl::desc("Always plan the given small inputs (integers of up to 1024 "
-             "elements, floats of up to 8) as constants, so that shapes may "
-             "depend on their values (ONNX node tests feed Reshape targets, "
-             "axes and scales as inputs); binary .onnx models. Without it "
-             "this happens only when planning fails without the values"));
-static cl::opt<bool> NoFoldInputs(
-    "no-fold-inputs", cl::cat(RunCat),
-    cl::desc("Never plan with the given inputs' values: a shape that depends "
-             "on an input's values is an error, as in oomplan"));
-static cl::opt<unsigned>
-    Repeat("repeat", cl::cat(RunCat), cl::init(0), cl::value_desc("N"),
-           cl::desc("Run the plan N more times after the first (same regions "
-                    "and inputs, nothing allocated): the warm latency is "
-                    "their median; the RSS growth covers every run"));
-static cl::opt<bool> Profile(
-    "profile", cl::cat(RunCat),
-    cl::desc("Time every step and print the time per op type, slowest "
-             "first (over the warm runs with --repeat, else the first run)"));
-static cl::opt<bool> NoGraph(
-    "no-graph", cl::cat(RunCat),
-    cl::desc("cuda: run every step on its own in every run, instead of "
-             "replaying a CUDA graph of the steps after the first run"));
-static cl::opt<bool> NoHostSteps(
-    "no-host-steps", cl::cat(RunCat),
-    cl::desc("cuda: refuse a plan with a step the device has no kernel for "
-             "or cannot run, or a data-dependent size later steps read, "
-             "instead of running that step on the host with the CPU kernel "
-             "(copies and a wait for the device at each)"));
-static cl::opt<bool> ListKernels(
-    "list-kernels", cl::cat(RunCat),
-    cl::desc("Print the op types the --backend has kernels for, one per line, "
-             "and exit (needs no model and, for cuda, no GPU)"));
-static cl::opt<bool> JSONOut("json", cl::cat(RunCat),
-                             cl::desc("Print one JSON object instead of the "
-                                      "table"));
-
-// Handled in main before the other options are parsed (RunCommands.h);
-// options so that --help lists them.
-static cl::opt<std::string> CommandsPath(
-    "commands", cl::cat(RunCat), cl::value_desc("FILE|-"),
-    cl::desc("Run each line of FILE (a model and its options, as after "
-             "`oomplan-run`) in a child of this one process; one JSON object "
-             "per line on stdout: line, command, exit (signal), stdout, "
-             "stderr. '-' reads stdin and answers each line as it arrives. "
-             "Exit 1 if any line did not exit 0. Takes only --line-timeout"));
-static cl::opt<unsigned> LineTimeout(
-    "line-timeout", cl::cat(RunCat), cl::init(0), cl::value_desc("S"),
-    cl::desc("With --commands: stop a line after S seconds (its record "
-             "says signal 14)"));
+// The command line, parsed once by main (runMain) with the library's option
+// table (oomplan/CAPI/Arguments.h): oomplan's planning options and this
+// tool's own (Opt).
+static api::Arguments Parsed;
+static const api::RunOptions &Opt = Parsed.Run;
 
 static const char *Overview =
     "oomplan-run: plans a model as oomplan does, then runs the plan in the "
@@ -263,7 +187,7 @@ static Error readInput(const driver::Executable &X, const WholeIO &IO, size_t I,
 // model as written, before any input is folded).
 static Expected<StringMap<std::string>> inputFiles(const Graph &G) {
   StringMap<std::string> Given;
-  for (StringRef Arg : Inputs) {
+  for (StringRef Arg : Opt.Inputs) {
     auto [Name, File] = Arg.split('=');
     if (Name.empty() || File.empty())
       return makeInputError("--input expects NAME=FILE.pb, got '" + Arg + "'");
@@ -277,11 +201,11 @@ static Expected<StringMap<std::string>> inputFiles(const Graph &G) {
     }
     Given[Name] = File.str();
   }
-  for (size_t I = 0; I < G.Inputs.size() && !InputsDir.empty(); ++I) {
+  for (size_t I = 0; I < G.Inputs.size() && !Opt.InputsDir.empty(); ++I) {
     const std::string &Name = G.Values[G.Inputs[I]].Name;
     if (Given.count(Name))
       continue;
-    SmallString<256> P(InputsDir);
+    SmallString<256> P(Opt.InputsDir);
     sys::path::append(P, "input_" + std::to_string(I) + ".pb");
     if (!sys::fs::exists(P))
       return makeIOError(P + ": no such file (graph input " + Twine(I) + ", '" +
@@ -442,7 +366,7 @@ static Error setInputs(const driver::Executable &X, runtime::Executor &Ex,
     runtime::TensorRef T = IO.In[I];
     int64_t Bound = runtime::integerInputBound(
         G, V, [&](ValueId W) { return Ex.tensor(W); });
-    runtime::fillRandom(T, Seed, I, Bound);
+    runtime::fillRandom(T, Opt.Seed, I, Bound);
   }
   return Error::success();
 }
@@ -458,16 +382,16 @@ static void copyInputs(const Graph &G, const runtime::Executor &From,
 }
 
 static Error writeOutputs(const Graph &G, const WholeIO &IO) {
-  if (OutputDir.empty())
+  if (Opt.OutputDir.empty())
     return Error::success();
-  if (std::error_code EC = sys::fs::create_directories(OutputDir))
-    return makeIOError(OutputDir + ": " + EC.message());
+  if (std::error_code EC = sys::fs::create_directories(Opt.OutputDir))
+    return makeIOError(Opt.OutputDir + ": " + EC.message());
   for (size_t I = 0; I < G.Outputs.size(); ++I) {
     const runtime::TensorRef &T = IO.Out[I];
     if (!T.present())
       return makeUnsupportedError("output '" + G.Values[G.Outputs[I]].Name +
                                   "' has no known shape");
-    SmallString<256> P(OutputDir);
+    SmallString<256> P(Opt.OutputDir);
     sys::path::append(P, "output_" + std::to_string(I) + ".pb");
     if (Error E = writeTensorFile(P, G.Values[G.Outputs[I]].Name, T.Type,
                                   T.Dims, T.Data, T.bytes()))
@@ -525,8 +449,8 @@ static void measureRSS(RunReport &Rep, Expected<runtime::ProcessMemory> &Start,
 }
 
 static Expected<int> runTool(api::Request R) {
-  if (!Check.empty() && Check != "unplanned")
-    return makeInputError("invalid value '" + Check +
+  if (!Opt.Check.empty() && Opt.Check != "unplanned")
+    return makeInputError("invalid value '" + Opt.Check +
                           "' for --check; valid values: unplanned");
   // --backend is oomplan's option, which puts its workspace bounds in the
   // request; here the backend's own kernels give the workspaces.
@@ -541,11 +465,11 @@ static Expected<int> runTool(api::Request R) {
   auto Start = runtime::readProcessMemory();
   auto T0 = std::chrono::steady_clock::now();
   StringMap<std::string> Files;
-  if (FoldInputs && NoFoldInputs)
+  if (Opt.FoldInputs && Opt.NoFoldInputs)
     return makeInputError("--fold-inputs and --no-fold-inputs contradict "
                           "each other");
-  bool Folded = FoldInputs;
-  bool AnyGiven = !Inputs.empty() || !InputsDir.empty();
+  bool Folded = Opt.FoldInputs;
+  bool AnyGiven = !Opt.Inputs.empty() || !Opt.InputsDir.empty();
   const api::Request Base = R; // before anything is bound from the files
   std::vector<std::string> BindNotes;
   StringSet<> FoldedNames;
@@ -561,7 +485,7 @@ static Expected<int> runTool(api::Request R) {
     else
       Small = std::move(*S);
   }
-  if (FoldInputs)
+  if (Opt.FoldInputs)
     if (Error E = foldInputs(R, Files, FoldedNames))
       return E;
   const bool FromFile = !R.ModelBytes;
@@ -575,7 +499,7 @@ static Expected<int> runTool(api::Request R) {
   // values of an input the command line gives (a Reshape target or Resize
   // scales fed as a graph input), plan again with those values. The first
   // error stands when that does not help either.
-  if (!X && !FoldInputs && !NoFoldInputs && AnyGiven && FromFile) {
+  if (!X && !Opt.FoldInputs && !Opt.NoFoldInputs && AnyGiven && FromFile) {
     Error First = X.takeError();
     api::Request Again = Base;
     Again.ModelBytes.reset(); // foldInputs reads the file itself
@@ -616,7 +540,7 @@ static Expected<int> runTool(api::Request R) {
   // happen (on a GPU, an out-of-memory error). Without --budget (or
   // --device) nothing is refused.
   if (X->P.BudgetBytes && !X->P.fits()) {
-    if (JSONOut) {
+    if (Opt.JSON) {
       json::OStream J(outs(), 1);
       J.object([&] {
         J.attribute("ran", false);
@@ -637,12 +561,12 @@ static Expected<int> runTool(api::Request R) {
     return 2;
   }
   runtime::ExecOptions EO;
-  EO.Threads = Threads;
-  EO.Poison = Poison;
-  EO.Profile = Profile;
+  EO.Threads = Opt.Threads;
+  EO.Poison = Opt.Poison;
+  EO.Profile = Opt.Profile;
   EO.Dev = Back->Dev;
-  EO.Record = !NoGraph;
-  EO.HostSteps = !NoHostSteps;
+  EO.Record = !Opt.NoGraph;
+  EO.HostSteps = !Opt.NoHostSteps;
   auto Ex = runtime::Executor::create(*X->G, X->P, X->Info, *Kernels, EO);
   if (!Ex)
     return Ex.takeError();
@@ -657,8 +581,8 @@ static Expected<int> runTool(api::Request R) {
     Bytes = StringRef(*R.ModelBytes);
   T0 = std::chrono::steady_clock::now();
   std::optional<uint64_t> RandomSeed;
-  if (RandomWeights)
-    RandomSeed = Seed;
+  if (Opt.RandomWeights)
+    RandomSeed = Opt.Seed;
   if (Error E = (*Ex)->loadWeights(R.ModelPath, Bytes, RandomSeed))
     return E;
   WholeIO IO;
@@ -673,9 +597,9 @@ static Expected<int> runTool(api::Request R) {
     return E;
   Rep.RunSeconds = secondsSince(T0);
   auto AfterFirst = runtime::readProcessMemory();
-  if (Repeat)
+  if (Opt.Repeat)
     (*Ex)->resetProfile(); // profile the warm runs
-  for (unsigned I = 0; I < Repeat; ++I) {
+  for (unsigned I = 0; I < Opt.Repeat; ++I) {
     T0 = std::chrono::steady_clock::now();
     std::optional<double> Steps;
     if (Error E = runPasses(*X, **Ex, IO, Steps))
@@ -699,7 +623,7 @@ static Expected<int> runTool(api::Request R) {
   }
   if (Error E = writeOutputs(*X->G, IO))
     return E;
-  if (!Check.empty()) {
+  if (!Opt.Check.empty()) {
     runtime::ExecOptions UO = EO;
     UO.Poison = false;
     UO.Profile = false;
@@ -719,27 +643,19 @@ static Expected<int> runTool(api::Request R) {
     Rep.CheckRan = true;
     Rep.CheckDifference = firstDifference(*X->G, IO, RefIO);
   }
-  Rep.Poisoned = Poison;
+  Rep.Poisoned = Opt.Poison;
   Rep.Fitted = X->Fitted;
   Rep.PlanTotal = X->P.totalBytes();
   Rep.Passes = X->Passes;
   Rep.Budget = X->P.BudgetBytes;
   Rep.Fits = X->P.fits();
-  Rep.print(outs(), *X->G, IO.Out, JSONOut);
+  Rep.print(outs(), *X->G, IO.Out, Opt.JSON);
   return Rep.ok() ? 0 : 1;
 }
 
 // --list-kernels [--backend NAME]: the table alone, without a model and
-// without opening a device (read before the parser, which wants a model).
-static int listKernels(int argc, const char *const *argv) {
-  StringRef Backend = "cpu";
-  for (int I = 1; I < argc; ++I) {
-    StringRef A(argv[I]);
-    if (A.consume_front("--backend="))
-      Backend = A;
-    else if (A == "--backend" && I + 1 < argc)
-      Backend = argv[++I];
-  }
+// without opening a device.
+static int listKernels(StringRef Backend) {
   const runtime::KernelTable *Table = nullptr;
 #ifdef OOMPLAN_HAVE_CUDA
   if (Backend == "cuda")
@@ -763,18 +679,27 @@ static int listKernels(int argc, const char *const *argv) {
 
 /// One command line, as main runs it (also in each --commands child).
 static int runMain(int argc, const char *const *argv) {
-  std::string Bad = tool::checkArguments(argc, argv);
+  Parsed = api::Arguments();
+  std::string Bad =
+      api::parseArguments(std::vector<std::string>(argv + 1, argv + argc),
+                          Parsed, api::ArgumentsFor::OomplanRun);
   if (!Bad.empty())
     return fail(Bad);
-  if (std::any_of(argv + 1, argv + argc, [](const char *A) {
-        return StringRef(A) == "--list-kernels";
-      }))
-    return listKernels(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, Overview);
-  auto Req = tool::makeRequest();
-  if (!Req)
-    return fail(toString(Req.takeError()));
-  auto RC = runTool(*Req);
+  if (Parsed.Help) {
+    outs() << api::helpText(api::ArgumentsFor::OomplanRun, Overview,
+                            Parsed.HelpHidden);
+    return 0;
+  }
+  if (Parsed.Version) {
+    outs() << "oomplan-run version " << api::version() << "\n";
+    return 0;
+  }
+  if (Opt.ListKernels)
+    return listKernels(Parsed.Req.Backend.value_or("cpu"));
+  if (Parsed.Req.ModelPath.empty())
+    return fail("no model given (a .onnx or .onnxtxt path; --help lists the "
+                "options)");
+  auto RC = runTool(Parsed.Req);
   if (!RC)
     return fail(toString(RC.takeError()));
   return *RC;
@@ -835,19 +760,6 @@ int main(int argc, char **argv) {
   runtime::addBackend("cuda", runtime::cuda::openCUDABackend);
   runtime::addBackend("cuda-on-cpu", runtime::cuda::openCUDAOnCPUBackend);
 #endif
-  std::vector<const cl::OptionCategory *> Cats(tool::categories().begin(),
-                                               tool::categories().end());
-  Cats.push_back(&RunCat);
-  cl::HideUnrelatedOptions(Cats);
-  // oomplan's --backend, with this tool's meaning.
-  cl::opt<std::string> &Backend = tool::backendOption();
-  Backend.setDescription(
-      "Where the plan runs: cpu (default); cuda (GPU 0; builds with CUDA "
-      "only); or cuda-on-cpu, a CUDA run rehearsed without a GPU: the CPU "
-      "kernels of the ops CUDA has, on memory treated as a device's, so "
-      "what CUDA lacks runs as host steps as it would there (not CUDA's "
-      "memory: no cuDNN or cuBLAS workspaces)");
-  Backend.setValueStr("cpu|cuda|cuda-on-cpu");
   int RC = runCommands(argc, argv);
   if (RC >= 0)
     return RC;

@@ -8,8 +8,8 @@
 //                the importer's questions about a prefix infer only the
 //                nodes added since the last), and as a baseline in the same
 //                run with an oracle that infers the whole prefix at each
-//                question (a fresh IncrementalShapeInference per call, as
-//                before session 19); the two differ on models whose
+//                question (a fresh IncrementalShapeInference per call, the
+//                naive way); the two differ on models whose
 //                function ops (Attention, RotaryEmbedding, ...) ask
 //   inferShapes  symbolic shapes, contents of shape tensors and byte formulas
 //                of every value of the imported Graph
@@ -20,8 +20,8 @@
 //                does less than inferShapes
 //
 // and prints min and median milliseconds per phase. --max-ms=X exits 1 when
-// the median of inferShapes is above X (issue 3's bar: 50 ms on the 1,461-node
-// GPT-style graph, test/models/gpt_like.onnx).
+// the median of inferShapes is above X (the bar the tests hold: 50 ms on the
+// 1,461-node GPT-style graph, test/models/gpt_like.onnx).
 //
 //===----------------------------------------------------------------------===//
 #include "onnx/onnx_pb.h"

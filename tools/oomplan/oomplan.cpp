@@ -1,13 +1,14 @@
 //===- oomplan.cpp - the oomplan command-line tool ------------------------===//
 //
-// Option parsing, one call to oomplan.h's run(), and printing: the notes and
+// Option parsing (the library's option table, oomplan/CAPI/Arguments.h),
+// one call to oomplan.h's run(), and printing: the notes and
 // warnings to standard error, the output to standard output (or -o FILE),
 // and the exit code: 0 the plan fits, 2 it does not fit the budget (the
 // report is still printed), 1 an error. Everything else is in lib/Driver.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
-#include "Options.h"
+#include "oomplan/CAPI/Arguments.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -27,18 +28,8 @@ static const char *Overview =
     "A plan over the budget is fitted (recompute, offload, micro-batches) "
     "unless --no-fit.\n"
     "Exit codes: 0 the plan (fitted, when it was) fits, 2 nothing fits the "
-    "budget, 1 error.\n";
-
-// Handled in main before the other options are parsed (Commands.h); an
-// option so that --help lists it.
-static cl::opt<std::string> CommandsPath(
-    "commands", cl::cat(tool::outputCategory()), cl::value_desc("FILE|-"),
-    cl::desc("Run each line of FILE (a model and its options, as after "
-             "`oomplan`) in this one process; one JSON object per line on "
-             "stdout: line, command, exit, fits, total_bytes, error, "
-             "diagnostics, output. '-' reads stdin and answers each line as "
-             "it arrives. Exit 1 if any line failed, else 2 if any does not "
-             "fit. Takes no other option"));
+    "budget, 1 error.\n\n"
+    "USAGE: oomplan <model.onnx | model.onnxtxt | buffers.csv> [options]\n";
 
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "oomplan") << Msg << '\n';
@@ -62,16 +53,7 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   if (argc == 1)
     return shortUsage();
-  cl::HideUnrelatedOptions(tool::categories());
-  cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "oomplan version " << api::version() << "\n";
-  });
-  for (int I = 1; I < argc; ++I)
-    if (StringRef(argv[I]) == "--list-algos") {
-      for (const api::AlgorithmInfo &A : api::algorithms())
-        outs() << left_justify(A.Name, 20) << A.Description << '\n';
-      return 0;
-    }
+  // --commands FILE stands alone: each line of FILE has its own options.
   for (int I = 1; I < argc; ++I) {
     StringRef A(argv[I]);
     if (A != "--commands" && !A.startswith("--commands="))
@@ -85,25 +67,44 @@ int main(int argc, char **argv) {
                   "options on its line of FILE");
     return tool::runCommandsFile(Joined ? A.drop_front(11) : argv[2], outs());
   }
-  std::string Bad = tool::checkArguments(argc, argv);
+  api::Arguments Args;
+  std::string Bad =
+      api::parseArguments(std::vector<std::string>(argv + 1, argv + argc), Args,
+                          api::ArgumentsFor::Oomplan);
   if (!Bad.empty())
     return fail(Bad);
-  cl::ParseCommandLineOptions(argc, argv, Overview);
-  auto Req = tool::makeRequest();
-  if (!Req)
-    return fail(toString(Req.takeError()));
+  if (Args.Help) {
+    outs() << api::helpText(api::ArgumentsFor::Oomplan, Overview,
+                            Args.HelpHidden);
+    return 0;
+  }
+  if (Args.Version) {
+    outs() << "oomplan version " << api::version() << "\n";
+    return 0;
+  }
+  if (Args.ListAlgorithms) {
+    for (const api::AlgorithmInfo &A : api::algorithms())
+      outs() << left_justify(A.Name, 20) << A.Description << '\n';
+    return 0;
+  }
+  if (Args.Req.ModelPath.empty())
+    return fail("no model given (a .onnx, .onnxtxt or .csv path; --help "
+                "lists the options)");
+  std::string OutPath = Args.OutputPath.empty() ? "-" : Args.OutputPath;
   std::error_code EC;
-  ToolOutputFile Out(tool::outputPath(), EC, sys::fs::OF_None);
+  ToolOutputFile Out(OutPath, EC, sys::fs::OF_None);
   if (EC)
-    return fail(tool::outputPath() + ": " + EC.message());
-  api::Result Res = api::run(*Req);
+    return fail(OutPath + ": " + EC.message());
+  api::Result Res = api::run(Args.Req);
   for (const api::Diagnostic &D : Res.Diagnostics)
     (D.Level == api::Severity::Warning ? WithColor::warning(errs(), "oomplan")
                                        : WithColor::note(errs(), "oomplan"))
         << D.Message << '\n';
-  Out.os() << Res.Output;
+  // An error is the whole answer: the header lines written before it (the
+  // device, the training settings) would read as the start of a report.
   if (!Res.ok())
     return fail(Res.ErrorMessage);
+  Out.os() << Res.Output;
   Out.keep();
   return Res.ExitCode;
 }

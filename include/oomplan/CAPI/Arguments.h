@@ -1,14 +1,11 @@
-//===- Arguments.h - the oomplan CLI's options as a library call -*- C++
-//-*-===//
+//===- Arguments.h - the tools' options as a library call -------*- C++ -*-===//
 //
-// The C API and the Python module take the command-line options of the
-// oomplan tool. The tool parses them with llvm::cl, whose options are
-// process-wide globals (not thread-safe, and they live in the tool), so the
-// library has its own parser: a table of every option, with the tool's
-// spelling rules (--name=value or --name value, flags with =true/false,
-// repeatable lists, --dim's commas), producing the same api::Request the
-// tool's makeRequest does. A test checks that it accepts exactly the options
-// `oomplan --help-hidden` lists, so the two cannot drift. Only standard
+// Every option of the oomplan and oomplan-run tools is one row of one table
+// (lib/CAPI/OptionTable.cpp): its spelling, its value, its --help text and
+// the field of Arguments it sets. The tools, the C API and the Python module
+// all parse with it, and --help is printed from it, so an option is defined
+// once. No global state: each call parses into its own Arguments, which
+// makes the C API safe to call from several threads at once. Only standard
 // types appear, so that liboomplan.so can export it.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +14,7 @@
 
 #include "oomplan/oomplan.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +27,32 @@
 namespace oomplan {
 namespace api {
 
+/// Who parses a command line: the library (the C API and Python take the
+/// planning options), or one of the tools (which add their own).
+enum class ArgumentsFor { Library, Oomplan, OomplanRun };
+
+/// oomplan-run's own options: how the plan is run.
+struct RunOptions {
+  std::vector<std::string> Inputs; ///< --input NAME=FILE.pb.
+  std::string InputsDir;           ///< --inputs-dir DIR.
+  std::string OutputDir;           ///< --output-dir DIR.
+  uint64_t Seed = 0;               ///< --seed: random inputs.
+  bool RandomWeights = false;      ///< --random-weights.
+  unsigned Threads = 1;            ///< --threads.
+  bool Poison = false;             ///< --poison.
+  std::string Check;               ///< --check=unplanned.
+  bool FoldInputs = false;         ///< --fold-inputs.
+  bool NoFoldInputs = false;       ///< --no-fold-inputs.
+  unsigned Repeat = 0;             ///< --repeat N.
+  bool Profile = false;            ///< --profile.
+  bool NoGraph = false;            ///< --no-graph (cuda).
+  bool NoHostSteps = false;        ///< --no-host-steps (cuda).
+  bool ListKernels = false;        ///< --list-kernels.
+  bool JSON = false;               ///< --json.
+  std::string CommandsPath;        ///< --commands FILE.
+  unsigned LineTimeout = 0;        ///< --line-timeout S.
+};
+
 /// A parsed command line: the request and what the tool itself handles.
 struct Arguments {
   /// Parsing fills this in place, so a caller may set defaults first (the C
@@ -38,19 +62,35 @@ struct Arguments {
   bool ListAlgorithms = false; ///< --list-algos.
   bool Help = false;           ///< --help and its variants.
   bool Version = false;        ///< --version.
+  bool HelpHidden = false;     ///< --help-hidden: every option.
+  RunOptions Run;              ///< oomplan-run's options.
+  std::string CommandsPath;    ///< oomplan --commands FILE.
 };
 
 /// Parses ARGS (the options after the program name; the model path may be
 /// among them as the one positional argument) into OUT. Returns "" on
 /// success or the error message, which names the option.
+/// FOR says whose options are accepted: the library's (the planning
+/// options), or a tool's (those and the tool's own).
 OOMPLAN_CXX_EXPORT std::string
-parseArguments(const std::vector<std::string> &Args, Arguments &Out);
+parseArguments(const std::vector<std::string> &Args, Arguments &Out,
+               ArgumentsFor For = ArgumentsFor::Library);
 
-/// Every option parseArguments accepts, without dashes, sorted.
-OOMPLAN_CXX_EXPORT std::vector<std::string> argumentNames();
+/// Every option parseArguments accepts for FOR, without dashes, sorted.
+OOMPLAN_CXX_EXPORT std::vector<std::string>
+argumentNames(ArgumentsFor For = ArgumentsFor::Library);
 
-/// One line per option with its value's spelling, for --help.
+/// One line per option with its value's spelling (the C API's --help).
 OOMPLAN_CXX_EXPORT std::string argumentsHelp();
+
+/// A tool's --help: OVERVIEW, then every option FOR accepts, grouped by
+/// category, each with its value and description, wrapped to 80 columns.
+/// HIDDEN adds --help's own variants.
+OOMPLAN_CXX_EXPORT std::string
+helpText(ArgumentsFor For, const std::string &Overview, bool Hidden = false);
+
+/// The same table as Markdown (docs/cli.md's reference).
+OOMPLAN_CXX_EXPORT std::string helpMarkdown(ArgumentsFor For);
 
 /// Runs a parsed command line as the tool would: --list-algos, --help and
 /// --version produce their text; otherwise run(Req), then -o FILE receives

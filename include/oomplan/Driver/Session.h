@@ -89,6 +89,16 @@ struct Session {
   bool OverheadFromDevice = false;
   uint64_t Overhead = 0;
   DeviceProfile Device; ///< --device (H100-SXM when not given).
+  /// --precision=fp16|bf16 without --train: the 16-bit type every fp32
+  /// tensor is planned in (Transforms/InferencePrecision.h).
+  std::optional<ElementType> InferenceHalf;
+  /// The graph --precision=bf16 would plan where it differs from the one
+  /// planned (convolutions left unfused), for the "lower precision" remedy;
+  /// null: the planned graph.
+  std::shared_ptr<const Graph> HalfGraph;
+  std::shared_ptr<const ShapeInfo> HalfShapes;
+  /// How many ops that conversion keeps in fp32, for the settings line.
+  std::shared_ptr<unsigned> KeptInFloat = std::make_shared<unsigned>(0);
   TrainingOptions Train;
   /// The loss each output got ("ce on 'logits' (auto: logits-shaped)"),
   /// set by planTraining for the settings line.
@@ -221,9 +231,14 @@ llvm::Expected<int> runFit(Session &S, const PlanContext &C, const Plan &Base,
                            const PassesPlanFn &PlanPasses,
                            const PassLog &MainLog);
 
-/// The chooser as the report's "what would help" uses it.
+/// The report's "what would help" row for fitting: the fit the default
+/// path runs (fitPlan: transforms and micro-batches, the allocator's reserve
+/// included) against the request's budget, so the row and the default
+/// answer agree. PlanAt and PlanPasses must outlive the function.
 report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
-                            const PipelineOptions &PO);
+                            const PipelineOptions &PO,
+                            const report::PlanFn &PlanAt,
+                            const PassesPlanFn &PlanPasses);
 
 /// The report options given ("--max-batch", ...), for modes that do not
 /// honour them and must say so.

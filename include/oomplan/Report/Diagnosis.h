@@ -69,9 +69,10 @@ using FitFn = std::function<llvm::Expected<FitOutcome>(uint64_t BudgetBytes)>;
 
 /// Plans the same model at Bindings with another --precision value
 /// ("bf16-mixed"): the caller's pipeline (training: the training step at that
-/// precision, fp32 master weights and moments included; inference:
-/// report::inferencePrecisionPlanner). The report's "lower precision" remedy
-/// and the diagnosis's 16-bit evidence are these plans.
+/// precision, fp32 master weights and moments included; inference: the
+/// model at --precision=bf16, Transforms/InferencePrecision.h). The report's
+/// "lower precision" remedy and the diagnosis's 16-bit evidence are these
+/// plans.
 using PrecisionPlanFn = std::function<llvm::Expected<Plan>(
     llvm::ArrayRef<std::optional<int64_t>> Bindings,
     llvm::StringRef Precision)>;

@@ -27,29 +27,6 @@ using ResizeFn = llvm::function_ref<uint64_t(TensorId, uint64_t)>;
 llvm::Expected<Plan> replanResized(const Plan &P, ResizeFn Resize,
                                    const PipelineOptions &Opts);
 
-/// Bytes per element after lowering precision: float and double become
-/// 16-bit (fp16/bf16); other types keep their width. ElementType::Undefined
-/// when unchanged.
-ElementType lowerPrecisionType(ElementType T);
-
-/// P with floating-point tensors in Half (Float16 or BFloat16: weights,
-/// activations, graph inputs/outputs), each tensor's type set to Half.
-/// Synthetic tensors follow the value their name wraps; optimizer state and
-/// tensors already typed otherwise keep their bytes. For inference plans (a
-/// model exported in 16 bits); a training step at mixed precision is planned
-/// by the training transform itself (--precision).
-llvm::Expected<Plan>
-replanHalfPrecision(const Plan &P, const PlanContext &C,
-                    const PipelineOptions &Opts,
-                    ElementType Half = ElementType::Float16);
-
-/// A PrecisionPlanFn for inference: PlanAt at the bindings, then
-/// replanHalfPrecision (bf16 for a precision starting with "bf16", else
-/// fp16). C's graph and shapes must outlive the function; PlanAt is copied.
-PrecisionPlanFn inferencePrecisionPlanner(const PlanFn &PlanAt,
-                                          const PlanContext &C,
-                                          const PipelineOptions &Opts);
-
 /// True when P already keeps some floating-point tensor in 16 bits (a
 /// --precision=bf16-mixed/fp16-mixed run, or a 16-bit model): lowering the
 /// precision is then no remedy.

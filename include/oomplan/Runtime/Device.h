@@ -2,7 +2,7 @@
 //
 // The executor is backend-neutral: a backend is a kernel table (Backend.h)
 // plus a Device, which owns the memory the plan's regions live in and the
-// two queues steps run on (issue 13, item 3): compute steps on one, the
+// two queues steps run on: compute steps on one, the
 // plan's offloads and prefetches on the other, ordered with events where
 // the launch plan (LaunchPlan.h) says one must wait for the other.
 //

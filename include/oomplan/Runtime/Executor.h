@@ -1,6 +1,6 @@
 //===- Executor.h - runs a placed plan in its planned regions ---*- C++ -*-===//
 //
-// The runtime (issue 12). From a verified Plan, it allocates each region once
+// The runtime. From a verified Plan, it allocates each region once
 // at the plan's size (64-byte aligned), binds every schedule tensor to its
 // region and offset (views and in-place writes share their buffer's bytes,
 // as the plan says), loads the weights into their offsets, and runs the
@@ -90,7 +90,7 @@ struct ExecOptions {
   bool HostSteps = true;
 };
 
-/// The device memory a run took, against the plan (issue 13, item 4).
+/// The device memory a run took, against the plan.
 struct DeviceUse {
   std::string Device; ///< Device::name().
   DeviceOverhead Overhead;

@@ -65,11 +65,12 @@ llvm::Error reshape(RuleContext &Ctx) {
       return Ctx.error("cannot reshape " + llvm::Twine(*T) +
                        " elements into a shape of " + llvm::Twine(*K) +
                        " x -1");
+    // Whether the quotient is exact is decided with values, once bound
+    // (DimCheck): the symbolic algebra cannot prove every exact one (a
+    // subsampled length times its channels), so a warning here would be
+    // false on correct graphs.
     Ctx.require(DimConstraint::Kind::Divides, Total, Known,
                 "the input's element count and the target's known dims");
-    if (Q * Known != Total)
-      Ctx.warn("inferred reshape dim is not an exact quotient: " +
-               Q.str(Ctx.graph().Symbols));
     Target[*Infer] = Q;
   } else {
     // Without -1 the element counts must agree: a view of another size

@@ -4,7 +4,7 @@
 // so that offloads and prefetches are truly asynchronous); nothing else is
 // allocated on the device after openCUDABackend(). What the context and
 // the library handles take is measured there, from cudaMemGetInfo, so
-// that a run can report it beside the plan (issue 13, item 4).
+// that a run can report it beside the plan.
 //
 //===----------------------------------------------------------------------===//
 #include "../CPU/Kernels/Elementwise.h"

@@ -5,7 +5,7 @@
 // the device: one out of range raises the device flag that Gather uses,
 // and the executor reports it after the run. The scatters start from a
 // copy of the data (none when the planner gave the output the data's
-// bytes). Reductions: none, add, max and min (since session 21; mul is
+// bytes). Reductions: none, add, max and min (mul is
 // refused, so it runs as a host step: the device has no atomic product
 // that keeps the CPU's rounding).
 //

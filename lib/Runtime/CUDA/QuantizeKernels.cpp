@@ -6,7 +6,7 @@
 // each. The CPU kernel's checks (cpu::quantParams: per tensor or per axis)
 // and its arithmetic (QuantizePoint.h). CUDA takes what QDQ exports use:
 // float into int8 or uint8, and int8, uint8 or int32 (biases) into float,
-// and since session 21 ONNX's int4 and uint4 (packed weights; LowBit.cu);
+// and ONNX's int4 and uint4 (packed weights; LowBit.cu);
 // other types run on the host (a float16 input on float copies,
 // HalfInFloat.h).
 //

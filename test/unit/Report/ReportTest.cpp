@@ -19,6 +19,7 @@
 #include "oomplan/Report/Formulas.h"
 #include "oomplan/Report/Rescale.h"
 #include "oomplan/Report/Timeline.h"
+#include "oomplan/Transforms/InferencePrecision.h"
 #include "gtest/gtest.h"
 
 using namespace oomplan;
@@ -166,10 +167,13 @@ TEST(Capacity, CapAndNothingFits) {
 }
 
 TEST_F(Fixture, HalfPrecisionHalvesFloats) {
+  // --precision=fp16 of an inference plan: every fp32 tensor halves, and
+  // this graph has no op kept in fp32.
   Plan P = plan(2, 8); // 512 io + 1024 arena
-  auto B = at(2, 8);
-  PlanContext C{*G, Shapes, B};
-  auto H = replanHalfPrecision(P, C, Opts);
+  Schedule S = P.Sched;
+  EXPECT_EQ(applyInferencePrecision(*G, Shapes, ElementType::Float16, S), 0u);
+  Lifetimes L = computeLifetimes(S, Opts.Liveness);
+  auto H = buildPlan(std::move(S), std::move(L), Opts.Placement);
   ASSERT_TRUE(bool(H));
   EXPECT_EQ(H->IOBytes, 256u);
   EXPECT_EQ(H->ArenaBytes, 512u);

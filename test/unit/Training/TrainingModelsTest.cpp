@@ -8,7 +8,7 @@
 // ResNet, a segmentation head, a GAN generator, two speech encoders, an
 // encoder-decoder, a mixture of experts, seven recurrent models): within
 // -2%..+5%. The PyTorch numbers were
-// measured by utils/measure_torch_peak.py (CPU, steady state, docs/training.md)
+// measured by utils/bench/measure_torch_peak.py (CPU, steady state, docs/training.md)
 // and are recorded here so the test needs no torch.
 //
 //===----------------------------------------------------------------------===//
@@ -26,7 +26,7 @@ struct Case {
   const char *Model;
   int64_t Batch, Seq;
   uint64_t Params;    ///< Trainable parameters in PyTorch.
-  uint64_t TorchPeak; ///< Bytes, measured by utils/measure_torch_peak.py.
+  uint64_t TorchPeak; ///< Bytes, measured by utils/bench/measure_torch_peak.py.
   /// Initializers that are buffers, not parameters (--freeze).
   const char *Freeze[2] = {nullptr, nullptr};
 };
@@ -41,7 +41,7 @@ const Case Cases[] = {
 };
 
 // One model of eight torchvision families and our own variants (issue 14),
-// exported by utils/export_train_models.py (graph-only); PyTorch's peaks
+// exported by utils/export/export_train_models.py (graph-only); PyTorch's peaks
 // and parameter counts from docs/train-zoo-peaks.json (measure_torch_peak.py
 // --zoo: CPU, steady-state fp32 Adam, mean loss). Llama's rotary tables are
 // buffers the user freezes.

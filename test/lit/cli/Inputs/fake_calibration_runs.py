@@ -15,7 +15,7 @@ import sys
 FP32, BF16, BW = 67e12, 989.4e12, 4.8e12
 F = 4  # bytes of a float
 
-# Predicted seconds by hand (FLOPs and bytes of utils/calibration's models).
+# Predicted seconds by hand (FLOPs and bytes of utils/gpu/calibration's models).
 gemm = 2 * 4096 ** 3                                    # FLOPs, 4096^3
 sgemm = gemm / (FP32 * 0.5)                             # compute-bound
 bgemm = gemm / (BF16 * 0.8)

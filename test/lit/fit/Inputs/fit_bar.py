@@ -7,7 +7,7 @@ Plans MODEL ARGS with --no-fit --emit=json and reads its total_bytes T (the
 untransformed total); then, for each FRACTION f, plans MODEL ARGS --budget
 int(f * T) --emit=json with no other flag and requires exit 0, a JSON whose
 "fits" is true, a fit that ran by default, and the independent checker
-(utils/check_fitted_plan.py --expect-fits --expect-inserted) passing. Then
+(utils/ci/check_fitted_plan.py --expect-fits --expect-inserted) passing. Then
 checks that the checker is not vacuous: three corrupted copies of the
 first fitted plan (two live arena buffers moved onto each other, a read
 moved before its write, a budget one byte below the peak) must each fail.
