@@ -314,9 +314,13 @@ addLevers(ServeContext &Ctx, ServeReport &R,
   return Error::success();
 }
 
-static Expected<unsigned> kvBits(const api::ServeRequest &R,
-                                 const KVCacheLayout &KV, std::string &Name) {
+static Expected<unsigned> kvBits(const api::ServeRequest &R, KVCacheLayout &KV,
+                                 std::string &Name,
+                                 std::optional<ElementType> Half) {
   std::string D = R.KVDtype.value_or("auto");
+  // --precision=fp16|bf16 plans the fp32 export in 16 bits, its cache too.
+  if (Half && KV.Type == ElementType::Float)
+    KV.Type = *Half;
   if (D == "auto") {
     Name = elementTypeName(KV.Type).str();
     unsigned Bits = elementBits(KV.Type);
@@ -431,7 +435,7 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
   R.Device = Req.Device ? S.Device.Name : "--budget " + *Req.Budget;
   R.Config = *Config;
   R.KV = std::move(*KV);
-  auto Bits = kvBits(Req.Serve, R.KV, R.KVDtype);
+  auto Bits = kvBits(Req.Serve, R.KV, R.KVDtype, S.InferenceHalf);
   if (!Bits)
     return Bits.takeError();
   R.KVBits = *Bits;
