@@ -52,6 +52,7 @@ enum class EmitKind {
   DeepSpeed, ///< --devices: the configuration as a DeepSpeed config JSON.
   FSDP,      ///< --devices: PyTorch FSDP settings (JSON).
   Megatron,  ///< --devices: Megatron-LM arguments.
+  VLLM,      ///< --serve: vLLM's engine arguments for the plan.
 };
 
 /// --dim NAME=VALUE.
@@ -95,6 +96,31 @@ struct TrainingRequest {
   std::optional<std::string> Dropout;
   /// The loop keeps the previous step's outputs (`out = model(x)`).
   bool KeepOutput = false;
+};
+
+/// --serve and its options: an LLM server's KV cache capacity
+/// (docs/serving.md). An option set without Enabled is an error.
+struct ServeRequest {
+  bool Enabled = false;
+  std::optional<int64_t> MaxModelLen;      ///< Required with --serve.
+  std::optional<int64_t> MaxBatchedTokens; ///< The prefill chunk (2048).
+  std::optional<int64_t> MaxNumSeqs;       ///< Sequences in a step (256).
+  std::optional<int64_t> BlockSize;        ///< Tokens per cache block (16).
+  std::optional<std::string> KVDtype;      ///< auto|fp16|bf16|fp8|int8.
+  /// A decimal fraction of the device's memory the server may use (0.9).
+  std::optional<std::string> GpuMemoryUtilization;
+};
+
+/// --serve's answers, for programs (the JSON carries them too).
+struct ServeAnswer {
+  uint64_t KVBytesPerToken = 0;
+  uint64_t KVBlocks = 0;
+  uint64_t KVCapacityTokens = 0;
+  double MaxConcurrency = 0;
+  /// The longest --max-model-len that starts; none when not even one
+  /// token fits or (Unbounded) a sliding window caps every sequence.
+  std::optional<uint64_t> LongestContext;
+  bool Unbounded = false;
 };
 
 enum class RematChoice { Auto, Sqrt, None };
@@ -144,6 +170,7 @@ struct Request {
   std::vector<InputShape> InputShapes;
 
   TrainingRequest Train;
+  ServeRequest Serve;
 
   /// Sizes as the CLI spells them: "24G" (GiB), "300MB" (decimal), bytes.
   std::optional<std::string> Budget;
@@ -221,6 +248,8 @@ struct Result {
   /// The fit chooser's decision ("recompute 12 values", ...), when it ran.
   std::optional<std::string> FitStrategy;
   std::optional<double> FitOverheadPercent;
+  /// --serve's capacity, when it was computed.
+  std::optional<ServeAnswer> Serve;
 
   bool ok() const { return ExitCode != 1; }
 };

@@ -107,7 +107,8 @@ const Choice<EmitKind> EmitChoices[] = {
     {"deepspeed", EmitKind::DeepSpeed,
      "with --devices: a DeepSpeed config JSON"},
     {"fsdp", EmitKind::FSDP, "with --devices: PyTorch FSDP settings (JSON)"},
-    {"megatron", EmitKind::Megatron, "with --devices: Megatron-LM arguments"}};
+    {"megatron", EmitKind::Megatron, "with --devices: Megatron-LM arguments"},
+    {"vllm", EmitKind::VLLM, "with --serve: vLLM's engine arguments"}};
 
 #define FLAG(FIELD)                                                            \
   [](Arguments &A, StringRef V) -> Error {                                     \
@@ -310,10 +311,36 @@ const OptionSpec Rows[] = {
     {"tf32", Arity::Flag, "", C::Fitting, Lib,
      "Cost fp32 products at TF32 peak", FLAG(Req.Fit.TF32)},
 
+    // Serving an LLM.
+    {"serve", Arity::Flag, "", C::Serving, Lib,
+     "The KV cache an LLM server (vLLM's rules) gets on the device: bytes "
+     "per token, blocks, tokens, concurrency at --max-model-len, the longest "
+     "context that starts, and the levers; exit 2 when the server would not "
+     "start (docs/serving.md)",
+     FLAG(Req.Serve.Enabled)},
+    {"max-model-len", Arity::Value, "N", C::Serving, Lib,
+     "With --serve: the longest request, prompt and output (required)",
+     INTEGER(int64_t, "max-model-len", Req.Serve.MaxModelLen)},
+    {"max-batched-tokens", Arity::Value, "N", C::Serving, Lib,
+     "With --serve: tokens in one step, the prefill chunk (2048)",
+     INTEGER(int64_t, "max-batched-tokens", Req.Serve.MaxBatchedTokens)},
+    {"max-num-seqs", Arity::Value, "N", C::Serving, Lib,
+     "With --serve: sequences in one decode step (256)",
+     INTEGER(int64_t, "max-num-seqs", Req.Serve.MaxNumSeqs)},
+    {"block-size", Arity::Value, "N", C::Serving, Lib,
+     "With --serve: tokens per KV cache block (16)",
+     INTEGER(int64_t, "block-size", Req.Serve.BlockSize)},
+    {"kv-dtype", Arity::Value, "auto|fp16|bf16|fp8|int8", C::Serving, Lib,
+     "With --serve: the KV cache's type (auto: the export's)",
+     STRING(Req.Serve.KVDtype)},
+    {"gpu-memory-utilization", Arity::Value, "F", C::Serving, Lib,
+     "With --serve: the fraction of the device the server may use (0.9)",
+     STRING(Req.Serve.GpuMemoryUtilization)},
+
     // Output.
     {"emit", Arity::Value,
      "graph|shapes|lifetimes|report|plan|json|csv|schedule|deepspeed|fsdp|"
-     "megatron",
+     "megatron|vllm",
      C::Output, Lib, "What to print", ENUM("emit", Req.Emit, EmitChoices),
      helpOf(EmitChoices)},
     {"print-after", Arity::List, "PASS", C::Output, Lib,
@@ -556,6 +583,8 @@ StringRef options::categoryName(Category Cat) {
     return "Training";
   case Category::Fitting:
     return "Fitting";
+  case Category::Serving:
+    return "Serving an LLM";
   case Category::Output:
     return "Output";
   case Category::Algorithms:

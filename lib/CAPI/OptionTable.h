@@ -34,6 +34,7 @@ enum class Category {
   Budget,
   Training,
   Fitting,
+  Serving,
   Output,
   Algorithms,
   Running,

@@ -105,6 +105,54 @@ static Error checkIgnored(const api::Request &R) {
                             (Given.size() == 1 ? " has" : " have") +
                             " no effect without --train");
   }
+  const api::ServeRequest &SR = R.Serve;
+  if (!SR.Enabled) {
+    std::vector<std::string> Given;
+    for (auto [Opt, Name] : {std::pair{&SR.MaxModelLen, "--max-model-len"},
+                             {&SR.MaxBatchedTokens, "--max-batched-tokens"},
+                             {&SR.MaxNumSeqs, "--max-num-seqs"},
+                             {&SR.BlockSize, "--block-size"}})
+      if (*Opt)
+        Given.push_back(Name);
+    if (SR.KVDtype)
+      Given.push_back("--kv-dtype");
+    if (SR.GpuMemoryUtilization)
+      Given.push_back("--gpu-memory-utilization");
+    if (!Given.empty())
+      return makeInputError(join(Given, ", ") +
+                            (Given.size() == 1 ? " has" : " have") +
+                            " no effect without --serve");
+  } else {
+    // The server decides the steps' shapes; these would be ignored.
+    std::vector<std::string> Given;
+    if (T.Enabled)
+      Given.push_back("--train");
+    if (R.Batch)
+      Given.push_back("--batch (the steps use --max-num-seqs)");
+    if (R.Seq)
+      Given.push_back("--seq (the steps use --max-batched-tokens and "
+                      "--max-model-len)");
+    if (!R.InputShapes.empty())
+      Given.push_back("--input-shape");
+    if (R.Parallel.requested())
+      Given.push_back("--devices/--parallel (tensor parallelism is a lever "
+                      "of the report)");
+    if (R.Fit.requested())
+      Given.push_back("--fit and its transforms");
+    std::vector<std::string> Report = reportOptionsGiven(R);
+    llvm::erase_value(Report, "--overhead"); // The capacity counts it.
+    Given.insert(Given.end(), Report.begin(), Report.end());
+    if (!Given.empty())
+      return makeInputError("--serve does not combine with " +
+                            join(Given, ", "));
+    if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::JSON &&
+        R.Emit != api::EmitKind::VLLM)
+      return makeInputError("--serve prints its report, --emit=json or "
+                            "--emit=vllm; other --emit kinds do not apply");
+  }
+  if (R.Emit == api::EmitKind::VLLM && !SR.Enabled)
+    return makeInputError("--emit=vllm writes a server's engine arguments: "
+                          "add --serve");
   if (R.Fit.MicroBatches && *R.Fit.MicroBatches == 0)
     return makeInputError("--micro-batches must be at least 1");
   if (R.Fit.NoFit && R.Fit.requested())

@@ -393,6 +393,8 @@ Expected<int> driver::runModel(Session &S) {
   for (const std::string &W : Shapes->Warnings)
     S.warn(W);
   warnOperandTypes(S, **G, *Shapes);
+  if (R.Serve.Enabled)
+    return runServe(S, *G, *Shapes);
   if (R.Emit != api::EmitKind::Shapes)
     if (Error E = prepareModel(S, *G, *Shapes))
       return E;

@@ -28,6 +28,9 @@ BERT = os.path.join(MODELS, "bert_like.onnx")
 RESNET = os.path.join(MODELS, "resnet50.onnx")
 TRAIN_GPT = os.path.join(MODELS, "train", "gpt_like.onnx")
 CSV = os.path.join(MODELS, "minimalloc", "A.1048576.csv")
+# A 2-layer decoder with GroupQueryAttention and a KV cache
+# (utils/export/make_llm_graph.py --config tiny --attention gqa), --serve's.
+LLM = os.path.join(MODELS, "serve", "tiny_gqa.onnx")
 # A four-node training graph whose fit is chosen in milliseconds.
 TINY = os.path.join(os.environ["OOMPLAN_SOURCE_DIR"], "test", "lit", "fit",
                     "recompute.onnxtxt")
@@ -88,6 +91,12 @@ SAME = [
     [GPT, "--batch=2", "--seq=64", "--timeline=" + os.path.join(TMP, "t.svg"),
      "--trace=" + os.path.join(TMP, "t.json")],
     [CSV, "--emit=csv", "-o", os.path.join(TMP, "out.csv")],
+    [LLM, "--serve", "--device=A100-80GB", "--max-model-len=64",
+     "--max-batched-tokens=32", "--max-num-seqs=4", "--block-size=32",
+     "--kv-dtype=fp8", "--gpu-memory-utilization=0.5", "--emit=json"],
+    [LLM, "--serve", "--budget", "1G", "--max-model-len", "64",
+     "--emit=vllm"],
+    [LLM, "--serve", "--budget=1M", "--max-model-len=64"],
     ["--list-algos"],
     ["--version"],
     # Errors whose message both spell the same way (the tool's own checks).

@@ -70,6 +70,21 @@ def test_max_batch_equals_cli():
                              train=True) == want
 
 
+def test_serve_equals_cli():
+    """oomplan.serve() answers what `oomplan --serve --emit=json` prints,
+    a server that would not start included (exit 2 is a verdict)."""
+    llm = os.path.join(MODELS, "serve", "tiny_gqa.onnx")
+    for budget, code in (("1G", 0), ("1M", 2)):
+        rc, out = cli_json(llm, "--serve", "--budget=" + budget,
+                           "--max-model-len=64", "--kv-dtype=fp8")
+        assert rc == code
+        got = oomplan.serve(llm, 64, budget=budget, kv_dtype="fp8")
+        assert got == json.loads(out)
+        assert got["starts"] == (code == 0)
+    # Tiny: 2 layers x 2 KV heads x 16 x 1 byte x 2 (K and V) = 128.
+    assert got["kv_bytes_per_token"] == 128
+
+
 def test_max_seq_equals_cli():
     code, out = cli_json(GPT, "--batch=2", "--budget=2G", "--max-seq")
     want = json.loads(out)["report"]["max_seq"]

@@ -200,6 +200,11 @@ llvm::Expected<int> runParallel(Session &S, const Graph &G,
                                 const ShapeInfo &Shapes,
                                 llvm::ArrayRef<std::optional<int64_t>> B);
 
+/// --serve (DriverServe.cpp): the KV cache an LLM server gets beside the
+/// weights and one engine step; fuses G like prepareModel after reading
+/// its attention. Returns the exit code (0 the server starts, 2 not).
+llvm::Expected<int> runServe(Session &S, std::unique_ptr<Graph> &G,
+                             ShapeInfo &Shapes);
 /// --emit=shapes --train: the tensors the training step adds.
 llvm::Error printTrainingShapes(Session &S, const Graph &G,
                                 const ShapeInfo &Shapes,

@@ -21,7 +21,7 @@ import json
 from . import _oomplan
 
 __all__ = [
-    "plan", "max_batch", "max_seq", "run", "Plan", "Capacity", "Error",
+    "plan", "max_batch", "max_seq", "serve", "run", "Plan", "Capacity", "Error",
     "InputError", "UnsupportedError", "SizeOverflowError", "InternalError",
     "FileError", "version", "__version__",
 ]
@@ -218,6 +218,23 @@ def run(args):
     if isinstance(args, str):
         raise TypeError("run() takes a list of arguments, not a string")
     return _check(_oomplan.run([str(a) for a in args], True))
+
+
+def serve(model, max_model_len, budget=None, **options):
+    """An LLM server's KV cache on one device (``--serve``, docs/serving.md):
+    the JSON answer as a dict, with ``kv_bytes_per_token``, ``kv_blocks``,
+    ``kv_capacity_tokens``, ``max_concurrency``, ``longest_context`` and
+    ``starts`` (False where the server would fail to start: a verdict, not
+    an error). Other options as keywords: ``device="A100-80GB"``,
+    ``kv_dtype="fp8"``, ``gpu_memory_utilization=0.95``, ...
+    """
+    if "emit" in options:
+        raise TypeError("serve() returns the JSON answer; use oomplan.run() "
+                        "for --emit=vllm")
+    args = [str(model), "--serve", "--max-model-len=%d" % max_model_len]
+    if budget is not None:
+        args.append("--budget=%s" % budget)
+    return _check(_oomplan.run(args + _option_args(options), True)).document
 
 
 def _model_args(model, batch, seq, dims, budget, train, optimizer, fit,
