@@ -43,6 +43,41 @@ def test_torchvision_resnet_same_bytes_as_onnx_path():
     assert classes(got) == classes(ref)
 
 
+def test_gpt_like_module_same_bytes_as_onnx_path():
+    # The shared GPT-style module (utils/export/definitions.py), small.
+    import sys
+    sys.path.insert(0, os.path.join(os.environ["OOMPLAN_SOURCE_DIR"],
+                                    "utils", "export"))
+    import definitions
+    torch.manual_seed(0)
+    m = definitions.randomize(
+        definitions.GPTLike(vocab=1000, d=128, layers=2, heads=4,
+                            max_pos=128))
+    ids = torch.randint(0, 1000, (2, 64))
+    got = ot.plan(m, ids, optimizer=torch.optim.AdamW(m.parameters()),
+                  fit=False)
+    path = os.path.join(TMP, "gpt.onnx")
+    m.train()
+    torch.onnx.export(m, (ids,), path, input_names=["ids"],
+                      dynamic_axes={"ids": {0: "batch"}}, opset_version=17,
+                      training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    ref = oomplan.plan(path, batch=2, train=True, optimizer="adamw",
+                       fit=False)
+    assert got.total_bytes == ref.total_bytes
+    assert classes(got) == classes(ref)
+
+
+def test_hugging_face_attention_implementation_is_read():
+    class Config:
+        _attn_implementation = "sdpa"
+    m = torch.nn.Linear(8, 8)
+    m.config = Config()
+    assert ot.options_for(m)["attention"] == "sdpa"
+    Config._attn_implementation = "eager"
+    assert ot.options_for(m)["attention"] == "eager"
+
+
 def test_frozen_parameters_get_no_gradient_or_state():
     # 256x256 and 256x64 weights (multiples of 256 bytes: no padding).
     torch.manual_seed(0)

@@ -15,6 +15,8 @@ the graph cannot say is read from the live objects and passed as options:
   weights) get no gradient and no optimizer state (--freeze);
 - the optimizer's kind (torch.optim.SGD with or without momentum, Adam,
   AdamW) is --optimizer;
+- a Hugging Face model's config._attn_implementation (sdpa, flash, eager)
+  is --attention;
 - dim 0 of the inputs is the batch symbol, so max_batch() can search it.
 
 Only this submodule imports torch (Debian's 1.13 or 2.x). The export writes
@@ -97,6 +99,13 @@ def options_for(model, optimizer=None):
     name = _optimizer_name(optimizer)
     if name:
         opts["optimizer"] = name
+    # A Hugging Face model says how its attention runs; the graph cannot.
+    impl = getattr(getattr(model, "config", None), "_attn_implementation",
+                   None)
+    if impl in ("sdpa", "flash_attention_2"):
+        opts["attention"] = "sdpa"
+    elif impl == "eager":
+        opts["attention"] = "eager"
     return opts
 
 
