@@ -68,6 +68,31 @@ def test_gpt_like_module_same_bytes_as_onnx_path():
     assert classes(got) == classes(ref)
 
 
+def test_bert_like_module_two_inputs_same_bytes_as_onnx_path():
+    import sys
+    sys.path.insert(0, os.path.join(os.environ["OOMPLAN_SOURCE_DIR"],
+                                    "utils", "export"))
+    import definitions
+    torch.manual_seed(0)
+    m = definitions.randomize(
+        definitions.BertLike(vocab=1000, d=128, layers=2, heads=4, ff=512,
+                             max_pos=128))
+    ids = torch.randint(0, 1000, (2, 64))
+    mask = torch.ones(2, 64, dtype=torch.int64)
+    got = ot.plan(m, (ids, mask), fit=False)
+    path = os.path.join(TMP, "bert.onnx")
+    m.train()
+    torch.onnx.export(m, (ids, mask), path, input_names=["ids", "mask"],
+                      dynamic_axes={"ids": {0: "batch"}, "mask": {0: "batch"}},
+                      opset_version=17,
+                      training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    ref = oomplan.plan(path, batch=2, train=True, optimizer="adam",
+                       fit=False)
+    assert got.total_bytes == ref.total_bytes
+    assert classes(got) == classes(ref)
+
+
 def test_hugging_face_attention_implementation_is_read():
     class Config:
         _attn_implementation = "sdpa"
