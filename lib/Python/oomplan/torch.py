@@ -23,6 +23,7 @@ Only this submodule imports torch (Debian's 1.13 or 2.x). The export writes
 the weights too, so a model must fit the host's memory; the plan reads
 shapes only. docs/embedding.md "PyTorch modules".
 """
+import inspect
 import os
 import sys
 import tempfile
@@ -51,13 +52,20 @@ def _inputs(example_inputs):
 def export(model, example_inputs, path, opset=17):
     """Writes MODEL's training-mode graph on EXAMPLE_INPUTS to PATH, dim 0
     of every input that shares the first input's dim 0 as the symbol
-    "batch". Returns the batch size of the example inputs."""
+    "batch". Returns the batch size of the example inputs, and the dropout
+    probability to put back when only an eval-mode export was possible."""
     args = _inputs(example_inputs)
     names = ["input_%d" % i for i in range(len(args))]
     batch = args[0].shape[0] if args and args[0].dim() > 0 else None
     axes = {n: {0: "batch"} for n, a in zip(names, args)
             if batch is not None and a.dim() > 0 and a.shape[0] == batch}
     was_training = model.training
+    # PyTorch 2.9+ exports with the dynamo exporter by default, which writes
+    # eval-mode graphs: ask for the TorchScript exporter where there is a
+    # choice.
+    choice = {}
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        choice["dynamo"] = False
     try:
         model.train()
         # Training mode keeps Dropout and BatchNorm's running statistics as
@@ -66,10 +74,26 @@ def export(model, example_inputs, path, opset=17):
         torch.onnx.export(model, args, path, input_names=names,
                           dynamic_axes=axes, opset_version=opset,
                           training=torch.onnx.TrainingMode.TRAINING,
-                          do_constant_folding=False)
+                          do_constant_folding=False, **choice)
+        return batch, None
+    except Exception as e:  # noqa: BLE001 -- any exporter failure
+        if not choice:
+            raise
+        first = e
     finally:
         model.train(was_training)
-    return batch
+    # The TorchScript exporter fails on some modules (transformers 5's mask
+    # code): the dynamo exporter's graph is in eval mode, so the module's
+    # dropout is put back by --dropout.
+    try:
+        torch.onnx.export(model, args, path, input_names=names,
+                          dynamic_shapes=None, dynamo=True)
+    except Exception:  # noqa: BLE001
+        raise first
+    ps = [m.p for m in model.modules()
+          if isinstance(m, torch.nn.Dropout) and m.p > 0]
+    # Its shapes are the example's: no batch symbol to bind or search.
+    return None, (max(ps) if ps else None)
 
 
 def _optimizer_name(optimizer):
@@ -118,8 +142,10 @@ def plan(model, example_inputs, optimizer=None, loss="auto", precision=None,
     other oomplan option as a keyword."""
     with tempfile.TemporaryDirectory(prefix="oomplan-torch-") as tmp:
         path = os.path.join(tmp, type(model).__name__ + ".onnx")
-        batch = export(model, example_inputs, path)
+        batch, dropout = export(model, example_inputs, path)
         opts = options_for(model, optimizer)
+        if dropout:
+            opts["dropout"] = dropout
         if loss and loss != "auto":
             opts["loss"] = loss
         if precision:
