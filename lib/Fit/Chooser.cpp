@@ -130,8 +130,8 @@ struct Chooser {
   // Best's placement does not fit: the cheapest other candidate whose
   // placement fits replaces it (otherwise a placement over by fragmentation
   // would make the caller aim lower for every candidate, and a +421% plan
-  // could win over a +26% one that places exactly at the budget). When none places, Best
-  // stays, and the caller aims lower.
+  // could win over a +26% one that places exactly at the budget). When none
+  // places, Best stays, and the caller aims lower.
   void preferPlaced() {
     std::stable_sort(Others.begin(), Others.end(),
                      [](const Candidate &A, const Candidate &B) {

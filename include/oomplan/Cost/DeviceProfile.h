@@ -63,7 +63,8 @@ struct DeviceProfile {
   /// above applied) divided by this. cuDNN's kernels walk windows a GEMM
   /// does not; a grouped convolution (group > 1: depthwise, ResNeXt's)
   /// has its own, as its kernels are others again. Both 1 unless measured
-  /// (JSON "conv_efficiency", "grouped_conv_efficiency"; utils/gpu/calibration).
+  /// (JSON "conv_efficiency", "grouped_conv_efficiency";
+  /// utils/gpu/calibration).
   double ConvEfficiency = 1;
   double GroupedConvEfficiency = 1;
   /// The same for the fused attention kernel (OomplanAttention, oomplan's

@@ -8,8 +8,8 @@
 // ResNet, a segmentation head, a GAN generator, two speech encoders, an
 // encoder-decoder, a mixture of experts, seven recurrent models): within
 // -2%..+5%. The PyTorch numbers were
-// measured by utils/bench/measure_torch_peak.py (CPU, steady state, docs/training.md)
-// and are recorded here so the test needs no torch.
+// measured by utils/bench/measure_torch_peak.py (CPU, steady state,
+// docs/training.md) and are recorded here so the test needs no torch.
 //
 //===----------------------------------------------------------------------===//
 #include "TestExpected.h"
