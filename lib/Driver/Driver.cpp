@@ -329,10 +329,10 @@ static Expected<int> runSession(Session &S) {
     S.FusedSupported = [](StringRef OpType) { return OpType != "OomplanConv"; };
     ElementType Half = *S.InferenceHalf;
     std::shared_ptr<unsigned> Kept = S.KeptInFloat;
-    S.appendScheduleEdit([Half, Kept](const Graph &G, const ShapeInfo &Shapes,
+    S.appendScheduleEdit([Half, Kept](const Graph &, const ShapeInfo &Shapes,
                                       ArrayRef<std::optional<int64_t>>,
                                       Schedule &Sched) -> Error {
-      *Kept = applyInferencePrecision(G, Shapes, Half, Sched);
+      *Kept = applyInferencePrecision(Shapes, Half, Sched);
       return Error::success();
     });
   }

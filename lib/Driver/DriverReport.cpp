@@ -131,7 +131,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
           [T, Rest = PO.EditSchedule](const Graph &G, const ShapeInfo &Shapes,
                                       ArrayRef<std::optional<int64_t>> B,
                                       Schedule &Sched) -> Error {
-        applyInferencePrecision(G, Shapes, T, Sched);
+        applyInferencePrecision(Shapes, T, Sched);
         return Rest ? Rest(G, Shapes, B, Sched) : Error::success();
       };
       if (HG)

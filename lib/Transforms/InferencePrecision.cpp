@@ -22,10 +22,8 @@ static ElementType typeOf(const Schedule &S, const ShapeInfo &Shapes,
   return Shapes.Values[ST.Value].Type;
 }
 
-unsigned oomplan::applyInferencePrecision(const Graph &G,
-                                          const ShapeInfo &Shapes,
+unsigned oomplan::applyInferencePrecision(const ShapeInfo &Shapes,
                                           ElementType Half, Schedule &S) {
-  (void)G;
   // Tensors the kept ops write stay fp32; every other fp32 tensor halves
   // (a view of a kept op's output reads the 16-bit cast, below).
   std::vector<bool> KeptOut(S.Tensors.size(), false);

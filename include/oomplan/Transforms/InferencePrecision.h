@@ -24,11 +24,11 @@ namespace oomplan {
 /// The ops the float16 conversion keeps in fp32.
 bool keptInFloat(llvm::StringRef OpType);
 
-/// Rewrites S (the schedule of G's nodes) to Half (Float16 or BFloat16):
-/// fp32 tensors halve, and each op kept in fp32 gets its copies and casts.
-/// Returns how many ops were kept in fp32.
-unsigned applyInferencePrecision(const Graph &G, const ShapeInfo &Shapes,
-                                 ElementType Half, Schedule &S);
+/// Rewrites S (a schedule of graph values whose types Shapes has) to Half
+/// (Float16 or BFloat16): fp32 tensors halve, and each op kept in fp32 gets
+/// its copies and casts. Returns how many ops were kept in fp32.
+unsigned applyInferencePrecision(const ShapeInfo &Shapes, ElementType Half,
+                                 Schedule &S);
 
 } // namespace oomplan
 

@@ -171,7 +171,7 @@ TEST_F(Fixture, HalfPrecisionHalvesFloats) {
   // this graph has no op kept in fp32.
   Plan P = plan(2, 8); // 512 io + 1024 arena
   Schedule S = P.Sched;
-  EXPECT_EQ(applyInferencePrecision(*G, Shapes, ElementType::Float16, S), 0u);
+  EXPECT_EQ(applyInferencePrecision(Shapes, ElementType::Float16, S), 0u);
   Lifetimes L = computeLifetimes(S, Opts.Liveness);
   auto H = buildPlan(std::move(S), std::move(L), Opts.Placement);
   ASSERT_TRUE(bool(H));
