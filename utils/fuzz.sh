@@ -3,7 +3,8 @@
 #
 #   utils/fuzz.sh SECONDS [TARGET...]     e.g. utils/fuzz.sh 60
 #
-# Targets: fuzz-onnx-binary, fuzz-onnx-text, fuzz-minimalloc-csv (default: all).
+# Targets: fuzz-onnx-binary, fuzz-onnx-text, fuzz-minimalloc-csv,
+# fuzz-onnx-runtime (default: all).
 # The build goes to $FUZZ_BUILD_DIR (build-fuzz): clang-14, ASan + UBSan +
 # fuzzer coverage, assertions on. Seed corpora are generated at run time from
 # the models under test/ and Debian's libonnx-testdata; each target's corpus
@@ -21,7 +22,7 @@ SECS=$1
 shift
 TARGETS=("$@")
 [[ ${#TARGETS[@]} -gt 0 ]] ||
-  TARGETS=(fuzz-onnx-binary fuzz-onnx-text fuzz-minimalloc-csv)
+  TARGETS=(fuzz-onnx-binary fuzz-onnx-text fuzz-minimalloc-csv fuzz-onnx-runtime)
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
 OUT=${FUZZ_OUT:-$BUILD/findings}
 JOBS=${FUZZ_JOBS:-2}
@@ -80,6 +81,19 @@ for t in "${TARGETS[@]}"; do
     mapfile -t files < <(find test -name '*.onnxtxt' | sort)
     seed "$SEEDS/$t" '' "${files[@]}"
     MAXLEN[$t]=65536 ;;
+  fuzz-onnx-runtime)
+    # A four-byte header says how to run the model that follows
+    # (test/fuzz/FuzzONNXRuntime.cpp): binary models as they are, and with
+    # their first dim at 3, run twice with --poison; text models as they are.
+    mapfile -t files < <(
+      [[ -d $TESTDATA ]] && find "$TESTDATA/node" -name model.onnx -size -16k | sort)
+    if [[ ${#files[@]} -gt 0 ]]; then
+      seed "$SEEDS/$t" '\x00\xff\x00\x00' "${files[@]}"
+      seed "$SEEDS/$t" '\x28\x00\x03\x02' "${files[@]}"
+    fi
+    mapfile -t files < <(find test/lit/run -name '*.onnxtxt' -size -8k | sort)
+    seed "$SEEDS/$t" '\x01\xff\x00\x00' "${files[@]}"
+    MAXLEN[$t]=16384 ;;
   fuzz-minimalloc-csv)
     # The first byte picks the alignment (0: 1 byte, 8: 256 bytes).
     mapfile -t files < <(find test -name '*.csv' -size -16k | sort)
