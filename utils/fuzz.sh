@@ -93,7 +93,7 @@ for t in "${TARGETS[@]}"; do
     fi
     mapfile -t files < <(find test/lit/run -name '*.onnxtxt' -size -8k | sort)
     seed "$SEEDS/$t" '\x01\xff\x00\x00' "${files[@]}"
-    MAXLEN[$t]=16384 ;;
+    MAXLEN[$t]=20480 ;;
   fuzz-minimalloc-csv)
     # The first byte picks the alignment (0: 1 byte, 8: 256 bytes).
     mapfile -t files < <(find test -name '*.csv' -size -16k | sort)

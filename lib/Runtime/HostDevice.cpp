@@ -34,7 +34,7 @@ public:
                          llvm::Twine(Bytes) + " bytes)");
     // The rounding up is ours, not the caller's: under AddressSanitizer a
     // read past Bytes is reported as one past a malloc of Bytes would be.
-    poisonBytes(static_cast<char *>(P) + Bytes, Size - Bytes);
+    detail::poisonBytes(static_cast<char *>(P) + Bytes, Size - Bytes);
     return P;
   }
   void release(Region, void *P) override { std::free(P); }
