@@ -62,10 +62,20 @@ seed() { # seed DIR PREFIX FILE...
     done
     return
   fi
-  for f in "$@"; do
-    sum=$( (printf '%b' "$prefix"; cat "$f") | sha1sum | cut -c1-40)
-    [[ -f $dir/$sum ]] || (printf '%b' "$prefix"; cat "$f") >"$dir/$sum"
-  done
+  # One process for all files (a pipeline per file took 20 to 40 s for the
+  # runtime target's 1,900 seeds); PREFIX is printf's \xHH escapes.
+  python3 - "$dir" "$prefix" "$@" <<'PY'
+import hashlib, os, sys
+d = sys.argv[1]
+prefix = sys.argv[2].encode().decode("unicode_escape").encode("latin-1")
+for f in sys.argv[3:]:
+    with open(f, "rb") as fh:
+        data = prefix + fh.read()
+    out = os.path.join(d, hashlib.sha1(data).hexdigest())
+    if not os.path.exists(out):
+        with open(out, "wb") as fh:
+            fh.write(data)
+PY
 }
 SEEDS=$BUILD/seeds
 declare -A MAXLEN
