@@ -104,6 +104,9 @@ struct Session {
   /// every kernel's workspace (else the driver adds the fused attention's).
   std::function<bool(llvm::StringRef)> FusedSupported;
   bool KernelWorkspaces = false;
+  /// Planned to be run (planExecutable): inputs of one type parameter that
+  /// disagree are an error, not a warning (a kernel would misread one).
+  bool ForRun = false;
   std::shared_ptr<FusionRecord> Fusion = std::make_shared<FusionRecord>();
   std::shared_ptr<BackendRecord> Backend = std::make_shared<BackendRecord>();
 

@@ -19,11 +19,22 @@
 
 namespace oomplan {
 
-/// One message per input whose type ValueTypes (by ValueId; Undefined when
+/// One input whose type the schema does not allow.
+struct OperandTypeIssue {
+  std::string Message; ///< Names the node, the input and the types.
+  /// The input disagrees with an earlier input of its type parameter (Clip's
+  /// max int8 for an int64 input). A kernel reads every such operand as the
+  /// parameter's one type, so a run must refuse it: it would read past the
+  /// smaller operand. False: a type the parameter does not allow, which a
+  /// kernel refuses or handles by itself.
+  bool Disagrees = false;
+};
+
+/// One issue per input whose type ValueTypes (by ValueId; Undefined when
 /// unknown) says the schema of its node's op, at the model's opset, does
 /// not allow. Nodes without a schema (oomplan's own ops, unknown domains)
 /// are not checked. Deterministic: node order, then input order.
-std::vector<std::string>
+std::vector<OperandTypeIssue>
 checkOperandTypes(const Graph &G, llvm::ArrayRef<ElementType> ValueTypes);
 
 } // namespace oomplan

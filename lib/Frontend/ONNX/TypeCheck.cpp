@@ -38,10 +38,10 @@ static std::string allowed(const onnx::OpSchema::FormalParameter &P) {
   return Out;
 }
 
-std::vector<std::string>
+std::vector<OperandTypeIssue>
 oomplan::checkOperandTypes(const Graph &G,
                            llvm::ArrayRef<ElementType> ValueTypes) {
-  std::vector<std::string> Out;
+  std::vector<OperandTypeIssue> Out;
   std::map<std::string, int64_t> Opset;
   for (const OpsetImport &O : G.Opsets)
     Opset[O.Domain == "ai.onnx" ? "" : O.Domain] = O.Version;
@@ -75,11 +75,13 @@ oomplan::checkOperandTypes(const Graph &G,
                             std::to_string(I) + " ('" + G.Values[V].Name +
                             "') is " + *DT;
         if (!P.GetTypes().count(DT)) {
-          Out.push_back(Where + ", which " + N.OpType + "-" +
-                        std::to_string(S->since_version()) +
-                        " does not allow (" + P.GetTypeStr() + ": " +
-                        allowed(P) +
-                        "); ONNX's checker and runtimes refuse such a model");
+          Out.push_back({Where + ", which " + N.OpType + "-" +
+                             std::to_string(S->since_version()) +
+                             " does not allow (" + P.GetTypeStr() + ": " +
+                             allowed(P) +
+                             "); ONNX's checker and runtimes refuse such a "
+                             "model",
+                         false});
           continue;
         }
         // A variadic parameter marked heterogeneous (Loop's carried
@@ -90,17 +92,20 @@ oomplan::checkOperandTypes(const Graph &G,
           continue;
         auto [Prev, New] = Bound.insert({P.GetTypeStr(), {T, I}});
         if (!New && Prev->second.first != T)
-          Out.push_back(Where + ", but input " +
-                        std::to_string(Prev->second.second) + " is " +
-                        *onnxType(Prev->second.first) + " and " + N.OpType +
-                        " needs both of one type " + P.GetTypeStr() +
-                        "; ONNX's checker and runtimes refuse such a model");
+          Out.push_back(
+              {Where + ", but input " + std::to_string(Prev->second.second) +
+                   " is " + *onnxType(Prev->second.first) + " and " + N.OpType +
+                   " needs both of one type " + P.GetTypeStr() +
+                   "; ONNX's checker and runtimes refuse such a "
+                   "model",
+               true});
       }
     }
   } catch (const std::exception &E) {
     // The schemas' own tables: nothing a model can make throw, but the
     // library must not; the check is then skipped.
-    Out.push_back(std::string("operand types not checked: ") + E.what());
+    Out.push_back(
+        {std::string("operand types not checked: ") + E.what(), false});
   }
   return Out;
 }
