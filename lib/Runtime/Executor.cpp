@@ -365,8 +365,8 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
       I->Calls[S].Dying.assign(Dying[S].begin(), Dying[S].end());
   }
   // Only memory the sanitizer shadows; an unplanned run's tensors are
-  // allocations of their own, which it sees already.
-  if (!Opts.Unplanned && I->Dev.hostMemory()) {
+  // allocations of their own, which it sees already. Normal builds: none.
+  if (OOMPLAN_ASAN && !Opts.Unplanned && I->Dev.hostMemory()) {
     char *Base[NumRegions];
     uint64_t Bytes[NumRegions];
     for (unsigned R = 0; R < NumRegions; ++R) {
