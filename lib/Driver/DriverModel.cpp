@@ -327,9 +327,9 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
 }
 
 // Inputs whose types the ONNX schema does not allow (TypeCheck.h): a
-// warning, since the plan is still an answer; for a run, inputs of one
-// type parameter that disagree are an input error, since the kernel reads
-// them all as one type. Values of steps that never run are not checked.
+// warning, since the plan is still an answer; for a run, an input a kernel
+// would read as another type (TypeCheck.h) is an input error. Values of
+// steps that never run are not checked.
 static Error checkTypes(Session &S, const Graph &G, const ShapeInfo &Shapes) {
   std::vector<ElementType> Types(G.Values.size(), ElementType::Undefined);
   for (ValueId V = 0; V < G.Values.size() && V < Shapes.Values.size(); ++V)
@@ -341,7 +341,7 @@ static Error checkTypes(Session &S, const Graph &G, const ShapeInfo &Shapes) {
         if (V != NoId)
           Types[V] = ElementType::Undefined;
   for (const OperandTypeIssue &I : oomplan::checkOperandTypes(G, Types)) {
-    if (I.Disagrees && S.ForRun)
+    if (I.RefusedForRun && S.ForRun)
       return makeInputError(G.SourcePath + ": " + I.Message);
     S.warn(I.Message);
   }

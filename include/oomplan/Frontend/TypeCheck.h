@@ -22,12 +22,15 @@ namespace oomplan {
 /// One input whose type the schema does not allow.
 struct OperandTypeIssue {
   std::string Message; ///< Names the node, the input and the types.
-  /// The input disagrees with an earlier input of its type parameter (Clip's
-  /// max int8 for an int64 input). A kernel reads every such operand as the
-  /// parameter's one type, so a run must refuse it: it would read past the
-  /// smaller operand. False: a type the parameter does not allow, which a
-  /// kernel refuses or handles by itself.
-  bool Disagrees = false;
+  /// A kernel would read the input as a type it does not have, so a run
+  /// must refuse it (it would read past a smaller operand): the input
+  /// disagrees with an earlier input of its type parameter (Clip's max int8
+  /// for an int64 input), or it is not input 0 and has a type its parameter
+  /// does not allow (InstanceNormalization's scale int16 for a float input)
+  /// other than input 0's type under input 0's parameter. False for input
+  /// 0, whose type the kernel checks itself (Kernel::Types), and for a
+  /// later input that shares input 0's parameter and type.
+  bool RefusedForRun = false;
 };
 
 /// One issue per input whose type ValueTypes (by ValueId; Undefined when

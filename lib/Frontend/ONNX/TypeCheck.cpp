@@ -3,7 +3,8 @@
 // For each default-domain node with a schema at the model's opset (an op
 // version past ONNX 1.12's, NewerOpsets.h, is skipped): each
 // input's element type must be in its formal parameter's allowed set, and
-// inputs bound to one type parameter ("T") must agree. Only inputs are
+// inputs bound to one type parameter ("T") must agree (TypeCheck.h says
+// which of these a run refuses). Only inputs are
 // checked, each against the type its producer was inferred to give, so a
 // message points at the node that reads the wrong type (the first place a
 // runtime would refuse it).
@@ -75,13 +76,17 @@ oomplan::checkOperandTypes(const Graph &G,
                             std::to_string(I) + " ('" + G.Values[V].Name +
                             "') is " + *DT;
         if (!P.GetTypes().count(DT)) {
+          ValueId First = N.Inputs.empty() ? NoId : N.Inputs[0];
+          bool AsFirst = I > 0 && First != NoId && First < ValueTypes.size() &&
+                         ValueTypes[First] == T &&
+                         P.GetTypeStr() == Formal[0].GetTypeStr();
           Out.push_back({Where + ", which " + N.OpType + "-" +
                              std::to_string(S->since_version()) +
                              " does not allow (" + P.GetTypeStr() + ": " +
                              allowed(P) +
                              "); ONNX's checker and runtimes refuse such a "
                              "model",
-                         false});
+                         I > 0 && !AsFirst});
           continue;
         }
         // A variadic parameter marked heterogeneous (Loop's carried
