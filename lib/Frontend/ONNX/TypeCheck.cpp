@@ -20,10 +20,26 @@
 
 using namespace oomplan;
 
+// Types this ONNX's schemas predate (float8 and 4-bit types, opset 19 and
+// later; the newer op versions that allow them are not checked) are
+// allowed by none of its schemas, and its type tables cannot name them.
+static bool knownToSchemas(ElementType T) {
+  return onnx::TensorProto_DataType_IsValid(static_cast<int>(T)) &&
+         T != ElementType::Undefined;
+}
+
+static std::string typeName(ElementType T);
+
 static onnx::DataType onnxType(ElementType T) {
   onnx::TypeProto P;
   P.mutable_tensor_type()->set_elem_type(static_cast<int32_t>(T));
   return onnx::Utils::DataTypeUtils::ToType(P);
+}
+
+static std::string typeName(ElementType T) {
+  if (!knownToSchemas(T))
+    return "tensor(" + elementTypeName(T).str() + ")";
+  return *onnxType(T);
 }
 
 // "tensor(double), tensor(float)": the allowed types, sorted (the schema
@@ -71,11 +87,10 @@ oomplan::checkOperandTypes(const Graph &G,
           continue;
         ElementType T = ValueTypes[V];
         const auto &P = Formal[std::min(I, Formal.size() - 1)];
-        onnx::DataType DT = onnxType(T);
         std::string Where = G.describeNode(Id) + ": input " +
                             std::to_string(I) + " ('" + G.Values[V].Name +
-                            "') is " + *DT;
-        if (!P.GetTypes().count(DT)) {
+                            "') is " + typeName(T);
+        if (!knownToSchemas(T) || !P.GetTypes().count(onnxType(T))) {
           ValueId First = N.Inputs.empty() ? NoId : N.Inputs[0];
           bool AsFirst = I > 0 && First != NoId && First < ValueTypes.size() &&
                          ValueTypes[First] == T &&
@@ -97,13 +112,13 @@ oomplan::checkOperandTypes(const Graph &G,
           continue;
         auto [Prev, New] = Bound.insert({P.GetTypeStr(), {T, I}});
         if (!New && Prev->second.first != T)
-          Out.push_back(
-              {Where + ", but input " + std::to_string(Prev->second.second) +
-                   " is " + *onnxType(Prev->second.first) + " and " + N.OpType +
-                   " needs both of one type " + P.GetTypeStr() +
-                   "; ONNX's checker and runtimes refuse such a "
-                   "model",
-               true});
+          Out.push_back({Where + ", but input " +
+                             std::to_string(Prev->second.second) + " is " +
+                             typeName(Prev->second.first) + " and " + N.OpType +
+                             " needs both of one type " + P.GetTypeStr() +
+                             "; ONNX's checker and runtimes refuse such a "
+                             "model",
+                         true});
       }
     }
   } catch (const std::exception &E) {
