@@ -27,8 +27,11 @@ config.environment["PATH"] = os.pathsep.join(
     [llvm_bin, os.path.join(config.oomplan_tools_dir, "oomplan"),
      os.path.join(config.oomplan_tools_dir, "oomplan-bench"),
      config.environment.get("PATH", "/usr/bin:/bin")])
-# ASan builds: a leak or error must fail the test, not just print.
-config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0"
+# ASan builds: a leak or error must fail the test, not just print, and
+# with an exit code of its own: a report exiting 1 would pass for the exit 1
+# of bad input in every `%expect_exit 1` test.
+config.environment["ASAN_OPTIONS"] = "detect_leaks=1:abort_on_error=0:exitcode=86"
+config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:exitcode=86"
 # Before "%oomplan", which would otherwise match the start of "%oomplan-run"
 # (error tests in other folders run both tools).
 config.substitutions.append(("%oomplan-run", os.path.join(config.oomplan_tools_dir, "oomplan-run", "oomplan-run")))

@@ -284,6 +284,7 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   };
   // Fuse only into ops this executor has kernels for (contract 1a).
   S.KernelWorkspaces = true;
+  S.ForRun = true;
   S.FusedSupported = [&K](StringRef OpType) {
     const ops::OpInfo *Op = ops::lookupOp(OpType);
     return Op && K.get(ops::opCode(*Op)).has_value();

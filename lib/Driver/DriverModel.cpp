@@ -361,10 +361,10 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
 }
 
 // Inputs whose types the ONNX schema does not allow (TypeCheck.h): a
-// warning, since the plan is still an answer. Values of steps that never
-// run are not checked.
-static void warnOperandTypes(Session &S, const Graph &G,
-                             const ShapeInfo &Shapes) {
+// warning, since the plan is still an answer; for a run, an input a kernel
+// would read as another type (TypeCheck.h) is an input error. Values of
+// steps that never run are not checked.
+static Error checkTypes(Session &S, const Graph &G, const ShapeInfo &Shapes) {
   std::vector<ElementType> Types(G.Values.size(), ElementType::Undefined);
   for (ValueId V = 0; V < G.Values.size() && V < Shapes.Values.size(); ++V)
     if (Shapes.Values[V].Known)
@@ -374,8 +374,12 @@ static void warnOperandTypes(Session &S, const Graph &G,
       for (ValueId V : G.Nodes[N].Outputs)
         if (V != NoId)
           Types[V] = ElementType::Undefined;
-  for (const std::string &W : checkOperandTypes(G, Types))
-    S.warn(W);
+  for (const OperandTypeIssue &I : oomplan::checkOperandTypes(G, Types)) {
+    if (I.RefusedForRun && S.ForRun)
+      return makeInputError(G.SourcePath + ": " + I.Message);
+    S.warn(I.Message);
+  }
+  return Error::success();
 }
 
 Expected<int> driver::runModel(Session &S) {
@@ -392,7 +396,8 @@ Expected<int> driver::runModel(Session &S) {
     return Shapes.takeError();
   for (const std::string &W : Shapes->Warnings)
     S.warn(W);
-  warnOperandTypes(S, **G, *Shapes);
+  if (Error E = checkTypes(S, **G, *Shapes))
+    return E;
   if (R.Serve.Enabled)
     return runServe(S, *G, *Shapes);
   if (R.Emit != api::EmitKind::Shapes)
@@ -456,7 +461,8 @@ Expected<PlannedModel> driver::planModel(Session &S) {
   M.Shapes = std::move(*Shapes);
   for (const std::string &W : M.Shapes.Warnings)
     S.warn(W);
-  warnOperandTypes(S, *M.G, M.Shapes);
+  if (Error E = checkTypes(S, *M.G, M.Shapes))
+    return E;
   if (Error E = prepareModel(S, M.G, M.Shapes))
     return E;
   auto Bound = bind(S, *M.G);

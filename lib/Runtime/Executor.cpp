@@ -364,6 +364,17 @@ Executor::create(const Graph &G, const Plan &P, const RunInfo &Info,
     for (uint64_t S = 0; S < P.Sched.Steps.size(); ++S)
       I->Calls[S].Dying.assign(Dying[S].begin(), Dying[S].end());
   }
+  // Only memory the sanitizer shadows; an unplanned run's tensors are
+  // allocations of their own, which it sees already. Normal builds: none.
+  if (OOMPLAN_ASAN && !Opts.Unplanned && I->Dev.hostMemory()) {
+    char *Base[NumRegions];
+    uint64_t Bytes[NumRegions];
+    for (unsigned R = 0; R < NumRegions; ++R) {
+      Base[R] = I->Regions[R].get();
+      Bytes[R] = I->regionBytes(Region(R));
+    }
+    I->Shadow.init(P, Info, Base, Bytes);
+  }
   return std::unique_ptr<Executor>(new Executor(std::move(I)));
 }
 
@@ -374,7 +385,12 @@ Executor::~Executor() {
     I->dropRecording();
 }
 
-TensorRef Executor::tensor(TensorId T) const { return I->hostRef(T); }
+TensorRef Executor::tensor(TensorId T) const {
+  TensorRef R = I->hostRef(T);
+  if (R.Data)
+    I->Shadow.reveal(R.Data, R.bytes());
+  return R;
+}
 
 void Executor::Impl::touch(TensorId T) {
   if (Opts.Unplanned || !Info.Present[T])
@@ -412,6 +428,7 @@ llvm::Error Executor::Impl::poison(BufferId B, Queue Q) {
 llvm::Error Executor::Impl::runStep(uint64_t S) {
   const Step &St = P.Sched.Steps[S];
   StepCall &C = Calls[S];
+  Shadow.beforeStep(S);
   for (TensorId T : St.Reads)
     touch(T);
   for (TensorId T : St.Writes)
@@ -492,6 +509,7 @@ llvm::Error Executor::Impl::runStep(uint64_t S) {
     for (BufferId B : C.Dying)
       if (llvm::Error E = poison(B, L.Q))
         return E;
+  Shadow.afterStep(S);
   if (L.Record >= 0)
     if (llvm::Error E = Dev.record(EventBase + unsigned(L.Record), L.Q))
       return E;
@@ -672,8 +690,11 @@ llvm::Error Executor::Impl::runOnce() {
   if (Async)
     if (llvm::Error E = I->Dev.mark(I->TimerBase, Queue::Compute))
       return E;
-  if (llvm::Error E = I->runStepsOrReplay())
-    return E;
+  I->Shadow.beginRun();
+  llvm::Error StepsError = I->runStepsOrReplay();
+  I->Shadow.endRun(); // a failed step too: the caller reads the outputs
+  if (StepsError)
+    return StepsError;
   I->StepsSeconds.reset();
   if (!Async)
     I->StepsSeconds =

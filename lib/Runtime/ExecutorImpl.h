@@ -11,6 +11,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_EXECUTORIMPL_H
 #define OOMPLAN_LIB_RUNTIME_EXECUTORIMPL_H
 
+#include "ArenaShadow.h"
 #include "oomplan/Runtime/Executor.h"
 #include "oomplan/Runtime/LaunchPlan.h"
 #include "llvm/ADT/DenseMap.h"
@@ -128,6 +129,9 @@ struct Executor::Impl {
   ThreadPool Pool;
   Allocation Regions[NumRegions];
   std::vector<Allocation> PerTensor; ///< Unplanned mode.
+  /// AddressSanitizer builds: which region bytes are alive (ArenaShadow.h).
+  /// After Regions, so that it is destroyed before they are freed.
+  ArenaShadow Shadow;
   /// Device memory asked for, and the drop in free device memory across
   /// those allocations when the device measures it.
   uint64_t DeviceBytes = 0;

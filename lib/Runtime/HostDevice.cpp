@@ -4,6 +4,7 @@
 // (copies are memcpy), so events have nothing to order.
 //
 //===----------------------------------------------------------------------===//
+#include "ArenaShadow.h"
 #include "oomplan/Runtime/Device.h"
 #include "oomplan/Support/Error.h"
 #include <cstdlib>
@@ -19,6 +20,7 @@ class HostDevice : public Device {
 public:
   llvm::StringRef name() const override { return "cpu"; }
   bool hostVisible() const override { return true; }
+  bool hostMemory() const override { return true; }
   // At least 64 bytes, so that even an empty region has a distinct,
   // aligned, non-null base (a zero-sized tensor must still look present).
   llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
@@ -30,6 +32,9 @@ public:
     if (!P)
       return makeIOError("cannot allocate the " + regionName(R) + " region (" +
                          llvm::Twine(Bytes) + " bytes)");
+    // The rounding up is ours, not the caller's: under AddressSanitizer a
+    // read past Bytes is reported as one past a malloc of Bytes would be.
+    detail::poisonBytes(static_cast<char *>(P) + Bytes, Size - Bytes);
     return P;
   }
   void release(Region, void *P) override { std::free(P); }

@@ -114,6 +114,9 @@ struct Session {
   /// every kernel's workspace (else the driver adds the fused attention's).
   std::function<bool(llvm::StringRef)> FusedSupported;
   bool KernelWorkspaces = false;
+  /// Planned to be run (planExecutable): an input a kernel would read as
+  /// another type is an error, not a warning (TypeCheck.h).
+  bool ForRun = false;
   std::shared_ptr<FusionRecord> Fusion = std::make_shared<FusionRecord>();
   std::shared_ptr<BackendRecord> Backend = std::make_shared<BackendRecord>();
 

@@ -19,11 +19,25 @@
 
 namespace oomplan {
 
-/// One message per input whose type ValueTypes (by ValueId; Undefined when
+/// One input whose type the schema does not allow.
+struct OperandTypeIssue {
+  std::string Message; ///< Names the node, the input and the types.
+  /// A kernel would read the input as a type it does not have, so a run
+  /// must refuse it (it would read past a smaller operand): the input
+  /// disagrees with an earlier input of its type parameter (Clip's max int8
+  /// for an int64 input), or it is not input 0 and has a type its parameter
+  /// does not allow (InstanceNormalization's scale int16 for a float input)
+  /// other than input 0's type under input 0's parameter. False for input
+  /// 0, whose type the kernel checks itself (Kernel::Types), and for a
+  /// later input that shares input 0's parameter and type.
+  bool RefusedForRun = false;
+};
+
+/// One issue per input whose type ValueTypes (by ValueId; Undefined when
 /// unknown) says the schema of its node's op, at the model's opset, does
 /// not allow. Nodes without a schema (oomplan's own ops, unknown domains)
 /// are not checked. Deterministic: node order, then input order.
-std::vector<std::string>
+std::vector<OperandTypeIssue>
 checkOperandTypes(const Graph &G, llvm::ArrayRef<ElementType> ValueTypes);
 
 } // namespace oomplan

@@ -55,6 +55,11 @@ public:
   /// sticky error that ends the context). The executor refuses plans with
   /// less.
   virtual uint64_t minAlignment() const { return 1; }
+  /// True when the regions are host memory from the host's allocator (CPU,
+  /// cuda-on-cpu): in an AddressSanitizer build the executor then poisons
+  /// the bytes no live buffer owns (ArenaShadow.h). A device's memory the
+  /// sanitizer has no shadow for must never be poisoned.
+  virtual bool hostMemory() const { return false; }
 
   /// One allocation of Bytes for region R (Region::Host: host memory the
   /// device can copy from asynchronously). A zero-byte request returns a

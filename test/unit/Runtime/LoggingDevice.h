@@ -33,7 +33,7 @@ public:
   llvm::Expected<void *> allocate(Region R, uint64_t Bytes) override {
     auto P = hostDevice().allocate(R, Bytes);
     if (P) {
-      std::memset(*P, 0xFF, std::max<uint64_t>(Bytes, 1));
+      std::memset(*P, 0xFF, Bytes); // what was asked for, no more
       Regions.push_back(
           {static_cast<char *>(*P), std::max<uint64_t>(Bytes, 64)});
     }

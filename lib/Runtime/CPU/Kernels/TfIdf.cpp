@@ -64,6 +64,13 @@ llvm::Error runTfIdf(const KernelContext &C) {
   for (const PoolGram &G : Grams)
     if (G.Slot < 0 || G.Slot >= Width)
       return C.badInput("ngram_indexes entry outside the output");
+  // One output row per input row: an output shaped otherwise (a rank the
+  // shape rule gave from attributes the kernel reads differently) would be
+  // written past.
+  if (Out.numElements() != uint64_t(Rows * Width))
+    return C.badInput("an output of " + llvm::Twine(Out.numElements()) +
+                      " values for " + llvm::Twine(Rows) + " rows of " +
+                      llvm::Twine(Width));
   float *Y = Out.data<float>();
   std::fill(Y, Y + Out.numElements(), 0.0f);
   for (int64_t R = 0; R < Rows; ++R) {
