@@ -16,14 +16,27 @@ TMP = tempfile.mkdtemp(prefix="oomplan-torch-test-")
 
 
 def onnx_export(model, x, name):
-    """The export a user would write by hand (torch.onnx's own API)."""
+    """The export a user would write by hand (torch.onnx's own API); X is a
+    tensor or a tuple of them, each with the batch at dim 0."""
     path = os.path.join(TMP, name)
+    args = x if isinstance(x, tuple) else (x,)
+    names = ["x%d" % i for i in range(len(args))]
     model.train()
-    torch.onnx.export(model, (x,), path, input_names=["x"],
-                      dynamic_axes={"x": {0: "batch"}}, opset_version=17,
+    torch.onnx.export(model, args, path, input_names=names,
+                      dynamic_axes={n: {0: "batch"} for n in names},
+                      opset_version=17,
                       training=torch.onnx.TrainingMode.TRAINING,
                       do_constant_folding=False)
     return path
+
+
+def shared_definitions():
+    """utils/export/definitions.py: the shared GPT- and BERT-style modules."""
+    import sys
+    sys.path.insert(0, os.path.join(os.environ["OOMPLAN_SOURCE_DIR"],
+                                    "utils", "export"))
+    import definitions
+    return definitions
 
 
 def classes(p):
@@ -44,11 +57,8 @@ def test_torchvision_resnet_same_bytes_as_onnx_path():
 
 
 def test_gpt_like_module_same_bytes_as_onnx_path():
-    # The shared GPT-style module (utils/export/definitions.py), small.
-    import sys
-    sys.path.insert(0, os.path.join(os.environ["OOMPLAN_SOURCE_DIR"],
-                                    "utils", "export"))
-    import definitions
+    # The shared GPT-style module, small.
+    definitions = shared_definitions()
     torch.manual_seed(0)
     m = definitions.randomize(
         definitions.GPTLike(vocab=1000, d=128, layers=2, heads=4,
@@ -56,23 +66,14 @@ def test_gpt_like_module_same_bytes_as_onnx_path():
     ids = torch.randint(0, 1000, (2, 64))
     got = ot.plan(m, ids, optimizer=torch.optim.AdamW(m.parameters()),
                   fit=False)
-    path = os.path.join(TMP, "gpt.onnx")
-    m.train()
-    torch.onnx.export(m, (ids,), path, input_names=["ids"],
-                      dynamic_axes={"ids": {0: "batch"}}, opset_version=17,
-                      training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
-    ref = oomplan.plan(path, batch=2, train=True, optimizer="adamw",
-                       fit=False)
+    ref = oomplan.plan(onnx_export(m, ids, "gpt.onnx"), batch=2, train=True,
+                       optimizer="adamw", fit=False)
     assert got.total_bytes == ref.total_bytes
     assert classes(got) == classes(ref)
 
 
 def test_bert_like_module_two_inputs_same_bytes_as_onnx_path():
-    import sys
-    sys.path.insert(0, os.path.join(os.environ["OOMPLAN_SOURCE_DIR"],
-                                    "utils", "export"))
-    import definitions
+    definitions = shared_definitions()
     torch.manual_seed(0)
     m = definitions.randomize(
         definitions.BertLike(vocab=1000, d=128, layers=2, heads=4, ff=512,
@@ -80,15 +81,8 @@ def test_bert_like_module_two_inputs_same_bytes_as_onnx_path():
     ids = torch.randint(0, 1000, (2, 64))
     mask = torch.ones(2, 64, dtype=torch.int64)
     got = ot.plan(m, (ids, mask), fit=False)
-    path = os.path.join(TMP, "bert.onnx")
-    m.train()
-    torch.onnx.export(m, (ids, mask), path, input_names=["ids", "mask"],
-                      dynamic_axes={"ids": {0: "batch"}, "mask": {0: "batch"}},
-                      opset_version=17,
-                      training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
-    ref = oomplan.plan(path, batch=2, train=True, optimizer="adam",
-                       fit=False)
+    ref = oomplan.plan(onnx_export(m, (ids, mask), "bert.onnx"), batch=2,
+                       train=True, optimizer="adam", fit=False)
     assert got.total_bytes == ref.total_bytes
     assert classes(got) == classes(ref)
 
