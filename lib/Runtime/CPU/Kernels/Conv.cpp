@@ -62,15 +62,49 @@ bool isDepthwise(const Node &N, const TensorRef &X, const TensorRef &W) {
   return Group > 1 && Group == X.Dims[1] && W.Dims[1] == 1;
 }
 
+/// How a convolution's columns are cut: the im2col matrix (Cg*K rows,
+/// one column per output position) is built and multiplied one tile of
+/// columns at a time, each tile in one of up to ConvSlots slots of the
+/// workspace, so that a tile is still in cache when the GEMM reads it.
+/// Built whole, the matrix went to memory and back (88 MB for one 3x3
+/// convolution of a text detector at 640x640), and the workspace was as
+/// large.
+struct ColumnTiles {
+  int64_t Width = 0; ///< Columns per tile.
+  int64_t Count = 0; ///< Tiles per (image, group).
+  int64_t Slots = 0; ///< Tiles in flight at once: the workspace holds these.
+};
+
+/// Tiles of about TileBytes (L2-sized), never narrower than MinTileColumns
+/// (a narrower GEMM spends its time packing the weights), in multiples of
+/// 16 columns. Slots bound the workspace whatever the thread count, so a
+/// plan does not depend on --threads: runs with more threads than slots
+/// use ConvSlots of them for this step.
+constexpr uint64_t TileBytes = 512 * 1024;
+constexpr int64_t MinTileColumns = 256;
+constexpr int64_t ConvSlots = 16;
+
+ColumnTiles columnTiles(int64_t Rows, int64_t OutSize, uint64_t ElemBytes) {
+  ColumnTiles T;
+  const uint64_t RowBytes = uint64_t(std::max<int64_t>(Rows, 1)) * ElemBytes;
+  int64_t W = int64_t(TileBytes / RowBytes) / 16 * 16;
+  W = std::max(W, MinTileColumns);
+  T.Width = std::max<int64_t>(1, std::min(W, OutSize));
+  T.Count = (OutSize + T.Width - 1) / T.Width;
+  T.Slots = std::min(T.Count, ConvSlots);
+  return T;
+}
+
 uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                        llvm::ArrayRef<TensorRef> Outputs) {
   WindowGeometry G;
   if (!convGeometry(N, Inputs, Outputs, false, G).empty() || isPointwise(G) ||
       isDepthwise(N, Inputs[0], Inputs[1]))
     return 0;
-  const uint64_t Cg = uint64_t(Inputs[1].Dims[1]);
-  return Cg * uint64_t(G.kernelSize()) * uint64_t(G.outSize()) *
-         elemBytes(Inputs[0].Type);
+  const int64_t Rows = Inputs[1].Dims[1] * G.kernelSize();
+  const uint64_t EB = elemBytes(Inputs[0].Type);
+  ColumnTiles T = columnTiles(Rows, G.outSize(), EB);
+  return uint64_t(T.Slots) * uint64_t(Rows) * uint64_t(T.Width) * EB;
 }
 
 /// Kernel offsets of kernel index KIdx, per axis.
@@ -82,64 +116,63 @@ void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
   }
 }
 
-/// Fills Col (Cg*K rows, one per channel and kernel offset; outSize
-/// columns) from the Cg channels at X.
+/// Fills rows [Row0, Row1) of Col (Cg*K rows, one per channel and kernel
+/// offset; N1 - N0 columns) with output positions [N0, N1) of the Cg
+/// channels at X.
 template <typename T>
-void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
-            ThreadPool &Pool) {
+void im2colTile(const T *X, const WindowGeometry &G, int64_t N0, int64_t N1,
+                int64_t Row0, int64_t Row1, T *Col) {
   const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
-  const int64_t OutSize = G.outSize(), InSize = G.inSize();
+  const int64_t InSize = G.inSize(), Width = N1 - N0;
   const int64_t OutLast = G.Out[R - 1], InLast = G.In[R - 1];
   const int64_t SL = G.S[R - 1], PL = G.PadBegin[R - 1], DL = G.D[R - 1];
-  DimVector InStr = stridesOf(G.In);
-  auto Rows = [&](int64_t Begin, int64_t End) {
-    DimVector KK, OC(R, 0);
-    for (int64_t Row = Begin; Row < End; ++Row) {
-      kernelOffsets(G, Row % KSize, KK);
-      const T *Xc = X + (Row / KSize) * InSize;
-      T *Dst = Col + Row * OutSize;
-      for (int64_t Outer = 0; Outer < OutSize / std::max<int64_t>(1, OutLast);
-           ++Outer) {
-        int64_t Rem = Outer, Base = 0;
-        bool Inside = true;
-        for (int64_t I = R - 2; I >= 0; --I) {
-          int64_t O = Rem % G.Out[I];
-          Rem /= G.Out[I];
-          int64_t X = O * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
-          Inside &= X >= 0 && X < G.In[I];
-          Base += X * InStr[I];
-        }
-        T *D = Dst + Outer * OutLast;
-        if (!Inside) {
-          std::fill(D, D + OutLast, T(0));
-          continue;
-        }
-        // Output positions O read X = O * SL + Shift: zeros where X falls in
-        // the padding, a copy (unit stride) or a strided gather in between.
-        // Found once per segment, not tested per element: im2col was an
-        // eighth of ResNet-50's time with the test in the inner loop.
-        const int64_t Shift = KK[R - 1] * DL - PL;
-        const int64_t Lo =
-            std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
-        const int64_t Hi = std::max<int64_t>(
-            Lo,
-            InLast - 1 - Shift < 0
+  DimVector InStr = stridesOf(G.In), KK;
+  for (int64_t Row = Row0; Row < Row1; ++Row) {
+    kernelOffsets(G, Row % KSize, KK);
+    const T *Xc = X + (Row / KSize) * InSize;
+    T *Dst = Col + Row * Width - N0; // indexed by output position
+    // Output positions O read X = O * SL + Shift on the last axis: zeros
+    // where X falls in the padding, a copy (unit stride) or a strided
+    // gather in [Lo, Hi). Found once per segment, not tested per element:
+    // im2col was an eighth of ResNet-50's time with the test in the inner
+    // loop.
+    const int64_t Shift = KK[R - 1] * DL - PL;
+    const int64_t Lo =
+        std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
+    const int64_t Hi = std::max<int64_t>(
+        Lo, InLast - 1 - Shift < 0
                 ? 0
                 : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
-        std::fill(D, D + Lo, T(0));
-        if (Hi > Lo) {
-          const T *Src = Xc + Base + Lo * SL + Shift;
-          if (SL == 1)
-            std::copy(Src, Src + (Hi - Lo), D + Lo);
-          else
-            for (int64_t O = Lo; O < Hi; ++O, Src += SL)
-              D[O] = *Src;
-        }
-        std::fill(D + Hi, D + OutLast, T(0));
+    for (int64_t Pos = N0; Pos < N1;) {
+      // One segment: the rest of this output row that the tile holds.
+      const int64_t Outer = Pos / OutLast, X0 = Pos % OutLast;
+      const int64_t X1 = std::min(OutLast, X0 + (N1 - Pos));
+      int64_t Rem = Outer, Base = 0;
+      bool Inside = true;
+      for (int64_t I = R - 2; I >= 0; --I) {
+        int64_t O = Rem % G.Out[I];
+        Rem /= G.Out[I];
+        int64_t Xi = O * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
+        Inside &= Xi >= 0 && Xi < G.In[I];
+        Base += Xi * InStr[I];
       }
+      T *D = Dst + Outer * OutLast;
+      const int64_t A = std::max(X0, Lo), B = std::min(X1, Hi);
+      if (!Inside || B <= A) {
+        std::fill(D + X0, D + X1, T(0));
+      } else {
+        std::fill(D + X0, D + A, T(0));
+        const T *Src = Xc + Base + A * SL + Shift;
+        if (SL == 1)
+          std::copy(Src, Src + (B - A), D + A);
+        else
+          for (int64_t O = A; O < B; ++O, Src += SL)
+            D[O] = *Src;
+        std::fill(D + B, D + X1, T(0));
+      }
+      Pos += X1 - X0;
     }
-  };
-  Pool.parallelFor(Cg * KSize, 1, Rows);
+  }
 }
 
 /// Y[n, m] = B[m] for every position, or 0 without bias. Accumulate
@@ -265,19 +298,21 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
   const bool Pointwise = isPointwise(G);
-  const uint64_t Need = uint64_t(Cg * KSize * OutSize) * sizeof(T);
+  const ColumnTiles Tiles = columnTiles(Cg * KSize, OutSize, sizeof(T));
+  const uint64_t Need =
+      uint64_t(Tiles.Slots * Cg * KSize * Tiles.Width) * sizeof(T);
   if (!Pointwise && (!C.Workspace || C.WorkspaceBytes < Need))
     return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
                       " workspace bytes, im2col needs " + llvm::Twine(Need));
   T *Col = static_cast<T *>(C.Workspace);
   const T *Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
+  const T *Wt = W.data<const T>();
   for (int64_t N = 0; N < Batch; ++N) {
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
       T *Yg = Y.data<T>() + (N * M + Gr * Mg) * OutSize;
       const T *Bg = Bias ? Bias + Gr * Mg : nullptr;
-      if (!Pointwise)
-        im2col(Xg, Cg, G, Col, C.Pool);
+      const T *Wg = Wt + Gr * Mg * Cg * KSize;
       // The bias goes into each GEMM tile just before the tile accumulates
       // onto it (beta 1), on the same thread, while it is in cache.
       auto InitTile = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
@@ -290,10 +325,45 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
               P[J] += Bg[Row];
         }
       };
-      parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg * KSize, T(1),
-                      W.data<const T>() + Gr * Mg * Cg * KSize, Cg * KSize,
-                      Pointwise ? Xg : Col, OutSize, T(1), Yg, OutSize,
-                      InitTile);
+      if (Pointwise) {
+        parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg, T(1), Wg, Cg,
+                        Xg, OutSize, T(1), Yg, OutSize, InitTile);
+        continue;
+      }
+      const int64_t Rows = Cg * KSize;
+      if (Tiles.Count < int64_t(C.Pool.threads())) {
+        // Too few tiles to share (small maps): each tile is built and
+        // multiplied by all threads together.
+        for (int64_t Tile = 0; Tile < Tiles.Count; ++Tile) {
+          const int64_t N0 = Tile * Tiles.Width;
+          const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+          C.Pool.parallelFor(Rows, 1, [&](int64_t R0, int64_t R1) {
+            im2colTile(Xg, G, N0, N1, R0, R1, Col);
+          });
+          auto Init = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+            InitTile(M0, M1, N0 + A, N0 + B);
+          };
+          parallelGemm<T>(C.Pool, false, false, Mg, N1 - N0, Rows, T(1), Wg,
+                          Rows, Col, N1 - N0, T(1), Yg + N0, OutSize, Init);
+        }
+        continue;
+      }
+      // Slot S builds and multiplies tiles S, S + Slots, ...: a slot is
+      // one task, so no two threads share one, and each tile's result
+      // does not depend on the thread count.
+      C.Pool.parallelFor(Tiles.Slots, 1, [&](int64_t S0, int64_t S1) {
+        for (int64_t S = S0; S < S1; ++S) {
+          T *Slot = Col + S * Rows * Tiles.Width;
+          for (int64_t Tile = S; Tile < Tiles.Count; Tile += Tiles.Slots) {
+            const int64_t N0 = Tile * Tiles.Width;
+            const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+            im2colTile(Xg, G, N0, N1, 0, Rows, Slot);
+            InitTile(0, Mg, N0, N1);
+            gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
+                    N1 - N0, T(1), Yg + N0, OutSize);
+          }
+        }
+      });
     }
   }
   return llvm::Error::success();
@@ -313,33 +383,56 @@ uint64_t convTransposeWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
          elemBytes(Inputs[0].Type);
 }
 
-/// Adds the columns (Mg*K rows, inSize columns) into Y's Mg channels.
+/// Adds the columns (Mg*K rows, inSize columns) into Y's Mg channels. Row
+/// by row of the input's last axis: the outer axes' output offset is found
+/// once per row and the last axis's valid range once per tap, so the inner
+/// loop is a strided add without a division (a division per element made
+/// col2im most of a 2x2 stride-2 upsampling's time).
 template <typename T>
 void col2im(const T *Col, int64_t Mg, const WindowGeometry &G, T *Y,
             ThreadPool &Pool) {
   const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  const int64_t InLast = G.In[R - 1], OutLast = G.Out[R - 1];
+  const int64_t SL = G.S[R - 1], PL = G.PadBegin[R - 1], DL = G.D[R - 1];
+  const int64_t Rows = InSize / std::max<int64_t>(1, InLast);
   DimVector OutStr = stridesOf(G.Out);
   // Parallel over output channels: rows of one channel write one plane.
   Pool.parallelFor(Mg, 1, [&](int64_t Begin, int64_t End) {
-    DimVector KK, IC(R);
+    DimVector KK;
     for (int64_t M = Begin; M < End; ++M)
       for (int64_t K = 0; K < KSize; ++K) {
         kernelOffsets(G, K, KK);
         const T *Src = Col + (M * KSize + K) * InSize;
         T *Dst = Y + M * OutSize;
-        for (int64_t I = 0; I < InSize; ++I) {
-          int64_t Rem = I, Off = 0;
+        // Input positions X whose output X * SL - PL + KK * DL lies in
+        // [0, OutLast).
+        const int64_t Shift = KK[R - 1] * DL - PL;
+        int64_t Lo = Shift >= 0 ? 0 : (-Shift + SL - 1) / SL;
+        int64_t Hi = OutLast - 1 - Shift < 0 ? -1 : (OutLast - 1 - Shift) / SL;
+        Hi = std::min(Hi, InLast - 1);
+        if (Lo > Hi)
+          continue;
+        for (int64_t Row = 0; Row < Rows; ++Row) {
+          int64_t Rem = Row, Off = 0;
           bool Inside = true;
-          for (int64_t A = R - 1; A >= 0; --A) {
+          for (int64_t A = R - 2; A >= 0 && Inside; --A) {
             int64_t X = Rem % G.In[A];
             Rem /= G.In[A];
             int64_t O = X * G.S[A] - G.PadBegin[A] + KK[A] * G.D[A];
-            Inside &= O >= 0 && O < G.Out[A];
+            Inside = O >= 0 && O < G.Out[A];
             Off += O * OutStr[A];
           }
-          if (Inside)
-            Dst[Off] += Src[I];
+          if (!Inside)
+            continue;
+          const T *S = Src + Row * InLast;
+          T *D = Dst + Off + Shift;
+          if (SL == 1)
+            for (int64_t X = Lo; X <= Hi; ++X)
+              D[X] += S[X];
+          else
+            for (int64_t X = Lo; X <= Hi; ++X)
+              D[X * SL] += S[X];
         }
       }
   });
