@@ -14,6 +14,7 @@
 #include "../CPUKernels.h"
 #include "ConvEntry.h"
 #include "ConvGeometry.h"
+#include "Elementwise.h"
 #include "Gemm.h"
 
 namespace oomplan {
@@ -194,7 +195,8 @@ void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size,
 /// by row, with each filter tap's valid output range computed once, so the
 /// inner loop is a branch-free axpy the compiler vectorizes.
 template <typename T>
-void depthwisePlane2D(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
+OOMPLAN_SIMD_CLONES void depthwisePlane2D(const T *X, const T *Wt, T *Y,
+                                          const WindowGeometry &G) {
   const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
   const int64_t SH = G.S[0], SW = G.S[1], PH = G.PadBegin[0],
                 PW = G.PadBegin[1];
@@ -326,8 +328,8 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
         }
       };
       if (Pointwise) {
-        parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg, T(1), Wg, Cg,
-                        Xg, OutSize, T(1), Yg, OutSize, InitTile);
+        parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg, T(1), Wg, Cg, Xg,
+                        OutSize, T(1), Yg, OutSize, InitTile);
         continue;
       }
       const int64_t Rows = Cg * KSize;

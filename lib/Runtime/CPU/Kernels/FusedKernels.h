@@ -11,6 +11,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
 
+#include "Elementwise.h"
 #include "TensorUtil.h"
 #include <cmath>
 #include <limits>
@@ -117,6 +118,13 @@ template <typename F> void visitActivation(Activation Act, F &&Fn) {
   }
 }
 
+/// Activation A on Y[0, N) in place.
+template <Activation A, typename T>
+OOMPLAN_SIMD_CLONES void activateRun(const Epilogue &E, T *Y, int64_t N) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = activateAs<A>(E, Y[I]);
+}
+
 /// Applies E to Y[0, N) in place, in parallel.
 template <typename T>
 void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
@@ -124,8 +132,7 @@ void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
     return;
   visitActivation(E.Act, [&](auto Tag) {
     Pool.parallelFor(N, 1 << 14, [&](int64_t Begin, int64_t End) {
-      for (int64_t I = Begin; I < End; ++I)
-        Y[I] = activateAs<decltype(Tag)::value>(E, Y[I]);
+      activateRun<decltype(Tag)::value>(E, Y + Begin, End - Begin);
     });
   });
 }

@@ -174,9 +174,8 @@ double interpolate(const T *X, llvm::ArrayRef<Taps> AxisTaps,
 /// Every axis's taps for each of its output coordinates: axisTaps divides
 /// and rounds, so computing it once per coordinate rather than once per
 /// output element is most of Resize's speed.
-std::vector<std::vector<Taps>> tapTables(const ResizeSetup &S,
-                                         const TensorRef &X,
-                                         const TensorRef &Y) {
+std::vector<std::vector<Taps>>
+tapTables(const ResizeSetup &S, const TensorRef &X, const TensorRef &Y) {
   std::vector<std::vector<Taps>> Tab(X.Dims.size());
   for (size_t A = 0; A < X.Dims.size(); ++A) {
     Tab[A].resize(size_t(Y.Dims[A]));
