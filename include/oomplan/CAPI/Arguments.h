@@ -38,7 +38,7 @@ struct RunOptions {
   std::string OutputDir;           ///< --output-dir DIR.
   uint64_t Seed = 0;               ///< --seed: random inputs.
   bool RandomWeights = false;      ///< --random-weights.
-  unsigned Threads = 1;            ///< --threads.
+  unsigned Threads = 0;            ///< --threads; 0: physical cores.
   bool Poison = false;             ///< --poison.
   std::string Check;               ///< --check=unplanned.
   bool FoldInputs = false;         ///< --fold-inputs.

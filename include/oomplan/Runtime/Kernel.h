@@ -52,6 +52,11 @@ struct TensorRef {
   template <typename T> T *data() const { return static_cast<T *>(Data); }
 };
 
+/// The physical cores this process may run on (hyper-threads of one core
+/// counted once, as ONNX Runtime counts its default intra-op threads), at
+/// least 1: what --threads defaults to.
+unsigned physicalCores();
+
 /// A fixed set of worker threads (--threads). parallelFor splits [0, N) into
 /// contiguous chunks of at least Grain items and calls Fn(Begin, End) on
 /// them, returning when all are done. With one thread it calls Fn(0, N).
