@@ -1,17 +1,20 @@
 //===- FusionConv.cpp - Conv + residual Add + Relu/Clip -> OomplanConv ----===//
 //
 // Conv(X, W[, B]), then an Add of a residual of exactly the output's shape,
-// then Relu or Clip with constant bounds (ReLU6): ResNet's bottleneck end and
-// MobileNet's blocks. The residual is input 3 of the fused node, the one
-// input its output may overwrite (the op table's InPlaceInput): when the
-// residual dies at the fused step, liveness gives output and residual one
-// buffer and the kernel accumulates into it (GEMM beta = 1), so the conv's
-// own output, a tensor as large as the residual, never exists. This is what
-// ONNX Runtime's Conv+Add fusion does on the CPU.
+// then Relu, Clip with constant bounds (ReLU6) or an activation named by
+// evaluation (FusionActivation.cpp: HardSwish, SiLU, GELU...): ResNet's
+// bottleneck end, MobileNet's and PP-OCR's blocks. The residual is input 3 of
+// the fused node, the one input its output may overwrite (the op table's
+// InPlaceInput): when the residual dies at the fused step, liveness gives
+// output and residual one buffer and the kernel accumulates into it (GEMM beta
+// = 1), so the conv's own output, a tensor as large as the residual, never
+// exists. This is what ONNX Runtime's Conv+Add fusion does on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #include "FusionMatch.h"
 #include "oomplan/IR/FusedOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -84,11 +87,21 @@ void matchAt(MatchContext &C, NodeId N) {
       Y = G.Nodes[Cl].Outputs[0];
     }
   }
+  if (Act.empty()) {
+    // Any other activation the fused kernels implement, named by
+    // evaluating the elementwise region after the conv (HardSwish as
+    // x * Clip(x + 3, 0, 6) / 6, SiLU, GELU...).
+    if (std::optional<ActivationMatch> M = matchActivation(C, Y)) {
+      llvm::append_range(Nodes, M->Nodes);
+      Act = activationName(M->Act).str();
+      Y = G.Nodes[M->Sink].Outputs[0];
+    }
+  }
   if (Nodes.size() == 1)
     return;
   Rewrite R;
   R.Removed = Nodes;
-  R.Sink = Nodes.back();
+  R.Sink = *std::max_element(Nodes.begin(), Nodes.end());
   R.Fused.Name = Cv.Name;
   R.Fused.OpType = fused::ConvOp.str();
   auto Name = [&](ValueId V) {

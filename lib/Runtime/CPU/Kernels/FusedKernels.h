@@ -31,7 +31,8 @@ enum class Activation {
   GeluTanh,
   Sigmoid,
   SiLU,
-  Tanh
+  Tanh,
+  HardSwish ///< x * relu6(x + 3) / 6 (MobileNetV3's, PP-OCR's)
 };
 
 /// The node's activation and its parameters.
@@ -51,7 +52,7 @@ inline bool readEpilogue(const Node &N, Epilogue &E) {
       {"Clip", Activation::Clip},       {"LeakyRelu", Activation::LeakyRelu},
       {"Gelu", Activation::Gelu},       {"GeluTanh", Activation::GeluTanh},
       {"Sigmoid", Activation::Sigmoid}, {"SiLU", Activation::SiLU},
-      {"Tanh", Activation::Tanh}};
+      {"Tanh", Activation::Tanh},       {"HardSwish", Activation::HardSwish}};
   bool Found = false;
   for (const auto &P : Names)
     if (Name == P.first) {
@@ -93,6 +94,8 @@ template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
     return X * stableSigmoid(X);
   else if constexpr (A == Activation::Tanh)
     return std::tanh(X);
+  else if constexpr (A == Activation::HardSwish)
+    return X * std::min(std::max(X + T(3), T(0)), T(6)) / T(6);
   else
     return X;
 }
@@ -114,6 +117,7 @@ template <typename F> void visitActivation(Activation Act, F &&Fn) {
     OOMPLAN_ACT(Sigmoid)
     OOMPLAN_ACT(SiLU)
     OOMPLAN_ACT(Tanh)
+    OOMPLAN_ACT(HardSwish)
 #undef OOMPLAN_ACT
   }
 }
