@@ -226,6 +226,83 @@ OOMPLAN_SIMD_CLONES void depthwisePlane2D(const T *X, const T *Wt, T *Y,
   }
 }
 
+/// Y[O] += the three taps of each of the NRows input rows Rows[r] (already
+/// shifted by the padding) with weights Wr[r][0..2], for O in [Lo, Hi]:
+/// all taps summed in a register and Y written once, where the tap-by-tap
+/// loop above reads and writes Y nine times.
+template <typename T, int NRows, int S>
+OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
+                                       T *Y, int64_t Lo, int64_t Hi) {
+  for (int64_t O = Lo; O <= Hi; ++O) {
+    T Acc = Y[O];
+    for (int R = 0; R < NRows; ++R) {
+      const T *X = Rows[R] + O * S;
+      Acc += Wr[R][0] * X[0] + Wr[R][1] * X[1] + Wr[R][2] * X[2];
+    }
+    Y[O] = Acc;
+  }
+}
+
+/// 3x3 windows, stride 1 or 2, no dilation (MobileNet's, PP-OCR's):
+/// columns whose three taps are all inside the row go through
+/// depthwise3Row; the few at the edges through the tap-by-tap loop.
+/// False for any other geometry.
+template <typename T>
+bool depthwisePlane3x3(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
+  const int64_t SW = G.S[1];
+  if (G.K[0] != 3 || G.K[1] != 3 || G.D[0] != 1 || G.D[1] != 1 ||
+      G.S[0] != SW || (SW != 1 && SW != 2))
+    return false;
+  const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
+  const int64_t PH = G.PadBegin[0], PW = G.PadBegin[1];
+  // Interior columns: O * SW - PW >= 0 and O * SW - PW + 2 <= Wd - 1.
+  const int64_t Lo = (PW + SW - 1) / SW;
+  const int64_t Hi =
+      std::min(OW - 1, Wd - 3 + PW < 0 ? int64_t(-1) : (Wd - 3 + PW) / SW);
+  for (int64_t OHi = 0; OHi < OH; ++OHi) {
+    const T *Rows[3];
+    const T *Wr[3];
+    int N = 0;
+    for (int64_t KH = 0; KH < 3; ++KH) {
+      const int64_t IH = OHi * SW - PH + KH;
+      if (IH < 0 || IH >= H)
+        continue;
+      Rows[N] = X + IH * Wd - PW;
+      Wr[N] = Wt + KH * 3;
+      ++N;
+    }
+    T *YR = Y + OHi * OW;
+    if (Lo <= Hi) {
+      auto Run = [&](auto NRows) {
+        if (SW == 1)
+          depthwise3Row<T, decltype(NRows)::value, 1>(Rows, Wr, YR, Lo, Hi);
+        else
+          depthwise3Row<T, decltype(NRows)::value, 2>(Rows, Wr, YR, Lo, Hi);
+      };
+      if (N == 3)
+        Run(std::integral_constant<int, 3>());
+      else if (N == 2)
+        Run(std::integral_constant<int, 2>());
+      else if (N == 1)
+        Run(std::integral_constant<int, 1>());
+    }
+    // The edge columns, tap by tap.
+    for (int64_t O = 0; O < OW; ++O) {
+      if (O >= Lo && O <= Hi)
+        continue;
+      T Acc = YR[O];
+      for (int R = 0; R < N; ++R)
+        for (int64_t KW = 0; KW < 3; ++KW) {
+          const int64_t IW = O * SW - PW + KW;
+          if (IW >= 0 && IW < Wd)
+            Acc += Wr[R][KW] * Rows[R][PW + IW];
+        }
+      YR[O] = Acc;
+    }
+  }
+  return true;
+}
+
 /// The same for any spatial rank: every output position visits every tap.
 template <typename T>
 void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
@@ -274,6 +351,8 @@ void depthwise(const KernelContext &C, const WindowGeometry &G,
       else if (Bias != T(0))
         for (T *P = Yc; P != Yc + OutSize; ++P)
           *P += Bias;
+      if (G.rank() == 2 && depthwisePlane3x3(Xc, Wm, Yc, G))
+        continue;
       if (G.rank() == 2)
         depthwisePlane2D(Xc, Wm, Yc, G);
       else
