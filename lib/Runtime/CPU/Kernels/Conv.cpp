@@ -232,13 +232,25 @@ OOMPLAN_SIMD_CLONES void depthwisePlane2D(const T *X, const T *Wt, T *Y,
 /// loop above reads and writes Y nine times.
 template <typename T, int NRows, int S>
 OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
-                                       T *Y, int64_t Lo, int64_t Hi) {
+                                       T *__restrict Y, int64_t Lo,
+                                       int64_t Hi) {
+  // Locals, so that the compiler knows Y aliases none of them and keeps
+  // the weights in registers.
+  const T *__restrict R0 = Rows[0];
+  const T *__restrict R1 = Rows[NRows > 1 ? 1 : 0];
+  const T *__restrict R2 = Rows[NRows > 2 ? 2 : 0];
+  const T A0 = Wr[0][0], A1 = Wr[0][1], A2 = Wr[0][2];
+  const T B0 = NRows > 1 ? Wr[1][0] : T(0), B1 = NRows > 1 ? Wr[1][1] : T(0),
+          B2 = NRows > 1 ? Wr[1][2] : T(0);
+  const T C0 = NRows > 2 ? Wr[2][0] : T(0), C1 = NRows > 2 ? Wr[2][1] : T(0),
+          C2 = NRows > 2 ? Wr[2][2] : T(0);
   for (int64_t O = Lo; O <= Hi; ++O) {
-    T Acc = Y[O];
-    for (int R = 0; R < NRows; ++R) {
-      const T *X = Rows[R] + O * S;
-      Acc += Wr[R][0] * X[0] + Wr[R][1] * X[1] + Wr[R][2] * X[2];
-    }
+    const int64_t I = O * S;
+    T Acc = Y[O] + (A0 * R0[I] + A1 * R0[I + 1] + A2 * R0[I + 2]);
+    if constexpr (NRows > 1)
+      Acc += B0 * R1[I] + B1 * R1[I + 1] + B2 * R1[I + 2];
+    if constexpr (NRows > 2)
+      Acc += C0 * R2[I] + C1 * R2[I + 1] + C2 * R2[I + 2];
     Y[O] = Acc;
   }
 }
@@ -288,8 +300,10 @@ bool depthwisePlane3x3(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
     }
     // The edge columns, tap by tap.
     for (int64_t O = 0; O < OW; ++O) {
-      if (O >= Lo && O <= Hi)
-        continue;
+      if (O == Lo && Lo <= Hi)
+        O = Hi + 1; // skip the interior
+      if (O >= OW)
+        break;
       T Acc = YR[O];
       for (int R = 0; R < N; ++R)
         for (int64_t KW = 0; KW < 3; ++KW) {
