@@ -149,6 +149,10 @@ struct Kernel {
   /// TopK, OomplanIf). Without it a step that decides a size the later
   /// steps read runs as a host step.
   bool ReportsSizes = false;
+  /// The optional parts of a fused op's contract this kernel implements,
+  /// by name (fused::ConvAffineFeature): the fusion absorbs a part only
+  /// when the executor's kernel lists it.
+  llvm::SmallVector<llvm::StringRef, 1> Features;
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

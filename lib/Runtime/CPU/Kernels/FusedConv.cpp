@@ -13,6 +13,7 @@
 #include "ConvEntry.h"
 #include "FusedKernels.h"
 #include "oomplan/IR/FusedOps.h"
+#include <cmath>
 #include <cstring>
 
 namespace oomplan {
@@ -26,6 +27,62 @@ uint64_t fusedConvWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
   return convWorkspaceBytes(N, Inputs, Outputs);
 }
 
+/// The per-channel affine (fused::ConvAffineFeature): a BatchNormalization
+/// (inputs 4 to 7) and post_scale, post_shift; for channel M, y * S + T.
+struct ChannelAffine {
+  const TensorRef *Bn = nullptr; ///< inputs 4..7, or null
+  double Eps = 1e-5, A = 1, B = 0;
+
+  bool any() const { return Bn || A != 1 || B != 0; }
+  template <typename T> void at(int64_t M, T &S, T &Shift) const {
+    double Sc = 1, Sh = 0;
+    if (Bn) {
+      auto V = [&](int I) { return double(Bn[I].data<const T>()[M]); };
+      Sc = V(0) / std::sqrt(V(3) + Eps);
+      Sh = V(1) - V(2) * Sc;
+    }
+    S = T(Sc * A);
+    Shift = T(Sh * A + B);
+  }
+};
+
+llvm::Error readAffine(const KernelContext &C, ChannelAffine &Aff) {
+  Aff.A = C.N.getFloat("post_scale", 1);
+  Aff.B = C.N.getFloat("post_shift", 0);
+  if (C.Inputs.size() <= 4)
+    return llvm::Error::success();
+  if (C.Inputs.size() != 8)
+    return C.badInput("a batch normalization needs inputs 4 to 7");
+  const int64_t M = C.Outputs[0].Dims.size() > 1 ? C.Outputs[0].Dims[1] : 0;
+  for (unsigned I = 4; I < 8; ++I)
+    if (!C.Inputs[I].present() || C.Inputs[I].Type != C.Outputs[0].Type ||
+        int64_t(C.Inputs[I].numElements()) != M)
+      return C.badInput("batch normalization input " + llvm::Twine(I) +
+                        " must hold one value per output channel (" +
+                        llvm::Twine(M) + ")");
+  Aff.Bn = &C.Inputs[4];
+  Aff.Eps = C.N.getFloat("epsilon", 1e-5);
+  return llvm::Error::success();
+}
+
+/// act(Y * S_m + T_m) over every (image, channel) plane of Y.
+template <typename T>
+void applyAffineEpilogue(const Epilogue &E, const ChannelAffine &Aff,
+                         const TensorRef &Y, ThreadPool &Pool) {
+  const int64_t M = Y.Dims[1], Planes = Y.Dims[0] * M;
+  const int64_t Size = Planes ? int64_t(Y.numElements()) / Planes : 0;
+  visitActivation(E.Act, [&](auto Tag) {
+    Pool.parallelFor(Planes, 1, [&](int64_t Begin, int64_t End) {
+      for (int64_t P = Begin; P < End; ++P) {
+        T S, Shift;
+        Aff.at<T>(P % M, S, Shift);
+        affineActivateRun<decltype(Tag)::value>(E, Y.data<T>() + P * Size, Size,
+                                                S, Shift);
+      }
+    });
+  });
+}
+
 llvm::Error runFusedConv(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 2))
     return E;
@@ -34,7 +91,13 @@ llvm::Error runFusedConv(const KernelContext &C) {
     return C.unsupported("activation '" + C.N.getString("activation", "") +
                          "'");
   const TensorRef &Y = C.Outputs[0];
+  ChannelAffine Aff;
+  if (llvm::Error E = readAffine(C, Aff))
+    return E;
   const bool Residual = hasInput(C, 3);
+  if (Residual && Aff.any())
+    return C.badInput("a residual and a channel affine together (the "
+                      "fusion never makes one)");
   if (Residual) {
     const TensorRef &R = C.Inputs[3];
     if (R.Type != Y.Type || R.Dims != Y.Dims)
@@ -44,6 +107,15 @@ llvm::Error runFusedConv(const KernelContext &C) {
   }
   if (llvm::Error E = runConvInto(C, Residual))
     return E;
+  if (Aff.any()) {
+    if (Y.Dims.size() < 3)
+      return C.badInput("the output has no channel axis");
+    if (Y.Type == ElementType::Double)
+      applyAffineEpilogue<double>(Ep, Aff, Y, C.Pool);
+    else
+      applyAffineEpilogue<float>(Ep, Aff, Y, C.Pool);
+    return llvm::Error::success();
+  }
   if (Y.Type == ElementType::Double)
     applyEpilogue(Ep, Y.data<double>(), int64_t(Y.numElements()), C.Pool);
   else
@@ -54,8 +126,9 @@ llvm::Error runFusedConv(const KernelContext &C) {
 } // namespace
 
 void registerFusedConvKernel(CPUKernelTable &T) {
-  addKernel(T, fused::ConvOp,
-            Kernel{&runFusedConv, &fusedConvWorkspace, floatTypes()});
+  Kernel K{&runFusedConv, &fusedConvWorkspace, floatTypes()};
+  K.Features.push_back(fused::ConvAffineFeature);
+  addKernel(T, fused::ConvOp, K);
 }
 
 } // namespace cpu

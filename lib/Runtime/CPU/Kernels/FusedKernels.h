@@ -129,6 +129,15 @@ OOMPLAN_SIMD_CLONES void activateRun(const Epilogue &E, T *Y, int64_t N) {
     Y[I] = activateAs<A>(E, Y[I]);
 }
 
+/// Y[I] = act(Y[I] * S + T) on Y[0, N) in place: one channel's plane of
+/// OomplanConv with its per-channel affine.
+template <Activation A, typename T>
+OOMPLAN_SIMD_CLONES void affineActivateRun(const Epilogue &E, T *Y, int64_t N,
+                                           T S, T Shift) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = activateAs<A>(E, T(Y[I] * S + Shift));
+}
+
 /// Applies E to Y[0, N) in place, in parallel.
 template <typename T>
 void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
