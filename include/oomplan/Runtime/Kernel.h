@@ -152,7 +152,7 @@ struct Kernel {
   /// The optional parts of a fused op's contract this kernel implements,
   /// by name (fused::ConvAffineFeature): the fusion absorbs a part only
   /// when the executor's kernel lists it.
-  llvm::SmallVector<llvm::StringRef, 1> Features;
+  llvm::SmallVector<llvm::StringRef, 1> Features = {};
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

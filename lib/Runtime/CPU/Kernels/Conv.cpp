@@ -347,8 +347,8 @@ void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
 }
 
 template <typename T>
-void depthwise(const KernelContext &C, const WindowGeometry &G,
-               bool Accumulate) {
+void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
+               ConvTileFn Post) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
   const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
@@ -365,19 +365,21 @@ void depthwise(const KernelContext &C, const WindowGeometry &G,
       else if (Bias != T(0))
         for (T *P = Yc; P != Yc + OutSize; ++P)
           *P += Bias;
-      if (G.rank() == 2 && depthwisePlane3x3(Xc, Wm, Yc, G))
-        continue;
-      if (G.rank() == 2)
-        depthwisePlane2D(Xc, Wm, Yc, G);
-      else
-        depthwisePlane(Xc, Wm, Yc, G);
+      if (G.rank() != 2 || !depthwisePlane3x3(Xc, Wm, Yc, G)) {
+        if (G.rank() == 2)
+          depthwisePlane2D(Xc, Wm, Yc, G);
+        else
+          depthwisePlane(Xc, Wm, Yc, G);
+      }
+      if (Post)
+        Post(NM, NM + 1, 0, OutSize);
     }
   });
 }
 
 template <typename T>
 llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
-                      bool Accumulate) {
+                      bool Accumulate, ConvTileFn Post) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -387,7 +389,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
     return C.badInput("bias length differs from the output channels");
   if (isDepthwise(C.N, X, W)) {
-    depthwise<T>(C, G, Accumulate);
+    depthwise<T>(C, G, Accumulate, Post);
     return llvm::Error::success();
   }
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
@@ -420,9 +422,16 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
               P[J] += Bg[Row];
         }
       };
+      // Post in planes of the whole output: rows of this group's GEMM
+      // are channels Gr * Mg + row of image N.
+      const int64_t Plane0 = N * M + Gr * Mg;
+      auto PostRows = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
+        if (Post)
+          Post(Plane0 + M0, Plane0 + M1, N0, N1);
+      };
       if (Pointwise) {
         parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg, T(1), Wg, Cg, Xg,
-                        OutSize, T(1), Yg, OutSize, InitTile);
+                        OutSize, T(1), Yg, OutSize, InitTile, PostRows);
         continue;
       }
       const int64_t Rows = Cg * KSize;
@@ -438,8 +447,12 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
           auto Init = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
             InitTile(M0, M1, N0 + A, N0 + B);
           };
+          auto Done = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+            PostRows(M0, M1, N0 + A, N0 + B);
+          };
           parallelGemm<T>(C.Pool, false, false, Mg, N1 - N0, Rows, T(1), Wg,
-                          Rows, Col, N1 - N0, T(1), Yg + N0, OutSize, Init);
+                          Rows, Col, N1 - N0, T(1), Yg + N0, OutSize, Init,
+                          Done);
         }
         continue;
       }
@@ -456,6 +469,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
             InitTile(0, Mg, N0, N1);
             gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
                     N1 - N0, T(1), Yg + N0, OutSize);
+            PostRows(0, Mg, N0, N1);
           }
         }
       });
@@ -583,17 +597,18 @@ llvm::Error runConvTranspose(const KernelContext &C) {
 
 } // namespace
 
-llvm::Error runConvInto(const KernelContext &C, bool Accumulate) {
+llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
+                        ConvTileFn Post) {
   WindowGeometry G;
   std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
   if (!Why.empty())
     return C.badInput(Why);
   useBlasThreads(C.Pool.threads());
   if (C.Inputs[0].Type == ElementType::Double)
-    return convTyped<double>(C, G, Accumulate);
+    return convTyped<double>(C, G, Accumulate, Post);
   if (C.Inputs[0].Type != ElementType::Float)
     return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
-  return convTyped<float>(C, G, Accumulate);
+  return convTyped<float>(C, G, Accumulate, Post);
 }
 
 uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,

@@ -65,21 +65,29 @@ llvm::Error readAffine(const KernelContext &C, ChannelAffine &Aff) {
   return llvm::Error::success();
 }
 
-/// act(Y * S_m + T_m) over every (image, channel) plane of Y.
+/// The epilogue on planes [P0, P1) (image * channels + channel) of Y,
+/// columns [N0, N1) of each: act(y * S_m + T_m) with the affine, act(y)
+/// without. Called by the conv as each tile of Y becomes final
+/// (ConvTileFn), so that the epilogue reads it from cache.
 template <typename T>
-void applyAffineEpilogue(const Epilogue &E, const ChannelAffine &Aff,
-                         const TensorRef &Y, ThreadPool &Pool) {
+void epilogueTile(const Epilogue &E, const ChannelAffine &Aff,
+                  const TensorRef &Y, int64_t P0, int64_t P1, int64_t N0,
+                  int64_t N1) {
   const int64_t M = Y.Dims[1], Planes = Y.Dims[0] * M;
   const int64_t Size = Planes ? int64_t(Y.numElements()) / Planes : 0;
+  const bool Affine = Aff.any();
   visitActivation(E.Act, [&](auto Tag) {
-    Pool.parallelFor(Planes, 1, [&](int64_t Begin, int64_t End) {
-      for (int64_t P = Begin; P < End; ++P) {
+    constexpr Activation A = decltype(Tag)::value;
+    for (int64_t P = P0; P < P1; ++P) {
+      T *Row = Y.data<T>() + P * Size + N0;
+      if (Affine) {
         T S, Shift;
         Aff.at<T>(P % M, S, Shift);
-        affineActivateRun<decltype(Tag)::value>(E, Y.data<T>() + P * Size, Size,
-                                                S, Shift);
+        affineActivateRun<A>(E, Row, N1 - N0, S, Shift);
+      } else if (A != Activation::None) {
+        activateRun<A>(E, Row, N1 - N0);
       }
-    });
+    }
   });
 }
 
@@ -105,22 +113,16 @@ llvm::Error runFusedConv(const KernelContext &C) {
     if (R.Data != Y.Data)
       std::memcpy(Y.Data, R.Data, Y.bytes());
   }
-  if (llvm::Error E = runConvInto(C, Residual))
-    return E;
-  if (Aff.any()) {
-    if (Y.Dims.size() < 3)
-      return C.badInput("the output has no channel axis");
+  if (Y.Dims.size() < 3)
+    return C.badInput("the output has no channel axis");
+  auto Post = [&](int64_t P0, int64_t P1, int64_t N0, int64_t N1) {
     if (Y.Type == ElementType::Double)
-      applyAffineEpilogue<double>(Ep, Aff, Y, C.Pool);
+      epilogueTile<double>(Ep, Aff, Y, P0, P1, N0, N1);
     else
-      applyAffineEpilogue<float>(Ep, Aff, Y, C.Pool);
-    return llvm::Error::success();
-  }
-  if (Y.Type == ElementType::Double)
-    applyEpilogue(Ep, Y.data<double>(), int64_t(Y.numElements()), C.Pool);
-  else
-    applyEpilogue(Ep, Y.data<float>(), int64_t(Y.numElements()), C.Pool);
-  return llvm::Error::success();
+      epilogueTile<float>(Ep, Aff, Y, P0, P1, N0, N1);
+  };
+  const bool Any = Aff.any() || Ep.Act != Activation::None;
+  return runConvInto(C, Residual, Any ? ConvTileFn(Post) : ConvTileFn());
 }
 
 } // namespace
