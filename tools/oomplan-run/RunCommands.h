@@ -2,7 +2,7 @@
 //-*-===//
 //
 // `oomplan-run --commands FILE`: each line of FILE is one oomplan-run
-// command line (CommandLines.h). Each runs in a child forked from this
+// command line (api::forEachCommandLine). Each runs in a child forked from this
 // process, after the process start and ONNX's schema registry (about 40 ms
 // together, more than running a small model) were paid here once. A child
 // starts with every option at its default, so no line's options reach the

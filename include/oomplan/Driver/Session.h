@@ -247,6 +247,9 @@ report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
 /// honour them and must say so.
 std::vector<std::string> reportOptionsGiven(const api::Request &R);
 
+/// An error's category as api::Result and api::ExecuteResult give it.
+api::ErrorCategory apiCategory(oomplan::ErrorCategory C);
+
 } // namespace driver
 } // namespace oomplan
 
