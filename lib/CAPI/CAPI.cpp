@@ -2,9 +2,9 @@
 //
 // Each C call parses its arguments with the library's own parser (no
 // llvm::cl globals), runs the request through api::run (oomplan_execute:
-// api::execute), and wraps the result in an opaque handle. No C++ exception crosses the C
-// boundary: running out of memory is an error without a result, anything
-// else an internal error.
+// api::execute), and wraps the result in an opaque handle. No C++ exception
+// crosses the C boundary: running out of memory is an error without a result,
+// anything else an internal error.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan-c/oomplan.h"

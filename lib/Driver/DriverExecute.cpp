@@ -272,6 +272,13 @@ Expected<Executable> Execution::plan(api::Request &R,
     else
       Small = std::move(*S);
   }
+  // The model as written, for the inputs' dims: a binary model's bytes
+  // with the weights referenced in place, or the caller's bytes.
+  std::optional<StringRef> AsWritten;
+  if (Small)
+    AsWritten = *Small;
+  else if (Base.ModelBytes)
+    AsWritten = *Base.ModelBytes;
   if (Opt.FoldInputs)
     if (Error E = Inputs.fold(R, Sources, FoldedNames))
       return std::move(E);
@@ -279,15 +286,14 @@ Expected<Executable> Execution::plan(api::Request &R,
   if (FromFile && Small)
     R.ModelBytes = *Small;
   if (Inputs.any())
-    if (Error E = Inputs.bindDims(R, Small, FoldedNames, BindNotes))
+    if (Error E = Inputs.bindDims(R, AsWritten, FoldedNames, BindNotes))
       return std::move(E);
   auto X = planExecutable(R, Kernels);
   // A runtime sees its inputs before it runs: when a shape depends on the
   // values of an input the command line gives (a Reshape target or Resize
   // scales fed as a graph input), plan again with those values. The first
   // error stands when that does not help either.
-  if (!X && !Opt.FoldInputs && !Opt.NoFoldInputs && Inputs.any() &&
-      FromFile) {
+  if (!X && !Opt.FoldInputs && !Opt.NoFoldInputs && Inputs.any() && FromFile) {
     Error First = X.takeError();
     api::Request Again = Base;
     Again.ModelBytes.reset(); // fold reads the file itself
@@ -296,9 +302,9 @@ Expected<Executable> Execution::plan(api::Request &R,
     std::vector<std::string> AgainNotes;
     Error E = Inputs.fold(Again, AgainSources, AgainFolded);
     if (!E)
-      E = Inputs.bindDims(Again, Small, AgainFolded, AgainNotes);
-    auto Y = E ? Expected<Executable>(std::move(E))
-               : planExecutable(Again, Kernels);
+      E = Inputs.bindDims(Again, AsWritten, AgainFolded, AgainNotes);
+    auto Y =
+        E ? Expected<Executable>(std::move(E)) : planExecutable(Again, Kernels);
     if (!Y) {
       consumeError(Y.takeError());
       return std::move(First);

@@ -48,9 +48,9 @@ Expected<InputSources> RunInputs::sources(const Graph &G) const {
   InputSources Given;
   for (const api::Tensor &T : Mem) {
     if (!isInput(G, T.Name))
-      return makeInputError("a tensor given in memory is named '" + T.Name +
-                            "': the model has no such input (its inputs: " +
-                            inputNames(G) + ")");
+      return makeInputError(
+          "a tensor given in memory is named '" + T.Name +
+          "': the model has no such input (its inputs: " + inputNames(G) + ")");
     Given[T.Name] = {InMemory, &T};
   }
   for (StringRef Arg : Opt.Inputs) {
@@ -111,12 +111,10 @@ static Expected<TensorFile> load(const InputSource &S) {
   return F;
 }
 
-Error RunInputs::bindDims(api::Request &R,
-                          const std::optional<std::string> &Source,
+Error RunInputs::bindDims(api::Request &R, std::optional<StringRef> AsWritten,
                           const StringSet<> &Skip,
                           std::vector<std::string> &Notes) {
-  auto G = Source ? importModelBinary(*Source, R.ModelPath, importOptions())
-                  : importModelFile(R.ModelPath, importOptions());
+  auto G = importModel(R.ModelPath, AsWritten);
   if (!G) {
     consumeError(G.takeError()); // planning says what is wrong with it
     return Error::success();

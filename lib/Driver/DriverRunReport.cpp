@@ -225,47 +225,47 @@ static void printNotRun(raw_ostream &OS, const ExecuteResult &R, bool JSON) {
 // The device's figures, after the plan's total.
 static void printDevice(raw_ostream &OS, const api::DeviceBytes &D,
                         bool Matches) {
-    OS << D.Device << " allocations " << D.AllocatedBytes
-       << " bytes, plan's device regions " << D.PlanDeviceBytes
-       << " bytes: " << (Matches ? "equal" : "DIFFERENT");
-    if (D.MeasuredBytes)
-      OS << "; free memory dropped " << *D.MeasuredBytes << " bytes";
+  OS << D.Device << " allocations " << D.AllocatedBytes
+     << " bytes, plan's device regions " << D.PlanDeviceBytes
+     << " bytes: " << (Matches ? "equal" : "DIFFERENT");
+  if (D.MeasuredBytes)
+    OS << "; free memory dropped " << *D.MeasuredBytes << " bytes";
+  OS << '\n';
+  if (D.FirstRunDropBytes)
+    OS << D.Device << ": free memory dropped " << *D.FirstRunDropBytes
+       << " bytes during the first run (the libraries' own, outside the "
+          "plan)\n";
+  if (D.LaterRunsDropBytes)
+    OS << D.Device << ": free memory dropped " << *D.LaterRunsDropBytes
+       << " bytes more over the later runs (a CUDA graph's own, outside "
+          "the plan)\n";
+  if (!D.HostOps.empty()) {
+    unsigned Steps = 0;
+    for (const auto &HO : D.HostOps)
+      Steps += HO.second;
+    OS << D.Device << ": " << Steps << " step" << (Steps == 1 ? "" : "s")
+       << " ran on the host with the CPU kernel (the device has no kernel "
+          "for them or cannot run their node, or they decide a "
+          "data-dependent size), each a wait for the device:";
+    for (const auto &[Op, N] : D.HostOps)
+      OS << ' ' << Op << " x" << N;
+    OS << "; staged in " << D.HostStagingBytes << " bytes ("
+       << formatBytes(D.HostStagingBytes) << ") of host memory";
+    if (D.HostWeightBytes)
+      OS << ", and the weights they read kept in " << D.HostWeightBytes
+         << " bytes (" << formatBytes(D.HostWeightBytes) << ")";
+    OS << "\n";
+  }
+  if (D.ContextBytes || D.HandleBytes) {
+    OS << D.Device << " overhead:";
+    if (D.ContextBytes)
+      OS << " context " << *D.ContextBytes << " bytes ("
+         << formatBytes(*D.ContextBytes) << ")";
+    if (D.HandleBytes)
+      OS << ", library handles and streams " << *D.HandleBytes << " bytes ("
+         << formatBytes(*D.HandleBytes) << ")";
     OS << '\n';
-    if (D.FirstRunDropBytes)
-      OS << D.Device << ": free memory dropped " << *D.FirstRunDropBytes
-         << " bytes during the first run (the libraries' own, outside the "
-            "plan)\n";
-    if (D.LaterRunsDropBytes)
-      OS << D.Device << ": free memory dropped " << *D.LaterRunsDropBytes
-         << " bytes more over the later runs (a CUDA graph's own, outside "
-            "the plan)\n";
-    if (!D.HostOps.empty()) {
-      unsigned Steps = 0;
-      for (const auto &HO : D.HostOps)
-        Steps += HO.second;
-      OS << D.Device << ": " << Steps << " step" << (Steps == 1 ? "" : "s")
-         << " ran on the host with the CPU kernel (the device has no kernel "
-            "for them or cannot run their node, or they decide a "
-            "data-dependent size), each a wait for the device:";
-      for (const auto &[Op, N] : D.HostOps)
-        OS << ' ' << Op << " x" << N;
-      OS << "; staged in " << D.HostStagingBytes << " bytes ("
-         << formatBytes(D.HostStagingBytes) << ") of host memory";
-      if (D.HostWeightBytes)
-        OS << ", and the weights they read kept in " << D.HostWeightBytes
-           << " bytes (" << formatBytes(D.HostWeightBytes) << ")";
-      OS << "\n";
-    }
-    if (D.ContextBytes || D.HandleBytes) {
-      OS << D.Device << " overhead:";
-      if (D.ContextBytes)
-        OS << " context " << *D.ContextBytes << " bytes ("
-           << formatBytes(*D.ContextBytes) << ")";
-      if (D.HandleBytes)
-        OS << ", library handles and streams " << *D.HandleBytes
-           << " bytes (" << formatBytes(*D.HandleBytes) << ")";
-      OS << '\n';
-    }
+  }
 }
 
 static void printText(raw_ostream &OS, const ExecuteResult &R) {

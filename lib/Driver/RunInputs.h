@@ -47,11 +47,12 @@ public:
   /// Binds each symbol of a given input's declared dims that R leaves free
   /// (--batch, --seq, --dim, --input-shape bind the others) from the
   /// input's dims, as --dim NAME=VALUE would, so that a run plans the size
-  /// its inputs have. Source: the model's bytes to import (its weights
-  /// referenced in place), else R.ModelPath is read. Skip: folded inputs.
-  /// Notes: what was bound, for the caller to report once planning is
-  /// settled.
-  llvm::Error bindDims(api::Request &R, const std::optional<std::string> &Source,
+  /// its inputs have. AsWritten: the model's bytes before any input is
+  /// folded (from the file, its weights referenced in place), else
+  /// R.ModelPath is read. Skip: folded inputs. Notes: what was bound, for
+  /// the caller to report once planning is settled.
+  llvm::Error bindDims(api::Request &R,
+                       std::optional<llvm::StringRef> AsWritten,
                        const llvm::StringSet<> &Skip,
                        std::vector<std::string> &Notes);
 
@@ -74,8 +75,9 @@ private:
   /// The tensor of S: a file kept by bindDims (handed over once), read
   /// now, or the tensor in memory checked and copied.
   llvm::Expected<TensorFile> read(const InputSource &S);
-  llvm::Error readInput(const Executable &X, llvm::ArrayRef<runtime::TensorRef> In,
-                        size_t I, const InputSource &S);
+  llvm::Error readInput(const Executable &X,
+                        llvm::ArrayRef<runtime::TensorRef> In, size_t I,
+                        const InputSource &S);
 
   const api::RunOptions &Opt;
   const std::vector<api::Tensor> &Mem;

@@ -159,9 +159,8 @@ PyExecution execute(const std::vector<std::string> &Args,
     P.Outputs.push_back(
         py::make_tuple(T.Name, T.Type, T.Dims, py::bytes(T.Data)));
   for (const api::RegionBytes &U : R.Regions)
-    P.Regions.push_back(py::make_tuple(U.Region, U.PlannedBytes,
-                                       U.HighWaterBytes,
-                                       U.HighWaterAlignedBytes));
+    P.Regions.push_back(py::make_tuple(
+        U.Region, U.PlannedBytes, U.HighWaterBytes, U.HighWaterAlignedBytes));
   P.PlanTotalBytes = R.PlanTotalBytes;
   P.BudgetBytes = R.BudgetBytes;
   P.Fits = R.Fits;

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "RunCommands.h"
 #include "oomplan/CAPI/Arguments.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 

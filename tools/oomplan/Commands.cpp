@@ -1,7 +1,7 @@
 //===- Commands.cpp - many oomplan command lines in one process -----------===//
 //
-// Each line (api::forEachCommandLine) goes through the library's own option parser
-// (oomplan/CAPI/Arguments.h, the C API's: no llvm::cl globals, so one
+// Each line (api::forEachCommandLine) goes through the library's own option
+// parser (oomplan/CAPI/Arguments.h, the C API's: no llvm::cl globals, so one
 // line's options cannot leak into the next) and api::runArguments, exactly
 // as the C API runs it. A line that fails is an answer ("exit": 1 with the
 // error), not the end of the run.

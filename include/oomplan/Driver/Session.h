@@ -17,6 +17,7 @@
 #include "oomplan/Report/Diagnosis.h"
 #include "oomplan/Schedule/PassInstrumentation.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Support/Error.h"
 #include "oomplan/Transforms/Fusion.h"
 #include "oomplan/Transforms/Training.h"
 #include "oomplan/oomplan.h"
