@@ -3,9 +3,11 @@
 // The whole tool as one call: a Request says what the command line says (the
 // model, the bindings, training, budget and device, fitting, the algorithm,
 // what to emit) and run() returns a Result with the verdict, the emitted text,
-// the capacity answers and every note and warning. Only standard-library
-// types appear here, so a program that embeds oomplan does not inherit LLVM;
-// the oomplan CLI is option parsing, this call, and printing.
+// the capacity answers and every note and warning. execute() plans the same
+// request, runs the plan on inputs and returns the outputs and the measured
+// bytes per region. Only standard-library types appear here, so a program
+// that embeds oomplan does not inherit LLVM; the oomplan CLI is option
+// parsing, run(), and printing, and oomplan-run the same over execute().
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_OOMPLAN_H

@@ -171,6 +171,7 @@ TEST(Execute, OverBudgetIsNotRun) {
   EXPECT_FALSE(E.Fits);
   EXPECT_EQ(E.BudgetBytes, 600u);
   EXPECT_FALSE(E.Category);
+  EXPECT_TRUE(E.Fitted); // tried, and still over
   EXPECT_GT(E.PlanTotalBytes, 768u);
   std::string Text = formatRunReport(E, false);
   EXPECT_EQ(Text.rfind("plan total ", 0), 0u);
