@@ -242,6 +242,8 @@ private:
                    std::optional<StringRef> Bytes,
                    std::optional<uint64_t> RandomSeed, const WholeIO &IO,
                    const runtime::Executor &Ex);
+  Error runTimed(const Executable &X, runtime::Executor &Ex, WholeIO &IO,
+                 Expected<runtime::ProcessMemory> &Start);
 
   const api::RunOptions &Opt;
   RunInputs Inputs;
@@ -351,6 +353,38 @@ Error Execution::runChecked(const Executable &X, const runtime::ExecOptions &EO,
   return Error::success();
 }
 
+// The first run and the warm ones (--repeat), timed, with the RSS growth
+// over them. Start: the process's memory before the model was read.
+Error Execution::runTimed(const Executable &X, runtime::Executor &Ex,
+                          WholeIO &IO,
+                          Expected<runtime::ProcessMemory> &Start) {
+  auto Before = runtime::readProcessMemory();
+  Error Reset = runtime::resetPeakRSS();
+  auto T0 = std::chrono::steady_clock::now();
+  if (Error E = runPasses(X, Ex, IO, Rep.StepsSeconds)) {
+    consumeError(std::move(Reset));
+    return E;
+  }
+  Rep.RunSeconds = secondsSince(T0);
+  auto AfterFirst = runtime::readProcessMemory();
+  if (Opt.Repeat)
+    Ex.resetProfile(); // profile the warm runs
+  for (unsigned I = 0; I < Opt.Repeat; ++I) {
+    T0 = std::chrono::steady_clock::now();
+    std::optional<double> Steps;
+    if (Error E = runPasses(X, Ex, IO, Steps)) {
+      consumeError(std::move(Reset));
+      return E;
+    }
+    Rep.RepeatSeconds.push_back(secondsSince(T0));
+    if (Steps)
+      Rep.RepeatStepsSeconds.push_back(*Steps);
+  }
+  auto After = runtime::readProcessMemory();
+  measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));
+  return Error::success();
+}
+
 Expected<int> Execution::run(api::Request R) {
   if (!Opt.Check.empty() && Opt.Check != "unplanned")
     return makeInputError("invalid value '" + Opt.Check +
@@ -417,30 +451,8 @@ Expected<int> Execution::run(api::Request R) {
   if (Error E = Inputs.set(*X, **Ex, IO.In, Sources))
     return std::move(E);
   Rep.LoadSeconds = secondsSince(T0);
-  auto Before = runtime::readProcessMemory();
-  Error Reset = runtime::resetPeakRSS();
-  T0 = std::chrono::steady_clock::now();
-  if (Error E = runPasses(*X, **Ex, IO, Rep.StepsSeconds)) {
-    consumeError(std::move(Reset));
+  if (Error E = runTimed(*X, **Ex, IO, Start))
     return std::move(E);
-  }
-  Rep.RunSeconds = secondsSince(T0);
-  auto AfterFirst = runtime::readProcessMemory();
-  if (Opt.Repeat)
-    (*Ex)->resetProfile(); // profile the warm runs
-  for (unsigned I = 0; I < Opt.Repeat; ++I) {
-    T0 = std::chrono::steady_clock::now();
-    std::optional<double> Steps;
-    if (Error E = runPasses(*X, **Ex, IO, Steps)) {
-      consumeError(std::move(Reset));
-      return std::move(E);
-    }
-    Rep.RepeatSeconds.push_back(secondsSince(T0));
-    if (Steps)
-      Rep.RepeatStepsSeconds.push_back(*Steps);
-  }
-  auto After = runtime::readProcessMemory();
-  measureRSS(Rep, Start, Before, AfterFirst, After, std::move(Reset));
   recordMeasures(Rep, **Ex, *X, Back->Dev->name() != "cpu");
   if (Error E = writeOutputs(Opt.OutputDir, *X->G, IO))
     return std::move(E);
