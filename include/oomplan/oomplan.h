@@ -352,6 +352,10 @@ struct ExecuteResult {
   bool Fits = true;
   bool Fitted = false;
   unsigned Passes = 1; ///< Micro-batch passes per run of the model.
+  /// Kernel threads of the run, and whether they are the default (one per
+  /// physical core) rather than RunOptions::Threads.
+  unsigned Threads = 1;
+  bool ThreadsPerCore = false;
   /// RSS growth during the runs (every run; the first alone), and the
   /// whole process's peak growth from before the model was read; absent
   /// where /proc does not tell.

@@ -15,6 +15,7 @@
 #include "oomplan/IR/OpTable.h"
 #include "oomplan/Runtime/Backend.h"
 #include "oomplan/Runtime/Batching.h"
+#include "oomplan/Runtime/Kernel.h"
 #include "oomplan/Runtime/ProcessMemory.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -422,7 +423,11 @@ Expected<int> Execution::run(api::Request R) {
   if (X->P.BudgetBytes && !X->P.fits())
     return 2;
   runtime::ExecOptions EO;
-  EO.Threads = Opt.Threads;
+  // The default is one thread per physical core, as ONNX Runtime's; the
+  // report says which it was.
+  EO.Threads = Opt.Threads ? Opt.Threads : runtime::physicalCores();
+  Rep.Threads = EO.Threads;
+  Rep.ThreadsPerCore = !Opt.Threads;
   EO.Poison = Opt.Poison;
   EO.Profile = Opt.Profile;
   EO.Dev = Back->Dev;

@@ -145,6 +145,7 @@ static void printJSON(raw_ostream &OS, const ExecuteResult &R) {
       J.attribute("process_peak_growth_first_run_bytes",
                   int64_t(*R.ProcessGrowthFirstRunBytes));
     }
+    J.attribute("threads", int64_t(R.Threads));
     J.attributeObject("seconds", [&] {
       J.attribute("plan", R.PlanSeconds);
       J.attribute("load", R.LoadSeconds);
@@ -313,6 +314,10 @@ static void printText(raw_ostream &OS, const ExecuteResult &R) {
     OS << "process peak RSS growth (from before reading the model): "
        << *R.ProcessGrowthBytes << " bytes ("
        << formatBytes(*R.ProcessGrowthBytes) << ")\n";
+  OS << "threads: " << R.Threads
+     << (R.ThreadsPerCore ? " (one per physical core; --threads N to choose)"
+                          : " (--threads)")
+     << '\n';
   OS << format("time: plan %.3f s, load %.3f s, run %.3f s", R.PlanSeconds,
                R.LoadSeconds, R.RunSeconds);
   if (!R.RepeatSeconds.empty())
