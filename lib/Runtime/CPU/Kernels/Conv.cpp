@@ -226,13 +226,14 @@ OOMPLAN_SIMD_CLONES void depthwisePlane2D(const T *X, const T *Wt, T *Y,
   }
 }
 
-/// Y[O] += the three taps of each of the NRows input rows Rows[r] (already
-/// shifted by the padding) with weights Wr[r][0..2], for O in [Lo, Hi]:
-/// all taps summed in a register and Y written once, where the tap-by-tap
-/// loop above reads and writes Y nine times.
-template <typename T, int NRows, int S>
+/// Y[O] = Bias + the three taps of each of the NRows input rows Rows[r]
+/// (already shifted by the padding) with weights Wr[r][0..2], for O in
+/// [Lo, Hi], plus Y[O]'s own value when Keep (a fused residual): all taps
+/// summed in a register and Y written once, where the tap-by-tap loop
+/// above reads and writes Y nine times.
+template <typename T, int NRows, int S, bool Keep>
 OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
-                                       T *__restrict Y, int64_t Lo,
+                                       T Bias, T *__restrict Y, int64_t Lo,
                                        int64_t Hi) {
   // Locals, so that the compiler knows Y aliases none of them and keeps
   // the weights in registers.
@@ -246,7 +247,8 @@ OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
           C2 = NRows > 2 ? Wr[2][2] : T(0);
   for (int64_t O = Lo; O <= Hi; ++O) {
     const int64_t I = O * S;
-    T Acc = Y[O] + (A0 * R0[I] + A1 * R0[I + 1] + A2 * R0[I + 2]);
+    T Acc = (Keep ? Y[O] + Bias : Bias) +
+            (A0 * R0[I] + A1 * R0[I + 1] + A2 * R0[I + 2]);
     if constexpr (NRows > 1)
       Acc += B0 * R1[I] + B1 * R1[I + 1] + B2 * R1[I + 2];
     if constexpr (NRows > 2)
@@ -260,7 +262,8 @@ OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
 /// depthwise3Row; the few at the edges through the tap-by-tap loop.
 /// False for any other geometry.
 template <typename T>
-bool depthwisePlane3x3(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
+bool depthwisePlane3x3(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
+                       const WindowGeometry &G) {
   const int64_t SW = G.S[1];
   if (G.K[0] != 3 || G.K[1] != 3 || G.D[0] != 1 || G.D[1] != 1 ||
       G.S[0] != SW || (SW != 1 && SW != 2))
@@ -284,12 +287,22 @@ bool depthwisePlane3x3(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
       ++N;
     }
     T *YR = Y + OHi * OW;
+    if (N == 0) { // every row in the padding: the bias alone
+      for (int64_t O = 0; O < OW; ++O)
+        YR[O] = Keep ? YR[O] + Bias : Bias;
+      continue;
+    }
     if (Lo <= Hi) {
       auto Run = [&](auto NRows) {
-        if (SW == 1)
-          depthwise3Row<T, decltype(NRows)::value, 1>(Rows, Wr, YR, Lo, Hi);
+        constexpr int NR = decltype(NRows)::value;
+        if (SW == 1 && Keep)
+          depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
+        else if (SW == 1)
+          depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
+        else if (Keep)
+          depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
         else
-          depthwise3Row<T, decltype(NRows)::value, 2>(Rows, Wr, YR, Lo, Hi);
+          depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
       };
       if (N == 3)
         Run(std::integral_constant<int, 3>());
@@ -304,7 +317,7 @@ bool depthwisePlane3x3(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
         O = Hi + 1; // skip the interior
       if (O >= OW)
         break;
-      T Acc = YR[O];
+      T Acc = Keep ? YR[O] + Bias : Bias;
       for (int R = 0; R < N; ++R)
         for (int64_t KW = 0; KW < 3; ++KW) {
           const int64_t IW = O * SW - PW + KW;
@@ -360,12 +373,15 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
       const T *Wm = W.data<const T>() + M * KSize;
       T *Yc = Y.data<T>() + NM * OutSize;
       const T Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>()[M] : T(0);
-      if (!Accumulate)
-        std::fill(Yc, Yc + OutSize, Bias);
-      else if (Bias != T(0))
-        for (T *P = Yc; P != Yc + OutSize; ++P)
-          *P += Bias;
-      if (G.rank() != 2 || !depthwisePlane3x3(Xc, Wm, Yc, G)) {
+      // The 3x3 path starts each output from the bias itself; the others
+      // accumulate onto a plane filled with it.
+      if (G.rank() != 2 ||
+          !depthwisePlane3x3(Xc, Wm, Bias, Accumulate, Yc, G)) {
+        if (!Accumulate)
+          std::fill(Yc, Yc + OutSize, Bias);
+        else if (Bias != T(0))
+          for (T *P = Yc; P != Yc + OutSize; ++P)
+            *P += Bias;
         if (G.rank() == 2)
           depthwisePlane2D(Xc, Wm, Yc, G);
         else
