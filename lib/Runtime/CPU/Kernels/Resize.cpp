@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "Elementwise.h"
 #include "ResizeTaps.h"
 #include "TensorUtil.h"
 #include "llvm/Support/MathExtras.h"
@@ -189,6 +190,51 @@ tapTables(const ResizeSetup &S, const TensorRef &X, const TensorRef &Y) {
 /// row that repeats the one before it, so rows of one task share work.
 constexpr int64_t RowsPerTask = 16;
 
+/// True when every axis but the last two keeps its coordinates (one tap
+/// of weight 1 at the same index, nothing outside): the image case, where
+/// only height and width resize.
+bool onlyLastTwoResize(const std::vector<std::vector<Taps>> &Tab) {
+  for (size_t A = 0; A + 2 < Tab.size(); ++A)
+    for (size_t O = 0; O < Tab[A].size(); ++O) {
+      const Taps &T = Tab[A][O];
+      for (int K = 0; K < T.N; ++K)
+        if (T.W[K] != 0 && (T.W[K] != 1 || T.Idx[K] != int64_t(O)))
+          return false;
+      if (T.Outside)
+        return false;
+    }
+  for (size_t A = Tab.size() - 2; A < Tab.size(); ++A)
+    for (const Taps &T : Tab[A])
+      if (T.Outside)
+        return false;
+  return true;
+}
+
+/// One output row of the image case: the same sums as interpolate() in
+/// the same order (taps of weight 0 skipped, each sum from 0, the leading
+/// axes' weight 1 exact), so results are bit-identical to the general
+/// path, without its recursion per element.
+template <typename T>
+OOMPLAN_SIMD_CLONES void interpolateRow(const T *Plane, int64_t InW,
+                                        const Taps &Ty, const Taps *Tx,
+                                        int64_t OutW, T *Out) {
+  for (int64_t J = 0; J < OutW; ++J) {
+    const Taps &X = Tx[J];
+    double Acc = 0;
+    for (int K = 0; K < Ty.N; ++K) {
+      if (Ty.W[K] == 0)
+        continue;
+      const T *Row = Plane + Ty.Idx[K] * InW;
+      double V = 0;
+      for (int I = 0; I < X.N; ++I)
+        if (X.W[I] != 0)
+          V += X.W[I] * double(Row[X.Idx[I]]);
+      Acc += Ty.W[K] * V;
+    }
+    Out[J] = T(Acc);
+  }
+}
+
 template <typename T>
 void resizeTyped(const KernelContext &C, const ResizeSetup &S) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
@@ -197,6 +243,19 @@ void resizeTyped(const KernelContext &C, const ResizeSetup &S) {
   const int64_t Rows = productOf(Y.Dims, 0, size_t(R - 1));
   DimVector Strides = stridesOf(X.Dims);
   const std::vector<std::vector<Taps>> Tab = tapTables(S, X, Y);
+  if (R >= 2 && onlyLastTwoResize(Tab)) {
+    const int64_t OutH = Y.Dims[R - 2], InH = X.Dims[R - 2];
+    const int64_t InW = X.Dims[R - 1];
+    C.Pool.parallelFor(Rows, RowsPerTask, [&](int64_t Begin, int64_t End) {
+      for (int64_t Row = Begin; Row < End; ++Row) {
+        const int64_t Plane = Row / OutH;
+        interpolateRow<T>(X.data<const T>() + Plane * InH * InW, InW,
+                          Tab[R - 2][size_t(Row % OutH)], Tab[R - 1].data(),
+                          Inner, Y.data<T>() + Row * Inner);
+      }
+    });
+    return;
+  }
   C.Pool.parallelFor(Rows, RowsPerTask, [&](int64_t Begin, int64_t End) {
     llvm::SmallVector<Taps, 6> AxisTaps(R);
     for (int64_t Row = Begin; Row < End; ++Row) {
