@@ -18,8 +18,9 @@ process over its FIRST run (the all-runs figures are kept in --json):
   - beyond weights: process growth minus the model's weight bytes (the planned weights region), which both
     runtimes must hold and no plan can shrink.
 Any other model runs with --model NAME=PATH:INPUT=DIMS[:INPUT=DIMS...] (seeded uniform [0, 1) floats,
-for image models; repeatable); --only then selects among the four. The geometric mean of the warm
-ratios closes the table.
+for image models; repeatable); --only then selects among the four (--only none: none of them). Each
+such model's outputs are first checked against ONNX Runtime's (oomplan-run --poison --check=unplanned,
+compare_runtime.py's tolerance). The geometric mean of the warm ratios closes the table.
 Medians over the rounds are printed as a markdown table (ratios = ours / ORT), with the load average before
 and after; --json FILE keeps every sample.
 
@@ -82,6 +83,28 @@ def model_inputs(path, inputs, seed):
         cr.die(f"{path}: --model must give exactly the graph inputs {order}, not {list(given)}")
     rng = np.random.default_rng(seed)
     return [(n, rng.random(given[n], dtype=np.float32)) for n in order]
+
+
+def check_outputs(args, path, in_dir, work):
+    """A --model's outputs, ours (with --poison --check=unplanned) against ONNX Runtime's:
+    (ok, text) with compare_runtime's tolerance."""
+    ours_dir, ort_dir = os.path.join(work, "ours"), os.path.join(work, "ort")
+    rc, j, err, cmd = cr.run_oomplan(args.tool, path, None, None, in_dir, ours_dir,
+                                     ["--poison", "--check=unplanned"], threads=args.threads)
+    if rc != 0 or not j or not j.get("ok"):
+        return False, f"oomplan-run exit {rc}: {err}"
+    o, err, cmd = cr.run_ort(path, in_dir, ort_dir, threads=args.threads)
+    if o is None:
+        return False, f"ONNX Runtime: {err}"
+    ours, ref = cr.read_outputs(ours_dir), cr.read_outputs(ort_dir)
+    if len(ours) != len(ref):
+        return False, f"{len(ours)} outputs, ONNX Runtime {len(ref)}"
+    texts, ok = [], True
+    for i, (a, b) in enumerate(zip(ours, ref)):
+        good, text = cr.compare_arrays(a, b)
+        ok &= good
+        texts.append(f"output {i} {list(b.shape)}: {text}")
+    return ok, "; ".join(texts)
 
 
 def one_round(args, path, batch, seq, in_dir, first_ours):
@@ -163,13 +186,19 @@ def main():
                          all(r["ours"]["hw_equal"] for r in rounds)))
             print(f"{n} batch {batch} seq {seq}: ours warm {[round(r['ours']['warm_s'], 3) for r in rounds]} s,"
                   f" ort warm {[round(r['ort']['warm_s'], 3) for r in rounds]} s", file=sys.stderr, flush=True)
+    checks = []
     for spec in args.model:
         n, path, inputs = parse_model(spec)
         in_dir = os.path.join(work, n)
         cr.write_inputs(model_inputs(path, inputs, args.seed), in_dir)
         shape = " ".join(f"{i}={'x'.join(map(str, d))}" for i, d in inputs)
+        ok, text = check_outputs(args, path, in_dir, os.path.join(work, n + "_check"))
+        print(f"{n}: outputs {'match' if ok else 'DIFFER from'} ONNX Runtime ({text})", file=sys.stderr,
+              flush=True)
+        checks.append((n, ok, text))
         rounds = [one_round(args, path, None, None, in_dir, r % 2 == 0) for r in range(args.rounds)]
-        samples.append({"model": n, "path": path, "inputs": shape, "rounds": rounds})
+        samples.append({"model": n, "path": path, "inputs": shape, "rounds": rounds, "outputs_match": ok,
+                        "outputs": text})
         keys = ("first_s", "warm_s", "run_growth", "process", "beyond_weights")
         ours = {k: med([r["ours"][k] for r in rounds]) for k in keys}
         ort = {k: med([r["ort"][k] for r in rounds]) for k in keys}
@@ -188,6 +217,9 @@ def main():
     for n, b, q, o, t, o0, hw in rows:
         print(f"| {n} | {b} | {q} | {o['first_s']:.3f} | {t['first_s']:.3f} | {o['first_s'] / t['first_s']:.2f} "
               f"| {o['warm_s']:.3f} | {t['warm_s']:.3f} | {o['warm_s'] / t['warm_s']:.2f} | {'yes' if hw else 'NO'} |")
+    if checks:
+        print("\n" + "\n".join(f"- {n}: outputs {'match' if ok else 'DIFFER from'} ONNX Runtime ({t})"
+                                for n, ok, t in checks))
     if rows:
         ratios = [o["warm_s"] / t["warm_s"] for _, _, _, o, t, _, _ in rows]
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))

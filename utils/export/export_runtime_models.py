@@ -9,6 +9,8 @@ scratch space, never committed; nothing is downloaded.
 
 Usage (Debian's interpreter: python3-torch, python3-torchvision):
     /usr/bin/python3 utils/export/export_runtime_models.py OUTDIR [NAME...]
+NAME: the four (the default) or more torchvision CNNs (EXTRA: mobilenet_v3_large, efficientnet_b0,
+shufflenet_v2_x1_0, resnet18), exported only when named.
 
 How: torch.manual_seed(20261130 + model index) before building each model, then definitions.randomize()
 (distinct weights, as in a trained model; the exporter would otherwise deduplicate identical ones), eval
@@ -31,6 +33,10 @@ except ImportError as e:  # clear message instead of a traceback
              "(Debian python3-torch, python3-torchvision)")
 
 NAMES = ["resnet50", "mobilenet_v2", "bert_like", "gpt_like"]
+# More torchvision CNNs for the runtime benchmark (docs/benchmarks.md), exported only when named:
+# HardSwish and squeeze-excite (mobilenet_v3_large), SiLU (efficientnet_b0), channel shuffle
+# (shufflenet_v2_x1_0), the basic residual block (resnet18).
+EXTRA = ["mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0", "resnet18"]
 
 
 def build(name):
@@ -38,6 +44,8 @@ def build(name):
         return torchvision.models.resnet50(weights=None)
     if name == "mobilenet_v2":
         return torchvision.models.mobilenet_v2(weights=None)
+    if name in EXTRA:
+        return getattr(torchvision.models, name)(weights=None)
     if name == "bert_like":
         return definitions.BertLike()
     return definitions.GPTLike()
@@ -48,7 +56,7 @@ def export(name, index, outdir):
     model = definitions.randomize(build(name)).eval()
     path = os.path.join(outdir, f"{name}.onnx")
     ids = torch.randint(0, 1000, (2, 16), dtype=torch.long)
-    if name in ("resnet50", "mobilenet_v2"):
+    if name in ("resnet50", "mobilenet_v2") or name in EXTRA:
         args, ins, outs = (torch.randn(2, 3, 224, 224),), ["input"], ["output"]
         axes = {"input": {0: "batch"}, "output": {0: "batch"}}
     elif name == "bert_like":
@@ -69,12 +77,12 @@ def main():
         print(__doc__)
         return 2
     outdir, only = sys.argv[1], sys.argv[2:]
-    unknown = [n for n in only if n not in NAMES]
+    unknown = [n for n in only if n not in NAMES + EXTRA]
     if unknown:
-        sys.exit(f"export_runtime_models.py: error: unknown model(s) {unknown}; choose from {NAMES}")
+        sys.exit(f"export_runtime_models.py: error: unknown model(s) {unknown}; choose from {NAMES + EXTRA}")
     os.makedirs(outdir, exist_ok=True)
-    for i, name in enumerate(NAMES):
-        if not only or name in only:
+    for i, name in enumerate(NAMES + EXTRA):
+        if (not only and name in NAMES) or name in only:
             export(name, i, outdir)
     return 0
 
