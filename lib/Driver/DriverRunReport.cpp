@@ -120,10 +120,12 @@ static void printJSON(raw_ostream &OS, const ExecuteResult &R) {
           J.attribute("handle_bytes", int64_t(*D.HandleBytes));
         J.attribute("pinned_host_bytes", int64_t(D.PinnedHostBytes));
         J.attributeArray("host_steps", [&] {
-          for (const auto &[Op, Steps] : D.HostOps)
+          // Not a structured binding: clang 14 (the fuzz build) cannot
+          // capture one in a lambda.
+          for (const auto &OpSteps : D.HostOps)
             J.object([&] {
-              J.attribute("op", Op);
-              J.attribute("steps", int64_t(Steps));
+              J.attribute("op", OpSteps.first);
+              J.attribute("steps", int64_t(OpSteps.second));
             });
         });
         J.attribute("host_staging_bytes", int64_t(D.HostStagingBytes));
