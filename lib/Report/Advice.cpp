@@ -34,8 +34,9 @@ static Remedy fromBytes(RemedyKind Kind, llvm::StringRef Action,
   R.Action = Action.str();
   R.Detail = std::move(Detail);
   R.BytesAfter = After;
-  R.BytesSaved = int64_t(deviceBytes(In.P, In.OverheadBytes)) - int64_t(After);
-  R.Fits = After <= In.BudgetBytes;
+  R.BytesSaved =
+      int64_t(neededBytes(In.Limit, In.P.figures())) - int64_t(After);
+  R.Fits = fitsNeeded(In.Limit, After);
   return R;
 }
 
@@ -58,7 +59,7 @@ fromCapacity(RemedyKind Kind, llvm::StringRef Action,
 }
 
 static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
-  auto N = devicesNeeded(In.P, In.C, In.Opts, In.BudgetBytes, In.OverheadBytes);
+  auto N = devicesNeeded(In.P, In.C, In.Opts, In.Limit);
   if (!N)
     return N.takeError();
   unsigned Devices = N->value_or(4096);
@@ -76,7 +77,7 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
   Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,
-                       deviceBytes(*Sharded, In.OverheadBytes), In);
+                       neededBytes(In.Limit, Sharded->figures()), In);
   if (*N)
     R.Devices = Devices;
   return R;
@@ -93,8 +94,8 @@ lowerPrecision(const DiagnosisInput &In) {
   auto Half = (*In.PlanAtPrecision)(In.C.Bindings, LowerPrecisionName);
   if (!Half)
     return Half.takeError();
-  uint64_t After = deviceBytes(*Half, In.OverheadBytes);
-  if (After >= deviceBytes(In.P, In.OverheadBytes))
+  uint64_t After = neededBytes(In.Limit, Half->figures());
+  if (After >= neededBytes(In.Limit, In.P.figures()))
     return std::nullopt;
   bool Training = llvm::any_of(In.P.Sched.Steps, [](const Step &S) {
     return S.Kind == StepKind::Optimizer;
@@ -113,7 +114,7 @@ lowerPrecision(const DiagnosisInput &In) {
 llvm::Expected<std::vector<Remedy>>
 report::adviseRemedies(const DiagnosisInput &In) {
   std::vector<Remedy> Out;
-  if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
+  if (fits(In.Limit, In.P.figures()))
     return Out;
   if (auto R = fromCapacity(RemedyKind::SmallerBatch, "smaller batch", In.Batch,
                             boundValue(In.C.Bindings, In.Roles.Batch), In))
@@ -132,11 +133,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
     return Dev.takeError();
   Out.push_back(std::move(*Dev));
   if (In.Fit) {
-    // The budget the chooser must meet leaves room for the fixed overhead.
-    uint64_t Room = In.BudgetBytes > In.OverheadBytes
-                        ? In.BudgetBytes - In.OverheadBytes
-                        : 0;
-    auto F = (*In.Fit)(Room);
+    auto F = (*In.Fit)(In.Limit);
     if (!F)
       return F.takeError();
     std::string Detail = F->Strategy;
@@ -145,7 +142,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
     Remedy R = fromBytes(RemedyKind::Fit, "fit (--fit)", Detail,
-                         F->TotalBytes + In.OverheadBytes, In);
+                         neededBytes(In.Limit, Figures{F->TotalBytes, {}}), In);
     R.Fits = R.Fits && F->Fits;
     if (F->Fits) {
       R.Strategy = F->Strategy;
