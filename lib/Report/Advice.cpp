@@ -26,8 +26,10 @@ llvm::StringRef report::remedyKindKey(RemedyKind K) {
   return Keys[static_cast<unsigned>(K)];
 }
 
+// A remedy whose plan needs After bytes (neededBytes) and fits or not (fits,
+// against the same budget).
 static Remedy fromBytes(RemedyKind Kind, llvm::StringRef Action,
-                        std::string Detail, uint64_t After,
+                        std::string Detail, uint64_t After, bool Fits,
                         const DiagnosisInput &In) {
   Remedy R;
   R.Kind = Kind;
@@ -36,7 +38,7 @@ static Remedy fromBytes(RemedyKind Kind, llvm::StringRef Action,
   R.BytesAfter = After;
   R.BytesSaved =
       int64_t(neededBytes(In.Limit, In.P.figures())) - int64_t(After);
-  R.Fits = fitsNeeded(In.Limit, After);
+  R.Fits = Fits;
   return R;
 }
 
@@ -47,11 +49,13 @@ fromCapacity(RemedyKind Kind, llvm::StringRef Action,
   if (!C || Current <= 1 || (C->Max && *C->Max >= Current))
     return std::nullopt;
   int64_t To = C->Max ? *C->Max : 1;
-  Remedy R = fromBytes(Kind, Action,
-                       C->Role + " " + std::to_string(Current) + " -> " +
-                           std::to_string(To) +
-                           (C->Max ? "" : " (still does not fit)"),
-                       C->Max ? C->BytesAtMax : *C->BytesAbove, In);
+  // The search's answer fits by its own fits(); without one, even 1 does
+  // not.
+  Remedy R = fromBytes(
+      Kind, Action,
+      C->Role + " " + std::to_string(Current) + " -> " + std::to_string(To) +
+          (C->Max ? "" : " (still does not fit)"),
+      C->Max ? C->BytesAtMax : *C->BytesAbove, C->Max.has_value(), In);
   R.Symbol = C->Role;
   R.From = Current;
   R.To = To;
@@ -77,7 +81,8 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
   Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,
-                       neededBytes(In.Limit, Sharded->figures()), In);
+                       neededBytes(In.Limit, Sharded->figures()),
+                       fits(In.Limit, Sharded->figures()), In);
   if (*N)
     R.Devices = Devices;
   return R;
@@ -106,7 +111,7 @@ lowerPrecision(const DiagnosisInput &In) {
                      "master weights and optimizer state"
                : "--precision=bf16: 16-bit weights and activations";
   Remedy R = fromBytes(RemedyKind::LowerPrecision, "lower precision", Detail,
-                       After, In);
+                       After, fits(In.Limit, Half->figures()), In);
   R.Precision = Training ? LowerPrecisionName : "bf16";
   return R;
 }
@@ -141,9 +146,10 @@ report::adviseRemedies(const DiagnosisInput &In) {
       Detail +=
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
+    Figures Fitted{F->TotalBytes, {}};
     Remedy R = fromBytes(RemedyKind::Fit, "fit (--fit)", Detail,
-                         neededBytes(In.Limit, Figures{F->TotalBytes, {}}), In);
-    R.Fits = R.Fits && F->Fits;
+                         neededBytes(In.Limit, Fitted),
+                         F->Fits && fits(In.Limit, Fitted), In);
     if (F->Fits) {
       R.Strategy = F->Strategy;
       R.OverheadPercent = F->OverheadPercent;

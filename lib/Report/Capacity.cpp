@@ -142,10 +142,12 @@ report::sweepMemory(const PlanFn &PlanAt,
       auto At = Probe.at(0);
       if (!At)
         return At.takeError();
-      std::optional<uint64_t> Bytes;
-      if (*At)
-        Bytes = (*At)->Bytes;
-      S.Cells.push_back({Batch, Seq, Bytes});
+      SweepCell Cell{Batch, Seq, std::nullopt, false};
+      if (*At) {
+        Cell.Bytes = (*At)->Bytes;
+        Cell.Fits = (*At)->Fits;
+      }
+      S.Cells.push_back(Cell);
     }
   return S;
 }

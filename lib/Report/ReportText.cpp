@@ -211,7 +211,7 @@ static void printSweep(llvm::raw_ostream &OS, const MemoryReport &R) {
         Row.push_back("overflow");
         continue;
       }
-      bool Over = !fitsNeeded(R.Limit, *Cell.Bytes);
+      bool Over = !Cell.Fits;
       Row.push_back(formatBytes(*Cell.Bytes) + (Over ? "!" : " "));
     }
     T.row(Row);

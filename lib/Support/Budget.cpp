@@ -51,10 +51,6 @@ bool oomplan::fits(const Budget &B, const Figures &F) {
          neededExactly(B, decidingBytes(B, F)) <= *B.CapacityBytes;
 }
 
-bool oomplan::fitsNeeded(const Budget &B, uint64_t NeededBytes) {
-  return !B.CapacityBytes || NeededBytes <= *B.CapacityBytes;
-}
-
 int64_t oomplan::spareBytes(const Budget &B, const Figures &F) {
   if (!B.CapacityBytes)
     return 0;

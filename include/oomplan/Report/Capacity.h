@@ -54,6 +54,7 @@ struct SweepCell {
   int64_t Batch = 0;             ///< 0 when the model has no batch symbol.
   int64_t Seq = 0;               ///< 0 when the model has no sequence symbol.
   std::optional<uint64_t> Bytes; ///< Unset when the sizes overflow.
+  bool Fits = false;             ///< fits() against the sweep's budget.
 };
 
 struct Sweep {

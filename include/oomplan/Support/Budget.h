@@ -79,11 +79,6 @@ uint64_t neededBytes(const Budget &B, const Figures &F);
 /// a capacity.
 bool fits(const Budget &B, const Figures &F);
 
-/// True when NeededBytes (a neededBytes() figure already summed, as a
-/// capacity search or a remedy keeps it) is at most the capacity; always
-/// true without a capacity.
-bool fitsNeeded(const Budget &B, uint64_t NeededBytes);
-
 /// The capacity less what F needs (bytes), negative when F does not fit,
 /// computed without wrapping and clamped to int64_t. 0 without a capacity.
 int64_t spareBytes(const Budget &B, const Figures &F);
