@@ -129,6 +129,80 @@ OOMPLAN_C_EXPORT long long oomplan_result_max_seq(const oomplan_result *r);
 OOMPLAN_C_EXPORT const char *
 oomplan_result_fit_strategy(const oomplan_result *r, double *percent);
 
+/* Running a plan: oomplan-run as one call. */
+typedef struct oomplan_execution oomplan_execution;
+
+/* A tensor given to oomplan_execute: its graph-input name, its element type
+   as ONNX's text format spells it ("float", "int64", "float16", ...), its
+   RANK dims and its SIZE bytes, packed little-endian. Read during the call
+   only. */
+typedef struct oomplan_tensor {
+  const char *name;
+  const char *type;
+  const long long *dims;
+  int rank;
+  const void *data;
+  size_t size;
+} oomplan_tensor;
+
+/* Plans MODEL_PATH as oomplan_plan does (inference), then runs the plan in
+   its regions on the CPU and measures it: oomplan-run's options in
+   ARGV[0..ARGC) ("--batch", "8", "--input", "x=x.pb", "--check=unplanned",
+   ...; MODEL_PATH may be NULL when ARGV holds it). INPUTS[0..NUM_INPUTS)
+   are inputs in memory (INPUTS may be NULL when NUM_INPUTS is 0); other
+   inputs come from --input and --inputs-dir files or are seeded random
+   values. Unlike the tool, the report defaults to --json. Returns 0 (the
+   run succeeded and every check passed), 2 (the plan does not fit the
+   budget: not run) or 1 (an error, or a failed check: a region's
+   high-water differs from the plan, or --check found a difference).
+   OUT and ERROR as oomplan_plan's; free *OUT with oomplan_execution_free.
+   */
+OOMPLAN_C_EXPORT int oomplan_execute(const char *model_path,
+                                     const char *const *argv, int argc,
+                                     const oomplan_tensor *inputs,
+                                     int num_inputs, oomplan_execution **out,
+                                     char **error);
+
+/* The value oomplan_execute returned: 0, 1 or 2. */
+OOMPLAN_C_EXPORT int oomplan_execution_status(const oomplan_execution *e);
+/* oomplan-run's report ("" on error): one JSON object (docs/runtime.md)
+   unless the options said --json=false. Never NULL. */
+OOMPLAN_C_EXPORT const char *
+oomplan_execution_report(const oomplan_execution *e);
+/* The whole batch's outputs, in graph-output order (none unless it ran).
+   The I-th output's name (NULL when I is out of range), and through the
+   pointers that are not NULL its type, dims, rank, bytes and their size;
+   valid until the execution is freed. */
+OOMPLAN_C_EXPORT int oomplan_execution_output_count(const oomplan_execution *e);
+OOMPLAN_C_EXPORT const char *
+oomplan_execution_output(const oomplan_execution *e, int i, const char **type,
+                         const long long **dims, int *rank, const void **data,
+                         size_t *size);
+/* The plan's regions ("weights", "io", "arena", ...): the I-th region's name
+   (NULL when out of range), its planned bytes and the run's high-water in
+   it, rounded up to the plan's alignment (equal when the run kept to the
+   plan). */
+OOMPLAN_C_EXPORT int oomplan_execution_region_count(const oomplan_execution *e);
+OOMPLAN_C_EXPORT const char *
+oomplan_execution_region(const oomplan_execution *e, int i,
+                         unsigned long long *planned_bytes,
+                         unsigned long long *high_water_bytes);
+/* The plan's weights + io + arena bytes (0 on error). */
+OOMPLAN_C_EXPORT unsigned long long
+oomplan_execution_plan_bytes(const oomplan_execution *e);
+/* As oomplan_result's: the error (OOMPLAN_ERROR_NONE and "" without one,
+   a failed check included), and the notes and warnings in order. */
+OOMPLAN_C_EXPORT oomplan_error_category
+oomplan_execution_error_category(const oomplan_execution *e);
+OOMPLAN_C_EXPORT const char *
+oomplan_execution_error_message(const oomplan_execution *e);
+OOMPLAN_C_EXPORT int
+oomplan_execution_diagnostic_count(const oomplan_execution *e);
+OOMPLAN_C_EXPORT const char *
+oomplan_execution_diagnostic(const oomplan_execution *e, int i,
+                             int *is_warning);
+OOMPLAN_C_EXPORT void oomplan_execution_free(oomplan_execution *e);
+
 OOMPLAN_C_EXPORT void oomplan_result_free(oomplan_result *r);
 OOMPLAN_C_EXPORT void oomplan_free_string(char *s);
 /* "0.1.0". */

@@ -3,9 +3,11 @@
 // The whole tool as one call: a Request says what the command line says (the
 // model, the bindings, training, budget and device, fitting, the algorithm,
 // what to emit) and run() returns a Result with the verdict, the emitted text,
-// the capacity answers and every note and warning. Only standard-library
-// types appear here, so a program that embeds oomplan does not inherit LLVM;
-// the oomplan CLI is option parsing, this call, and printing.
+// the capacity answers and every note and warning. execute() plans the same
+// request, runs the plan on inputs and returns the outputs and the measured
+// bytes per region. Only standard-library types appear here, so a program
+// that embeds oomplan does not inherit LLVM; the oomplan CLI is option
+// parsing, run(), and printing, and oomplan-run the same over execute().
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_OOMPLAN_H
@@ -256,6 +258,156 @@ struct Result {
 
 /// Plans the request. Never throws and never prints.
 Result run(const Request &R);
+
+/// oomplan-run's own options: how execute() runs the plan (docs/runtime.md).
+/// The backend is Request::Backend ("cpu" when unset).
+struct RunOptions {
+  std::vector<std::string> Inputs; ///< --input NAME=FILE.pb.
+  std::string InputsDir;           ///< --inputs-dir DIR.
+  std::string OutputDir;           ///< --output-dir DIR.
+  uint64_t Seed = 0;               ///< --seed: random inputs.
+  bool RandomWeights = false;      ///< --random-weights.
+  unsigned Threads = 0;            ///< --threads; 0: physical cores.
+  bool Poison = false;             ///< --poison.
+  std::string Check;               ///< --check=unplanned.
+  bool FoldInputs = false;         ///< --fold-inputs.
+  bool NoFoldInputs = false;       ///< --no-fold-inputs.
+  unsigned Repeat = 0;             ///< --repeat N.
+  bool Profile = false;            ///< --profile.
+  bool NoGraph = false;            ///< --no-graph (cuda).
+  bool NoHostSteps = false;        ///< --no-host-steps (cuda).
+  bool ListKernels = false;        ///< --list-kernels (the tool's).
+  bool JSON = false;               ///< --json: formatRunReport's JSON.
+  std::string CommandsPath;        ///< --commands FILE (the tool's).
+  unsigned LineTimeout = 0;        ///< --line-timeout S (the tool's).
+};
+
+/// A tensor given to execute() or returned by it: its graph name, its
+/// element type as ONNX's text format spells it ("float", "int64",
+/// "float16", ...), its dims and its packed little-endian bytes.
+struct Tensor {
+  std::string Name;
+  std::string Type;
+  std::vector<int64_t> Dims;
+  std::string Data;
+};
+
+/// One region of the plan ("weights", "io", "arena", "host") and the
+/// highest byte the run read or wrote in it.
+struct RegionBytes {
+  std::string Region;
+  uint64_t PlannedBytes = 0;
+  uint64_t HighWaterBytes = 0;
+  /// HighWaterBytes rounded up to the plan's alignment: equal to
+  /// PlannedBytes exactly when the run touched the region's last buffer.
+  uint64_t HighWaterAlignedBytes = 0;
+};
+
+/// What a device backend (not the CPU) measured, against the plan.
+struct DeviceBytes {
+  std::string Device; ///< "cuda".
+  /// Sum of the sizes asked of the device, and the plan's weights + io +
+  /// arena: equal when the run kept to the plan.
+  uint64_t AllocatedBytes = 0;
+  uint64_t PlanDeviceBytes = 0;
+  /// The drop in free device memory across the region allocations, the
+  /// first run and the later runs, where the device measures them.
+  std::optional<uint64_t> MeasuredBytes, FirstRunDropBytes, LaterRunsDropBytes;
+  /// The context's and the library handles' own bytes, where measured.
+  std::optional<uint64_t> ContextBytes, HandleBytes;
+  uint64_t PinnedHostBytes = 0;
+  /// Steps run on the host with the CPU kernel, by op type, and the host
+  /// memory they are staged in and the weights they read are kept in.
+  std::vector<std::pair<std::string, unsigned>> HostOps;
+  uint64_t HostStagingBytes = 0;
+  uint64_t HostWeightBytes = 0;
+};
+
+/// --profile: seconds and calls of one op type, summed over ProfiledRuns.
+struct OpSeconds {
+  std::string Op;
+  double Seconds = 0;
+  uint64_t Calls = 0;
+};
+
+/// --profile: one step's seconds over ProfiledRuns; Node "" when unnamed.
+struct StepSeconds {
+  uint64_t Index = 0;
+  std::string Op, Node;
+  double Seconds = 0;
+};
+
+/// What execute() ran and measured.
+struct ExecuteResult {
+  /// 0 the run succeeded and every check passed, 2 the plan does not fit
+  /// the budget (nothing ran), 1 an error or a failed check.
+  int ExitCode = 1;
+  bool Ran = false;
+  /// The whole batch's outputs, in graph-output order.
+  std::vector<Tensor> Outputs;
+  std::vector<RegionBytes> Regions;
+  std::optional<DeviceBytes> Device;
+  uint64_t PlanTotalBytes = 0; ///< The plan's weights + io + arena.
+  std::optional<uint64_t> BudgetBytes;
+  bool Fits = true;
+  bool Fitted = false;
+  unsigned Passes = 1; ///< Micro-batch passes per run of the model.
+  /// Kernel threads of the run, and whether they are the default (one per
+  /// physical core) rather than RunOptions::Threads.
+  unsigned Threads = 1;
+  bool ThreadsPerCore = false;
+  /// RSS growth during the runs (every run; the first alone), and the
+  /// whole process's peak growth from before the model was read; absent
+  /// where /proc does not tell.
+  std::optional<uint64_t> RSSGrowthBytes, RSSGrowthFirstRunBytes;
+  std::optional<uint64_t> ProcessGrowthBytes, ProcessGrowthFirstRunBytes;
+  /// Wall-clock seconds of planning, loading (weights and inputs) and the
+  /// first run; RepeatSeconds: each warm run (RunOptions::Repeat).
+  double PlanSeconds = 0, LoadSeconds = 0, RunSeconds = 0;
+  std::vector<double> RepeatSeconds;
+  /// The steps alone (without copies through host memory), first run and
+  /// warm runs; absent where the device could not time them.
+  std::optional<double> StepsSeconds;
+  std::vector<double> RepeatStepsSeconds;
+  /// --profile: slowest op type first; steps in schedule order.
+  std::vector<OpSeconds> Ops;
+  std::vector<StepSeconds> Steps;
+  unsigned ProfiledRuns = 1;
+  bool Poisoned = false;
+  /// --check=unplanned ran; CheckDifference names the first output that
+  /// differs ("" when all are bit-identical).
+  bool CheckRan = false;
+  std::string CheckDifference;
+  /// Notes and warnings, in the order they arose.
+  std::vector<Diagnostic> Diagnostics;
+  /// Set when ExitCode is 1 because of an error (not a failed check).
+  std::optional<ErrorCategory> Category;
+  std::string ErrorMessage;
+
+  /// Every region's aligned high-water equals its planned bytes.
+  bool highWaterMatches() const;
+  /// No device, or its allocations equal the plan's device regions.
+  bool deviceMatches() const;
+};
+
+/// Plans R exactly as run() does (inference only), then runs the plan in
+/// its regions on R.Backend ("cpu" unless a program registered another)
+/// with O, and measures it: oomplan-run as one call. Inputs: tensors by
+/// graph-input name, before O's --input and --inputs-dir files; every
+/// other input gets seeded random values. Never throws and never prints.
+ExecuteResult execute(const Request &R, const RunOptions &O,
+                      const std::vector<Tensor> &Inputs = {});
+
+/// oomplan-run's report of E (what it prints on standard output): a line
+/// per output with an FNV-1a hash of its bytes, the regions' planned bytes
+/// against their high-water, the RSS growth, the times; with JSON one
+/// object (docs/runtime.md). For a plan that does not fit, the verdict.
+std::string formatRunReport(const ExecuteResult &E, bool JSON);
+
+/// The op types backend NAME has kernels for, sorted, without opening a
+/// device; on an unknown backend none, and Error says which there are.
+std::optional<std::vector<std::string>> kernelNames(const std::string &Backend,
+                                                    std::string &Error);
 
 /// One placement algorithm (--algo NAME).
 struct AlgorithmInfo {

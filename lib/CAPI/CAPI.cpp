@@ -1,10 +1,10 @@
 //===- CAPI.cpp - include/oomplan-c/oomplan.h over the C++ driver API -----===//
 //
 // Each C call parses its arguments with the library's own parser (no
-// llvm::cl globals), runs the request through api::run, and wraps the
-// api::Result in an opaque oomplan_result. No C++ exception crosses the C
-// boundary: running out of memory is an error without a result, anything
-// else an internal error.
+// llvm::cl globals), runs the request through api::run (oomplan_execute:
+// api::execute), and wraps the result in an opaque handle. No C++ exception
+// crosses the C boundary: running out of memory is an error without a result,
+// anything else an internal error.
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan-c/oomplan.h"
@@ -264,6 +264,182 @@ const char *oomplan_result_fit_strategy(const oomplan_result *r,
     *percent = r->Res.FitOverheadPercent.value_or(0.0);
   return r->Res.FitStrategy->c_str();
 }
+
+struct oomplan_execution {
+  api::ExecuteResult Res;
+  std::string Report;
+  std::vector<std::vector<long long>> Dims; ///< Per output, as C reads it.
+};
+
+static oomplan_execution *executionFailure(std::string Message) {
+  auto *E = new oomplan_execution();
+  E->Res.Category = api::ErrorCategory::BadInput;
+  E->Res.ErrorMessage = std::move(Message);
+  return E;
+}
+
+// The options (oomplan-run's), the inputs in memory, and the run; any error
+// is in the execution.
+static oomplan_execution *executeArguments(const char *ModelPath,
+                                           const char *const *Argv, int Argc,
+                                           const oomplan_tensor *Inputs,
+                                           int NumInputs) {
+  if (Argc < 0 || (Argc > 0 && !Argv))
+    return executionFailure("argv is NULL or argc is negative");
+  if (NumInputs < 0 || (NumInputs > 0 && !Inputs))
+    return executionFailure("inputs is NULL or num_inputs is negative");
+  std::vector<std::string> Args;
+  for (int I = 0; I < Argc; ++I) {
+    if (!Argv[I])
+      return executionFailure("argv[" + std::to_string(I) + "] is NULL");
+    Args.emplace_back(Argv[I]);
+  }
+  std::vector<api::Tensor> Given;
+  for (int I = 0; I < NumInputs; ++I) {
+    const oomplan_tensor &T = Inputs[I];
+    std::string Which = "inputs[" + std::to_string(I) + "]";
+    if (!T.name || !T.type || T.rank < 0 || (T.rank > 0 && !T.dims) ||
+        (T.size > 0 && !T.data))
+      return executionFailure(Which + " has a NULL name, type, dims or data, "
+                                      "or a negative rank");
+    api::Tensor &Out = Given.emplace_back();
+    Out.Name = T.name;
+    Out.Type = T.type;
+    Out.Dims.assign(T.dims, T.dims + T.rank);
+    Out.Data.assign(static_cast<const char *>(T.data), T.size);
+  }
+  api::Arguments A;
+  // A program wants the JSON report unless it asks otherwise.
+  A.Run.JSON = true;
+  if (ModelPath)
+    A.Req.ModelPath = ModelPath;
+  std::string Error =
+      api::parseArguments(Args, A, api::ArgumentsFor::OomplanRun);
+  if (!Error.empty())
+    return executionFailure(std::move(Error));
+  if (A.Help || A.Version || A.Run.ListKernels || !A.Run.CommandsPath.empty())
+    return executionFailure("--help, --version, --list-kernels and --commands "
+                            "are oomplan-run's own, not oomplan_execute's");
+  if (A.Req.ModelPath.empty())
+    return executionFailure("no model given (a .onnx or .onnxtxt path)");
+  auto *E = new oomplan_execution();
+  E->Res = api::execute(A.Req, A.Run, Given);
+  E->Report = api::formatRunReport(E->Res, A.Run.JSON);
+  for (const api::Tensor &T : E->Res.Outputs)
+    E->Dims.emplace_back(T.Dims.begin(), T.Dims.end());
+  return E;
+}
+
+int oomplan_execute(const char *model_path, const char *const *argv, int argc,
+                    const oomplan_tensor *inputs, int num_inputs,
+                    oomplan_execution **out, char **error) {
+  oomplan_execution *E = nullptr;
+  try {
+    E = executeArguments(model_path, argv, argc, inputs, num_inputs);
+  } catch (const std::bad_alloc &) {
+  } catch (...) {
+    try {
+      E = executionFailure("internal error: unexpected C++ exception");
+      E->Res.Category = api::ErrorCategory::Internal;
+    } catch (...) {
+    }
+  }
+  if (!E) {
+    if (out)
+      *out = nullptr;
+    if (error)
+      *error = copyString("out of memory");
+    return OOMPLAN_ERROR;
+  }
+  int Status = E->Res.ExitCode;
+  if (error)
+    *error = E->Res.Category ? copyString(E->Res.ErrorMessage) : nullptr;
+  if (out)
+    *out = E;
+  else
+    delete E;
+  return Status;
+}
+
+int oomplan_execution_status(const oomplan_execution *e) {
+  return e ? e->Res.ExitCode : OOMPLAN_ERROR;
+}
+
+const char *oomplan_execution_report(const oomplan_execution *e) {
+  return e ? e->Report.c_str() : "";
+}
+
+int oomplan_execution_output_count(const oomplan_execution *e) {
+  return e ? static_cast<int>(e->Res.Outputs.size()) : 0;
+}
+
+const char *oomplan_execution_output(const oomplan_execution *e, int i,
+                                     const char **type, const long long **dims,
+                                     int *rank, const void **data,
+                                     size_t *size) {
+  if (!e || i < 0 || size_t(i) >= e->Res.Outputs.size())
+    return nullptr;
+  const api::Tensor &T = e->Res.Outputs[i];
+  if (type)
+    *type = T.Type.c_str();
+  if (dims)
+    *dims = e->Dims[i].data();
+  if (rank)
+    *rank = static_cast<int>(T.Dims.size());
+  if (data)
+    *data = T.Data.data();
+  if (size)
+    *size = T.Data.size();
+  return T.Name.c_str();
+}
+
+int oomplan_execution_region_count(const oomplan_execution *e) {
+  return e ? static_cast<int>(e->Res.Regions.size()) : 0;
+}
+
+const char *oomplan_execution_region(const oomplan_execution *e, int i,
+                                     unsigned long long *planned_bytes,
+                                     unsigned long long *high_water_bytes) {
+  if (!e || i < 0 || size_t(i) >= e->Res.Regions.size())
+    return nullptr;
+  const api::RegionBytes &R = e->Res.Regions[i];
+  if (planned_bytes)
+    *planned_bytes = R.PlannedBytes;
+  if (high_water_bytes)
+    *high_water_bytes = R.HighWaterAlignedBytes;
+  return R.Region.c_str();
+}
+
+unsigned long long oomplan_execution_plan_bytes(const oomplan_execution *e) {
+  return e && !e->Res.Category ? e->Res.PlanTotalBytes : 0;
+}
+
+oomplan_error_category
+oomplan_execution_error_category(const oomplan_execution *e) {
+  if (!e || !e->Res.Category)
+    return e ? OOMPLAN_ERROR_NONE : OOMPLAN_ERROR_BAD_INPUT;
+  return toC(*e->Res.Category);
+}
+
+const char *oomplan_execution_error_message(const oomplan_execution *e) {
+  return e ? e->Res.ErrorMessage.c_str() : "execution is NULL";
+}
+
+int oomplan_execution_diagnostic_count(const oomplan_execution *e) {
+  return e ? static_cast<int>(e->Res.Diagnostics.size()) : 0;
+}
+
+const char *oomplan_execution_diagnostic(const oomplan_execution *e, int i,
+                                         int *is_warning) {
+  if (!e || i < 0 || size_t(i) >= e->Res.Diagnostics.size())
+    return nullptr;
+  const api::Diagnostic &D = e->Res.Diagnostics[i];
+  if (is_warning)
+    *is_warning = D.Level == api::Severity::Warning;
+  return D.Message.c_str();
+}
+
+void oomplan_execution_free(oomplan_execution *e) { delete e; }
 
 void oomplan_result_free(oomplan_result *r) { delete r; }
 

@@ -426,7 +426,9 @@ const OptionSpec Rows[] = {
      "(--seed) instead of failing; weights that are present load as usual",
      FLAG(Run.RandomWeights)},
     {"threads", Arity::Value, "N", C::Running, Run,
-     "Kernel threads (default 1)", INTEGER(unsigned, "threads", Run.Threads)},
+     "Kernel threads (default: one per physical core, as ONNX Runtime; 0 "
+     "also means that)",
+     INTEGER(unsigned, "threads", Run.Threads)},
     {"poison", Arity::Flag, "", C::Running, Run,
      "Overwrite each buffer when its lifetime ends (NaN for floats, 0xA5 for "
      "integers); outputs must not change",

@@ -35,7 +35,7 @@ const char *api::errorCategoryName(ErrorCategory C) {
   return "internal error";
 }
 
-static api::ErrorCategory toApi(oomplan::ErrorCategory C) {
+api::ErrorCategory driver::apiCategory(oomplan::ErrorCategory C) {
   switch (C) {
   case oomplan::ErrorCategory::Input:
     return api::ErrorCategory::BadInput;
@@ -358,7 +358,7 @@ api::Result api::run(const Request &R) {
   if (!RC) {
     ErrorParts Parts = takeErrorParts(RC.takeError());
     Res.ExitCode = 1;
-    Res.Category = toApi(Parts.Category);
+    Res.Category = apiCategory(Parts.Category);
     Res.ErrorMessage = std::move(Parts.Message);
     return Res;
   }

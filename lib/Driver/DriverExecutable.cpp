@@ -286,8 +286,14 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   S.KernelWorkspaces = true;
   S.ForRun = true;
   S.FusedSupported = [&K](StringRef OpType) {
-    const ops::OpInfo *Op = ops::lookupOp(OpType);
-    return Op && K.get(ops::opCode(*Op)).has_value();
+    // "Op.part": an optional part of a fused op, which the kernel lists.
+    auto [Name, Part] = OpType.split('.');
+    const ops::OpInfo *Op = ops::lookupOp(Name);
+    if (!Op)
+      return false;
+    const auto &Kn = K.get(ops::opCode(*Op));
+    return Kn.has_value() &&
+           (Part.empty() || llvm::is_contained(Kn->Features, OpType));
   };
   auto M = planModel(S);
   if (!M)

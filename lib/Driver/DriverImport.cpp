@@ -49,11 +49,19 @@ ImportOptions driver::importOptions() {
   return O;
 }
 
-Expected<std::unique_ptr<Graph>> driver::importModel(const api::Request &R) {
+Expected<std::unique_ptr<Graph>>
+driver::importModel(StringRef Path, std::optional<StringRef> Bytes) {
   ImportOptions O = importOptions();
-  if (!R.ModelBytes)
-    return importModelFile(R.ModelPath, O);
-  if (StringRef(R.ModelPath).endswith(".onnxtxt"))
-    return importModelText(*R.ModelBytes, R.ModelPath, O);
-  return importModelBinary(*R.ModelBytes, R.ModelPath, O);
+  if (!Bytes)
+    return importModelFile(Path, O);
+  if (Path.endswith(".onnxtxt"))
+    return importModelText(*Bytes, Path, O);
+  return importModelBinary(*Bytes, Path, O);
+}
+
+Expected<std::unique_ptr<Graph>> driver::importModel(const api::Request &R) {
+  std::optional<StringRef> Bytes;
+  if (R.ModelBytes)
+    Bytes = *R.ModelBytes;
+  return importModel(R.ModelPath, Bytes);
 }

@@ -12,34 +12,41 @@ using namespace oomplan;
 using namespace oomplan::runtime;
 
 namespace {
-std::vector<std::pair<std::string, BackendOpener>> &added() {
-  static std::vector<std::pair<std::string, BackendOpener>> List;
+struct Added {
+  std::string Name;
+  BackendOpener Open;
+  BackendTable Table;
+};
+std::vector<Added> &added() {
+  static std::vector<Added> List;
   return List;
 }
 } // namespace
 
-void runtime::addBackend(llvm::StringRef Name, BackendOpener Open) {
-  for (auto &[N, O] : added())
-    if (N == Name) {
-      O = Open;
+void runtime::addBackend(llvm::StringRef Name, BackendOpener Open,
+                         BackendTable Table) {
+  for (Added &A : added())
+    if (A.Name == Name) {
+      A.Open = Open;
+      A.Table = Table;
       return;
     }
-  added().emplace_back(Name.str(), Open);
+  added().push_back({Name.str(), Open, Table});
 }
 
 std::string runtime::backendNames() {
   std::string S = "cpu";
-  for (auto &[N, O] : added())
-    S += ", " + N;
+  for (const Added &A : added())
+    S += ", " + A.Name;
   return S;
 }
 
 llvm::Expected<Backend> runtime::openBackend(llvm::StringRef Name) {
   if (Name == "cpu")
     return Backend{&cpu::cpuKernels(), &hostDevice()};
-  for (auto &[N, Open] : added())
-    if (N == Name)
-      return Open();
+  for (const Added &A : added())
+    if (A.Name == Name)
+      return A.Open();
   return makeUnsupportedError(
       "backend '" + Name +
       "' is not available in this build (backends: " + backendNames() + ")");
@@ -47,6 +54,9 @@ llvm::Expected<Backend> runtime::openBackend(llvm::StringRef Name) {
 
 llvm::Expected<const KernelTable *>
 runtime::backendKernels(llvm::StringRef Name) {
+  for (const Added &A : added())
+    if (A.Name == Name && A.Table)
+      return &A.Table();
   auto B = openBackend(Name);
   if (!B)
     return B.takeError();

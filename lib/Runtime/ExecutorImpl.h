@@ -205,7 +205,8 @@ struct Executor::Impl {
   Impl(const Graph &G, const Plan &P, const RunInfo &Info, const KernelTable &K,
        const ExecOptions &O)
       : G(G), P(P), Info(Info), Kernels(K), Opts(O),
-        Dev(O.Dev ? *O.Dev : hostDevice()), Pool(std::max(1u, O.Threads)) {}
+        Dev(O.Dev ? *O.Dev : hostDevice()),
+        Pool(O.Threads ? O.Threads : physicalCores()) {}
 
   llvm::Error allocate(Region R, uint64_t Bytes, Allocation &Out) {
     auto A = Dev.allocate(R, Bytes);

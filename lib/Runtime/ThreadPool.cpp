@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
+#include <sched.h>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -102,6 +105,36 @@ void ThreadPool::parallelFor(int64_t N, int64_t Grain,
   P->work();
   std::unique_lock<std::mutex> L(P->M);
   P->Done.wait(L, [&] { return P->Active == 0; });
+}
+
+unsigned physicalCores() {
+  // The CPUs of our affinity mask (a container's or taskset's limit), each
+  // named by its package and core id: two hyper-threads share both.
+  cpu_set_t Mask;
+  CPU_ZERO(&Mask);
+  const bool HaveMask = sched_getaffinity(0, sizeof(Mask), &Mask) == 0;
+  std::set<std::pair<int, int>> Cores;
+  unsigned Allowed = 0;
+  for (int Cpu = 0; Cpu < CPU_SETSIZE; ++Cpu) {
+    if (HaveMask && !CPU_ISSET(Cpu, &Mask))
+      continue;
+    const std::string Dir =
+        "/sys/devices/system/cpu/cpu" + std::to_string(Cpu) + "/topology/";
+    std::ifstream Pkg(Dir + "physical_package_id"), Core(Dir + "core_id");
+    int P = 0, C = 0;
+    if (!(Pkg >> P) || !(Core >> C)) {
+      if (!HaveMask)
+        break;   // past the last CPU
+      ++Allowed; // allowed but no topology: count it as a core
+      Cores.insert({-1, Cpu});
+      continue;
+    }
+    ++Allowed;
+    Cores.insert({P, C});
+  }
+  if (!Cores.empty())
+    return unsigned(Cores.size());
+  return std::max(1u, Allowed ? Allowed : std::thread::hardware_concurrency());
 }
 
 } // namespace runtime

@@ -13,6 +13,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include <cmath>
+#include <limits>
 #include <map>
 
 using namespace llvm;
@@ -35,6 +36,8 @@ StringRef fusion::activationName(Activation A) {
     return "Gelu";
   case Activation::GeluTanh:
     return "GeluTanh";
+  case Activation::HardSwish:
+    return "HardSwish";
   }
   return "";
 }
@@ -46,6 +49,7 @@ bool regionOp(StringRef Op) {
   return StringSwitch<bool>(Op)
       .Cases("Add", "Sub", "Mul", "Div", "Pow", "Erf", "Tanh", true)
       .Cases("Sigmoid", "Relu", "Sqrt", "Exp", "Neg", "Reciprocal", true)
+      .Cases("Clip", "HardSwish", true)
       .Default(false);
 }
 
@@ -68,14 +72,28 @@ double reference(Activation A, double X) {
   case Activation::GeluTanh:
     return 0.5 * X *
            (1 + std::tanh(std::sqrt(2 / M_PI) * (X + 0.044715 * X * X * X)));
+  case Activation::HardSwish:
+    return X * std::min(std::max(X + 3, 0.0), 6.0) / 6;
   case Activation::None:
     break;
   }
   return X;
 }
 
-std::optional<double> applyOp(StringRef Op, ArrayRef<double> In) {
+std::optional<double> applyOp(const Node &Nd, ArrayRef<double> In) {
+  StringRef Op = Nd.OpType;
   double A = In[0], B = In.size() > 1 ? In[1] : 0;
+  if (Op == "Clip") {
+    // Inputs 1 and 2 (opset 11; an absent one is no bound, and reads as
+    // NaN here), or the min/max attributes before.
+    const double Inf = std::numeric_limits<double>::infinity();
+    double Lo = Nd.getFloat("min", -Inf), Hi = Nd.getFloat("max", Inf);
+    if (In.size() > 1 && !std::isnan(In[1]))
+      Lo = In[1];
+    if (In.size() > 2 && !std::isnan(In[2]))
+      Hi = In[2];
+    return std::min(std::max(A, Lo), Hi);
+  }
   if (Op == "Add")
     return A + B;
   if (Op == "Sub")
@@ -102,6 +120,8 @@ std::optional<double> applyOp(StringRef Op, ArrayRef<double> In) {
     return -A;
   if (Op == "Reciprocal")
     return A == 0 ? std::optional<double>() : 1 / A;
+  if (Op == "HardSwish")
+    return A * std::min(std::max(A + 3, 0.0), 6.0) / 6;
   return std::nullopt;
 }
 
@@ -116,11 +136,14 @@ struct Region {
   // A node whose inputs are X, region values or scalar constants.
   bool qualifies(NodeId N) const {
     const Node &Nd = C.G.Nodes[N];
+    const size_t MaxInputs = Nd.OpType == "Clip" ? 3 : 2;
     if (C.claimed(N) || !regionOp(Nd.OpType) || Nd.Outputs.size() != 1 ||
-        Nd.Inputs.empty() || Nd.Inputs.size() > 2)
+        Nd.Inputs.empty() || Nd.Inputs.size() > MaxInputs)
       return false;
     bool Reads = false;
     for (ValueId In : Nd.Inputs) {
+      if (In == NoId && Nd.OpType == "Clip")
+        continue; // an absent bound
       if (In != NoId && regionValue(In))
         Reads = true;
       else if (!C.scalarConstant(In))
@@ -174,17 +197,32 @@ struct Region {
     return true;
   }
 
-  std::optional<double> evaluate(ArrayRef<NodeId> Sub, NodeId Sink,
-                                 double XV) const {
+  // Per Clip of the region: whether a sample point reached its lower and
+  // its upper bound. A bound no sample reaches cannot be told from no
+  // bound (Clip(x, 0, 100) is Relu at every sample), so a region whose
+  // finite bounds are not all reached is not named.
+  using ClipReach = std::map<NodeId, std::pair<bool, bool>>;
+
+  std::optional<double> evaluate(ArrayRef<NodeId> Sub, NodeId Sink, double XV,
+                                 ClipReach &Reach) const {
     std::map<ValueId, double> Val = {{X, XV}};
     for (NodeId N : Sub) {
       const Node &Nd = C.G.Nodes[N];
       SmallVector<double, 2> In;
       for (ValueId V : Nd.Inputs) {
+        if (V == NoId) { // Clip's absent bound
+          In.push_back(std::numeric_limits<double>::quiet_NaN());
+          continue;
+        }
         auto It = Val.find(V);
         In.push_back(It != Val.end() ? It->second : *C.scalarConstant(V));
       }
-      std::optional<double> R = applyOp(Nd.OpType, In);
+      std::optional<double> R = applyOp(Nd, In);
+      if (R && Nd.OpType == "Clip") {
+        auto &[Lo, Hi] = Reach[N];
+        Lo |= *R > In[0];
+        Hi |= *R < In[0];
+      }
       if (!R || !std::isfinite(*R))
         return std::nullopt;
       Val[Nd.Outputs[0]] = *R;
@@ -192,15 +230,32 @@ struct Region {
     return Val[C.G.Nodes[Sink].Outputs[0]];
   }
 
+  bool allBoundsReached(ArrayRef<NodeId> Sub, const ClipReach &Reach) const {
+    for (NodeId N : Sub) {
+      const Node &Nd = C.G.Nodes[N];
+      if (Nd.OpType != "Clip")
+        continue;
+      auto It = Reach.find(N);
+      bool ReachedLo = It != Reach.end() && It->second.first;
+      bool ReachedHi = It != Reach.end() && It->second.second;
+      const bool HasLo = Nd.input(1) != NoId || Nd.attr("min");
+      const bool HasHi = Nd.input(2) != NoId || Nd.attr("max");
+      if ((HasLo && !ReachedLo) || (HasHi && !ReachedHi))
+        return false;
+    }
+    return true;
+  }
+
   Activation identify(ArrayRef<NodeId> Sub, NodeId Sink) const {
     static const double Points[] = {-3.1, -1.7, -0.6, -0.05, 0.0,
                                     0.2,  0.9,  2.3,  4.4};
-    for (Activation A :
-         {Activation::Relu, Activation::Sigmoid, Activation::Tanh,
-          Activation::SiLU, Activation::Gelu, Activation::GeluTanh}) {
+    for (Activation A : {Activation::Relu, Activation::Sigmoid,
+                         Activation::Tanh, Activation::SiLU, Activation::Gelu,
+                         Activation::GeluTanh, Activation::HardSwish}) {
       bool All = true;
+      ClipReach Reach;
       for (double P : Points) {
-        std::optional<double> Got = evaluate(Sub, Sink, P);
+        std::optional<double> Got = evaluate(Sub, Sink, P, Reach);
         double Want = reference(A, P);
         // float32 constants (1.4142135381698608 for sqrt 2) differ from
         // the exact ones by ~1e-8; the forms differ by 1e-4 or more.
@@ -210,7 +265,7 @@ struct Region {
           break;
         }
       }
-      if (All)
+      if (All && allBoundsReached(Sub, Reach))
         return A;
     }
     return Activation::None;

@@ -1,17 +1,20 @@
 //===- FusionConv.cpp - Conv + residual Add + Relu/Clip -> OomplanConv ----===//
 //
 // Conv(X, W[, B]), then an Add of a residual of exactly the output's shape,
-// then Relu or Clip with constant bounds (ReLU6): ResNet's bottleneck end and
-// MobileNet's blocks. The residual is input 3 of the fused node, the one
-// input its output may overwrite (the op table's InPlaceInput): when the
-// residual dies at the fused step, liveness gives output and residual one
-// buffer and the kernel accumulates into it (GEMM beta = 1), so the conv's
-// own output, a tensor as large as the residual, never exists. This is what
-// ONNX Runtime's Conv+Add fusion does on the CPU.
+// then Relu, Clip with constant bounds (ReLU6) or an activation named by
+// evaluation (FusionActivation.cpp: HardSwish, SiLU, GELU...): ResNet's
+// bottleneck end, MobileNet's and PP-OCR's blocks. The residual is input 3 of
+// the fused node, the one input its output may overwrite (the op table's
+// InPlaceInput): when the residual dies at the fused step, liveness gives
+// output and residual one buffer and the kernel accumulates into it (GEMM beta
+// = 1), so the conv's own output, a tensor as large as the residual, never
+// exists. This is what ONNX Runtime's Conv+Add fusion does on the CPU.
 //
 //===----------------------------------------------------------------------===//
 #include "FusionMatch.h"
 #include "oomplan/IR/FusedOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -51,6 +54,62 @@ std::optional<std::pair<double, double>> clipBounds(const MatchContext &C,
   return std::make_pair(Lo, Hi);
 }
 
+// An inference BatchNormalization of the conv's output: one output, per
+// channel float32 parameters of M elements.
+bool batchNormOf(const MatchContext &C, const Node &Bn, int64_t M) {
+  if (Bn.Outputs.size() != 1 || Bn.Inputs.size() != 5 ||
+      Bn.getInt("training_mode", 0) != 0)
+    return false;
+  for (unsigned I = 1; I < 5; ++I) {
+    const ValueShape *S = C.shape(Bn.input(I));
+    if (!S || S->Type != ElementType::Float || S->Dims.size() != 1 ||
+        S->Dims[0].getConstant() != std::optional<int64_t>(M))
+      return false;
+  }
+  return true;
+}
+
+// y * A + B: the constant scalar Mul, Add, Sub and Div after the conv
+// (PP-OCRv4's learnable affine blocks), composed.
+struct ScalarAffine {
+  double A = 1, B = 0;
+  bool Any = false;
+};
+
+// Absorbs the next node when it is one of those; returns its output.
+ValueId absorbScalar(MatchContext &C, ValueId Y, ScalarAffine &Aff,
+                     std::vector<NodeId> &Nodes) {
+  for (StringRef Op : {"Mul", "Add", "Sub", "Div"}) {
+    NodeId U = soleUser(C, Y, Op);
+    if (U == NoId)
+      continue;
+    const Node &Un = C.G.Nodes[U];
+    if (Un.Inputs.size() != 2 || !C.sameDims(Un.Outputs[0], Y))
+      return NoId;
+    const bool First = Un.input(0) == Y;
+    std::optional<double> K = C.scalarConstant(Un.input(First ? 1 : 0));
+    if (!K || Un.input(0) == Un.input(1))
+      return NoId;
+    if (Op == "Mul") {
+      Aff.A *= *K;
+      Aff.B *= *K;
+    } else if (Op == "Add") {
+      Aff.B += *K;
+    } else if (Op == "Sub" && First) {
+      Aff.B -= *K;
+    } else if (Op == "Div" && First && *K != 0) {
+      Aff.A /= *K;
+      Aff.B /= *K;
+    } else {
+      return NoId; // c - y, c / y: not affine in y
+    }
+    Aff.Any = true;
+    Nodes.push_back(U);
+    return Un.Outputs[0];
+  }
+  return NoId;
+}
+
 void matchAt(MatchContext &C, NodeId N) {
   const Graph &G = C.G;
   const Node &Cv = G.Nodes[N];
@@ -59,7 +118,30 @@ void matchAt(MatchContext &C, NodeId N) {
     return;
   std::vector<NodeId> Nodes = {N};
   ValueId Y = Cv.Outputs[0], Residual = NoId;
-  if (NodeId A = soleUser(C, Y, "Add"); A != NoId) {
+  // The per-channel affine (fused::ConvAffineFeature): a BatchNormalization,
+  // then constant scalar arithmetic. It comes before the residual in the
+  // pattern, and the kernel adds a residual by accumulating the conv into
+  // it, so a conv that absorbs an affine takes no residual.
+  NodeId Bn = NoId;
+  ScalarAffine Aff;
+  const ValueShape *WS = C.shape(Cv.input(1));
+  if (C.supported(fused::ConvAffineFeature) && WS && !WS->Dims.empty() &&
+      WS->Dims[0].getConstant()) {
+    if (NodeId B = soleUser(C, Y, "BatchNormalization");
+        B != NoId && batchNormOf(C, G.Nodes[B], *WS->Dims[0].getConstant())) {
+      Bn = B;
+      Nodes.push_back(B);
+      Y = G.Nodes[B].Outputs[0];
+    }
+    for (int K = 0; K < 4; ++K) {
+      ValueId Next = absorbScalar(C, Y, Aff, Nodes);
+      if (Next == NoId)
+        break;
+      Y = Next;
+    }
+  }
+  NodeId ResAdd = Bn == NoId && !Aff.Any ? soleUser(C, Y, "Add") : NoId;
+  if (NodeId A = ResAdd; A != NoId) {
     const Node &An = G.Nodes[A];
     ValueId R = An.input(0) == Y ? An.input(1) : An.input(0);
     if (R != Y && C.isFloat32(R) && C.sameDims(R, Y) &&
@@ -84,11 +166,21 @@ void matchAt(MatchContext &C, NodeId N) {
       Y = G.Nodes[Cl].Outputs[0];
     }
   }
+  if (Act.empty()) {
+    // Any other activation the fused kernels implement, named by
+    // evaluating the elementwise region after the conv (HardSwish as
+    // x * Clip(x + 3, 0, 6) / 6, SiLU, GELU...).
+    if (std::optional<ActivationMatch> M = matchActivation(C, Y)) {
+      llvm::append_range(Nodes, M->Nodes);
+      Act = activationName(M->Act).str();
+      Y = G.Nodes[M->Sink].Outputs[0];
+    }
+  }
   if (Nodes.size() == 1)
     return;
   Rewrite R;
   R.Removed = Nodes;
-  R.Sink = Nodes.back();
+  R.Sink = *std::max_element(Nodes.begin(), Nodes.end());
   R.Fused.Name = Cv.Name;
   R.Fused.OpType = fused::ConvOp.str();
   auto Name = [&](ValueId V) {
@@ -96,11 +188,21 @@ void matchAt(MatchContext &C, NodeId N) {
   };
   R.Fused.Inputs = {Name(Cv.input(0)), Name(Cv.input(1)), Name(Cv.input(2)),
                     Name(Residual)};
+  if (Bn != NoId)
+    for (unsigned I = 1; I < 5; ++I)
+      R.Fused.Inputs.push_back(Name(G.Nodes[Bn].input(I)));
   while (!R.Fused.Inputs.empty() && R.Fused.Inputs.back().empty())
     R.Fused.Inputs.pop_back();
   R.Fused.Outputs = {Name(Y)};
   R.Fused.Attrs = Cv.Attrs;
   R.Fused.Attrs.push_back(stringAttr("activation", Act));
+  if (Bn != NoId)
+    R.Fused.Attrs.push_back(
+        floatAttr("epsilon", G.Nodes[Bn].getFloat("epsilon", 1e-5)));
+  if (Aff.Any) {
+    R.Fused.Attrs.push_back(floatAttr("post_scale", Aff.A));
+    R.Fused.Attrs.push_back(floatAttr("post_shift", Aff.B));
+  }
   if (Act == "Clip") {
     R.Fused.Attrs.push_back(floatAttr("activation_min", Lo));
     R.Fused.Attrs.push_back(floatAttr("activation_max", Hi));

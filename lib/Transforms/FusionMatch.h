@@ -69,7 +69,16 @@ private:
 };
 
 /// The activations an epilogue can be: the contract's names.
-enum class Activation { None, Relu, Sigmoid, Tanh, SiLU, Gelu, GeluTanh };
+enum class Activation {
+  None,
+  Relu,
+  Sigmoid,
+  Tanh,
+  SiLU,
+  Gelu,
+  GeluTanh,
+  HardSwish
+};
 llvm::StringRef activationName(Activation A);
 
 /// An activation applied to X by a region of elementwise nodes starting at

@@ -47,12 +47,12 @@ def cli_json(*args):
     return json.loads(p.stdout)
 
 
-def doc_block(lang):
-    """The first ```LANG block of docs/embedding.md."""
+def doc_block(lang, index=0):
+    """The INDEX-th ```LANG block of docs/embedding.md (the first: 0)."""
     text = open(os.path.join(SRC, "docs", "embedding.md")).read()
-    m = re.search(r"```%s\n(.*?)```" % re.escape(lang), text, re.S)
-    assert m, lang
-    return m.group(1)
+    blocks = re.findall(r"```%s\n(.*?)```" % re.escape(lang), text, re.S)
+    assert len(blocks) > index, lang
+    return blocks[index]
 
 
 def pkg(*args):
@@ -117,6 +117,28 @@ def test_doc_cpp_program():
     ok(["c++", "-std=c++17", "-Wall", "-Werror", "-o", exe, src] +
        pkg("--cflags", "--libs"))
     assert doc_numbers(ok([exe, GPT]).stdout) == expected()
+
+
+def test_doc_execute_programs():
+    """The page's execute() programs in C++ and Python, on the model whose
+    values its text works out: y = 5 11 15 22, every region's high-water
+    its planned bytes."""
+    run_dir = os.path.join(SRC, "test", "lit", "run")
+    src = os.path.join(TMP, "execute.cpp")
+    open(src, "w").write(doc_block("cpp", 1))
+    exe = os.path.join(TMP, "execute-cpp")
+    ok(["c++", "-std=c++17", "-Wall", "-Werror", "-o", exe, src] +
+       pkg("--cflags", "--libs"))
+    out = ok([exe, os.path.join(run_dir, "relu-add.onnxtxt")]).stdout
+    assert "weights planned 768 high-water 768\n" in out
+    assert "y = 5 11 15 22\n" in out
+    src = os.path.join(TMP, "execute.py")
+    open(src, "w").write(doc_block("python", 1))
+    env = dict(ENV, PYTHONPATH=os.path.join(P, "lib", "python3",
+                                            "dist-packages"))
+    env.pop("LD_LIBRARY_PATH")
+    out = ok(["/usr/bin/python3", src], env=env, cwd=run_dir).stdout
+    assert out == "(5.0, 11.0, 15.0, 22.0)\n516\n"
 
 
 def test_doc_python_program():

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RunCommands.h"
-#include "CommandLines.h"
+#include "oomplan/CAPI/Arguments.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -115,8 +115,9 @@ int run::runCommandsForked(StringRef Path, unsigned TimeoutSeconds,
                            function_ref<int(ArrayRef<std::string>)> RunLine,
                            raw_ostream &Out) {
   bool AnyFailed = false, AnyOverBudget = false;
-  std::string Bad = tool::forEachCommandLine(
-      Path, [&](unsigned LineNo, StringRef Line, ArrayRef<std::string> Args) {
+  std::string Bad = api::forEachCommandLine(
+      Path.str(), [&](unsigned LineNo, const std::string &Line,
+                      const std::vector<std::string> &Args) {
         LineOutcome O = runForked(Args, TimeoutSeconds, RunLine);
         // As oomplan --commands: a line whose plan does not fit (exit 2)
         // is an answer, not a failure.

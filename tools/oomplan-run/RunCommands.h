@@ -2,9 +2,9 @@
 //-*-===//
 //
 // `oomplan-run --commands FILE`: each line of FILE is one oomplan-run
-// command line (CommandLines.h). Each runs in a child forked from this
-// process, after the process start and ONNX's schema registry (about 40 ms
-// together, more than running a small model) were paid here once. A child
+// command line (api::forEachCommandLine). Each runs in a child forked from
+// this process, after the process start and ONNX's schema registry (about
+// 40 ms together, more than running a small model) were paid here once. A child
 // starts with every option at its default, so no line's options reach the
 // next; a line that crashes or hangs is reported as such and the next line
 // still runs. One JSON object per line on stdout (JSON Lines): line,

@@ -1,14 +1,13 @@
 //===- Commands.cpp - many oomplan command lines in one process -----------===//
 //
-// Each line (CommandLines.h) goes through the library's own option parser
-// (oomplan/CAPI/Arguments.h, the C API's: no llvm::cl globals, so one
+// Each line (api::forEachCommandLine) goes through the library's own option
+// parser (oomplan/CAPI/Arguments.h, the C API's: no llvm::cl globals, so one
 // line's options cannot leak into the next) and api::runArguments, exactly
 // as the C API runs it. A line that fails is an answer ("exit": 1 with the
 // error), not the end of the run.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
-#include "CommandLines.h"
 #include "oomplan/CAPI/Arguments.h"
 #include "llvm/Support/JSON.h"
 
@@ -86,8 +85,9 @@ api::Result runLine(ArrayRef<std::string> Args, bool &OutputToFile) {
 
 int tool::runCommandsFile(StringRef Path, raw_ostream &Out) {
   bool AnyError = false, AnyOverBudget = false;
-  std::string Bad = forEachCommandLine(
-      Path, [&](unsigned LineNo, StringRef Line, ArrayRef<std::string> Args) {
+  std::string Bad = api::forEachCommandLine(
+      Path.str(), [&](unsigned LineNo, const std::string &Line,
+                      const std::vector<std::string> &Args) {
         bool OutputToFile = false;
         api::Result R = runLine(Args, OutputToFile);
         AnyError |= R.ExitCode == 1;

@@ -17,6 +17,9 @@ process over its FIRST run (the all-runs figures are kept in --json):
     to the end of the first run, minus VmRSS then; it counts planning/session creation and loading;
   - beyond weights: process growth minus the model's weight bytes (the planned weights region), which both
     runtimes must hold and no plan can shrink.
+Any other model runs with --model NAME=PATH:INPUT=DIMS[:INPUT=DIMS...] (seeded uniform [0, 1) floats,
+for image models; repeatable); --only then selects among the four. The geometric mean of the warm
+ratios closes the table.
 Medians over the rounds are printed as a markdown table (ratios = ours / ORT), with the load average before
 and after; --json FILE keeps every sample.
 
@@ -24,9 +27,12 @@ Usage:
     /usr/bin/python3 utils/bench/bench_runtime.py --models DIR --tool build/tools/oomplan-run/oomplan-run
         [--only resnet50,bert_like] [--sizes resnet50:8,bert_like:8x128] [--rounds 3] [--warm 3]
         [--threads 2] [--json FILE]
+    /usr/bin/python3 utils/bench/bench_runtime.py --models /tmp/models --tool build/tools/oomplan-run/oomplan-run \
+        --only none --model det=det.onnx:x=1x3x640x640 --model cls=cls.onnx:x=8x3x48x192
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -47,6 +53,35 @@ def parse_sizes(text):
         b, _, s = dims.partition("x")
         sizes.setdefault(name, []).append((int(b), int(s) if s else None))
     return sizes
+
+
+def parse_model(text):
+    """NAME=PATH:INPUT=DIMS[:INPUT=DIMS...] -> (name, path, [(input, dims)])."""
+    name, _, rest = text.partition("=")
+    path, *specs = rest.split(":")
+    inputs = []
+    for spec in specs:
+        iname, _, dims = spec.partition("=")
+        try:
+            inputs.append((iname, tuple(int(d) for d in dims.split("x"))))
+        except ValueError:
+            cr.die(f"bad --model input '{spec}' (INPUT=DxDxD)")
+    if not name or not os.path.exists(path) or not inputs:
+        cr.die(f"bad --model '{text}' (NAME=PATH:INPUT=DIMS, PATH must exist)")
+    return name, path, inputs
+
+
+def model_inputs(path, inputs, seed):
+    """Seeded uniform floats in graph-input order (input_<i>.pb means graph input i)."""
+    import numpy as np
+    import onnx
+    order = [i.name for i in onnx.load(path, load_external_data=False).graph.input]
+    given = dict(inputs)
+    missing = [n for n in order if n not in given] + [n for n in given if n not in order]
+    if missing:
+        cr.die(f"{path}: --model must give exactly the graph inputs {order}, not {list(given)}")
+    rng = np.random.default_rng(seed)
+    return [(n, rng.random(given[n], dtype=np.float32)) for n in order]
 
 
 def one_round(args, path, batch, seq, in_dir, first_ours):
@@ -98,11 +133,13 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="threads of both runtimes (the bar: 2)")
     ap.add_argument("--seed", type=int, default=12)
     ap.add_argument("--json", default="")
+    ap.add_argument("--model", action="append", default=[],
+                    help="NAME=PATH:INPUT=DIMS[:INPUT=DIMS...], another model (repeatable)")
     args = ap.parse_args()
     if not os.access(args.tool, os.X_OK):
         cr.die(f"{args.tool} is not an executable")
     sizes = parse_sizes(args.sizes) if args.sizes else dict(cr.SIZES)
-    names = [n for n in args.only.split(",") if n] or list(sizes)
+    names = [n for n in args.only.split(",") if n and n != "none"] if args.only else list(sizes)
     for n in names:
         if n not in sizes:
             cr.die(f"no size for model {n}")
@@ -126,6 +163,19 @@ def main():
                          all(r["ours"]["hw_equal"] for r in rounds)))
             print(f"{n} batch {batch} seq {seq}: ours warm {[round(r['ours']['warm_s'], 3) for r in rounds]} s,"
                   f" ort warm {[round(r['ort']['warm_s'], 3) for r in rounds]} s", file=sys.stderr, flush=True)
+    for spec in args.model:
+        n, path, inputs = parse_model(spec)
+        in_dir = os.path.join(work, n)
+        cr.write_inputs(model_inputs(path, inputs, args.seed), in_dir)
+        shape = " ".join(f"{i}={'x'.join(map(str, d))}" for i, d in inputs)
+        rounds = [one_round(args, path, None, None, in_dir, r % 2 == 0) for r in range(args.rounds)]
+        samples.append({"model": n, "path": path, "inputs": shape, "rounds": rounds})
+        keys = ("first_s", "warm_s", "run_growth", "process", "beyond_weights")
+        ours = {k: med([r["ours"][k] for r in rounds]) for k in keys}
+        ort = {k: med([r["ort"][k] for r in rounds]) for k in keys}
+        rows.append((n, shape, "-", ours, ort, rounds[0]["ours"], all(r["ours"]["hw_equal"] for r in rounds)))
+        print(f"{n} {shape}: ours warm {[round(r['ours']['warm_s'], 4) for r in rounds]} s,"
+              f" ort warm {[round(r['ort']['warm_s'], 4) for r in rounds]} s", file=sys.stderr, flush=True)
     load_after = os.getloadavg()
     print(f"ONNX Runtime {samples[0]['rounds'][0]['ort']['version'] if samples else '?'}, "
           f"{args.threads} threads, "
@@ -138,6 +188,10 @@ def main():
     for n, b, q, o, t, o0, hw in rows:
         print(f"| {n} | {b} | {q} | {o['first_s']:.3f} | {t['first_s']:.3f} | {o['first_s'] / t['first_s']:.2f} "
               f"| {o['warm_s']:.3f} | {t['warm_s']:.3f} | {o['warm_s'] / t['warm_s']:.2f} | {'yes' if hw else 'NO'} |")
+    if rows:
+        ratios = [o["warm_s"] / t["warm_s"] for _, _, _, o, t, _, _ in rows]
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\ngeometric mean of the warm ratios: {geo:.2f} (worst {max(ratios):.2f})")
     print()
     print("| model | batch | seq | weights | planned arena | run growth ours | ORT | ratio | process growth ours "
           "| ORT | ratio | beyond weights ours | ORT | ratio |")

@@ -83,7 +83,8 @@ def read_outputs(folder):
 
 
 def size_args(batch, seq):
-    return [f"--batch={batch}"] + ([f"--seq={seq}"] if seq else [])
+    """No batch: a model of --model, whose input files bind every dim."""
+    return ([f"--batch={batch}"] if batch else []) + ([f"--seq={seq}"] if seq else [])
 
 
 def run_oomplan(tool, model_path, batch, seq, in_dir, out_dir, extra, threads=2, prefix=()):

@@ -15,6 +15,7 @@
 #include "oomplan/oomplan.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,28 +31,6 @@ namespace api {
 /// Who parses a command line: the library (the C API and Python take the
 /// planning options), or one of the tools (which add their own).
 enum class ArgumentsFor { Library, Oomplan, OomplanRun };
-
-/// oomplan-run's own options: how the plan is run.
-struct RunOptions {
-  std::vector<std::string> Inputs; ///< --input NAME=FILE.pb.
-  std::string InputsDir;           ///< --inputs-dir DIR.
-  std::string OutputDir;           ///< --output-dir DIR.
-  uint64_t Seed = 0;               ///< --seed: random inputs.
-  bool RandomWeights = false;      ///< --random-weights.
-  unsigned Threads = 1;            ///< --threads.
-  bool Poison = false;             ///< --poison.
-  std::string Check;               ///< --check=unplanned.
-  bool FoldInputs = false;         ///< --fold-inputs.
-  bool NoFoldInputs = false;       ///< --no-fold-inputs.
-  unsigned Repeat = 0;             ///< --repeat N.
-  bool Profile = false;            ///< --profile.
-  bool NoGraph = false;            ///< --no-graph (cuda).
-  bool NoHostSteps = false;        ///< --no-host-steps (cuda).
-  bool ListKernels = false;        ///< --list-kernels.
-  bool JSON = false;               ///< --json.
-  std::string CommandsPath;        ///< --commands FILE.
-  unsigned LineTimeout = 0;        ///< --line-timeout S.
-};
 
 /// A parsed command line: the request and what the tool itself handles.
 struct Arguments {
@@ -96,6 +75,15 @@ OOMPLAN_CXX_EXPORT std::string helpMarkdown(ArgumentsFor For);
 /// --version produce their text; otherwise run(Req), then -o FILE receives
 /// the output.
 OOMPLAN_CXX_EXPORT Result runArguments(const Arguments &A);
+
+/// `--commands FILE` of both tools: calls FN(line number, the line, its
+/// arguments) for each command line of PATH ("-": standard input, a line
+/// at a time), skipping blank lines and '#' comments, each line split as a
+/// shell would (GNU quoting). Returns "" or why PATH cannot be read.
+OOMPLAN_CXX_EXPORT std::string forEachCommandLine(
+    const std::string &Path,
+    const std::function<void(unsigned, const std::string &,
+                             const std::vector<std::string> &)> &Fn);
 
 } // namespace api
 } // namespace oomplan

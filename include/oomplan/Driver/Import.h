@@ -25,6 +25,11 @@ ImportOptions importOptions();
 /// when set (ONNX text when the path ends in .onnxtxt, binary otherwise).
 llvm::Expected<std::unique_ptr<Graph>> importModel(const api::Request &R);
 
+/// The model at Path with importOptions(), or Bytes when given (ONNX text
+/// when the path ends in .onnxtxt, binary otherwise).
+llvm::Expected<std::unique_ptr<Graph>>
+importModel(llvm::StringRef Path, std::optional<llvm::StringRef> Bytes);
+
 } // namespace driver
 } // namespace oomplan
 

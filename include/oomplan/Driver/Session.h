@@ -18,6 +18,7 @@
 #include "oomplan/Report/Diagnosis.h"
 #include "oomplan/Schedule/PassInstrumentation.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Support/Error.h"
 #include "oomplan/Transforms/Fusion.h"
 #include "oomplan/Transforms/Training.h"
 #include "oomplan/oomplan.h"
@@ -248,6 +249,9 @@ report::FitFn makeFitRemedy(Session &S, const PlanContext &C, const Plan &Base,
 /// The report options given ("--max-batch", ...), for modes that do not
 /// honour them and must say so.
 std::vector<std::string> reportOptionsGiven(const api::Request &R);
+
+/// An error's category as api::Result and api::ExecuteResult give it.
+api::ErrorCategory apiCategory(oomplan::ErrorCategory C);
 
 } // namespace driver
 } // namespace oomplan

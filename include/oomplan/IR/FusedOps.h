@@ -4,7 +4,7 @@
 // The fusion transform (lib/Transforms/Fusion*.cpp) rewrites patterns into
 // three op types of the default domain, prefixed "Oomplan" so that they never
 // clash with ONNX: OomplanAttention, OomplanConv and OomplanMatMul (their
-// semantics: /work/notes/CONTRACTS.md section 1 and docs/fusion.md). This
+// semantics: docs/fusion.md). This
 // header holds what several layers must agree on: the names, and the one
 // formula of the attention kernel's scratch, which the CPU kernel declares as
 // its workspace and the planner-only path counts, so that `oomplan` and
@@ -25,6 +25,15 @@ namespace fused {
 constexpr llvm::StringLiteral AttentionOp = "OomplanAttention";
 constexpr llvm::StringLiteral ConvOp = "OomplanConv";
 constexpr llvm::StringLiteral MatMulOp = "OomplanMatMul";
+
+/// OomplanConv's per-channel affine between the convolution and its
+/// activation: inputs 4 to 7 are a BatchNormalization's scale, bias, mean
+/// and variance (attribute `epsilon`), and the attributes `post_scale` and
+/// `post_shift` multiply and shift after it (constant scalar Mul, Add, Sub
+/// and Div that follow). The fusion asks FusionOptions::Supported for this
+/// name before absorbing either, so that an executor whose kernel lacks it
+/// gets the plain pattern.
+constexpr llvm::StringLiteral ConvAffineFeature = "OomplanConv.affine";
 
 /// True for the three fused op types.
 inline bool isFusedOp(llvm::StringRef OpType) {

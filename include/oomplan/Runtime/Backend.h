@@ -27,15 +27,20 @@ llvm::Expected<Backend> openBackend(llvm::StringRef Name);
 /// Makes Open the opener of backend Name. The CUDA backend lives in its own
 /// library (oomplanRuntimeCUDA, CUDA.h), so that the planner library and
 /// liboomplan need no CUDA libraries; a program that links it adds it:
-/// addBackend("cuda", cuda::openCUDABackend). Not thread-safe: call before
-/// any openBackend.
+/// addBackend("cuda", cuda::openCUDABackend). Table, when given, is its
+/// kernel table without opening a device (backendKernels). Not
+/// thread-safe: call before any openBackend (or link
+/// oomplanRuntimeCUDARegister, which adds CUDA's before main).
 using BackendOpener = llvm::Expected<Backend> (*)();
-void addBackend(llvm::StringRef Name, BackendOpener Open);
+using BackendTable = const KernelTable &(*)();
+void addBackend(llvm::StringRef Name, BackendOpener Open,
+                BackendTable Table = nullptr);
 
 /// The backends there are, comma-separated ("cpu, cuda").
 std::string backendNames();
 
-/// The kernel table of openBackend(Name).
+/// The kernel table of backend Name: its Table when it was added with one
+/// (no device is opened), else openBackend(Name)'s.
 llvm::Expected<const KernelTable *> backendKernels(llvm::StringRef Name);
 
 } // namespace runtime

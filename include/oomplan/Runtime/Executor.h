@@ -63,7 +63,8 @@ struct RunInfo {
 };
 
 struct ExecOptions {
-  unsigned Threads = 1;
+  /// Kernel threads; 0: one per physical core (physicalCores()).
+  unsigned Threads = 0;
   /// Overwrite each arena buffer when its lifetime ends.
   bool Poison = false;
   /// Every tensor in its own allocation: the plan's offsets are ignored.

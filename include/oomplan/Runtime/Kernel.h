@@ -52,6 +52,11 @@ struct TensorRef {
   template <typename T> T *data() const { return static_cast<T *>(Data); }
 };
 
+/// The physical cores this process may run on (hyper-threads of one core
+/// counted once, as ONNX Runtime counts its default intra-op threads), at
+/// least 1: what --threads defaults to.
+unsigned physicalCores();
+
 /// A fixed set of worker threads (--threads). parallelFor splits [0, N) into
 /// contiguous chunks of at least Grain items and calls Fn(Begin, End) on
 /// them, returning when all are done. With one thread it calls Fn(0, N).
@@ -144,6 +149,10 @@ struct Kernel {
   /// TopK, OomplanIf). Without it a step that decides a size the later
   /// steps read runs as a host step.
   bool ReportsSizes = false;
+  /// The optional parts of a fused op's contract this kernel implements,
+  /// by name (fused::ConvAffineFeature): the fusion absorbs a part only
+  /// when the executor's kernel lists it.
+  llvm::SmallVector<llvm::StringRef, 1> Features = {};
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

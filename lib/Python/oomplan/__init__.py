@@ -4,6 +4,8 @@
     p = oomplan.plan("model.onnx", batch=8, seq=1024, budget="24G", train=True)
     p.fits, p.total_bytes, p.report["peak"]["live_bytes"]
     oomplan.max_batch("model.onnx", budget="16G", train=True)
+    e = oomplan.execute("model.onnx", inputs={"x": ("float", (1, 3), raw)})
+    e.outputs["y"].dims, e.regions["arena"].high_water_bytes
 
 Every option of the oomplan command line works as a keyword argument:
 ``algo="best-fit"`` is ``--algo=best-fit``, ``io_in_arena=True`` is
@@ -21,7 +23,8 @@ import json
 from . import _oomplan
 
 __all__ = [
-    "plan", "max_batch", "max_seq", "serve", "run", "Plan", "Capacity", "Error",
+    "plan", "max_batch", "max_seq", "serve", "run", "execute", "Plan",
+    "Execution", "Tensor", "Region", "Capacity", "Error",
     "InputError", "UnsupportedError", "SizeOverflowError", "InternalError",
     "FileError", "version", "__version__",
 ]
@@ -301,6 +304,142 @@ def max_seq(model, budget=None, batch=None, train=False, **kwargs):
     fits."""
     return _capacity("max_seq", model, budget,
                      dict(kwargs, batch=batch, train=train))
+
+
+class Tensor:
+    """A tensor execute() returned: ``name``, ``type`` (ONNX's text spelling:
+    "float", "int64", ...), ``dims`` (a tuple) and ``data`` (its packed
+    little-endian bytes)."""
+
+    __slots__ = ("name", "type", "dims", "data")
+
+    def __init__(self, name, type, dims, data):
+        self.name, self.type, self.dims, self.data = (name, type, tuple(dims),
+                                                      data)
+
+    def __repr__(self):
+        return "Tensor(%r, %r, %r, %d bytes)" % (self.name, self.type,
+                                                 self.dims, len(self.data))
+
+
+class Region:
+    """One region of the plan: ``planned_bytes``, and the run's highest
+    byte in it, ``high_water_bytes``, also rounded up to the plan's
+    alignment (``high_water_aligned_bytes``, which equals ``planned_bytes``
+    when the run kept to the plan)."""
+
+    __slots__ = ("name", "planned_bytes", "high_water_bytes",
+                 "high_water_aligned_bytes")
+
+    def __init__(self, name, planned, high_water, aligned):
+        self.name, self.planned_bytes = name, planned
+        self.high_water_bytes, self.high_water_aligned_bytes = (high_water,
+                                                                aligned)
+
+    def __repr__(self):
+        return "Region(%r, planned_bytes=%d, high_water_bytes=%d)" % (
+            self.name, self.planned_bytes, self.high_water_bytes)
+
+
+class Execution:
+    """One execute() call: the outputs and what the run measured."""
+
+    def __init__(self, result):
+        self._r = result
+        self.outputs = {t[0]: Tensor(*t) for t in result.outputs}
+        self.regions = {r[0]: Region(*r) for r in result.regions}
+        self._doc = None
+
+    @property
+    def exit_code(self):
+        """oomplan-run's exit code: 0 ran and every check passed, 1 a check
+        failed, 2 the plan does not fit the budget (not run)."""
+        return self._r.exit_code
+
+    @property
+    def ok(self):
+        return self._r.exit_code == 0
+
+    @property
+    def ran(self):
+        return self._r.ran
+
+    @property
+    def fits(self):
+        return self._r.fits
+
+    @property
+    def fitted(self):
+        return self._r.fitted
+
+    @property
+    def passes(self):
+        """Micro-batch passes per run of the model."""
+        return self._r.passes
+
+    @property
+    def plan_total_bytes(self):
+        return self._r.plan_total_bytes
+
+    @property
+    def budget_bytes(self):
+        return self._r.budget_bytes
+
+    @property
+    def seconds(self):
+        """{"plan": s, "load": s, "run": s}: wall-clock times."""
+        return {"plan": self._r.plan_seconds, "load": self._r.load_seconds,
+                "run": self._r.run_seconds}
+
+    @property
+    def report(self):
+        """oomplan-run's report: its --json object as a dict (the default),
+        or its text with json=False."""
+        text = self._r.report
+        if not text.startswith("{"):
+            return text
+        if self._doc is None:
+            self._doc = json.loads(text)
+        return self._doc
+
+    @property
+    def diagnostics(self):
+        """[(level, message)]: the notes and warnings oomplan-run prints."""
+        return list(self._r.diagnostics)
+
+    def __repr__(self):
+        return "<oomplan.Execution exit_code=%d outputs=%s>" % (
+            self.exit_code, sorted(self.outputs))
+
+
+def execute(model, inputs=None, batch=None, seq=None, dims=None, budget=None,
+            **options):
+    """Plans MODEL as plan() does and runs the plan in its regions on the CPU
+    (oomplan-run as one call); returns an Execution.
+
+    inputs: {name: (type, dims, bytes)}, e.g. {"x": ("float", (2, 3),
+    struct.pack("6f", *values))}; inputs not given come from input=["NAME=
+    FILE.pb"] or inputs_dir="DIR", or are seeded random values. Any other
+    oomplan-run option as a keyword: check="unplanned", poison=True,
+    threads=2, repeat=3, random_weights=True, output_dir="out", ...
+    Raises an Error subclass on error; a failed check is exit_code 1.
+    """
+    args = [str(model)]
+    if batch is not None:
+        args.append("--batch=%d" % batch)
+    if seq is not None:
+        args.append("--seq=%d" % seq)
+    for name, value in sorted((dims or {}).items()):
+        args.append("--dim=%s=%d" % (name, value))
+    if budget is not None:
+        args.append("--budget=%s" % budget)
+    given = [(str(name), str(t), [int(d) for d in shape], bytes(data))
+             for name, (t, shape, data) in sorted((inputs or {}).items())]
+    result = _oomplan.execute(args + _option_args(options), given, True)
+    if result.category is not None:
+        cls = _ERRORS.get(result.category, InternalError)
+        raise cls(result.error_message)
+    return Execution(result)
 
 
 def version():

@@ -44,6 +44,7 @@ OOMPLAN_SAME(GeluTanh)
 OOMPLAN_SAME(Sigmoid)
 OOMPLAN_SAME(SiLU)
 OOMPLAN_SAME(Tanh)
+OOMPLAN_SAME(HardSwish)
 #undef OOMPLAN_SAME
 
 bool epilogueOf(const Node &N, Act &A, cpu::Epilogue &E) {

@@ -24,9 +24,30 @@ namespace {
 constexpr unsigned Flt = FloatTypes;
 constexpr unsigned Numeric = NumericTypes;
 
-/// Out = Op(A, B) with A, B, Out of storage types TA, TB, TO. The common
-/// strides (both contiguous, one a scalar) get their own loops so that the
-/// compiler vectorizes them.
+/// One run of Out = Op(A, B): Len elements, the inputs stepping by SA and
+/// SB (1 contiguous, 0 broadcast). The common strides get their own loops
+/// so that the compiler vectorizes them.
+template <typename TA, typename TB, typename TO, typename OpT>
+OOMPLAN_SIMD_CLONES void binaryRun(const TA *X, const TB *Y, TO *Z, int64_t SA,
+                                   int64_t SB, int64_t Len, OpT Op) {
+  if (SA == 1 && SB == 1) {
+    for (int64_t J = 0; J < Len; ++J)
+      Z[J] = store<TO>(Op(load(X[J]), load(Y[J])));
+  } else if (SA == 1 && SB == 0) {
+    auto YV = load(Y[0]);
+    for (int64_t J = 0; J < Len; ++J)
+      Z[J] = store<TO>(Op(load(X[J]), YV));
+  } else if (SA == 0 && SB == 1) {
+    auto XV = load(X[0]);
+    for (int64_t J = 0; J < Len; ++J)
+      Z[J] = store<TO>(Op(XV, load(Y[J])));
+  } else {
+    for (int64_t J = 0; J < Len; ++J)
+      Z[J] = store<TO>(Op(load(X[J * SA]), load(Y[J * SB])));
+  }
+}
+
+/// Out = Op(A, B) with A, B, Out of storage types TA, TB, TO.
 template <typename TA, typename TB, typename TO, typename OpT>
 void binaryLoop(const KernelContext &C, const TensorRef &A, const TensorRef &B,
                 OpT Op) {
@@ -36,25 +57,8 @@ void binaryLoop(const KernelContext &C, const TensorRef &A, const TensorRef &B,
   TO *PO = O.data<TO>();
   llvm::ArrayRef<int64_t> Dims[] = {A.Dims, B.Dims};
   forEachBroadcastRun(O.Dims, Dims, C.Pool, [&](const BroadcastRun &R) {
-    const TA *X = PA + R.Offs[0];
-    const TB *Y = PB + R.Offs[1];
-    TO *Z = PO + R.Out;
-    int64_t SA = R.Steps[0], SB = R.Steps[1], Len = R.Len;
-    if (SA == 1 && SB == 1) {
-      for (int64_t J = 0; J < Len; ++J)
-        Z[J] = store<TO>(Op(load(X[J]), load(Y[J])));
-    } else if (SA == 1 && SB == 0) {
-      auto YV = load(Y[0]);
-      for (int64_t J = 0; J < Len; ++J)
-        Z[J] = store<TO>(Op(load(X[J]), YV));
-    } else if (SA == 0 && SB == 1) {
-      auto XV = load(X[0]);
-      for (int64_t J = 0; J < Len; ++J)
-        Z[J] = store<TO>(Op(XV, load(Y[J])));
-    } else {
-      for (int64_t J = 0; J < Len; ++J)
-        Z[J] = store<TO>(Op(load(X[J * SA]), load(Y[J * SB])));
-    }
+    binaryRun<TA, TB, TO>(PA + R.Offs[0], PB + R.Offs[1], PO + R.Out,
+                          R.Steps[0], R.Steps[1], R.Len, Op);
   });
 }
 

@@ -171,6 +171,20 @@ llvm::Error runDropout(const KernelContext &C) {
   return llvm::Error::success();
 }
 
+/// numpy.clip on N elements: minimum(maximum(x, lo), hi); NaN stays NaN.
+template <typename T, typename Comp>
+OOMPLAN_SIMD_CLONES void clipRun(const T *X, T *Y, int64_t N, Comp Lo,
+                                 Comp Hi) {
+  for (int64_t I = 0; I < N; ++I) {
+    Comp V = load(X[I]);
+    if (V < Lo)
+      V = Lo;
+    if (V > Hi)
+      V = Hi;
+    Y[I] = store<T>(V);
+  }
+}
+
 llvm::Error runClip(const KernelContext &C) {
   const TensorRef &In = C.Inputs[0];
   bool Old = C.G.defaultOpset() < 11;
@@ -197,16 +211,7 @@ llvm::Error runClip(const KernelContext &C) {
     T *Y = C.Outputs[0].data<T>();
     C.Pool.parallelFor(int64_t(In.numElements()), ElementwiseGrain,
                        [&](int64_t B, int64_t E) {
-                         for (int64_t I = B; I < E; ++I) {
-                           // numpy.clip: minimum(maximum(x, lo), hi); NaN
-                           // stays NaN.
-                           Comp V = load(X[I]);
-                           if (V < Lo)
-                             V = Lo;
-                           if (V > Hi)
-                             V = Hi;
-                           Y[I] = store<T>(V);
-                         }
+                         clipRun<T, Comp>(X + B, Y + B, E - B, Lo, Hi);
                        });
   });
   if (!Ok)

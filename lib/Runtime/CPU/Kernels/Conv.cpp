@@ -14,6 +14,7 @@
 #include "../CPUKernels.h"
 #include "ConvEntry.h"
 #include "ConvGeometry.h"
+#include "Elementwise.h"
 #include "Gemm.h"
 
 namespace oomplan {
@@ -62,15 +63,49 @@ bool isDepthwise(const Node &N, const TensorRef &X, const TensorRef &W) {
   return Group > 1 && Group == X.Dims[1] && W.Dims[1] == 1;
 }
 
+/// How a convolution's columns are cut: the im2col matrix (Cg*K rows,
+/// one column per output position) is built and multiplied one tile of
+/// columns at a time, each tile in one of up to ConvSlots slots of the
+/// workspace, so that a tile is still in cache when the GEMM reads it.
+/// Built whole, the matrix went to memory and back (88 MB for one 3x3
+/// convolution of a text detector at 640x640), and the workspace was as
+/// large.
+struct ColumnTiles {
+  int64_t Width = 0; ///< Columns per tile.
+  int64_t Count = 0; ///< Tiles per (image, group).
+  int64_t Slots = 0; ///< Tiles in flight at once: the workspace holds these.
+};
+
+/// Tiles of about TileBytes (L2-sized), never narrower than MinTileColumns
+/// (a narrower GEMM spends its time packing the weights), in multiples of
+/// 16 columns. Slots bound the workspace whatever the thread count, so a
+/// plan does not depend on --threads: runs with more threads than slots
+/// use ConvSlots of them for this step.
+constexpr uint64_t TileBytes = 512 * 1024;
+constexpr int64_t MinTileColumns = 256;
+constexpr int64_t ConvSlots = 16;
+
+ColumnTiles columnTiles(int64_t Rows, int64_t OutSize, uint64_t ElemBytes) {
+  ColumnTiles T;
+  const uint64_t RowBytes = uint64_t(std::max<int64_t>(Rows, 1)) * ElemBytes;
+  int64_t W = int64_t(TileBytes / RowBytes) / 16 * 16;
+  W = std::max(W, MinTileColumns);
+  T.Width = std::max<int64_t>(1, std::min(W, OutSize));
+  T.Count = (OutSize + T.Width - 1) / T.Width;
+  T.Slots = std::min(T.Count, ConvSlots);
+  return T;
+}
+
 uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                        llvm::ArrayRef<TensorRef> Outputs) {
   WindowGeometry G;
   if (!convGeometry(N, Inputs, Outputs, false, G).empty() || isPointwise(G) ||
       isDepthwise(N, Inputs[0], Inputs[1]))
     return 0;
-  const uint64_t Cg = uint64_t(Inputs[1].Dims[1]);
-  return Cg * uint64_t(G.kernelSize()) * uint64_t(G.outSize()) *
-         elemBytes(Inputs[0].Type);
+  const int64_t Rows = Inputs[1].Dims[1] * G.kernelSize();
+  const uint64_t EB = elemBytes(Inputs[0].Type);
+  ColumnTiles T = columnTiles(Rows, G.outSize(), EB);
+  return uint64_t(T.Slots) * uint64_t(Rows) * uint64_t(T.Width) * EB;
 }
 
 /// Kernel offsets of kernel index KIdx, per axis.
@@ -82,64 +117,63 @@ void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
   }
 }
 
-/// Fills Col (Cg*K rows, one per channel and kernel offset; outSize
-/// columns) from the Cg channels at X.
+/// Fills rows [Row0, Row1) of Col (Cg*K rows, one per channel and kernel
+/// offset; N1 - N0 columns) with output positions [N0, N1) of the Cg
+/// channels at X.
 template <typename T>
-void im2col(const T *X, int64_t Cg, const WindowGeometry &G, T *Col,
-            ThreadPool &Pool) {
+void im2colTile(const T *X, const WindowGeometry &G, int64_t N0, int64_t N1,
+                int64_t Row0, int64_t Row1, T *Col) {
   const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
-  const int64_t OutSize = G.outSize(), InSize = G.inSize();
+  const int64_t InSize = G.inSize(), Width = N1 - N0;
   const int64_t OutLast = G.Out[R - 1], InLast = G.In[R - 1];
   const int64_t SL = G.S[R - 1], PL = G.PadBegin[R - 1], DL = G.D[R - 1];
-  DimVector InStr = stridesOf(G.In);
-  auto Rows = [&](int64_t Begin, int64_t End) {
-    DimVector KK, OC(R, 0);
-    for (int64_t Row = Begin; Row < End; ++Row) {
-      kernelOffsets(G, Row % KSize, KK);
-      const T *Xc = X + (Row / KSize) * InSize;
-      T *Dst = Col + Row * OutSize;
-      for (int64_t Outer = 0; Outer < OutSize / std::max<int64_t>(1, OutLast);
-           ++Outer) {
-        int64_t Rem = Outer, Base = 0;
-        bool Inside = true;
-        for (int64_t I = R - 2; I >= 0; --I) {
-          int64_t O = Rem % G.Out[I];
-          Rem /= G.Out[I];
-          int64_t X = O * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
-          Inside &= X >= 0 && X < G.In[I];
-          Base += X * InStr[I];
-        }
-        T *D = Dst + Outer * OutLast;
-        if (!Inside) {
-          std::fill(D, D + OutLast, T(0));
-          continue;
-        }
-        // Output positions O read X = O * SL + Shift: zeros where X falls in
-        // the padding, a copy (unit stride) or a strided gather in between.
-        // Found once per segment, not tested per element: im2col was an
-        // eighth of ResNet-50's time with the test in the inner loop.
-        const int64_t Shift = KK[R - 1] * DL - PL;
-        const int64_t Lo =
-            std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
-        const int64_t Hi = std::max<int64_t>(
-            Lo,
-            InLast - 1 - Shift < 0
+  DimVector InStr = stridesOf(G.In), KK;
+  for (int64_t Row = Row0; Row < Row1; ++Row) {
+    kernelOffsets(G, Row % KSize, KK);
+    const T *Xc = X + (Row / KSize) * InSize;
+    T *Dst = Col + Row * Width - N0; // indexed by output position
+    // Output positions O read X = O * SL + Shift on the last axis: zeros
+    // where X falls in the padding, a copy (unit stride) or a strided
+    // gather in [Lo, Hi). Found once per segment, not tested per element:
+    // im2col was an eighth of ResNet-50's time with the test in the inner
+    // loop.
+    const int64_t Shift = KK[R - 1] * DL - PL;
+    const int64_t Lo =
+        std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
+    const int64_t Hi = std::max<int64_t>(
+        Lo, InLast - 1 - Shift < 0
                 ? 0
                 : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
-        std::fill(D, D + Lo, T(0));
-        if (Hi > Lo) {
-          const T *Src = Xc + Base + Lo * SL + Shift;
-          if (SL == 1)
-            std::copy(Src, Src + (Hi - Lo), D + Lo);
-          else
-            for (int64_t O = Lo; O < Hi; ++O, Src += SL)
-              D[O] = *Src;
-        }
-        std::fill(D + Hi, D + OutLast, T(0));
+    for (int64_t Pos = N0; Pos < N1;) {
+      // One segment: the rest of this output row that the tile holds.
+      const int64_t Outer = Pos / OutLast, X0 = Pos % OutLast;
+      const int64_t X1 = std::min(OutLast, X0 + (N1 - Pos));
+      int64_t Rem = Outer, Base = 0;
+      bool Inside = true;
+      for (int64_t I = R - 2; I >= 0; --I) {
+        int64_t O = Rem % G.Out[I];
+        Rem /= G.Out[I];
+        int64_t Xi = O * G.S[I] - G.PadBegin[I] + KK[I] * G.D[I];
+        Inside &= Xi >= 0 && Xi < G.In[I];
+        Base += Xi * InStr[I];
       }
+      T *D = Dst + Outer * OutLast;
+      const int64_t A = std::max(X0, Lo), B = std::min(X1, Hi);
+      if (!Inside || B <= A) {
+        std::fill(D + X0, D + X1, T(0));
+      } else {
+        std::fill(D + X0, D + A, T(0));
+        const T *Src = Xc + Base + A * SL + Shift;
+        if (SL == 1)
+          std::copy(Src, Src + (B - A), D + A);
+        else
+          for (int64_t O = A; O < B; ++O, Src += SL)
+            D[O] = *Src;
+        std::fill(D + B, D + X1, T(0));
+      }
+      Pos += X1 - X0;
     }
-  };
-  Pool.parallelFor(Cg * KSize, 1, Rows);
+  }
 }
 
 /// Y[n, m] = B[m] for every position, or 0 without bias. Accumulate
@@ -161,7 +195,8 @@ void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size,
 /// by row, with each filter tap's valid output range computed once, so the
 /// inner loop is a branch-free axpy the compiler vectorizes.
 template <typename T>
-void depthwisePlane2D(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
+OOMPLAN_SIMD_CLONES void depthwisePlane2D(const T *X, const T *Wt, T *Y,
+                                          const WindowGeometry &G) {
   const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
   const int64_t SH = G.S[0], SW = G.S[1], PH = G.PadBegin[0],
                 PW = G.PadBegin[1];
@@ -189,6 +224,110 @@ void depthwisePlane2D(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
             YR[O] += Wv * XR[O * SW];
       }
   }
+}
+
+/// Y[O] = Bias + the three taps of each of the NRows input rows Rows[r]
+/// (already shifted by the padding) with weights Wr[r][0..2], for O in
+/// [Lo, Hi], plus Y[O]'s own value when Keep (a fused residual): all taps
+/// summed in a register and Y written once, where the tap-by-tap loop
+/// above reads and writes Y nine times.
+template <typename T, int NRows, int S, bool Keep>
+OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
+                                       T Bias, T *__restrict Y, int64_t Lo,
+                                       int64_t Hi) {
+  // Locals, so that the compiler knows Y aliases none of them and keeps
+  // the weights in registers.
+  const T *__restrict R0 = Rows[0];
+  const T *__restrict R1 = Rows[NRows > 1 ? 1 : 0];
+  const T *__restrict R2 = Rows[NRows > 2 ? 2 : 0];
+  const T A0 = Wr[0][0], A1 = Wr[0][1], A2 = Wr[0][2];
+  const T B0 = NRows > 1 ? Wr[1][0] : T(0), B1 = NRows > 1 ? Wr[1][1] : T(0),
+          B2 = NRows > 1 ? Wr[1][2] : T(0);
+  const T C0 = NRows > 2 ? Wr[2][0] : T(0), C1 = NRows > 2 ? Wr[2][1] : T(0),
+          C2 = NRows > 2 ? Wr[2][2] : T(0);
+  for (int64_t O = Lo; O <= Hi; ++O) {
+    const int64_t I = O * S;
+    T Acc = (Keep ? Y[O] + Bias : Bias) +
+            (A0 * R0[I] + A1 * R0[I + 1] + A2 * R0[I + 2]);
+    if constexpr (NRows > 1)
+      Acc += B0 * R1[I] + B1 * R1[I + 1] + B2 * R1[I + 2];
+    if constexpr (NRows > 2)
+      Acc += C0 * R2[I] + C1 * R2[I + 1] + C2 * R2[I + 2];
+    Y[O] = Acc;
+  }
+}
+
+/// 3x3 windows, stride 1 or 2, no dilation (MobileNet's, PP-OCR's):
+/// columns whose three taps are all inside the row go through
+/// depthwise3Row; the few at the edges through the tap-by-tap loop.
+/// False for any other geometry.
+template <typename T>
+bool depthwisePlane3x3(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
+                       const WindowGeometry &G) {
+  const int64_t SW = G.S[1];
+  if (G.K[0] != 3 || G.K[1] != 3 || G.D[0] != 1 || G.D[1] != 1 ||
+      G.S[0] != SW || (SW != 1 && SW != 2))
+    return false;
+  const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
+  const int64_t PH = G.PadBegin[0], PW = G.PadBegin[1];
+  // Interior columns: O * SW - PW >= 0 and O * SW - PW + 2 <= Wd - 1.
+  const int64_t Lo = (PW + SW - 1) / SW;
+  const int64_t Hi =
+      std::min(OW - 1, Wd - 3 + PW < 0 ? int64_t(-1) : (Wd - 3 + PW) / SW);
+  for (int64_t OHi = 0; OHi < OH; ++OHi) {
+    const T *Rows[3];
+    const T *Wr[3];
+    int N = 0;
+    for (int64_t KH = 0; KH < 3; ++KH) {
+      const int64_t IH = OHi * SW - PH + KH;
+      if (IH < 0 || IH >= H)
+        continue;
+      Rows[N] = X + IH * Wd - PW;
+      Wr[N] = Wt + KH * 3;
+      ++N;
+    }
+    T *YR = Y + OHi * OW;
+    if (N == 0) { // every row in the padding: the bias alone
+      for (int64_t O = 0; O < OW; ++O)
+        YR[O] = Keep ? YR[O] + Bias : Bias;
+      continue;
+    }
+    if (Lo <= Hi) {
+      auto Run = [&](auto NRows) {
+        constexpr int NR = decltype(NRows)::value;
+        if (SW == 1 && Keep)
+          depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
+        else if (SW == 1)
+          depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
+        else if (Keep)
+          depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
+        else
+          depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
+      };
+      if (N == 3)
+        Run(std::integral_constant<int, 3>());
+      else if (N == 2)
+        Run(std::integral_constant<int, 2>());
+      else if (N == 1)
+        Run(std::integral_constant<int, 1>());
+    }
+    // The edge columns, tap by tap.
+    for (int64_t O = 0; O < OW; ++O) {
+      if (O == Lo && Lo <= Hi)
+        O = Hi + 1; // skip the interior
+      if (O >= OW)
+        break;
+      T Acc = Keep ? YR[O] + Bias : Bias;
+      for (int R = 0; R < N; ++R)
+        for (int64_t KW = 0; KW < 3; ++KW) {
+          const int64_t IW = O * SW - PW + KW;
+          if (IW >= 0 && IW < Wd)
+            Acc += Wr[R][KW] * Rows[R][PW + IW];
+        }
+      YR[O] = Acc;
+    }
+  }
+  return true;
 }
 
 /// The same for any spatial rank: every output position visits every tap.
@@ -221,8 +360,8 @@ void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
 }
 
 template <typename T>
-void depthwise(const KernelContext &C, const WindowGeometry &G,
-               bool Accumulate) {
+void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
+               ConvTileFn Post) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
   const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
@@ -234,22 +373,29 @@ void depthwise(const KernelContext &C, const WindowGeometry &G,
       const T *Wm = W.data<const T>() + M * KSize;
       T *Yc = Y.data<T>() + NM * OutSize;
       const T Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>()[M] : T(0);
-      if (!Accumulate)
-        std::fill(Yc, Yc + OutSize, Bias);
-      else if (Bias != T(0))
-        for (T *P = Yc; P != Yc + OutSize; ++P)
-          *P += Bias;
-      if (G.rank() == 2)
-        depthwisePlane2D(Xc, Wm, Yc, G);
-      else
-        depthwisePlane(Xc, Wm, Yc, G);
+      // The 3x3 path starts each output from the bias itself; the others
+      // accumulate onto a plane filled with it.
+      if (G.rank() != 2 ||
+          !depthwisePlane3x3(Xc, Wm, Bias, Accumulate, Yc, G)) {
+        if (!Accumulate)
+          std::fill(Yc, Yc + OutSize, Bias);
+        else if (Bias != T(0))
+          for (T *P = Yc; P != Yc + OutSize; ++P)
+            *P += Bias;
+        if (G.rank() == 2)
+          depthwisePlane2D(Xc, Wm, Yc, G);
+        else
+          depthwisePlane(Xc, Wm, Yc, G);
+      }
+      if (Post)
+        Post(NM, NM + 1, 0, OutSize);
     }
   });
 }
 
 template <typename T>
 llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
-                      bool Accumulate) {
+                      bool Accumulate, ConvTileFn Post) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -259,25 +405,27 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
     return C.badInput("bias length differs from the output channels");
   if (isDepthwise(C.N, X, W)) {
-    depthwise<T>(C, G, Accumulate);
+    depthwise<T>(C, G, Accumulate, Post);
     return llvm::Error::success();
   }
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
   const bool Pointwise = isPointwise(G);
-  const uint64_t Need = uint64_t(Cg * KSize * OutSize) * sizeof(T);
+  const ColumnTiles Tiles = columnTiles(Cg * KSize, OutSize, sizeof(T));
+  const uint64_t Need =
+      uint64_t(Tiles.Slots * Cg * KSize * Tiles.Width) * sizeof(T);
   if (!Pointwise && (!C.Workspace || C.WorkspaceBytes < Need))
     return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
                       " workspace bytes, im2col needs " + llvm::Twine(Need));
   T *Col = static_cast<T *>(C.Workspace);
   const T *Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
+  const T *Wt = W.data<const T>();
   for (int64_t N = 0; N < Batch; ++N) {
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
       T *Yg = Y.data<T>() + (N * M + Gr * Mg) * OutSize;
       const T *Bg = Bias ? Bias + Gr * Mg : nullptr;
-      if (!Pointwise)
-        im2col(Xg, Cg, G, Col, C.Pool);
+      const T *Wg = Wt + Gr * Mg * Cg * KSize;
       // The bias goes into each GEMM tile just before the tile accumulates
       // onto it (beta 1), on the same thread, while it is in cache.
       auto InitTile = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
@@ -290,10 +438,57 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
               P[J] += Bg[Row];
         }
       };
-      parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg * KSize, T(1),
-                      W.data<const T>() + Gr * Mg * Cg * KSize, Cg * KSize,
-                      Pointwise ? Xg : Col, OutSize, T(1), Yg, OutSize,
-                      InitTile);
+      // Post in planes of the whole output: rows of this group's GEMM
+      // are channels Gr * Mg + row of image N.
+      const int64_t Plane0 = N * M + Gr * Mg;
+      auto PostRows = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
+        if (Post)
+          Post(Plane0 + M0, Plane0 + M1, N0, N1);
+      };
+      if (Pointwise) {
+        parallelGemm<T>(C.Pool, false, false, Mg, OutSize, Cg, T(1), Wg, Cg, Xg,
+                        OutSize, T(1), Yg, OutSize, InitTile, PostRows);
+        continue;
+      }
+      const int64_t Rows = Cg * KSize;
+      if (Tiles.Count < int64_t(C.Pool.threads())) {
+        // Too few tiles to share (small maps): each tile is built and
+        // multiplied by all threads together.
+        for (int64_t Tile = 0; Tile < Tiles.Count; ++Tile) {
+          const int64_t N0 = Tile * Tiles.Width;
+          const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+          C.Pool.parallelFor(Rows, 1, [&](int64_t R0, int64_t R1) {
+            im2colTile(Xg, G, N0, N1, R0, R1, Col);
+          });
+          auto Init = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+            InitTile(M0, M1, N0 + A, N0 + B);
+          };
+          auto Done = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+            PostRows(M0, M1, N0 + A, N0 + B);
+          };
+          parallelGemm<T>(C.Pool, false, false, Mg, N1 - N0, Rows, T(1), Wg,
+                          Rows, Col, N1 - N0, T(1), Yg + N0, OutSize, Init,
+                          Done);
+        }
+        continue;
+      }
+      // Slot S builds and multiplies tiles S, S + Slots, ...: a slot is
+      // one task, so no two threads share one, and each tile's result
+      // does not depend on the thread count.
+      C.Pool.parallelFor(Tiles.Slots, 1, [&](int64_t S0, int64_t S1) {
+        for (int64_t S = S0; S < S1; ++S) {
+          T *Slot = Col + S * Rows * Tiles.Width;
+          for (int64_t Tile = S; Tile < Tiles.Count; Tile += Tiles.Slots) {
+            const int64_t N0 = Tile * Tiles.Width;
+            const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+            im2colTile(Xg, G, N0, N1, 0, Rows, Slot);
+            InitTile(0, Mg, N0, N1);
+            gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
+                    N1 - N0, T(1), Yg + N0, OutSize);
+            PostRows(0, Mg, N0, N1);
+          }
+        }
+      });
     }
   }
   return llvm::Error::success();
@@ -313,33 +508,56 @@ uint64_t convTransposeWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
          elemBytes(Inputs[0].Type);
 }
 
-/// Adds the columns (Mg*K rows, inSize columns) into Y's Mg channels.
+/// Adds the columns (Mg*K rows, inSize columns) into Y's Mg channels. Row
+/// by row of the input's last axis: the outer axes' output offset is found
+/// once per row and the last axis's valid range once per tap, so the inner
+/// loop is a strided add without a division (a division per element made
+/// col2im most of a 2x2 stride-2 upsampling's time).
 template <typename T>
 void col2im(const T *Col, int64_t Mg, const WindowGeometry &G, T *Y,
             ThreadPool &Pool) {
   const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
+  const int64_t InLast = G.In[R - 1], OutLast = G.Out[R - 1];
+  const int64_t SL = G.S[R - 1], PL = G.PadBegin[R - 1], DL = G.D[R - 1];
+  const int64_t Rows = InSize / std::max<int64_t>(1, InLast);
   DimVector OutStr = stridesOf(G.Out);
   // Parallel over output channels: rows of one channel write one plane.
   Pool.parallelFor(Mg, 1, [&](int64_t Begin, int64_t End) {
-    DimVector KK, IC(R);
+    DimVector KK;
     for (int64_t M = Begin; M < End; ++M)
       for (int64_t K = 0; K < KSize; ++K) {
         kernelOffsets(G, K, KK);
         const T *Src = Col + (M * KSize + K) * InSize;
         T *Dst = Y + M * OutSize;
-        for (int64_t I = 0; I < InSize; ++I) {
-          int64_t Rem = I, Off = 0;
+        // Input positions X whose output X * SL - PL + KK * DL lies in
+        // [0, OutLast).
+        const int64_t Shift = KK[R - 1] * DL - PL;
+        int64_t Lo = Shift >= 0 ? 0 : (-Shift + SL - 1) / SL;
+        int64_t Hi = OutLast - 1 - Shift < 0 ? -1 : (OutLast - 1 - Shift) / SL;
+        Hi = std::min(Hi, InLast - 1);
+        if (Lo > Hi)
+          continue;
+        for (int64_t Row = 0; Row < Rows; ++Row) {
+          int64_t Rem = Row, Off = 0;
           bool Inside = true;
-          for (int64_t A = R - 1; A >= 0; --A) {
+          for (int64_t A = R - 2; A >= 0 && Inside; --A) {
             int64_t X = Rem % G.In[A];
             Rem /= G.In[A];
             int64_t O = X * G.S[A] - G.PadBegin[A] + KK[A] * G.D[A];
-            Inside &= O >= 0 && O < G.Out[A];
+            Inside = O >= 0 && O < G.Out[A];
             Off += O * OutStr[A];
           }
-          if (Inside)
-            Dst[Off] += Src[I];
+          if (!Inside)
+            continue;
+          const T *S = Src + Row * InLast;
+          T *D = Dst + Off + Shift;
+          if (SL == 1)
+            for (int64_t X = Lo; X <= Hi; ++X)
+              D[X] += S[X];
+          else
+            for (int64_t X = Lo; X <= Hi; ++X)
+              D[X * SL] += S[X];
         }
       }
   });
@@ -395,17 +613,18 @@ llvm::Error runConvTranspose(const KernelContext &C) {
 
 } // namespace
 
-llvm::Error runConvInto(const KernelContext &C, bool Accumulate) {
+llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
+                        ConvTileFn Post) {
   WindowGeometry G;
   std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
   if (!Why.empty())
     return C.badInput(Why);
   useBlasThreads(C.Pool.threads());
   if (C.Inputs[0].Type == ElementType::Double)
-    return convTyped<double>(C, G, Accumulate);
+    return convTyped<double>(C, G, Accumulate, Post);
   if (C.Inputs[0].Type != ElementType::Float)
     return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
-  return convTyped<float>(C, G, Accumulate);
+  return convTyped<float>(C, G, Accumulate, Post);
 }
 
 uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,

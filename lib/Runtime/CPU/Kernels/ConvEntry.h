@@ -17,10 +17,19 @@ namespace oomplan {
 namespace runtime {
 namespace cpu {
 
+/// Called when the output's planes [Plane0, Plane1) (image * channels +
+/// channel) are final over columns [N0, N1) of each: a fused epilogue runs
+/// there, on the thread that wrote them and while they are in cache,
+/// instead of in a pass of its own over the whole output.
+using ConvTileFn = llvm::function_ref<void(int64_t Plane0, int64_t Plane1,
+                                           int64_t N0, int64_t N1)>;
+
 /// Conv of C's inputs 0 (X), 1 (W), 2 (optional B) into output 0. Accumulate
 /// false: Y = conv + B (the Conv kernel). True: Y += conv + B, Y read before
-/// each element is written.
-llvm::Error runConvInto(const KernelContext &C, bool Accumulate);
+/// each element is written. Post, when given, sees every part of Y once,
+/// after it is final.
+llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
+                        ConvTileFn Post = {});
 
 /// Bytes of Conv's im2col workspace for these refs (0 for pointwise and
 /// depthwise convolutions, which need none).

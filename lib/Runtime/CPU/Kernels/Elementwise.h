@@ -19,6 +19,19 @@
 #include <cstring>
 #include <type_traits>
 
+/// Marks a hot loop to be compiled twice, for x86-64-v3 (AVX2 and FMA) and
+/// for the build's baseline (x86-64: SSE2, a quarter of a current core's
+/// vector width), the copy chosen once at load by the CPU (GCC's function
+/// multi-versioning). OpenBLAS picks its kernels the same way; our own
+/// loops would otherwise run at SSE2 on every machine. Clang (the fuzz and
+/// sanitizer builds) compiles the baseline only.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define OOMPLAN_SIMD_CLONES                                                    \
+  __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define OOMPLAN_SIMD_CLONES
+#endif
+
 namespace oomplan {
 namespace runtime {
 namespace cpu {

@@ -13,6 +13,7 @@
 #include "ConvEntry.h"
 #include "FusedKernels.h"
 #include "oomplan/IR/FusedOps.h"
+#include <cmath>
 #include <cstring>
 
 namespace oomplan {
@@ -26,6 +27,70 @@ uint64_t fusedConvWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
   return convWorkspaceBytes(N, Inputs, Outputs);
 }
 
+/// The per-channel affine (fused::ConvAffineFeature): a BatchNormalization
+/// (inputs 4 to 7) and post_scale, post_shift; for channel M, y * S + T.
+struct ChannelAffine {
+  const TensorRef *Bn = nullptr; ///< inputs 4..7, or null
+  double Eps = 1e-5, A = 1, B = 0;
+
+  bool any() const { return Bn || A != 1 || B != 0; }
+  template <typename T> void at(int64_t M, T &S, T &Shift) const {
+    double Sc = 1, Sh = 0;
+    if (Bn) {
+      auto V = [&](int I) { return double(Bn[I].data<const T>()[M]); };
+      Sc = V(0) / std::sqrt(V(3) + Eps);
+      Sh = V(1) - V(2) * Sc;
+    }
+    S = T(Sc * A);
+    Shift = T(Sh * A + B);
+  }
+};
+
+llvm::Error readAffine(const KernelContext &C, ChannelAffine &Aff) {
+  Aff.A = C.N.getFloat("post_scale", 1);
+  Aff.B = C.N.getFloat("post_shift", 0);
+  if (C.Inputs.size() <= 4)
+    return llvm::Error::success();
+  if (C.Inputs.size() != 8)
+    return C.badInput("a batch normalization needs inputs 4 to 7");
+  const int64_t M = C.Outputs[0].Dims.size() > 1 ? C.Outputs[0].Dims[1] : 0;
+  for (unsigned I = 4; I < 8; ++I)
+    if (!C.Inputs[I].present() || C.Inputs[I].Type != C.Outputs[0].Type ||
+        int64_t(C.Inputs[I].numElements()) != M)
+      return C.badInput("batch normalization input " + llvm::Twine(I) +
+                        " must hold one value per output channel (" +
+                        llvm::Twine(M) + ")");
+  Aff.Bn = &C.Inputs[4];
+  Aff.Eps = C.N.getFloat("epsilon", 1e-5);
+  return llvm::Error::success();
+}
+
+/// The epilogue on planes [P0, P1) (image * channels + channel) of Y,
+/// columns [N0, N1) of each: act(y * S_m + T_m) with the affine, act(y)
+/// without. Called by the conv as each tile of Y becomes final
+/// (ConvTileFn), so that the epilogue reads it from cache.
+template <typename T>
+void epilogueTile(const Epilogue &E, const ChannelAffine &Aff,
+                  const TensorRef &Y, int64_t P0, int64_t P1, int64_t N0,
+                  int64_t N1) {
+  const int64_t M = Y.Dims[1], Planes = Y.Dims[0] * M;
+  const int64_t Size = Planes ? int64_t(Y.numElements()) / Planes : 0;
+  const bool Affine = Aff.any();
+  visitActivation(E.Act, [&](auto Tag) {
+    constexpr Activation A = decltype(Tag)::value;
+    for (int64_t P = P0; P < P1; ++P) {
+      T *Row = Y.data<T>() + P * Size + N0;
+      if (Affine) {
+        T S, Shift;
+        Aff.at<T>(P % M, S, Shift);
+        affineActivateRun<A>(E, Row, N1 - N0, S, Shift);
+      } else if (A != Activation::None) {
+        activateRun<A>(E, Row, N1 - N0);
+      }
+    }
+  });
+}
+
 llvm::Error runFusedConv(const KernelContext &C) {
   if (llvm::Error E = requireInputs(C, 2))
     return E;
@@ -34,7 +99,13 @@ llvm::Error runFusedConv(const KernelContext &C) {
     return C.unsupported("activation '" + C.N.getString("activation", "") +
                          "'");
   const TensorRef &Y = C.Outputs[0];
+  ChannelAffine Aff;
+  if (llvm::Error E = readAffine(C, Aff))
+    return E;
   const bool Residual = hasInput(C, 3);
+  if (Residual && Aff.any())
+    return C.badInput("a residual and a channel affine together (the "
+                      "fusion never makes one)");
   if (Residual) {
     const TensorRef &R = C.Inputs[3];
     if (R.Type != Y.Type || R.Dims != Y.Dims)
@@ -42,20 +113,24 @@ llvm::Error runFusedConv(const KernelContext &C) {
     if (R.Data != Y.Data)
       std::memcpy(Y.Data, R.Data, Y.bytes());
   }
-  if (llvm::Error E = runConvInto(C, Residual))
-    return E;
-  if (Y.Type == ElementType::Double)
-    applyEpilogue(Ep, Y.data<double>(), int64_t(Y.numElements()), C.Pool);
-  else
-    applyEpilogue(Ep, Y.data<float>(), int64_t(Y.numElements()), C.Pool);
-  return llvm::Error::success();
+  if (Y.Dims.size() < 3)
+    return C.badInput("the output has no channel axis");
+  auto Post = [&](int64_t P0, int64_t P1, int64_t N0, int64_t N1) {
+    if (Y.Type == ElementType::Double)
+      epilogueTile<double>(Ep, Aff, Y, P0, P1, N0, N1);
+    else
+      epilogueTile<float>(Ep, Aff, Y, P0, P1, N0, N1);
+  };
+  const bool Any = Aff.any() || Ep.Act != Activation::None;
+  return runConvInto(C, Residual, Any ? ConvTileFn(Post) : ConvTileFn());
 }
 
 } // namespace
 
 void registerFusedConvKernel(CPUKernelTable &T) {
-  addKernel(T, fused::ConvOp,
-            Kernel{&runFusedConv, &fusedConvWorkspace, floatTypes()});
+  Kernel K{&runFusedConv, &fusedConvWorkspace, floatTypes()};
+  K.Features.push_back(fused::ConvAffineFeature);
+  addKernel(T, fused::ConvOp, K);
 }
 
 } // namespace cpu

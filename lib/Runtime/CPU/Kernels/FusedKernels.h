@@ -11,6 +11,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
 
+#include "Elementwise.h"
 #include "TensorUtil.h"
 #include <cmath>
 #include <limits>
@@ -30,7 +31,8 @@ enum class Activation {
   GeluTanh,
   Sigmoid,
   SiLU,
-  Tanh
+  Tanh,
+  HardSwish ///< x * relu6(x + 3) / 6 (MobileNetV3's, PP-OCR's)
 };
 
 /// The node's activation and its parameters.
@@ -50,7 +52,7 @@ inline bool readEpilogue(const Node &N, Epilogue &E) {
       {"Clip", Activation::Clip},       {"LeakyRelu", Activation::LeakyRelu},
       {"Gelu", Activation::Gelu},       {"GeluTanh", Activation::GeluTanh},
       {"Sigmoid", Activation::Sigmoid}, {"SiLU", Activation::SiLU},
-      {"Tanh", Activation::Tanh}};
+      {"Tanh", Activation::Tanh},       {"HardSwish", Activation::HardSwish}};
   bool Found = false;
   for (const auto &P : Names)
     if (Name == P.first) {
@@ -92,6 +94,8 @@ template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
     return X * stableSigmoid(X);
   else if constexpr (A == Activation::Tanh)
     return std::tanh(X);
+  else if constexpr (A == Activation::HardSwish)
+    return X * std::min(std::max(X + T(3), T(0)), T(6)) / T(6);
   else
     return X;
 }
@@ -113,8 +117,25 @@ template <typename F> void visitActivation(Activation Act, F &&Fn) {
     OOMPLAN_ACT(Sigmoid)
     OOMPLAN_ACT(SiLU)
     OOMPLAN_ACT(Tanh)
+    OOMPLAN_ACT(HardSwish)
 #undef OOMPLAN_ACT
   }
+}
+
+/// Activation A on Y[0, N) in place.
+template <Activation A, typename T>
+OOMPLAN_SIMD_CLONES void activateRun(const Epilogue &E, T *Y, int64_t N) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = activateAs<A>(E, Y[I]);
+}
+
+/// Y[I] = act(Y[I] * S + T) on Y[0, N) in place: one channel's plane of
+/// OomplanConv with its per-channel affine.
+template <Activation A, typename T>
+OOMPLAN_SIMD_CLONES void affineActivateRun(const Epilogue &E, T *Y, int64_t N,
+                                           T S, T Shift) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = activateAs<A>(E, T(Y[I] * S + Shift));
 }
 
 /// Applies E to Y[0, N) in place, in parallel.
@@ -124,8 +145,7 @@ void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
     return;
   visitActivation(E.Act, [&](auto Tag) {
     Pool.parallelFor(N, 1 << 14, [&](int64_t Begin, int64_t End) {
-      for (int64_t I = Begin; I < End; ++I)
-        Y[I] = activateAs<decltype(Tag)::value>(E, Y[I]);
+      activateRun<decltype(Tag)::value>(E, Y + Begin, End - Begin);
     });
   });
 }

@@ -71,14 +71,16 @@ constexpr int64_t ParallelGemmMinWork = int64_t(1) << 18;
 /// bit-reproducible at a given --threads (what --check=unplanned needs).
 /// Init, when given, runs on each tile first (rows [M0, M1),
 /// columns [N0, N1) of C), so that a bias fill happens on the thread and in
-/// the cache that then accumulates into it. Must not be called inside a
-/// parallelFor.
+/// the cache that then accumulates into it; Post, when given, runs on each
+/// tile after its product (a fused epilogue, while the tile is in cache).
+/// Must not be called inside a parallelFor.
 template <typename T>
 void parallelGemm(
     ThreadPool &Pool, bool TransA, bool TransB, int64_t M, int64_t N, int64_t K,
     T Alpha, const T *A, int64_t Lda, const T *B, int64_t Ldb, T Beta, T *C,
     int64_t Ldc,
-    llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t)> Init = {}) {
+    llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t)> Init = {},
+    llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t)> Post = {}) {
   const int64_t Threads = Pool.threads();
   const bool Big = M * N * std::max<int64_t>(K, 1) >= ParallelGemmMinWork;
   // Columns in multiples of 16 floats (one AVX-512 vector) so no two tiles
@@ -102,6 +104,8 @@ void parallelGemm(
       const T *BT = TransB ? B + N0 * Ldb : B + N0;
       gemm<T>(TransA, TransB, M1 - M0, N1 - N0, K, Alpha, AT, Lda, BT, Ldb,
               Beta, C + M0 * Ldc + N0, Ldc);
+      if (Post)
+        Post(M0, M1, N0, N1);
     }
   };
   if (Parts <= 1)

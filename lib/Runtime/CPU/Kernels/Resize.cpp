@@ -16,7 +16,9 @@
 #include "../CPUKernels.h"
 #include "ResizeTaps.h"
 #include "TensorUtil.h"
+#include "llvm/Support/MathExtras.h"
 #include <cmath>
+#include <memory>
 
 namespace oomplan {
 namespace runtime {
@@ -169,6 +171,24 @@ double interpolate(const T *X, llvm::ArrayRef<Taps> AxisTaps,
   return Acc;
 }
 
+/// Every axis's taps for each of its output coordinates: axisTaps divides
+/// and rounds, so computing it once per coordinate rather than once per
+/// output element is most of Resize's speed.
+std::vector<std::vector<Taps>>
+tapTables(const ResizeSetup &S, const TensorRef &X, const TensorRef &Y) {
+  std::vector<std::vector<Taps>> Tab(X.Dims.size());
+  for (size_t A = 0; A < X.Dims.size(); ++A) {
+    Tab[A].resize(size_t(Y.Dims[A]));
+    for (int64_t O = 0; O < Y.Dims[A]; ++O)
+      Tab[A][size_t(O)] = axisTaps(S.M, S.Axes[A], O, X.Dims[A]);
+  }
+  return Tab;
+}
+
+/// Output rows (every axis but the last) per parallel task: a task copies a
+/// row that repeats the one before it, so rows of one task share work.
+constexpr int64_t RowsPerTask = 16;
+
 template <typename T>
 void resizeTyped(const KernelContext &C, const ResizeSetup &S) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
@@ -176,19 +196,20 @@ void resizeTyped(const KernelContext &C, const ResizeSetup &S) {
   const int64_t Inner = Y.Dims[R - 1];
   const int64_t Rows = productOf(Y.Dims, 0, size_t(R - 1));
   DimVector Strides = stridesOf(X.Dims);
-  C.Pool.parallelFor(Rows, 1, [&](int64_t Begin, int64_t End) {
+  const std::vector<std::vector<Taps>> Tab = tapTables(S, X, Y);
+  C.Pool.parallelFor(Rows, RowsPerTask, [&](int64_t Begin, int64_t End) {
     llvm::SmallVector<Taps, 6> AxisTaps(R);
     for (int64_t Row = Begin; Row < End; ++Row) {
       int64_t Rem = Row;
       bool Outside = false;
       for (int64_t A = R - 2; A >= 0; --A) {
-        AxisTaps[A] = axisTaps(S.M, S.Axes[A], Rem % Y.Dims[A], X.Dims[A]);
+        AxisTaps[A] = Tab[A][size_t(Rem % Y.Dims[A])];
         Outside |= AxisTaps[A].Outside;
         Rem /= Y.Dims[A];
       }
       T *Out = Y.data<T>() + Row * Inner;
       for (int64_t J = 0; J < Inner; ++J) {
-        AxisTaps[R - 1] = axisTaps(S.M, S.Axes[R - 1], J, X.Dims[R - 1]);
+        AxisTaps[R - 1] = Tab[R - 1][size_t(J)];
         Out[J] =
             Outside || AxisTaps[R - 1].Outside
                 ? T(S.Extrapolation)
@@ -198,31 +219,91 @@ void resizeTyped(const KernelContext &C, const ResizeSetup &S) {
   });
 }
 
-/// Nearest on any element type: a gather of whole elements.
-void resizeNearestBytes(const KernelContext &C, const ResizeSetup &S) {
+/// Gathers one output row of nearest neighbours, elements of type T.
+template <typename T>
+void gatherRow(const char *Src, const int64_t *Idx, const bool *Out,
+               int64_t Len, T Fill, char *Dst) {
+  const T *S = reinterpret_cast<const T *>(Src);
+  T *D = reinterpret_cast<T *>(Dst);
+  for (int64_t J = 0; J < Len; ++J)
+    D[J] = Out[J] ? Fill : S[Idx[J]];
+}
+
+/// Nearest on any element type: a gather of whole elements, row by row.
+/// An output row whose source row is the previous output row's (every
+/// upsampled row but the first of its run) is a copy of that row.
+void resizeNearest(const KernelContext &C, const ResizeSetup &S) {
   const TensorRef &X = C.Inputs[0], &Y = C.Outputs[0];
   const int64_t R = int64_t(X.Dims.size());
   const uint64_t EB = elemBytes(X.Type);
-  DimVector Strides = stridesOf(X.Dims), Pos(R, 0);
-  const uint64_t N = Y.numElements();
-  for (uint64_t E = 0; E < N; ++E) {
-    int64_t Off = 0;
-    bool Outside = false;
-    for (int64_t A = 0; A < R; ++A) {
-      Taps T = axisTaps(S.M, S.Axes[A], Pos[A], X.Dims[A]);
-      Outside |= T.Outside;
-      Off += T.Idx[0] * Strides[A];
-    }
-    if (Outside)
-      std::memset(Y.data<char>() + E * EB, 0, EB);
-    else
-      std::memcpy(Y.data<char>() + E * EB, X.data<const char>() + Off * EB, EB);
-    for (int64_t A = R - 1; A >= 0; --A) {
-      if (++Pos[A] < Y.Dims[A])
-        break;
-      Pos[A] = 0;
-    }
+  const int64_t Inner = Y.Dims[R - 1];
+  const int64_t Rows = productOf(Y.Dims, 0, size_t(R - 1));
+  DimVector Strides = stridesOf(X.Dims);
+  const std::vector<std::vector<Taps>> Tab = tapTables(S, X, Y);
+  std::vector<int64_t> LastIdx(static_cast<size_t>(Inner));
+  std::unique_ptr<bool[]> LastOut(new bool[size_t(Inner)]);
+  for (int64_t J = 0; J < Inner; ++J) {
+    LastIdx[size_t(J)] = Tab[R - 1][size_t(J)].Idx[0];
+    LastOut[size_t(J)] = Tab[R - 1][size_t(J)].Outside;
   }
+  // Only float and double extrapolate to a value; other types fill zeros,
+  // as the element-wise path did.
+  const double Fill = S.Extrapolation;
+  C.Pool.parallelFor(Rows, RowsPerTask, [&](int64_t Begin, int64_t End) {
+    int64_t PrevSrc = -1;
+    char *PrevRow = nullptr;
+    for (int64_t Row = Begin; Row < End; ++Row) {
+      int64_t Rem = Row, Src = 0;
+      bool Outside = false;
+      for (int64_t A = R - 2; A >= 0; --A) {
+        const Taps &T = Tab[A][size_t(Rem % Y.Dims[A])];
+        Outside |= T.Outside;
+        Src += T.Idx[0] * Strides[A];
+        Rem /= Y.Dims[A];
+      }
+      char *Dst = Y.data<char>() + uint64_t(Row * Inner) * EB;
+      if (Outside)
+        Src = -2; // a row of fills: never equal to a real source row
+      if (Src == PrevSrc && PrevRow) {
+        std::memcpy(Dst, PrevRow, uint64_t(Inner) * EB);
+      } else if (Outside) {
+        if (X.Type == ElementType::Float)
+          std::fill_n(reinterpret_cast<float *>(Dst), Inner, float(Fill));
+        else if (X.Type == ElementType::Double)
+          std::fill_n(reinterpret_cast<double *>(Dst), Inner, Fill);
+        else
+          std::memset(Dst, 0, uint64_t(Inner) * EB);
+      } else {
+        const char *From = X.data<const char>() + uint64_t(Src) * EB;
+        const bool *O = LastOut.get();
+        const int64_t *I = LastIdx.data();
+        switch (X.Type == ElementType::Float    ? 5
+                : X.Type == ElementType::Double ? 9
+                                                : int(EB)) {
+        case 5:
+          gatherRow<float>(From, I, O, Inner, float(Fill), Dst);
+          break;
+        case 9:
+          gatherRow<double>(From, I, O, Inner, Fill, Dst);
+          break;
+        case 1:
+          gatherRow<uint8_t>(From, I, O, Inner, 0, Dst);
+          break;
+        case 2:
+          gatherRow<uint16_t>(From, I, O, Inner, 0, Dst);
+          break;
+        case 4:
+          gatherRow<uint32_t>(From, I, O, Inner, 0, Dst);
+          break;
+        default:
+          gatherRow<uint64_t>(From, I, O, Inner, 0, Dst);
+          break;
+        }
+      }
+      PrevSrc = Src;
+      PrevRow = Dst;
+    }
+  });
 }
 
 llvm::Error runResize(const KernelContext &C) {
@@ -249,12 +330,13 @@ llvm::Error runResize(const KernelContext &C) {
     std::memcpy(Y.Data, X.Data, X.bytes());
     return llvm::Error::success();
   }
-  if (X.Type == ElementType::Float)
+  if (S.M.M == Mode::Nearest && elemBytes(X.Type) &&
+      llvm::isPowerOf2_64(elemBytes(X.Type)) && elemBytes(X.Type) <= 8)
+    resizeNearest(C, S);
+  else if (X.Type == ElementType::Float)
     resizeTyped<float>(C, S);
   else if (X.Type == ElementType::Double)
     resizeTyped<double>(C, S);
-  else if (S.M.M == Mode::Nearest && elemBytes(X.Type))
-    resizeNearestBytes(C, S);
   else
     return C.unsupported("linear or cubic Resize of type " +
                          elementTypeName(X.Type));

@@ -497,6 +497,11 @@ __device__ float activate(Act A, float X, float Min, float Max, float Alpha) {
     return X * sigmoidOf(X);
   case Act::Tanh:
     return tanhf(X);
+  case Act::HardSwish: { // x * relu6(x + 3) / 6, as the CPU
+    float V = X + 3.f;
+    V = V < 0.f ? 0.f : (6.f < V ? 6.f : V);
+    return X * V / 6.f;
+  }
   default:
     return X;
   }

@@ -553,7 +553,8 @@ enum class Act : int {
   GeluTanh,
   Sigmoid,
   SiLU,
-  Tanh
+  Tanh,
+  HardSwish
 };
 /// Y = act(Y + Bias) over S's index space (Y dense; operand 0 is the bias's
 /// strides, 0 on broadcast axes), F32. Bias may be null.

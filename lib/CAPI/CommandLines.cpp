@@ -1,5 +1,13 @@
 //===- CommandLines.cpp - reading a file of command lines -----------------===//
-#include "CommandLines.h"
+//
+// `--commands FILE` of oomplan and oomplan-run: each line of FILE is one
+// command line. This reads them, a line at a time from standard input when
+// FILE is "-" (so that a program can write a line and wait for its answer),
+// skips blank lines and '#' comments, and splits each line as a shell would
+// (GNU quoting: '...', "...", backslash).
+//
+//===----------------------------------------------------------------------===//
+#include "oomplan/CAPI/Arguments.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -10,9 +18,11 @@
 
 using namespace llvm;
 
-std::string oomplan::tool::forEachCommandLine(
-    StringRef Path,
-    function_ref<void(unsigned, StringRef, ArrayRef<std::string>)> Fn) {
+std::string oomplan::api::forEachCommandLine(
+    const std::string &PathText,
+    const std::function<void(unsigned, const std::string &,
+                             const std::vector<std::string> &)> &Fn) {
+  StringRef Path(PathText);
   std::unique_ptr<MemoryBuffer> Whole;
   if (Path != "-") {
     auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
@@ -44,7 +54,7 @@ std::string oomplan::tool::forEachCommandLine(
     for (const char *T : Tokens)
       if (T) // The tokenizer marks line ends with null entries.
         Args.emplace_back(T);
-    Fn(LineNo, Line, Args);
+    Fn(LineNo, Line.str(), Args);
   }
   return "";
 }
