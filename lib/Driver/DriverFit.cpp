@@ -415,7 +415,7 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
   F.P = std::move(*P);
   // The plan's verdict is the request's (the budget without the allocator's
   // reserve), the one the exit code, the JSON and the text all print.
-  F.P.setLimit(F.Limit);
+  F.P.Limit = F.Limit;
   // PyTorch's runtime: the fitted step's reserved bytes decide.
   if (Error E =
           setRuntimeReserved(S, PlanContext{C.G, C.Shapes, F.Bindings}, F.P))

@@ -52,12 +52,7 @@ struct Plan {
   uint64_t ArenaLowerBound = 0;
   std::string Algorithm; ///< The algorithm whose placement was kept.
   uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
-  /// What the plan is judged against (PlanOptions::Limit); set it with
-  /// setLimit.
-  Budget Limit;
-  /// Limit.CapacityBytes under its former name, kept in step by setLimit
-  /// for the readers not yet moved to Limit (oomplan-run's report).
-  std::optional<uint64_t> BudgetBytes;
+  Budget Limit; ///< What the plan is judged against (PlanOptions::Limit).
   /// A plan predicted for PyTorch's CUDA runtime: the least memory its
   /// caching allocator runs the step in (its tensors and the libraries'
   /// workspaces, simulated with the cap's release-and-retry:
@@ -71,10 +66,6 @@ struct Plan {
   /// rejects totals past 2^63 - 1; saturating keeps any other Plan honest.
   uint64_t totalBytes() const {
     return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaBytes);
-  }
-  void setLimit(const Budget &B) {
-    Limit = B;
-    BudgetBytes = B.CapacityBytes;
   }
   /// What a budget judges of this plan.
   Figures figures() const { return {totalBytes(), RuntimeReservedBytes}; }

@@ -197,7 +197,7 @@ TEST_F(Fixture, DiagnosisRanksSequenceThenBatch) {
   // largest batch at seq 128 is floor(665600 / 135168) = 4. The peak is all
   // seq x seq: sequence too long ranks first; batch 1, seq 1 (52 bytes) fits.
   Plan P = plan(8, 128);
-  P.setLimit(budget(665600));
+  P.Limit = budget(665600);
   auto B = at(8, 128);
   PlanContext C{*G, Shapes, B};
   ReportOptions RO;
