@@ -16,6 +16,14 @@ static void addUnique(std::vector<SymbolId> &L, SymbolId S) {
     L.push_back(S);
 }
 
+SymbolRole SymbolRoles::roleOf(SymbolId S) const {
+  if (llvm::is_contained(Batch, S))
+    return SymbolRole::Batch;
+  if (llvm::is_contained(Seq, S))
+    return SymbolRole::Sequence;
+  return SymbolRole::Other;
+}
+
 SymbolRoles oomplan::findSymbolRoles(const Graph &G) {
   SymbolRoles R;
   for (SymbolId S = 0; S < G.Symbols.size(); ++S) {
@@ -67,11 +75,17 @@ static llvm::Error checkRange(llvm::StringRef What, int64_t V) {
   return llvm::Error::success();
 }
 
-llvm::Expected<SymbolBindings>
-oomplan::bindSymbols(const Graph &G, const BindingRequest &Request) {
-  SymbolBindings B;
+llvm::Expected<Bindings> oomplan::bindSymbols(const Graph &G,
+                                              const BindingRequest &Request) {
+  return bindSymbols(G, findSymbolRoles(G), Request);
+}
+
+llvm::Expected<Bindings> oomplan::bindSymbols(const Graph &G,
+                                              const SymbolRoles &Roles,
+                                              const BindingRequest &Request) {
+  Bindings B;
   B.Values.assign(G.Symbols.size(), std::nullopt);
-  SymbolRoles Roles = findSymbolRoles(G);
+  B.Roles = Roles;
   auto BindRole = [&](llvm::StringRef Flag, std::optional<int64_t> V,
                       llvm::ArrayRef<SymbolId> Syms,
                       llvm::StringRef Role) -> llvm::Error {

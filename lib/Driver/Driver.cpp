@@ -58,8 +58,7 @@ PipelineOptions Session::pipelineOptions() const {
   PO.Placement.AlignBytes = Req.AlignBytes.value_or(256);
   PO.Placement.TimeLimitSeconds = Req.TimeLimitSeconds;
   PO.Placement.IOInArena = Req.IOInArena;
-  PO.Placement.BudgetBytes = Budget;
-  PO.Placement.OverheadBytes = Overhead;
+  PO.Placement.Limit = Limit;
   PO.EditSchedule = EditSchedule;
   return PO;
 }
@@ -256,31 +255,33 @@ Error driver::resolveOptions(Session &S) {
     return E;
   if (Error E = checkPassNames(R))
     return E;
+  Budget &B = S.Limit;
   if (R.Overhead) {
     auto O = parseSize("overhead", *R.Overhead);
     if (!O)
       return O.takeError();
-    S.Overhead = *O;
+    B.OverheadBytes = *O;
   }
   auto Dev = loadDevice(R.Device.value_or("H100-SXM"));
   if (!Dev)
     return Dev.takeError();
   S.Device = *Dev;
+  B.DeviceBytes = S.Device.MemoryBytes;
   // A named device whose overhead was measured brings it as the default
   // (the CUDA context and library handles); --overhead 0 opts out.
   if (!R.Overhead && R.Device && S.Device.OverheadBytes) {
-    S.Overhead = S.Device.OverheadBytes;
-    S.OverheadFromDevice = true;
+    B.OverheadBytes = S.Device.OverheadBytes;
+    B.OverheadFromDevice = true;
   }
   if (R.Budget) {
-    auto B = parseByteSize(*R.Budget);
-    if (!B)
-      return B.takeError();
-    S.Budget = *B;
+    auto Bytes = parseByteSize(*R.Budget);
+    if (!Bytes)
+      return Bytes.takeError();
+    B.CapacityBytes = *Bytes;
   } else if (R.Device) {
     // A named device is a budget: its memory.
-    S.Budget = S.Device.MemoryBytes;
-    S.BudgetFromDevice = true;
+    B.CapacityBytes = S.Device.MemoryBytes;
+    B.CapacityFromDevice = true;
   }
   if (!R.Train.Enabled)
     return resolveInferencePrecision(S);
@@ -305,6 +306,10 @@ Error driver::resolveOptions(Session &S) {
   }
   if (Error E = resolveStepOptions(S))
     return E;
+  // PyTorch's caching allocator runs out of reserved bytes before our
+  // total (AllocatorInternal.h); our own executor allocates the total.
+  if (S.Train.Runtime == TrainRuntime::PyTorchCUDA)
+    B.Decides = DecidingFigure::Reserved;
   S.Train.Freeze = T.Freeze;
   for (StringRef Pair : T.Tied) {
     auto AB = parseTiedPair(Pair);
@@ -338,8 +343,8 @@ static Expected<int> runSession(Session &S) {
   }
   if (Error E = installBackend(S))
     return E;
-  S.Res.BudgetBytes = S.Budget;
-  S.Res.OverheadBytes = S.Overhead;
+  S.Res.BudgetBytes = S.Limit.CapacityBytes;
+  S.Res.OverheadBytes = S.Limit.OverheadBytes;
   if (StringRef(S.Req.ModelPath).endswith(".csv"))
     return runCSV(S);
   return runModel(S);

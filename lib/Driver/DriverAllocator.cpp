@@ -16,7 +16,7 @@ using namespace oomplan;
 using namespace oomplan::driver;
 
 bool driver::reservedDecides(const Session &S) {
-  return S.training() && S.Train.Runtime == TrainRuntime::PyTorchCUDA;
+  return S.Limit.Decides == DecidingFigure::Reserved;
 }
 
 // A convolution's unfolded input: batch x input channels x window x output
@@ -102,8 +102,7 @@ driver::simulateAllocator(const Session &S, const PlanContext &C,
   auto Conf = report::parseCudaAllocConf(Text);
   if (!Conf)
     return Conf.takeError();
-  report::AllocatorReport A =
-      report::buildAllocatorReport(P, *Conf, Text, iterations(S), P.BudgetBytes,
-                                   S.Overhead, libraries(S, C, P));
+  report::AllocatorReport A = report::buildAllocatorReport(
+      P, *Conf, Text, iterations(S), P.Limit, libraries(S, C, P));
   return std::optional<report::AllocatorReport>(std::move(A));
 }

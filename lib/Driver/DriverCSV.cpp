@@ -38,7 +38,7 @@ Expected<int> driver::runCSV(Session &S) {
     return Req.takeError();
   planner::PlannerOptions PO;
   PO.TimeLimitSeconds = R.TimeLimitSeconds;
-  PO.CapacityBytes = S.Budget.value_or(0);
+  PO.CapacityBytes = S.Limit.CapacityBytes.value_or(0);
   auto P = planner::runAlgorithm(R.Algorithm, *Req, PO);
   if (!P)
     return P.takeError();
@@ -54,9 +54,13 @@ Expected<int> driver::runCSV(Session &S) {
          << " bytes, lower bound: " << LB << " bytes, arena/lower bound: "
          << format("%.4f", LB ? double(P->ArenaBytes) / LB : 1.0) << "\n";
   }
-  if (S.Budget && P->ArenaBytes > *S.Budget) {
+  // A placement instance is no model on a device: its arena alone is judged,
+  // with no overhead.
+  Budget Arena;
+  Arena.CapacityBytes = S.Limit.CapacityBytes;
+  if (!fits(Arena, Figures{P->ArenaBytes, {}})) {
     S.note("arena " + Twine(P->ArenaBytes) + " bytes exceeds the budget of " +
-           Twine(*S.Budget) + " bytes");
+           Twine(*Arena.CapacityBytes) + " bytes");
     return 2;
   }
   return 0;

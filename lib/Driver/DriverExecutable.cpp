@@ -217,10 +217,10 @@ driver::makeRunInfo(const Graph &G, const ShapeInfo &Shapes,
 // Each graph input and output at the whole batch (the pass bindings with
 // every batch symbol times Passes, as micro-batching divided them) and the
 // one axis that differs from a pass's dims.
-static Error splitBatch(Executable &X) {
+static Error splitBatch(Executable &X, const SymbolRoles &Roles) {
   const Graph &G = *X.G;
   std::vector<std::optional<int64_t>> Whole = X.Bindings;
-  for (SymbolId S : findSymbolRoles(G).Batch)
+  for (SymbolId S : Roles.Batch)
     if (S < Whole.size() && Whole[S])
       Whole[S] = *Whole[S] * int64_t(X.Passes);
   auto Split = [&](ArrayRef<ValueId> Values, bool Outputs,
@@ -319,7 +319,7 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   if (!Info)
     return Info.takeError();
   X.Info = std::move(*Info);
-  if (Error E = splitBatch(X))
+  if (Error E = splitBatch(X, S.Roles))
     return E;
   return X;
 }

@@ -413,14 +413,14 @@ Expected<int> Execution::run(api::Request R) {
                          X->Diagnostics.end());
   Rep.Fitted = X->Fitted;
   Rep.PlanTotalBytes = X->P.totalBytes();
-  Rep.BudgetBytes = X->P.BudgetBytes;
+  Rep.BudgetBytes = X->P.Limit.CapacityBytes;
   Rep.Fits = X->P.fits();
   Rep.Passes = X->Passes;
   // "Does not fit" is an answer (exit 2), as oomplan gives it: a run over
   // the budget it was asked to keep would be one the user said could not
   // happen (on a GPU, an out-of-memory error). Without a budget (or a
   // device) nothing is refused.
-  if (X->P.BudgetBytes && !X->P.fits())
+  if (!X->P.fits())
     return 2;
   runtime::ExecOptions EO;
   // The default is one thread per physical core, as ONNX Runtime's; the

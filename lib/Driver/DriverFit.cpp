@@ -25,9 +25,9 @@ using namespace oomplan;
 using namespace oomplan::driver;
 
 FitOptions driver::fitOptions(const api::FitRequest &F,
-                              const PipelineOptions &PO, uint64_t Budget) {
+                              const PipelineOptions &PO, const Budget &Target) {
   FitOptions O;
-  O.BudgetBytes = Budget;
+  O.BudgetBytes = Target.roomBytes().value_or(UINT64_MAX);
   O.Remat = F.Remat == api::RematChoice::Sqrt   ? RematMode::Sqrt
             : F.Remat == api::RematChoice::None ? RematMode::None
                                                 : RematMode::Auto;
@@ -42,8 +42,9 @@ FitOptions driver::fitOptions(const api::FitRequest &F,
 }
 
 Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
-                                   FitOptions FO, const PipelineOptions &PO,
-                                   FitResult &R, PassLog *Log,
+                                   FitOptions FO, const Budget &Target,
+                                   const PipelineOptions &PO, FitResult &R,
+                                   PassLog *Log,
                                    std::vector<FitAlternative> *Seen) {
   // Each try reports the passes of its choice; the last try's are kept.
   PassRecorder Rec;
@@ -63,13 +64,13 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
   // the chooser's budget) fits, not only the cheapest by its lower bound. A
   // candidate whose placement fails counts as not fitting; the schedule that
   // is kept is placed again below, and its errors are reported there.
-  FO.PlacementFits = [&PO, Budget = FO.BudgetBytes](const Schedule &Cand) {
+  FO.PlacementFits = [&PO, &Target](const Schedule &Cand) {
     auto P = buildPlan(Cand, computeLifetimes(Cand, PO.Liveness), PO.Placement);
     if (!P) {
       consumeError(P.takeError());
       return false;
     }
-    return P->totalBytes() <= Budget;
+    return fits(Target, Figures{P->totalBytes(), {}});
   };
   auto Fit = [&]() -> Error {
     Rec.Log.clear();
@@ -83,10 +84,9 @@ Expected<Plan> driver::fitAndPlace(const Schedule &S, const CostModel &Cost,
   };
   if (Error E = Fit())
     return E;
+  // Judged against the target, as the chooser's estimates were.
   PlanOptions PlO = PO.Placement;
-  PlO.BudgetBytes = FO.BudgetBytes;
-  // The chooser's budget is what is left after any fixed overhead.
-  PlO.OverheadBytes = 0;
+  PlO.Limit = Target;
   auto P = buildPlan(R.Sched, computeLifetimes(R.Sched, PO.Liveness), PlO);
   // Placement may exceed the chooser's lower bound; then aim lower by the
   // fragmentation seen, up to three times.
@@ -121,12 +121,12 @@ std::vector<double> driver::stepSeconds(const Schedule &S,
 }
 
 // --micro-batches=K: the same pipeline at batch/K.
-static Expected<Plan> microBatchPlan(unsigned K, const PlanContext &C,
+static Expected<Plan> microBatchPlan(unsigned K, const SymbolRoles &Roles,
                                      const report::PlanFn &PlanAt,
                                      std::vector<std::optional<int64_t>> &B) {
   // The symbols --batch binds (SymbolBinding.h's batch role).
   bool Any = false;
-  for (SymbolId Sym : findSymbolRoles(C.G).Batch) {
+  for (SymbolId Sym : Roles.Batch) {
     if (Sym >= B.size() || !B[Sym])
       continue;
     if (*B[Sym] % K != 0)
@@ -144,10 +144,10 @@ report::FitFn driver::makeFitRemedy(Session &S, const PlanContext &C,
                                     const Plan &Base, const PipelineOptions &PO,
                                     const report::PlanFn &PlanAt,
                                     const PassesPlanFn &PlanPasses) {
-  // The budget the report passes is the request's less the overhead, which
-  // fitPlan takes from the session itself.
+  // The report passes the session's own budget, which fitPlan takes from the
+  // session itself.
   return [&S, &C, &Base, PO, &PlanAt,
-          &PlanPasses](uint64_t) -> Expected<report::FitOutcome> {
+          &PlanPasses](const Budget &) -> Expected<report::FitOutcome> {
     auto F = fitPlan(S, C, Base, PO, PlanAt, PlanPasses);
     if (!F)
       return F.takeError();
@@ -187,10 +187,10 @@ struct PassesChoice {
 } // namespace
 
 // The bindings of one pass of K: every batch symbol divided by K.
-static std::vector<std::optional<int64_t>> passBindings(const PlanContext &C,
-                                                        unsigned K) {
+static std::vector<std::optional<int64_t>>
+passBindings(const PlanContext &C, const SymbolRoles &Roles, unsigned K) {
   std::vector<std::optional<int64_t>> B(C.Bindings.begin(), C.Bindings.end());
-  for (SymbolId Sym : findSymbolRoles(C.G).Batch)
+  for (SymbolId Sym : Roles.Batch)
     if (Sym < B.size() && B[Sym])
       B[Sym] = *B[Sym] / K;
   return B;
@@ -198,15 +198,16 @@ static std::vector<std::optional<int64_t>> passBindings(const PlanContext &C,
 
 // Why splitting the batch into K passes would change C's results (a node
 // that mixes samples), or std::nullopt.
-static std::optional<std::string> batchCoupling(const PlanContext &C,
-                                                unsigned K) {
-  return batchCouplingNode(C.G, C.Shapes, C.Bindings, passBindings(C, K));
+static std::optional<std::string>
+batchCoupling(const PlanContext &C, const SymbolRoles &Roles, unsigned K) {
+  return batchCouplingNode(C.G, C.Shapes, C.Bindings,
+                           passBindings(C, Roles, K));
 }
 
 // The largest batch every bound batch symbol is a multiple of (0: none).
-static int64_t boundBatch(const PlanContext &C) {
+static int64_t boundBatch(const PlanContext &C, const SymbolRoles &Roles) {
   int64_t G = 0;
-  for (SymbolId Sym : findSymbolRoles(C.G).Batch)
+  for (SymbolId Sym : Roles.Batch)
     if (Sym < C.Bindings.size() && C.Bindings[Sym])
       G = std::gcd(G, *C.Bindings[Sym]);
   return G;
@@ -215,20 +216,19 @@ static int64_t boundBatch(const PlanContext &C) {
 // Micro-batching when the whole batch does not fit or fits only with a
 // transform that costs time: k = 2, 4, ... passes, each re-planned and fitted
 // at the same budget, the cheapest by k x pass time against Whole.
-static PassesChoice
-choosePasses(const api::FitRequest &FR, const PlanContext &C,
-             const PipelineOptions &PO, uint64_t Budget,
-             const DeviceProfile &Dev, const CostOptions &CO,
-             const PassesPlanFn &PlanPasses, const FitResult &Whole,
-             bool WholePlaced, bool Log, bool Training) {
+static PassesChoice choosePasses(
+    const api::FitRequest &FR, const PlanContext &C, const SymbolRoles &Roles,
+    const PipelineOptions &PO, const Budget &Target, const DeviceProfile &Dev,
+    const CostOptions &CO, const PassesPlanFn &PlanPasses,
+    const FitResult &Whole, bool WholePlaced, bool Log, bool Training) {
   PassesChoice Out;
-  int64_t Batch = boundBatch(C);
+  int64_t Batch = boundBatch(C, Roles);
   if (Batch < 2 || (Whole.Fits && WholePlaced && Whole.overheadSeconds() <= 0))
     return Out;
   // An inference model that mixes samples would give other results in
   // passes (training accumulates gradients over them by design).
   if (!Training)
-    if (std::optional<std::string> Why = batchCoupling(C, 2)) {
+    if (std::optional<std::string> Why = batchCoupling(C, Roles, 2)) {
       Out.NotTried = *Why;
       return Out;
     }
@@ -236,15 +236,15 @@ choosePasses(const api::FitRequest &FR, const PlanContext &C,
   auto FitAt = [&](unsigned K) -> std::optional<MicroBatchFit> {
     PassesFit F;
     F.K = K;
-    F.Bindings = passBindings(C, K);
+    F.Bindings = passBindings(C, Roles, K);
     auto Pass = PlanPasses(F.Bindings, K);
     if (!Pass) {
       consumeError(Pass.takeError()); // This K is not offered.
       return std::nullopt;
     }
     CostModel Cost(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO);
-    auto P = fitAndPlace(Pass->Sched, Cost, fitOptions(FR, PO, Budget), PO, F.R,
-                         Log ? &F.Log : nullptr, &F.Seen);
+    auto P = fitAndPlace(Pass->Sched, Cost, fitOptions(FR, PO, Target), Target,
+                         PO, F.R, Log ? &F.Log : nullptr, &F.Seen);
     if (!P) {
       consumeError(P.takeError()); // This K is not offered.
       return std::nullopt;
@@ -334,24 +334,22 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
   const api::FitRequest &FR = S.Req.Fit;
   const DeviceProfile &Dev = S.Device;
   FittedPlan F;
-  F.BudgetBytes = S.Budget.value_or(Dev.MemoryBytes);
-  F.OverheadBytes = S.Overhead;
-  F.AsIsBytes = saturatingAdd(Base.decidingBytes(), S.Overhead);
-  // The transforms must make room for the overhead too.
+  F.Limit = S.Limit.bounded();
+  F.AsIsBytes = neededBytes(S.Limit, Base.figures());
+  // The transforms make room for the overhead and the allocator's reserve.
   F.AllocatorReserveBytes = Reserve;
-  uint64_t Kept = saturatingAdd(F.OverheadBytes, Reserve);
-  uint64_t Budget = F.BudgetBytes > Kept ? F.BudgetBytes - Kept : 0;
+  Budget Target = F.Limit.withHeadroom(Reserve);
   F.Passes = FR.MicroBatches.value_or(1);
   F.Bindings.assign(C.Bindings.begin(), C.Bindings.end());
   std::optional<Plan> Micro;
   if (F.Passes > 1) {
     if (!S.training())
-      if (std::optional<std::string> Why = batchCoupling(C, F.Passes))
+      if (std::optional<std::string> Why = batchCoupling(C, S.Roles, F.Passes))
         S.warn("--micro-batches=" + Twine(F.Passes) +
                ": the passes' results differ from one run on the whole "
                "batch: " +
                *Why);
-    auto MP = microBatchPlan(F.Passes, C, PlanAt, F.Bindings);
+    auto MP = microBatchPlan(F.Passes, S.Roles, PlanAt, F.Bindings);
     if (!MP)
       return MP.takeError();
     Micro = std::move(*MP);
@@ -364,8 +362,8 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
   auto P = fitAndPlace(
       Start->Sched,
       CostModel(C.G, evaluateDims(C.G, C.Shapes, F.Bindings), Dev, CO),
-      fitOptions(FR, PO, Budget), PO, F.R, S.printsPasses() ? &F.Log : nullptr,
-      &Seen);
+      fitOptions(FR, PO, Target), Target, PO, F.R,
+      S.printsPasses() ? &F.Log : nullptr, &Seen);
   if (!P)
     return P.takeError();
   F.TotalSeconds = F.R.Time.TotalSeconds * F.Passes;
@@ -374,8 +372,8 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
   PassesChoice Auto;
   if (!FR.MicroBatches && FR.Remat != api::RematChoice::Sqrt &&
       FR.Offload != api::OffloadChoice::Weights)
-    Auto = choosePasses(FR, C, PO, Budget, Dev, CO, PlanPasses, F.R, P->fits(),
-                        S.printsPasses(), S.training());
+    Auto = choosePasses(FR, C, S.Roles, PO, Target, Dev, CO, PlanPasses, F.R,
+                        P->fits(), S.printsPasses(), S.training());
   if (!Auto.NotTried.empty())
     S.note("micro-batches not tried: splitting the batch would change the "
            "results (" +
@@ -415,11 +413,9 @@ fitPlanOnce(Session &S, const PlanContext &C, const Plan &Base,
   }
   F.BaseSeconds = simulate(Base.Sched, Full).TotalSeconds;
   F.P = std::move(*P);
-  // The plan's verdict is the request's: total + overhead against the budget
-  // (the same sum as the chooser's budget less the overhead), the one the
-  // exit code, the JSON and the text all print.
-  F.P.BudgetBytes = F.BudgetBytes;
-  F.P.OverheadBytes = F.OverheadBytes;
+  // The plan's verdict is the request's (the budget without the allocator's
+  // reserve), the one the exit code, the JSON and the text all print.
+  F.P.Limit = F.Limit;
   // PyTorch's runtime: the fitted step's reserved bytes decide.
   if (Error E =
           setRuntimeReserved(S, PlanContext{C.G, C.Shapes, F.Bindings}, F.P))
@@ -445,14 +441,14 @@ Expected<FittedPlan> driver::fitPlan(Session &S, const PlanContext &C,
   uint64_t Reserve = 0;
   auto F = fitPlanOnce(S, C, Base, PO, PlanAt, PlanPasses, Reserve);
   for (unsigned Try = 0; Try < 2 && F && !F->Fits && F->R.Fits &&
-                         reservedDecides(S) && F->BudgetBytes > 0;
+                         reservedDecides(S) && *F->Limit.CapacityBytes > 0;
        ++Try) {
-    uint64_t Need = saturatingAdd(F->P.decidingBytes(), F->OverheadBytes);
-    if (Need <= F->BudgetBytes)
+    if (F->P.fits())
       break;
     // At least the fitted plan's own excess over its tensors, so the next
     // fit's tensors leave room for it; more when that was not enough.
-    Reserve = std::max(saturatingAdd(Reserve, Need - F->BudgetBytes),
+    uint64_t Excess = F->P.neededBytes() - *F->Limit.CapacityBytes;
+    Reserve = std::max(saturatingAdd(Reserve, Excess),
                        F->P.decidingBytes() - F->P.totalBytes());
     F = fitPlanOnce(S, C, Base, PO, PlanAt, PlanPasses, Reserve);
   }
@@ -479,12 +475,12 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
     S.printPasses(C.G, {PassRecord{"micro-batch", F.TableSched}});
   S.printPasses(C.G, F.Log);
   S.Res.TotalBytes = F.P.totalBytes();
-  S.Res.BudgetBytes = F.BudgetBytes;
+  S.Res.BudgetBytes = F.Limit.CapacityBytes;
   S.Res.FitStrategy = F.R.Strategy;
   S.Res.FitOverheadPercent = F.overheadPercent();
   // Wall time is a note: the output stays reproducible.
   S.note("chosen in " + formatv("{0:f2}", Secs) + " s");
-  bool Over = !fitsBudget(Base.totalBytes(), S.Overhead, F.BudgetBytes);
+  bool Over = !fits(F.Limit, Figures{Base.totalBytes(), {}});
   if (S.Req.Emit == api::EmitKind::Schedule) { // The schedule placed.
     printSchedule(S.OS, F.P.Sched, &C.G);
     return F.Fits ? 0 : 2;
@@ -497,21 +493,21 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
     printHeadline(OS, F);
   printSettings(S);
   OS << "fit: device " << S.Device.Name;
-  if (S.Budget)
-    OS << ", budget " << formatBytes(F.BudgetBytes) << " (" << F.BudgetBytes
+  uint64_t BudgetBytes = *F.Limit.CapacityBytes;
+  if (S.Limit.given())
+    OS << ", budget " << formatBytes(BudgetBytes) << " (" << BudgetBytes
        << " bytes)";
   else // The transforms still need a bound: the card's memory.
     OS << ", no budget given (fitted within the device's "
-       << formatBytes(F.BudgetBytes) << ")";
-  if (F.OverheadBytes)
-    OS << ", overhead " << formatBytes(F.OverheadBytes) << " ("
-       << F.OverheadBytes << " bytes)";
+       << formatBytes(BudgetBytes) << ")";
+  if (uint64_t Overhead = F.Limit.OverheadBytes)
+    OS << ", overhead " << formatBytes(Overhead) << " (" << Overhead
+       << " bytes)";
   if (F.Passes > 1)
     OS << ", " << F.Passes << " micro-batches";
   if (F.AllocatorReserveBytes) {
-    uint64_t Kept = saturatingAdd(F.OverheadBytes, F.AllocatorReserveBytes);
     OS << "; tensors within "
-       << (F.BudgetBytes > Kept ? F.BudgetBytes - Kept : 0)
+       << *F.Limit.withHeadroom(F.AllocatorReserveBytes).roomBytes()
        << " bytes (the budget less the overhead and "
        << formatBytes(F.AllocatorReserveBytes)
        << " PyTorch's caching allocator reserves beyond them)";

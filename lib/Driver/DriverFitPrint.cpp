@@ -72,7 +72,7 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
         {formatv("{0:f1}P", Frac).str(),
          static_cast<uint64_t>(static_cast<double>(Peak) * Frac)});
   if (isTrainingSchedule(S)) {
-    FitOptions O = fitOptions(F, PO, UINT64_MAX);
+    FitOptions O = fitOptions(F, PO, Budget{});
     O.Reorder = false;
     O.Remat = RematMode::Sqrt;
     auto F = fitSchedule(S, Cost, O);
@@ -98,21 +98,24 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
     std::string Label, Budget, Ours, Over, Sq;
   };
   std::vector<Row> Rows;
-  for (auto &[Label, Budget] : Budgets) {
-    FitOptions O = fitOptions(F, PO, Budget);
+  for (auto &[Label, Bytes] : Budgets) {
+    // Each row's budget is for the tensors alone: no overhead.
+    Budget Target;
+    Target.CapacityBytes = Bytes;
+    FitOptions O = fitOptions(F, PO, Target);
     O.Reorder = false;
     FitResult R;
-    auto P = fitAndPlace(S, Cost, O, PO, R);
+    auto P = fitAndPlace(S, Cost, O, Target, PO, R);
     bool Placed = P && P->fits();
     if (!P)
       consumeError(P.takeError()); // The row says "placement over".
     std::string Sq = "-";
     if (Sqrt)
-      Sq = SqrtBytes <= Budget
+      Sq = fits(Target, Figures{SqrtBytes, {}})
                ? formatv("{0:f1}%", Sqrt->overheadPercent()).str()
                : "no fit";
     Rows.push_back(
-        {Label, formatBytes(Budget) + " (" + std::to_string(Budget) + ")",
+        {Label, formatBytes(Bytes) + " (" + std::to_string(Bytes) + ")",
          !R.Fits  ? "nothing fits"
          : Placed ? R.Strategy
                   : R.Strategy + " (placement over)",
@@ -151,7 +154,7 @@ void driver::printTable(raw_ostream &OS, const api::FitRequest &F,
 void driver::printHeadline(raw_ostream &OS, const FittedPlan &F) {
   OS << "does not fit as is (" << F.AsIsBytes << " bytes); ";
   if (!F.Fits) {
-    uint64_t Reached = saturatingAdd(F.P.decidingBytes(), F.OverheadBytes);
+    uint64_t Reached = F.P.neededBytes();
     OS << "nothing fits: smallest budget reached " << Reached << " bytes ("
        << formatBytes(Reached) << ")\n";
     return;
@@ -203,8 +206,8 @@ void driver::writeFitJSON(json::OStream &J, const FittedPlan &F,
     J.attribute("requested", ByDefault ? "default" : "option");
     J.attribute("fits", F.Fits);
     J.attribute("as_is_bytes", static_cast<int64_t>(F.AsIsBytes));
-    J.attribute("budget_bytes", static_cast<int64_t>(F.BudgetBytes));
-    J.attribute("overhead_bytes", static_cast<int64_t>(F.OverheadBytes));
+    J.attribute("budget_bytes", static_cast<int64_t>(*F.Limit.CapacityBytes));
+    J.attribute("overhead_bytes", static_cast<int64_t>(F.Limit.OverheadBytes));
     J.attribute("strategy", F.R.Strategy);
     J.attribute("estimated_bytes", static_cast<int64_t>(F.R.Mem.totalBytes()));
     J.attribute("host_bytes", static_cast<int64_t>(F.P.HostBytes));
@@ -218,8 +221,9 @@ void driver::writeFitJSON(json::OStream &J, const FittedPlan &F,
       J.attribute("smallest_bytes", nullptr);
       J.attribute("why", nullptr);
     } else {
-      J.attribute("smallest_bytes", static_cast<int64_t>(saturatingAdd(
-                                        F.P.totalBytes(), F.OverheadBytes)));
+      J.attribute("smallest_bytes",
+                  static_cast<int64_t>(
+                      neededBytes(F.Limit, Figures{F.P.totalBytes(), {}})));
       J.attribute("why", F.R.Why.empty() ? "placement" : F.R.Why);
     }
     J.attributeObject("loop", [&] {

@@ -166,8 +166,8 @@ static Error adviseFusedAttention(Session &S, const Graph &G,
   // the other mode's total.
   if (S.training() && S.Train.Runtime == TrainRuntime::PyTorchCUDA)
     return Error::success();
-  std::vector<SymbolId> Seq = findSymbolRoles(G).Seq;
-  if (Seq.empty() || !S.Budget || Seq[0] >= Bindings.size() ||
+  const std::vector<SymbolId> &Seq = S.Roles.Seq;
+  if (Seq.empty() || !S.Limit.given() || Seq[0] >= Bindings.size() ||
       !Bindings[Seq[0]])
     return Error::success();
   FusionOptions O;
@@ -189,7 +189,7 @@ static Error adviseFusedAttention(Session &S, const Graph &G,
   auto Now = PlanAt(B);
   if (!Now)
     return Now.takeError();
-  auto Cap = report::findCapacity(PlanAt, B, Seq, "seq", *S.Budget, S.Overhead);
+  auto Cap = report::findCapacity(PlanAt, B, Seq, "seq", S.Limit);
   if (!Cap)
     return Cap.takeError();
   int64_t Len = *Bindings[Seq[0]];
@@ -199,7 +199,7 @@ static Error adviseFusedAttention(Session &S, const Graph &G,
         "backend: output and log-sum-exp kept, scores recomputed in the "
         "backward; "
      << F->Stats.Attention << " attention blocks): seq " << Len << " needs "
-     << formatBytes(report::deviceBytes(*Now, S.Overhead));
+     << formatBytes(neededBytes(S.Limit, Now->figures()));
   if (!Cap->Max)
     OS << "; not even seq 1 fits the budget";
   else if (Cap->AtLeast)

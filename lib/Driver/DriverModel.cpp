@@ -73,9 +73,9 @@ static Error bindInputShape(const Graph &G, const api::InputShape &In,
 
 // Two options that bind one symbol to different values: refuse, naming both
 // ("--batch 8 --dim batch=4" must not plan batch 4 silently).
-static Error checkConflicts(const Graph &G, const api::Request &R,
+static Error checkConflicts(const Graph &G, const SymbolRoles &Roles,
+                            const api::Request &R,
                             ArrayRef<NamedBinding> Named) {
-  SymbolRoles Roles = findSymbolRoles(G);
   auto RoleOf = [&](SymbolId S) -> std::pair<const char *, const int64_t *> {
     if (R.Batch && is_contained(Roles.Batch, S))
       return {"--batch", &*R.Batch};
@@ -111,7 +111,7 @@ static Error defaultSearchedRoles(Session &S, const Graph &G,
   const api::ReportRequest &RR = S.Req.Report;
   if (!RR.MaxBatch && !RR.MaxSeq && !RR.Sweep)
     return Error::success();
-  SymbolRoles Roles = findSymbolRoles(G);
+  const SymbolRoles &Roles = S.Roles;
   auto NamedAny = [&](ArrayRef<SymbolId> Syms) {
     for (SymbolId Sym : Syms)
       for (auto &[Name, Value] : BR.Named)
@@ -148,7 +148,14 @@ static Error defaultSearchedRoles(Session &S, const Graph &G,
   return Error::success();
 }
 
-static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
+// G's symbol roles, read once per request; binding and everything after it
+// read S.Roles (the serve path included, before its fusion, which keeps the
+// graph's inputs and symbols).
+static void findRoles(Session &S, const Graph &G) {
+  S.Roles = findSymbolRoles(G);
+}
+
+static Expected<Bindings> bind(Session &S, const Graph &G) {
   std::vector<NamedBinding> Named;
   for (const api::InputShape &In : S.Req.InputShapes)
     if (Error E = bindInputShape(G, In, Named))
@@ -156,7 +163,7 @@ static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
   for (const api::SymbolValue &D : S.Req.Dims)
     Named.push_back(
         {D.Name, D.Value, "--dim " + D.Name + "=" + std::to_string(D.Value)});
-  if (Error E = checkConflicts(G, S.Req, Named))
+  if (Error E = checkConflicts(G, S.Roles, S.Req, Named))
     return E;
   BindingRequest BR;
   BR.Batch = S.Req.Batch;
@@ -165,7 +172,7 @@ static Expected<SymbolBindings> bind(Session &S, const Graph &G) {
     BR.Named.push_back({N.Symbol, N.Value});
   if (Error E = defaultSearchedRoles(S, G, BR))
     return E;
-  return bindSymbols(G, BR);
+  return bindSymbols(G, S.Roles, BR);
 }
 
 // Symbols that occur only in declared output shapes: inference sized those
@@ -239,10 +246,11 @@ void driver::printSettings(Session &S) {
     S.OS << "device: " << S.Device.Name << ", "
          << formatBytes(S.Device.MemoryBytes) << " (" << S.Device.MemoryBytes
          << " bytes)";
-    if (S.BudgetFromDevice)
+    if (S.Limit.CapacityFromDevice)
       S.OS << ", the budget (no --budget given)";
-    if (S.OverheadFromDevice)
-      S.OS << "; overhead " << formatBytes(S.Overhead) << " (" << S.Overhead
+    if (S.Limit.OverheadFromDevice)
+      S.OS << "; overhead " << formatBytes(S.Limit.OverheadBytes) << " ("
+           << S.Limit.OverheadBytes
            << " bytes: its CUDA context and library handles as measured; "
               "--overhead 0 for none)";
     S.OS << '\n';
@@ -286,7 +294,7 @@ bool driver::fitRuns(const Session &S, const Plan &P) {
   const api::Request &R = S.Req;
   if (R.Fit.requested())
     return true;
-  if (R.Fit.NoFit || !S.Budget || P.fits())
+  if (R.Fit.NoFit || !S.Limit.given() || P.fits())
     return false;
   if (R.Emit != api::EmitKind::Report && R.Emit != api::EmitKind::Plan &&
       R.Emit != api::EmitKind::JSON && R.Emit != api::EmitKind::Schedule)
@@ -333,9 +341,9 @@ static Expected<int> emitPlan(Session &S, const Graph &G,
   }
   if (R.Fit.ShowPlan)
     S.note(std::string("--fit-show-plan: nothing was fitted (") +
-           (!P.BudgetBytes ? "no budget was given"
-            : P.fits()     ? "the plan fits the budget as is"
-                           : "see above") +
+           (!P.Limit.given() ? "no budget was given"
+            : P.fits()       ? "the plan fits the budget as is"
+                             : "see above") +
            "); the report is the plan as is");
   S.printPasses(G, MainLog);
   if (R.Emit == api::EmitKind::Report || R.Emit == api::EmitKind::Plan)
@@ -398,6 +406,7 @@ Expected<int> driver::runModel(Session &S) {
     S.warn(W);
   if (Error E = checkTypes(S, **G, *Shapes))
     return E;
+  findRoles(S, **G);
   if (R.Serve.Enabled)
     return runServe(S, *G, *Shapes);
   if (R.Emit != api::EmitKind::Shapes)
@@ -463,6 +472,7 @@ Expected<PlannedModel> driver::planModel(Session &S) {
     S.warn(W);
   if (Error E = checkTypes(S, *M.G, M.Shapes))
     return E;
+  findRoles(S, *M.G);
   if (Error E = prepareModel(S, M.G, M.Shapes))
     return E;
   auto Bound = bind(S, *M.G);

@@ -87,9 +87,9 @@ static void printPlan(raw_ostream &OS, const ParallelPlan &P,
 // of placed stage plans.
 static Error printCapacity(Session &S, const ParallelInput &In,
                            const ParallelPlan &Chosen) {
-  if (!S.Budget)
+  if (!S.Limit.given())
     return makeInputError("--max-batch/--max-seq need a --budget or --device");
-  SymbolRoles Roles = findSymbolRoles(In.G);
+  const SymbolRoles &Roles = S.Roles;
   report::PlanFn PlanAt =
       [&](ArrayRef<std::optional<int64_t>> B) -> Expected<Plan> {
     ParallelInput At = In;
@@ -108,7 +108,7 @@ static Error printCapacity(Session &S, const ParallelInput &In,
     const char *Name = Role == 0 ? "batch" : "seq";
     auto C = report::findCapacity(PlanAt, In.Bindings,
                                   Role == 0 ? Roles.Batch : Roles.Seq, Name,
-                                  *S.Budget, S.Overhead);
+                                  S.Limit);
     if (!C)
       return C.takeError();
     S.OS << "largest " << (Role == 0 ? "micro-batch per device" : "sequence")
@@ -180,8 +180,7 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
                    S.Train,
                    S.pipelineOptions(),
                    S.Device,
-                   S.Budget,
-                   S.Overhead,
+                   S.Limit,
                    {}};
   // GPU engines keep 1-byte dropout masks (Korthikanti et al. count them so).
   In.Train.DropoutMask = DropoutMaskKind::Byte;
@@ -191,7 +190,7 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   std::optional<ParallelPlan> Chosen;
   SearchResult Search;
   if (Spec == "auto") {
-    if (!S.Budget)
+    if (!S.Limit.given())
       return makeInputError("--parallel=auto needs a budget: --device or "
                             "--budget");
     // With --emit, only what that engine can express is a candidate.
@@ -234,8 +233,8 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
   if (!Chosen) {
     OS << "no configuration of " << (AutoDevices ? "up to " : "")
        << Search.Devices << " x " << S.Device.Name << " fits";
-    if (S.Budget)
-      OS << " a budget of " << gib(*S.Budget) << " per device";
+    if (S.Limit.given())
+      OS << " a budget of " << gib(*S.Limit.CapacityBytes) << " per device";
     OS << " (" << Search.Tried << " tried)\n";
     for (const Candidate &C : Search.RunnersUp)
       OS << "  " << formatSpec(C.Spec) << ": " << C.Why << "\n";
@@ -263,7 +262,7 @@ Expected<int> driver::runParallel(Session &S, const Graph &G,
        << (AutoDevices ? "the fewest devices that fit, fastest configuration"
                        : "the fastest configuration that fits")
        << ":\n";
-  printPlan(OS, *Chosen, PP->layers(), S.Device, S.Budget);
+  printPlan(OS, *Chosen, PP->layers(), S.Device, S.Limit.CapacityBytes);
   if (!Search.RunnersUp.empty()) {
     OS << "runners-up:\n";
     for (const Candidate &C : Search.RunnersUp)

@@ -95,8 +95,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
                                 const report::FitFn &Fit) {
   report::ReportOptions RO;
   RO.Fit = Fit;
-  RO.BudgetBytes = P.BudgetBytes;
-  RO.OverheadBytes = S.Overhead;
+  RO.Limit = S.Limit;
   RO.MaxBatch = S.Req.Report.MaxBatch;
   RO.MaxSeq = S.Req.Report.MaxSeq;
   RO.Sweep = S.Req.Report.Sweep;
@@ -138,8 +137,7 @@ Expected<int> driver::runReport(Session &S, const PlanContext &C, const Plan &P,
         return planGraph(*HG, *HS, B, Half);
       return planGraph(C.G, C.Shapes, B, Half);
     };
-  SymbolRoles Roles = findSymbolRoles(C.G);
-  auto R = report::buildReport(P, C, Roles, PlanAt, PO, RO);
+  auto R = report::buildReport(P, C, S.Roles, PlanAt, PO, RO);
   if (!R)
     return R.takeError();
   if (R->Batch && R->BatchAsked)
@@ -195,10 +193,9 @@ Expected<int> driver::runFittedJSON(Session &S, const PlanContext &PC,
   // The report of the fitted plan (its classes and peak); no diagnosis: the
   // "fit" object says what was done, or what the fit reached.
   report::ReportOptions RO;
-  RO.BudgetBytes = F.BudgetBytes;
-  RO.OverheadBytes = F.OverheadBytes;
+  RO.Limit = F.Limit;
   RO.Diagnose = false;
-  auto R = report::buildReport(F.P, PC, findSymbolRoles(PC.G), PlanAt, PO, RO);
+  auto R = report::buildReport(F.P, PC, S.Roles, PlanAt, PO, RO);
   if (!R)
     return R.takeError();
   PlanJSONOptions JO;

@@ -51,8 +51,9 @@ struct ServeContext {
 };
 } // namespace
 
-static StepRoles stepRoles(const Graph &G, const KVCacheLayout &KV) {
-  StepRoles Out{findSymbolRoles(G).Batch, tokenSymbols(G), KV.PastSymbols, {}};
+static StepRoles stepRoles(const Graph &G, const SymbolRoles &Roles,
+                           const KVCacheLayout &KV) {
+  StepRoles Out{Roles.Batch, tokenSymbols(G, Roles), KV.PastSymbols, {}};
   auto Known = [&](SymbolId S) {
     return is_contained(Out.Batch, S) || is_contained(Out.Seq, S) ||
            is_contained(Out.Past, S) || is_contained(Out.Total, S);
@@ -170,7 +171,7 @@ static Expected<ServeConfig> resolveConfig(Session &S) {
   if (!R.MaxModelLen)
     return makeInputError("--serve needs --max-model-len (the longest "
                           "prompt plus output a request may have)");
-  if (!S.Budget)
+  if (!S.Limit.given())
     return makeInputError("--serve needs --device or --budget (the memory of "
                           "one device)");
   ServeConfig C;
@@ -190,8 +191,7 @@ static Expected<ServeConfig> resolveConfig(Session &S) {
   C.MaxNumSeqs = uint64_t(*Seqs);
   C.BlockSize = uint64_t(*Block);
   C.Utilization = *Util;
-  C.DeviceBytes = *S.Budget;
-  C.OverheadBytes = S.Overhead;
+  C.Limit = S.Limit;
   return C;
 }
 
@@ -416,15 +416,15 @@ Expected<int> driver::runServe(Session &S, std::unique_ptr<Graph> &G,
   if (!Config)
     return Config.takeError();
   // The attention as exported: fusion below rewrites it.
-  auto KV = findKVCache(*G, Shapes);
+  auto KV = findKVCache(*G, Shapes, S.Roles);
   if (!KV)
     return KV.takeError();
   if (Error E = prepareModel(S, G, Shapes))
     return E;
-  ServeContext Ctx{S,  *G, Shapes, stepRoles(*G, *KV), S.pipelineOptions(),
-                   {}, 0};
+  ServeContext Ctx{
+      S, *G, Shapes, stepRoles(*G, S.Roles, *KV), S.pipelineOptions(), {}, 0};
   Ctx.PO.Placement.IOInArena = false;
-  Ctx.PO.Placement.BudgetBytes.reset();
+  Ctx.PO.Placement.Limit.CapacityBytes.reset();
   if (Ctx.Roles.Seq.empty())
     return makeUnsupportedError(
         G->SourcePath +

@@ -23,9 +23,10 @@ class OStream;
 namespace oomplan {
 namespace driver {
 
-/// The chooser's options for the request at Budget.
+/// The chooser's options for the request against Target: its budget is
+/// Target's room (Budget::roomBytes; all of memory without a capacity).
 FitOptions fitOptions(const api::FitRequest &F, const PipelineOptions &PO,
-                      uint64_t Budget);
+                      const Budget &Target);
 
 /// One candidate the chooser weighed and did not keep.
 struct FitAlternative {
@@ -47,16 +48,20 @@ struct FittedPlan {
   FitResult R;
   unsigned Passes = 1;
   std::vector<std::optional<int64_t>> Bindings; ///< Of one pass.
-  uint64_t BudgetBytes = 0;                     ///< The budget asked for.
-  uint64_t OverheadBytes = 0; ///< --overhead, counted against it.
-  uint64_t AsIsBytes = 0; ///< The plan without transforms: its deciding figure.
-  double BaseSeconds = 0; ///< The whole batch without transforms.
+  /// The session's budget, bounded (Budget::bounded): the fit works within
+  /// the device's memory when no budget is given. P is judged against it.
+  Budget Limit;
+  /// The plan without transforms: its neededBytes (deciding figure plus
+  /// overhead).
+  uint64_t AsIsBytes = 0;
+  double BaseSeconds = 0;          ///< The whole batch without transforms.
   double TotalSeconds = 0;         ///< The whole batch as fitted.
   std::vector<double> StepSeconds; ///< Per step of P.Sched (its queue).
   size_t LoopBegin = 0, LoopEnd = 0;
-  bool Fits = false; ///< Placed within the budget less the overhead.
+  bool Fits = false; ///< The chooser fits and P.fits().
   /// Of the budget, what the transforms left free for PyTorch's caching
-  /// allocator to reserve beyond the tensors (0 off --runtime=pytorch-cuda).
+  /// allocator to reserve beyond the tensors (0 off --runtime=pytorch-cuda):
+  /// the headroom of the transforms' target, Limit.withHeadroom(this).
   uint64_t AllocatorReserveBytes = 0;
   std::vector<FitAlternative> Rejected;
   /// What the trade-off table refits: the (one pass) schedule before the
@@ -98,13 +103,15 @@ llvm::Expected<PlannedModel> planModel(Session &S);
 /// plan has (report, plan, JSON, schedule) with no report-only option.
 bool fitRuns(const Session &S, const Plan &P);
 
-/// Fits S, then places and verifies the result (buildPlan verifies); aims
-/// lower by the fragmentation seen when placement exceeds the budget.
+/// Fits S within Target (FO from fitOptions at Target), then places and
+/// verifies the result (buildPlan verifies) with the plan judged against
+/// Target; aims lower by the fragmentation seen when placement exceeds it.
 /// Log, when set, receives the passes of the schedule that is kept; Seen,
 /// when set, every candidate of the last try (name, bytes, seconds).
 llvm::Expected<Plan> fitAndPlace(const Schedule &S, const CostModel &Cost,
-                                 FitOptions FO, const PipelineOptions &PO,
-                                 FitResult &R, PassLog *Log = nullptr,
+                                 FitOptions FO, const Budget &Target,
+                                 const PipelineOptions &PO, FitResult &R,
+                                 PassLog *Log = nullptr,
                                  std::vector<FitAlternative> *Seen = nullptr);
 
 /// Per step of S: its predicted seconds on its own queue (the compute

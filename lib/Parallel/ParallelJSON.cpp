@@ -85,11 +85,11 @@ void parallel::printParallelPlanJSON(llvm::raw_ostream &OS,
     });
     J.attribute("devices", i64(S.devices()));
     J.attribute("device", In.Device.Name);
-    if (In.BudgetBytes)
-      J.attribute("budget_bytes", i64(*In.BudgetBytes));
+    if (In.Limit.CapacityBytes)
+      J.attribute("budget_bytes", i64(*In.Limit.CapacityBytes));
     else
       J.attribute("budget_bytes", nullptr);
-    J.attribute("overhead_bytes", i64(In.OverheadBytes));
+    J.attribute("overhead_bytes", i64(In.Limit.OverheadBytes));
     J.attribute("fits", P.Fits);
     J.attribute("peak_bytes", i64(P.peakBytes()));
     J.attribute("binding_stage", i64(P.Binding));

@@ -401,8 +401,7 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
       if (llvm::Error E = verifySchedule(S))
         return std::move(E);
       PlanOptions PO = In->Pipeline.Placement;
-      PO.BudgetBytes = In->BudgetBytes;
-      PO.OverheadBytes = In->OverheadBytes;
+      PO.Limit = In->Limit;
       auto P = buildPlan(std::move(S), std::move(Life), PO);
       if (!P)
         return P.takeError();
@@ -417,7 +416,7 @@ llvm::Expected<ParallelPlan> ParallelPlanner::plan(const ParallelSpec &Spec,
     if (V > Peak)
       Peak = V, Out.Binding = SP.Stage;
   }
-  Out.Fits = fitsBudget(Peak, In->OverheadBytes, In->BudgetBytes);
+  Out.Fits = fits(In->Limit, Figures{Peak, {}});
   Out.StepSeconds = estimateStepSeconds(B, Layers, Spec, Ranges, MaxState, *In);
   Out.SampleSeconds = Out.StepSeconds / double(Spec.DP * Spec.MicroBatches);
   return Out;

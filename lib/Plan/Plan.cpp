@@ -105,8 +105,7 @@ llvm::Expected<Plan> oomplan::buildPlan(Schedule S, Lifetimes L,
   Plan P;
   P.AlignBytes = Opts.AlignBytes;
   P.IOInArena = Opts.IOInArena;
-  P.BudgetBytes = Opts.BudgetBytes;
-  P.OverheadBytes = Opts.OverheadBytes;
+  P.Limit = Opts.Limit;
   P.RegionOf.resize(L.Buffers.size());
   P.OffsetOf.assign(L.Buffers.size(), 0);
   std::vector<BufferId> ByRegion[3];

@@ -47,8 +47,8 @@ static void writeSummary(llvm::json::OStream &J, const Plan &P,
   });
   J.attribute("total_bytes", static_cast<int64_t>(P.totalBytes()));
   J.attribute("arena_lower_bound", static_cast<int64_t>(P.ArenaLowerBound));
-  if (P.BudgetBytes)
-    J.attribute("budget_bytes", static_cast<int64_t>(*P.BudgetBytes));
+  if (P.Limit.CapacityBytes)
+    J.attribute("budget_bytes", static_cast<int64_t>(*P.Limit.CapacityBytes));
   else
     J.attribute("budget_bytes", nullptr);
   J.attribute("fits", P.fits());

@@ -95,17 +95,17 @@ void oomplan::printPlanText(llvm::raw_ostream &OS, const Plan &P,
   printBytesLine(OS, "inputs+outputs", P.IOBytes);
   printBytesLine(OS, "arena", P.ArenaBytes);
   printBytesLine(OS, "total", P.totalBytes());
-  if (P.OverheadBytes)
-    printBytesLine(OS, "fixed overhead", P.OverheadBytes);
-  if (P.BudgetBytes) {
-    OS << "budget: " << formatBytes(*P.BudgetBytes) << " (" << *P.BudgetBytes
+  if (P.Limit.OverheadBytes)
+    printBytesLine(OS, "fixed overhead", P.Limit.OverheadBytes);
+  if (P.Limit.CapacityBytes) {
+    uint64_t Budget = *P.Limit.CapacityBytes;
+    OS << "budget: " << formatBytes(Budget) << " (" << Budget
        << " bytes): " << (P.fits() ? "fits" : "DOES NOT FIT");
-    // Not fitting means total + overhead > budget, so this cannot wrap
-    // unless the sum itself does (then "over by" is past 2^64).
-    uint64_t Need;
-    if (!P.fits() &&
-        !__builtin_add_overflow(P.totalBytes(), P.OverheadBytes, &Need))
-      OS << ", over by " << (Need - *P.BudgetBytes) << " bytes";
+    // The tensors' total with the overhead; past 2^64 it saturates and
+    // "over by" is left out.
+    uint64_t Need = neededBytes(P.Limit, Figures{P.totalBytes(), {}});
+    if (!P.fits() && Need != UINT64_MAX)
+      OS << ", over by " << (Need - Budget) << " bytes";
     OS << '\n';
   }
   printArenaLine(OS, P);

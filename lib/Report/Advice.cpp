@@ -26,16 +26,19 @@ llvm::StringRef report::remedyKindKey(RemedyKind K) {
   return Keys[static_cast<unsigned>(K)];
 }
 
+// A remedy whose plan needs After bytes (neededBytes) and fits or not (fits,
+// against the same budget).
 static Remedy fromBytes(RemedyKind Kind, llvm::StringRef Action,
-                        std::string Detail, uint64_t After,
+                        std::string Detail, uint64_t After, bool Fits,
                         const DiagnosisInput &In) {
   Remedy R;
   R.Kind = Kind;
   R.Action = Action.str();
   R.Detail = std::move(Detail);
   R.BytesAfter = After;
-  R.BytesSaved = int64_t(deviceBytes(In.P, In.OverheadBytes)) - int64_t(After);
-  R.Fits = After <= In.BudgetBytes;
+  R.BytesSaved =
+      int64_t(neededBytes(In.Limit, In.P.figures())) - int64_t(After);
+  R.Fits = Fits;
   return R;
 }
 
@@ -46,11 +49,13 @@ fromCapacity(RemedyKind Kind, llvm::StringRef Action,
   if (!C || Current <= 1 || (C->Max && *C->Max >= Current))
     return std::nullopt;
   int64_t To = C->Max ? *C->Max : 1;
-  Remedy R = fromBytes(Kind, Action,
-                       C->Role + " " + std::to_string(Current) + " -> " +
-                           std::to_string(To) +
-                           (C->Max ? "" : " (still does not fit)"),
-                       C->Max ? C->BytesAtMax : *C->BytesAbove, In);
+  // The search's answer fits by its own fits(); without one, even 1 does
+  // not.
+  Remedy R = fromBytes(
+      Kind, Action,
+      C->Role + " " + std::to_string(Current) + " -> " + std::to_string(To) +
+          (C->Max ? "" : " (still does not fit)"),
+      C->Max ? C->BytesAtMax : *C->BytesAbove, C->Max.has_value(), In);
   R.Symbol = C->Role;
   R.From = Current;
   R.To = To;
@@ -58,7 +63,7 @@ fromCapacity(RemedyKind Kind, llvm::StringRef Action,
 }
 
 static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
-  auto N = devicesNeeded(In.P, In.C, In.Opts, In.BudgetBytes, In.OverheadBytes);
+  auto N = devicesNeeded(In.P, In.C, In.Opts, In.Limit);
   if (!N)
     return N.takeError();
   unsigned Devices = N->value_or(4096);
@@ -76,7 +81,8 @@ static llvm::Expected<Remedy> moreDevices(const DiagnosisInput &In) {
   if (!*N)
     Detail = "even 4096 devices do not fit: the rest is not model state";
   Remedy R = fromBytes(RemedyKind::MoreDevices, "more devices", Detail,
-                       deviceBytes(*Sharded, In.OverheadBytes), In);
+                       neededBytes(In.Limit, Sharded->figures()),
+                       fits(In.Limit, Sharded->figures()), In);
   if (*N)
     R.Devices = Devices;
   return R;
@@ -93,8 +99,8 @@ lowerPrecision(const DiagnosisInput &In) {
   auto Half = (*In.PlanAtPrecision)(In.C.Bindings, LowerPrecisionName);
   if (!Half)
     return Half.takeError();
-  uint64_t After = deviceBytes(*Half, In.OverheadBytes);
-  if (After >= deviceBytes(In.P, In.OverheadBytes))
+  uint64_t After = neededBytes(In.Limit, Half->figures());
+  if (After >= neededBytes(In.Limit, In.P.figures()))
     return std::nullopt;
   bool Training = llvm::any_of(In.P.Sched.Steps, [](const Step &S) {
     return S.Kind == StepKind::Optimizer;
@@ -105,7 +111,7 @@ lowerPrecision(const DiagnosisInput &In) {
                      "master weights and optimizer state"
                : "--precision=bf16: 16-bit weights and activations";
   Remedy R = fromBytes(RemedyKind::LowerPrecision, "lower precision", Detail,
-                       After, In);
+                       After, fits(In.Limit, Half->figures()), In);
   R.Precision = Training ? LowerPrecisionName : "bf16";
   return R;
 }
@@ -113,7 +119,7 @@ lowerPrecision(const DiagnosisInput &In) {
 llvm::Expected<std::vector<Remedy>>
 report::adviseRemedies(const DiagnosisInput &In) {
   std::vector<Remedy> Out;
-  if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
+  if (fits(In.Limit, In.P.figures()))
     return Out;
   if (auto R = fromCapacity(RemedyKind::SmallerBatch, "smaller batch", In.Batch,
                             boundValue(In.C.Bindings, In.Roles.Batch), In))
@@ -132,11 +138,7 @@ report::adviseRemedies(const DiagnosisInput &In) {
     return Dev.takeError();
   Out.push_back(std::move(*Dev));
   if (In.Fit) {
-    // The budget the chooser must meet leaves room for the fixed overhead.
-    uint64_t Room = In.BudgetBytes > In.OverheadBytes
-                        ? In.BudgetBytes - In.OverheadBytes
-                        : 0;
-    auto F = (*In.Fit)(Room);
+    auto F = (*In.Fit)(In.Limit);
     if (!F)
       return F.takeError();
     std::string Detail = F->Strategy;
@@ -144,9 +146,10 @@ report::adviseRemedies(const DiagnosisInput &In) {
       Detail +=
           llvm::formatv(", predicted +{0:f1}% step time", F->OverheadPercent)
               .str();
+    Figures Fitted{F->TotalBytes, {}};
     Remedy R = fromBytes(RemedyKind::Fit, "fit (--fit)", Detail,
-                         F->TotalBytes + In.OverheadBytes, In);
-    R.Fits = R.Fits && F->Fits;
+                         neededBytes(In.Limit, Fitted),
+                         F->Fits && fits(In.Limit, Fitted), In);
     if (F->Fits) {
       R.Strategy = F->Strategy;
       R.OverheadPercent = F->OverheadPercent;

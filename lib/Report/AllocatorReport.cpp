@@ -25,19 +25,19 @@ bool AllocatorReport::fragmentationTipsOver() const {
 AllocatorReport
 report::buildAllocatorReport(const Plan &P, const CudaAllocConfig &Config,
                              llvm::StringRef ConfigText, unsigned Iterations,
-                             std::optional<uint64_t> Budget, uint64_t Overhead,
+                             const Budget &Limit,
                              std::vector<LibraryAllocation> Libraries) {
   AllocatorReport A;
   A.Libraries = std::move(Libraries);
   A.ConfigText = ConfigText.str();
   A.Iterations = Iterations;
-  A.OverheadBytes = Overhead;
+  A.Limit = Limit;
   std::vector<AllocEvent> Events = allocationEvents(P, Iterations, A.Libraries);
   A.NumEvents = Events.size();
   A.Unlimited = simulateCachingAllocator(Events, Config);
-  if (!Budget)
+  A.LimitBytes = Limit.roomBytes();
+  if (!A.LimitBytes)
     return A;
-  A.LimitBytes = *Budget > Overhead ? *Budget - Overhead : 0;
   A.UnderBudget = simulateCachingAllocator(Events, Config, A.LimitBytes);
   if (!A.outOfMemory())
     return A;
@@ -112,9 +112,9 @@ void report::printAllocatorText(llvm::raw_ostream &OS,
   OS << "  fragmentation  " << describeBytes(A.fragmentation())
      << "  reserved - allocated, " << pct(A.fragmentation(), U.PeakReserved)
      << " of reserved\n";
-  if (A.OverheadBytes)
+  if (A.Limit.OverheadBytes)
     OS << "  device         "
-       << describeBytes(saturatingAdd(U.PeakReserved, A.OverheadBytes))
+       << describeBytes(neededBytes(A.Limit, Figures{U.PeakReserved, {}}))
        << "  reserved + overhead (nvidia-smi)\n";
   if (!A.UnderBudget)
     return;

@@ -15,15 +15,21 @@ using namespace oomplan;
 using namespace oomplan::report;
 
 namespace {
-/// Device bytes at one value, or std::nullopt when the sizes overflow.
+/// One probe's device bytes (neededBytes) and verdict (fits).
+struct Probe {
+  uint64_t Bytes = 0;
+  bool Fits = false;
+};
+
+/// The probe at one value, or std::nullopt when the sizes overflow.
 struct Prober {
   const PlanFn &PlanAt;
   llvm::ArrayRef<std::optional<int64_t>> Base;
   llvm::ArrayRef<SymbolId> Syms;
-  uint64_t Overhead;
+  const Budget &Limit;
   unsigned NumPlans = 0;
 
-  llvm::Expected<std::optional<uint64_t>> bytesAt(int64_t V) {
+  llvm::Expected<std::optional<Probe>> at(int64_t V) {
     ++NumPlans;
     auto P = PlanAt(withSymbols(Base, Syms, V));
     if (!P) {
@@ -34,34 +40,33 @@ struct Prober {
       llvm::consumeError(std::move(E));
       return std::nullopt;
     }
-    return deviceBytes(*P, Overhead);
+    return Probe{neededBytes(Limit, P->figures()), fits(Limit, P->figures())};
   }
 };
 } // namespace
 
-static bool fitsIn(const std::optional<uint64_t> &Bytes, uint64_t Budget) {
-  return Bytes && *Bytes <= Budget;
-}
+static bool fitsIn(const std::optional<Probe> &P) { return P && P->Fits; }
 
-llvm::Expected<CapacityResult> report::findCapacity(
-    const PlanFn &PlanAt, llvm::ArrayRef<std::optional<int64_t>> Base,
-    llvm::ArrayRef<SymbolId> Syms, llvm::StringRef Role, uint64_t BudgetBytes,
-    uint64_t OverheadBytes, int64_t Cap) {
+llvm::Expected<CapacityResult>
+report::findCapacity(const PlanFn &PlanAt,
+                     llvm::ArrayRef<std::optional<int64_t>> Base,
+                     llvm::ArrayRef<SymbolId> Syms, llvm::StringRef Role,
+                     const Budget &Limit, int64_t Cap) {
   CapacityResult R;
   R.Role = Role.str();
   if (Syms.empty())
     return makeInputError("the model has no " + Role + " dimension to search");
-  Prober Probe{PlanAt, Base, Syms, OverheadBytes};
-  auto First = Probe.bytesAt(1);
+  Prober Probe{PlanAt, Base, Syms, Limit};
+  auto First = Probe.at(1);
   if (!First)
     return First.takeError();
-  if (!fitsIn(*First, BudgetBytes)) {
-    R.BytesAbove = *First ? **First : UINT64_MAX;
+  if (!fitsIn(*First)) {
+    R.BytesAbove = *First ? (*First)->Bytes : UINT64_MAX;
     R.NumPlans = Probe.NumPlans;
     return R;
   }
   int64_t Lo = 1, Hi = 0; // Lo fits; Hi (when set) does not.
-  uint64_t LoBytes = **First, HiBytes = UINT64_MAX;
+  uint64_t LoBytes = (*First)->Bytes, HiBytes = UINT64_MAX;
   while (Hi == 0) {
     if (Lo >= Cap) {
       R.Max = Lo;
@@ -71,28 +76,28 @@ llvm::Expected<CapacityResult> report::findCapacity(
       return R;
     }
     int64_t Next = std::min(Lo * 2, Cap);
-    auto B = Probe.bytesAt(Next);
+    auto B = Probe.at(Next);
     if (!B)
       return B.takeError();
-    if (fitsIn(*B, BudgetBytes)) {
+    if (fitsIn(*B)) {
       Lo = Next;
-      LoBytes = **B;
+      LoBytes = (*B)->Bytes;
     } else {
       Hi = Next;
-      HiBytes = *B ? **B : UINT64_MAX;
+      HiBytes = *B ? (*B)->Bytes : UINT64_MAX;
     }
   }
   while (Hi - Lo > 1) {
     int64_t Mid = Lo + (Hi - Lo) / 2;
-    auto B = Probe.bytesAt(Mid);
+    auto B = Probe.at(Mid);
     if (!B)
       return B.takeError();
-    if (fitsIn(*B, BudgetBytes)) {
+    if (fitsIn(*B)) {
       Lo = Mid;
-      LoBytes = **B;
+      LoBytes = (*B)->Bytes;
     } else {
       Hi = Mid;
-      HiBytes = *B ? **B : UINT64_MAX;
+      HiBytes = *B ? (*B)->Bytes : UINT64_MAX;
     }
   }
   R.Max = Lo;
@@ -116,7 +121,7 @@ llvm::Expected<Sweep>
 report::sweepMemory(const PlanFn &PlanAt,
                     llvm::ArrayRef<std::optional<int64_t>> Base,
                     llvm::ArrayRef<SymbolId> BatchSyms,
-                    llvm::ArrayRef<SymbolId> SeqSyms, uint64_t OverheadBytes) {
+                    llvm::ArrayRef<SymbolId> SeqSyms, const Budget &Limit) {
   Sweep S;
   int64_t CurBatch = boundValue(Base, BatchSyms);
   int64_t CurSeq = boundValue(Base, SeqSyms);
@@ -133,11 +138,16 @@ report::sweepMemory(const PlanFn &PlanAt,
         B = withSymbols(B, BatchSyms, Batch);
       if (Seq)
         B = withSymbols(B, SeqSyms, Seq);
-      Prober Probe{PlanAt, B, {}, OverheadBytes};
-      auto Bytes = Probe.bytesAt(0);
-      if (!Bytes)
-        return Bytes.takeError();
-      S.Cells.push_back({Batch, Seq, *Bytes});
+      Prober Probe{PlanAt, B, {}, Limit};
+      auto At = Probe.at(0);
+      if (!At)
+        return At.takeError();
+      SweepCell Cell{Batch, Seq, std::nullopt, false};
+      if (*At) {
+        Cell.Bytes = (*At)->Bytes;
+        Cell.Fits = (*At)->Fits;
+      }
+      S.Cells.push_back(Cell);
     }
   return S;
 }

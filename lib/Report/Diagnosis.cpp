@@ -37,15 +37,14 @@ static std::string percent(double Part, double Whole) {
 
 llvm::Expected<std::optional<unsigned>>
 report::devicesNeeded(const Plan &P, const PlanContext &C,
-                      const PipelineOptions &Opts, uint64_t BudgetBytes,
-                      uint64_t OverheadBytes) {
+                      const PipelineOptions &Opts, const Budget &Limit) {
   auto FitsOn = [&](unsigned N) -> llvm::Expected<bool> {
     auto Sharded = replanSharded(P, C, N, Opts);
     if (!Sharded)
       return Sharded.takeError();
-    return fitsBudget(*Sharded, OverheadBytes, BudgetBytes);
+    return fits(Limit, Sharded->figures());
   };
-  if (fitsBudget(P, OverheadBytes, BudgetBytes))
+  if (fits(Limit, P.figures()))
     return std::optional<unsigned>(1);
   unsigned Lo = 1, Hi = 2; // Lo does not fit; find a Hi that does.
   for (;; Lo = Hi, Hi *= 2) {
@@ -138,7 +137,7 @@ static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
   bool Training = llvm::any_of(Min.Sched.Steps, [](const Step &S) {
     return S.Kind == StepKind::Optimizer;
   });
-  uint64_t HalfBytes = deviceBytes(*Half, In.OverheadBytes);
+  uint64_t HalfBytes = neededBytes(In.Limit, Half->figures());
   F.Evidence.push_back(
       (Training ? std::string("--precision=") + LowerPrecisionName +
                       " (16-bit activations and gradients, fp32 master "
@@ -146,7 +145,7 @@ static void addRemedies(Finding &F, const Plan &Min, const PlanContext &CMin,
                 : std::string("--precision=bf16 (16-bit weights and "
                               "activations)")) +
       Where.str() + " need " + describeBytes(HalfBytes) +
-      (HalfBytes <= In.BudgetBytes ? ": fits" : ": still does not fit"));
+      (fits(In.Limit, Half->figures()) ? ": fits" : ": still does not fit"));
 }
 
 static llvm::Expected<std::optional<Finding>>
@@ -156,14 +155,14 @@ modelTooLarge(const DiagnosisInput &In) {
   auto Min = In.PlanAt(MinB);
   if (!Min)
     return Min.takeError();
-  if (fitsBudget(*Min, In.OverheadBytes, In.BudgetBytes))
+  if (fits(In.Limit, Min->figures()))
     return std::nullopt;
   PlanContext CMin{In.C.G, In.C.Shapes, MinB};
   std::vector<uint64_t> State = modelStateByClass(*Min, CMin);
   uint64_t StateBytes = 0;
   for (uint64_t B : State)
     StateBytes += B;
-  uint64_t MinBytes = deviceBytes(*Min, In.OverheadBytes);
+  uint64_t MinBytes = neededBytes(In.Limit, Min->figures());
   Finding F;
   F.Kind = Cause::ModelTooLarge;
   // Name only the roles the model has: "at batch 1" for a CNN.
@@ -172,24 +171,24 @@ modelTooLarge(const DiagnosisInput &In) {
                       : HasBatch         ? " at batch 1"
                       : HasSeq           ? " at sequence 1"
                                          : "";
-  if (StateBytes + In.OverheadBytes > In.BudgetBytes)
+  uint64_t BudgetBytes = In.Limit.CapacityBytes.value_or(0);
+  if (!fits(In.Limit, Figures{StateBytes, {}}))
     F.Summary = "the model state alone (" + stateClassNames(State) +
                 ", all of it) needs " + describeBytes(StateBytes) +
-                ", over the budget of " + describeBytes(In.BudgetBytes) +
+                ", over the budget of " + describeBytes(BudgetBytes) +
                 ": no batch or sequence change can fix it";
   else
     F.Summary = "even" + Where + " the plan needs " + describeBytes(MinBytes) +
-                ", over the budget of " + describeBytes(In.BudgetBytes) +
+                ", over the budget of " + describeBytes(BudgetBytes) +
                 ": no batch or sequence change can fix it";
   F.Evidence.push_back(
       "model state, all of it (the class table counts the arena's share at "
       "the peak step only): " +
       stateClassBytes(State));
   F.Evidence.push_back("plan" + Where + ": " + describeBytes(MinBytes) +
-                       " with " + describeBytes(In.OverheadBytes) +
+                       " with " + describeBytes(In.Limit.OverheadBytes) +
                        " fixed overhead");
-  auto Devices =
-      devicesNeeded(*Min, CMin, In.Opts, In.BudgetBytes, In.OverheadBytes);
+  auto Devices = devicesNeeded(*Min, CMin, In.Opts, In.Limit);
   if (!Devices)
     return Devices.takeError();
   addRemedies(F, *Min, CMin, In, Where, *Devices);
@@ -313,9 +312,9 @@ static std::optional<Finding> activationExplosion(const DiagnosisInput &In,
 llvm::Expected<std::vector<Finding>>
 report::diagnose(const DiagnosisInput &In) {
   std::vector<Finding> Out;
-  if (fitsBudget(In.P, In.OverheadBytes, In.BudgetBytes))
+  if (fits(In.Limit, In.P.figures()))
     return Out;
-  uint64_t Total = deviceBytes(In.P, In.OverheadBytes);
+  uint64_t Total = neededBytes(In.Limit, In.P.figures());
   auto Model = modelTooLarge(In);
   if (!Model)
     return Model.takeError();

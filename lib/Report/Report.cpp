@@ -19,14 +19,14 @@ static llvm::Error searchRole(std::optional<CapacityResult> &Out, bool Asked,
                               const PlanFn &PlanAt, const ReportOptions &RO) {
   if (!Asked && (!Needed || Syms.empty() || !boundValue(C.Bindings, Syms)))
     return llvm::Error::success();
-  if (!RO.BudgetBytes)
+  if (!RO.Limit.given())
     return makeInputError("--max-" + Role + " needs a --budget");
   if (Syms.empty())
     return makeInputError("--max-" + Role + ": the model has no " + Role +
                           " symbol (bind it with --dim to see the model's "
                           "symbols)");
-  auto R = findCapacity(PlanAt, C.Bindings, Syms, Role, *RO.BudgetBytes,
-                        RO.OverheadBytes, RO.CapacityCap);
+  auto R =
+      findCapacity(PlanAt, C.Bindings, Syms, Role, RO.Limit, RO.CapacityCap);
   if (!R)
     return R.takeError();
   Out = std::move(*R);
@@ -38,11 +38,10 @@ report::buildReport(const Plan &P, const PlanContext &C,
                     const SymbolRoles &Roles, const PlanFn &PlanAt,
                     const PipelineOptions &Opts, const ReportOptions &RO) {
   MemoryReport R;
-  R.BudgetBytes = RO.BudgetBytes;
-  R.OverheadBytes = RO.OverheadBytes;
-  R.DeviceBytes = deviceBytes(P, RO.OverheadBytes);
-  R.Fits = fitsBudget(P, RO.OverheadBytes, RO.BudgetBytes);
-  R.Classes = computeBreakdown(P, C, RO.OverheadBytes);
+  R.Limit = RO.Limit;
+  R.DeviceBytes = neededBytes(RO.Limit, P.figures());
+  R.Fits = fits(RO.Limit, P.figures());
+  R.Classes = computeBreakdown(P, C, RO.Limit.OverheadBytes);
   R.Peak = computePeak(P, C, Roles.Seq);
   R.CurrentBatch = boundValue(C.Bindings, Roles.Batch);
   R.CurrentSeq = boundValue(C.Bindings, Roles.Seq);
@@ -59,17 +58,15 @@ report::buildReport(const Plan &P, const PlanContext &C,
     if (Roles.Batch.empty() && Roles.Seq.empty())
       return makeInputError("--sweep: the model has neither a batch nor a "
                             "sequence symbol");
-    auto S = sweepMemory(PlanAt, C.Bindings, Roles.Batch, Roles.Seq,
-                         RO.OverheadBytes);
+    auto S = sweepMemory(PlanAt, C.Bindings, Roles.Batch, Roles.Seq, RO.Limit);
     if (!S)
       return S.takeError();
     R.SweepTable = std::move(*S);
   }
   if (!Needed)
     return R;
-  DiagnosisInput In{
-      P,      C,       Roles, PlanAt, Opts, *RO.BudgetBytes, RO.OverheadBytes,
-      R.Peak, R.Batch, R.Seq};
+  DiagnosisInput In{P,        C,      Roles,   PlanAt, Opts,
+                    RO.Limit, R.Peak, R.Batch, R.Seq};
   if (RO.Fit)
     In.Fit = &RO.Fit;
   if (RO.PlanAtPrecision)

@@ -161,10 +161,10 @@ static void writeSweep(llvm::json::OStream &J, const MemoryReport &R) {
 void report::writeReportJSON(llvm::json::OStream &J, const MemoryReport &R,
                              const PlanContext &C) {
   J.object([&] {
-    J.attribute("overhead_bytes", I64(R.OverheadBytes));
+    J.attribute("overhead_bytes", I64(R.Limit.OverheadBytes));
     J.attribute("device_bytes", I64(R.DeviceBytes));
-    if (R.BudgetBytes)
-      J.attribute("budget_bytes", I64(*R.BudgetBytes));
+    if (R.Limit.CapacityBytes)
+      J.attribute("budget_bytes", I64(*R.Limit.CapacityBytes));
     else
       J.attribute("budget_bytes", nullptr);
     J.attribute("fits", R.Fits);

@@ -59,15 +59,15 @@ static void printClasses(llvm::raw_ostream &OS, const MemoryReport &R) {
 
 static void printBudget(llvm::raw_ostream &OS, const MemoryReport &R,
                         const Plan &P) {
-  if (R.BudgetBytes) {
-    OS << "budget: " << formatBytes(*R.BudgetBytes) << " (" << *R.BudgetBytes
-       << " bytes): ";
+  if (R.Limit.CapacityBytes) {
+    OS << "budget: " << formatBytes(*R.Limit.CapacityBytes) << " ("
+       << *R.Limit.CapacityBytes << " bytes): ";
     if (R.Fits) {
       llvm::WithColor(OS, llvm::raw_ostream::GREEN, true) << "fits";
-      OS << ", headroom " << describeBytes(*R.BudgetBytes - R.DeviceBytes);
+      OS << ", headroom "
+         << describeBytes(*R.Limit.CapacityBytes - R.DeviceBytes);
     } else if (P.RuntimeReservedBytes &&
-               saturatingAdd(P.totalBytes(), R.OverheadBytes) <=
-                   *R.BudgetBytes) {
+               fits(R.Limit, Figures{P.totalBytes(), {}})) {
       // The tensors fit; PyTorch's caching allocator does not (its section).
       llvm::WithColor(OS, llvm::raw_ostream::RED, true) << "DOES NOT FIT";
       OS << " in PyTorch's caching allocator: it runs the step in no less "
@@ -76,8 +76,9 @@ static void printBudget(llvm::raw_ostream &OS, const MemoryReport &R,
          << describeBytes(P.totalBytes());
     } else {
       llvm::WithColor(OS, llvm::raw_ostream::RED, true) << "DOES NOT FIT";
-      OS << ", over by " << (R.DeviceBytes - *R.BudgetBytes) << " bytes ("
-         << formatBytes(R.DeviceBytes - *R.BudgetBytes) << ")";
+      OS << ", over by " << (R.DeviceBytes - *R.Limit.CapacityBytes)
+         << " bytes (" << formatBytes(R.DeviceBytes - *R.Limit.CapacityBytes)
+         << ")";
     }
     OS << '\n';
   }
@@ -124,7 +125,7 @@ static void printPeak(llvm::raw_ostream &OS, const MemoryReport &R,
 }
 
 static void printFindings(llvm::raw_ostream &OS, const MemoryReport &R) {
-  if (!R.BudgetBytes)
+  if (!R.Limit.CapacityBytes)
     return;
   if (R.Fits) {
     heading(OS, "diagnosis: fits");
@@ -210,7 +211,7 @@ static void printSweep(llvm::raw_ostream &OS, const MemoryReport &R) {
         Row.push_back("overflow");
         continue;
       }
-      bool Over = R.BudgetBytes && *Cell.Bytes > *R.BudgetBytes;
+      bool Over = !Cell.Fits;
       Row.push_back(formatBytes(*Cell.Bytes) + (Over ? "!" : " "));
     }
     T.row(Row);

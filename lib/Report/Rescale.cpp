@@ -39,7 +39,7 @@ llvm::Expected<Plan> report::replanResized(const Plan &P, ResizeFn Resize,
   }
   Lifetimes L = computeLifetimes(S, Opts.Liveness);
   PlanOptions PO = Opts.Placement;
-  PO.BudgetBytes = P.BudgetBytes;
+  PO.Limit.CapacityBytes = P.Limit.CapacityBytes;
   return buildPlan(std::move(S), std::move(L), PO);
 }
 

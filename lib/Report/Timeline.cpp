@@ -177,10 +177,10 @@ static void writeTitle(llvm::raw_ostream &OS, const PlanContext &C,
       Title +=
           " " + C.Shapes.SymbolNames[I] + "=" + std::to_string(*C.Bindings[I]);
   std::string Sub = "needs " + describeBytes(R.DeviceBytes);
-  if (R.BudgetBytes)
+  if (R.Limit.CapacityBytes)
     Sub += R.Fits ? ": fits the budget of " : ": DOES NOT FIT the budget of ";
-  if (R.BudgetBytes)
-    Sub += formatBytes(*R.BudgetBytes);
+  if (R.Limit.CapacityBytes)
+    Sub += formatBytes(*R.Limit.CapacityBytes);
   OS << "<text x=\"90\" y=\"28\" font-family=\"sans-serif\" font-size=\"18\" "
         "fill=\"#111\">"
      << xmlEscape(Title) << "</text>\n"
@@ -192,12 +192,12 @@ static void writeTitle(llvm::raw_ostream &OS, const PlanContext &C,
 
 void report::writeTimelineSVG(llvm::raw_ostream &OS, const Plan &P,
                               const PlanContext &C, const MemoryReport &R) {
-  std::vector<ClassBytes> Live = liveBytesByStep(P, R.OverheadBytes);
+  std::vector<ClassBytes> Live = liveBytesByStep(P, R.Limit.OverheadBytes);
   Frame F;
   F.Steps = double(Live.size());
   uint64_t Max = R.DeviceBytes;
-  if (R.BudgetBytes)
-    Max = std::max(Max, *R.BudgetBytes);
+  if (R.Limit.CapacityBytes)
+    Max = std::max(Max, *R.Limit.CapacityBytes);
   F.YMax = std::max(1.0, double(Max) * 1.08);
   OS << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1200\" "
@@ -218,9 +218,9 @@ void report::writeTimelineSVG(llvm::raw_ostream &OS, const Plan &P,
   }
   hline(OS, F, double(R.DeviceBytes), "#555",
         "allocated " + formatBytes(R.DeviceBytes));
-  if (R.BudgetBytes)
-    hline(OS, F, double(*R.BudgetBytes), "#c0392b",
-          "budget " + formatBytes(*R.BudgetBytes));
+  if (R.Limit.CapacityBytes)
+    hline(OS, F, double(*R.Limit.CapacityBytes), "#c0392b",
+          "budget " + formatBytes(*R.Limit.CapacityBytes));
   double PX = F.x(double(R.Peak.Step) + 0.5);
   OS << llvm::format("<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                      "stroke=\"#111\" stroke-dasharray=\"3,3\"/>\n",

@@ -106,7 +106,7 @@ void report::writeChromeTrace(llvm::raw_ostream &OS, const Plan &P,
       metadata(J, 0, "memory");
       metadata(J, 1, "arena");
       metadata(J, 2, "weights and io");
-      std::vector<ClassBytes> Live = liveBytesByStep(P, R.OverheadBytes);
+      std::vector<ClassBytes> Live = liveBytesByStep(P, R.Limit.OverheadBytes);
       uint64_t Prev = UINT64_MAX;
       for (size_t S = 0; S <= Live.size(); ++S) {
         uint64_t Sum = 0;

@@ -64,12 +64,14 @@ uint64_t serve::blocksPerSequence(const ServeConfig &C, uint64_t Len,
 
 Capacity serve::computeCapacity(const ServeConfig &C, const ServeFigures &F) {
   Capacity Cap;
-  Cap.UsableBytes = scaleBytes(C.DeviceBytes, C.Utilization);
-  __int128 KV =
-      (__int128)Cap.UsableBytes - F.WeightBytes - F.StepBytes - C.OverheadBytes;
-  Cap.KVCacheBytes = KV < INT64_MIN   ? INT64_MIN
-                     : KV > INT64_MAX ? INT64_MAX
-                                      : int64_t(KV);
+  Cap.UsableBytes = scaleBytes(C.deviceBytes(), C.Utilization);
+  // The server's allocator takes its share of the device; the weights, the
+  // step and the overhead come off it, and the KV cache gets what is left.
+  Budget Usable = C.Limit;
+  Usable.CapacityBytes = Cap.UsableBytes;
+  Figures Model{F.WeightBytes + F.StepBytes, {}};
+  int64_t KV = spareBytes(Usable, Model);
+  Cap.KVCacheBytes = KV;
   Cap.BlockBytes = C.BlockSize * F.KVBytesPerToken;
   Cap.Blocks = KV > 0 && Cap.BlockBytes ? uint64_t(KV / Cap.BlockBytes) : 0;
   Cap.Tokens = Cap.Blocks * C.BlockSize;
@@ -79,8 +81,8 @@ Capacity serve::computeCapacity(const ServeConfig &C, const ServeFigures &F) {
   if (KV <= 0)
     Cap.Why = "no memory for the KV cache blocks: weights, the step's "
               "activations and the overhead take " +
-              std::to_string(F.WeightBytes + F.StepBytes + C.OverheadBytes) +
-              " of the " + std::to_string(Cap.UsableBytes) +
+              std::to_string(neededBytes(Usable, Model)) + " of the " +
+              std::to_string(Cap.UsableBytes) +
               " bytes usable (device x gpu-memory-utilization)";
   else if (Cap.Blocks < Cap.BlocksPerSequence)
     Cap.Why = "--max-model-len " + std::to_string(C.MaxModelLen) + " needs " +

@@ -55,9 +55,10 @@ static bool isMask(const Value &V) {
   return StringRef(StringRef(V.Name).lower()).contains("mask");
 }
 
-std::vector<SymbolId> serve::tokenSymbols(const Graph &G) {
+std::vector<SymbolId> serve::tokenSymbols(const Graph &G,
+                                          const SymbolRoles &Roles) {
   std::vector<SymbolId> Out;
-  for (SymbolId S : findSymbolRoles(G).Seq) {
+  for (SymbolId S : Roles.Seq) {
     // Kept when some input other than a mask has it: input_ids' length.
     bool Used = false;
     for (ValueId V : G.Inputs) {
@@ -76,10 +77,11 @@ std::vector<SymbolId> serve::tokenSymbols(const Graph &G) {
 namespace {
 class Widths {
 public:
-  Widths(const Graph &G, const ShapeInfo &Shapes) : G(G), Shapes(Shapes) {
+  Widths(const Graph &G, const ShapeInfo &Shapes, const SymbolRoles &Roles)
+      : G(G), Shapes(Shapes) {
     One.assign(Shapes.SymbolNames.size(), int64_t(1));
     Two = One;
-    for (SymbolId S : tokenSymbols(G))
+    for (SymbolId S : tokenSymbols(G, Roles))
       if (S < Two.size())
         Two[S] = 2;
   }
@@ -370,9 +372,9 @@ static void fromAttentionPattern(const Graph &G, const ShapeInfo &Shapes,
 // The cache inputs: per token, the product of their fixed dims (the batch
 // and the past length are their symbols). [batch, kv_heads, past, head] or
 // GPT-2's [2, batch, heads, past, head] alike.
-static Error fromCacheInputs(const Graph &G, KVCacheLayout &Out, uint64_t &Bits,
+static Error fromCacheInputs(const Graph &G, const SymbolRoles &Roles,
+                             KVCacheLayout &Out, uint64_t &Bits,
                              std::string &FirstCache) {
-  SymbolRoles Roles = findSymbolRoles(G);
   uint64_t Total = 0;
   for (ValueId V : G.Inputs) {
     if (!isCacheInput(G, V))
@@ -421,8 +423,9 @@ static Error fromCacheInputs(const Graph &G, KVCacheLayout &Out, uint64_t &Bits,
 }
 
 Expected<KVCacheLayout> serve::findKVCache(const Graph &G,
-                                           const ShapeInfo &Shapes) {
-  Widths W(G, Shapes);
+                                           const ShapeInfo &Shapes,
+                                           const SymbolRoles &Roles) {
+  Widths W(G, Shapes, Roles);
   KVCacheLayout Out;
   fromAttentionOps(G, Shapes, W, Out);
   if (Out.Layers.empty()) {
@@ -439,7 +442,7 @@ Expected<KVCacheLayout> serve::findKVCache(const Graph &G,
   uint64_t Bits = 0;
   std::string FirstCache;
   ElementType FromOps = Out.Type;
-  if (Error E = fromCacheInputs(G, Out, Bits, FirstCache))
+  if (Error E = fromCacheInputs(G, Roles, Out, Bits, FirstCache))
     return std::move(E);
   if (Out.Layers.empty())
     return makeUnsupportedError(

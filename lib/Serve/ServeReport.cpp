@@ -88,7 +88,7 @@ void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
   OS << "kv cache per token: " << formula(R) << " = "
      << R.Figures.KVBytesPerToken << " bytes"
      << (R.KVDtypeAuto ? " (--kv-dtype auto: the export's type)" : "") << "\n";
-  OS << "usable memory: " << C.DeviceBytes << " x " << C.Utilization.Text
+  OS << "usable memory: " << C.deviceBytes() << " x " << C.Utilization.Text
      << " = " << bytes(Cap.UsableBytes) << "\n";
   OS << "weights: " << bytes(R.WeightBytes) << "\n";
   OS << "prefill step (" << C.MaxBatchedTokens
@@ -98,9 +98,9 @@ void serve::printServeText(raw_ostream &OS, const ServeReport &R) {
   OS << "decode step (" << C.MaxNumSeqs << " sequences at " << C.MaxModelLen
      << " tokens): " << bytes(R.Decode.total()) << " = arena "
      << R.Decode.ArenaBytes << " + inputs/outputs " << R.Decode.IOBytes << "\n";
-  OS << "overhead: " << bytes(C.OverheadBytes) << "\n";
+  OS << "overhead: " << bytes(C.Limit.OverheadBytes) << "\n";
   OS << "kv cache: " << Cap.UsableBytes << " - " << R.WeightBytes << " - "
-     << R.Figures.StepBytes << " - " << C.OverheadBytes << " = "
+     << R.Figures.StepBytes << " - " << C.Limit.OverheadBytes << " = "
      << Cap.KVCacheBytes << " bytes"
      << (Cap.KVCacheBytes > 0 ? " (" + formatBytes(Cap.KVCacheBytes) + ")"
                               : std::string())
@@ -167,12 +167,12 @@ void serve::printServeJSON(raw_ostream &OS, const ServeReport &R) {
     if (auto W = R.KV.window())
       Num("sliding_window", *W);
     Num("kv_bytes_per_token", R.Figures.KVBytesPerToken);
-    Num("device_bytes", C.DeviceBytes);
+    Num("device_bytes", C.deviceBytes());
     Num("usable_bytes", Cap.UsableBytes);
     Num("weights_bytes", R.WeightBytes);
     Num("prefill_step_bytes", R.Prefill.total());
     Num("decode_step_bytes", R.Decode.total());
-    Num("overhead_bytes", C.OverheadBytes);
+    Num("overhead_bytes", C.Limit.OverheadBytes);
     J.attribute("kv_cache_bytes", Cap.KVCacheBytes);
     Num("block_bytes", Cap.BlockBytes);
     Num("kv_blocks", Cap.Blocks);

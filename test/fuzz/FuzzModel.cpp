@@ -84,7 +84,7 @@ void fuzz::fuzzModel(llvm::Expected<std::unique_ptr<Graph>> G) {
   // spend their time limit on most inputs.
   Opts.Placement.Algorithm = "multi-ordering";
   Opts.Placement.TimeLimitSeconds = 0.25;
-  Opts.Placement.BudgetBytes = uint64_t(1) << 40;
+  Opts.Placement.Limit.CapacityBytes = uint64_t(1) << 40;
   auto P = planGraph(Gr, *Shapes, Bindings, Opts);
   if (!P)
     checkError(P.takeError(), "plan");

@@ -109,11 +109,13 @@ static std::vector<BufferRequest> modelRequests(StringRef Path) {
   auto Start = std::chrono::steady_clock::now();
   std::unique_ptr<Graph> G = ExitOnErr(importModelFile(Path));
   ShapeInfo Shapes = ExitOnErr(inferShapes(*G));
+  // The roles once per model: they decide whether --seq applies, and bind.
+  SymbolRoles Roles = findSymbolRoles(*G);
   BindingRequest Req;
   Req.Batch = Batch;
-  if (!findSymbolRoles(*G).Seq.empty())
+  if (!Roles.Seq.empty())
     Req.Seq = Seq;
-  SymbolBindings B = ExitOnErr(bindSymbols(*G, Req));
+  Bindings B = ExitOnErr(bindSymbols(*G, Roles, Req));
   B.Values.resize(Shapes.SymbolNames.size());
   Plan P = ExitOnErr(planGraph(*G, Shapes, B.Values, PipelineOptions()));
   outs() << "pipeline " << sys::path::filename(Path) << " batch=" << Batch;

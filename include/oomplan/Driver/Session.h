@@ -10,6 +10,7 @@
 #ifndef OOMPLAN_DRIVER_SESSION_H
 #define OOMPLAN_DRIVER_SESSION_H
 
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Cost/DeviceProfile.h"
 #include "oomplan/Plan/Pipeline.h"
 #include "oomplan/Plan/PlanPrinter.h"
@@ -83,13 +84,14 @@ struct Session {
   api::Result &Res;
   llvm::raw_string_ostream OS; ///< Into Res.Output.
 
-  /// Resolved from the request before planning.
-  std::optional<uint64_t> Budget; ///< --budget, else the --device's memory.
-  bool BudgetFromDevice = false;
-  /// Overhead is the device profile's measured one (no --overhead given).
-  bool OverheadFromDevice = false;
-  uint64_t Overhead = 0;
+  /// Resolved from the request before planning (resolveOptions): the one
+  /// budget every verdict is fits() against. Plans carry it in
+  /// PlanOptions::Limit (pipelineOptions()).
+  Budget Limit;
   DeviceProfile Device; ///< --device (H100-SXM when not given).
+  /// The model's symbol roles (Bindings::Roles), read from the graph once
+  /// per request, before binding; every part of the driver reads them here.
+  SymbolRoles Roles;
   /// --precision=fp16|bf16 without --train: the 16-bit type every fp32
   /// tensor is planned in (Transforms/InferencePrecision.h).
   std::optional<ElementType> InferenceHalf;

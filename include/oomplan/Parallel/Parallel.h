@@ -115,8 +115,7 @@ struct ParallelInput {
   TrainingOptions Train;
   PipelineOptions Pipeline;
   DeviceProfile Device;
-  std::optional<uint64_t> BudgetBytes; ///< Per device.
-  uint64_t OverheadBytes = 0;
+  Budget Limit; ///< Per device: the driver's budget.
   EngineOptions Engine;
 };
 

@@ -14,6 +14,7 @@
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/Region.h"
 #include "oomplan/Schedule/Schedule.h"
+#include "oomplan/Support/Budget.h"
 #include "oomplan/Support/CheckedMath.h"
 #include "llvm/Support/Error.h"
 #include <algorithm>
@@ -27,21 +28,9 @@ struct PlanOptions {
   uint64_t AlignBytes = 256;      ///< Offsets and sizes round up to this.
   double TimeLimitSeconds = 2.0;  ///< Safety cap for search algorithms.
   bool IOInArena = false;         ///< Place graph inputs/outputs in the arena.
-  std::optional<uint64_t> BudgetBytes; ///< Device memory available.
-  /// Fixed per-device allowance (--overhead) counted against the budget.
-  uint64_t OverheadBytes = 0;
+  /// The budget the plan is judged against (the driver's, a fit's target).
+  Budget Limit;
 };
-
-/// The verdict, decided here alone (the exit code, the JSON's two "fits"
-/// and the text all print it): total + overhead <= budget, without
-/// wrapping; always true without a budget.
-inline bool fitsBudget(uint64_t TotalBytes, uint64_t OverheadBytes,
-                       std::optional<uint64_t> BudgetBytes) {
-  uint64_t Sum;
-  return !BudgetBytes ||
-         (!__builtin_add_overflow(TotalBytes, OverheadBytes, &Sum) &&
-          Sum <= *BudgetBytes);
-}
 
 struct Plan {
   Schedule Sched;
@@ -63,8 +52,7 @@ struct Plan {
   uint64_t ArenaLowerBound = 0;
   std::string Algorithm; ///< The algorithm whose placement was kept.
   uint64_t PeakStep = 0; ///< A step where arena live bytes reach the bound.
-  std::optional<uint64_t> BudgetBytes;
-  uint64_t OverheadBytes = 0; ///< Counted against the budget.
+  Budget Limit; ///< What the plan is judged against (PlanOptions::Limit).
   /// A plan predicted for PyTorch's CUDA runtime: the least memory its
   /// caching allocator runs the step in (its tensors and the libraries'
   /// workspaces, simulated with the cap's release-and-retry:
@@ -79,15 +67,20 @@ struct Plan {
   uint64_t totalBytes() const {
     return saturatingAdd(saturatingAdd(WeightBytes, IOBytes), ArenaBytes);
   }
+  /// What a budget judges of this plan.
+  Figures figures() const { return {totalBytes(), RuntimeReservedBytes}; }
   /// The figure the budget is compared with: the runtime's reserved bytes
-  /// where the plan has them (never below the total), else the total.
+  /// where the plan has them and they decide (never below the total), else
+  /// the total.
   uint64_t decidingBytes() const {
-    return RuntimeReservedBytes ? std::max(*RuntimeReservedBytes, totalBytes())
-                                : totalBytes();
+    return oomplan::decidingBytes(Limit, figures());
   }
-  bool fits() const {
-    return fitsBudget(decidingBytes(), OverheadBytes, BudgetBytes);
+  /// The deciding figure plus Limit's overhead and headroom (bytes).
+  uint64_t neededBytes() const {
+    return oomplan::neededBytes(Limit, figures());
   }
+  /// The verdict: oomplan::fits against Limit.
+  bool fits() const { return oomplan::fits(Limit, figures()); }
   /// Arena buffers live at Step, largest first.
   std::vector<BufferId> buffersLiveAt(uint64_t Step) const;
 };

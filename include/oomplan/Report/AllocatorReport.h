@@ -38,8 +38,10 @@ struct AllocatorReport {
   unsigned Iterations = 2;
   size_t NumEvents = 0;
   AllocatorResult Unlimited;
-  std::optional<uint64_t> LimitBytes; ///< Budget - overhead, with a budget.
-  uint64_t OverheadBytes = 0;
+  /// The budget's room (Budget::roomBytes: the capacity less the
+  /// overhead), with a budget.
+  std::optional<uint64_t> LimitBytes;
+  Budget Limit; ///< The driver's budget.
   std::optional<AllocatorResult> UnderBudget;
   uint64_t OOMBytes = 0; ///< The request that failed under the budget.
   /// The libraries' allocations simulated beside the plan's.
@@ -57,12 +59,12 @@ struct AllocatorReport {
 };
 
 /// Simulates P's step Iterations times (2: the first and a steady step).
-/// Budget: the device budget, of which Overhead is not the allocator's.
+/// Limit: the device budget, of which the overhead is not the allocator's.
 /// Libraries: what cuBLAS and cuDNN allocate beside the plan's tensors.
 AllocatorReport
 buildAllocatorReport(const Plan &P, const CudaAllocConfig &Config,
                      llvm::StringRef ConfigText, unsigned Iterations,
-                     std::optional<uint64_t> Budget, uint64_t Overhead,
+                     const Budget &Limit,
                      std::vector<LibraryAllocation> Libraries = {});
 
 void printAllocatorText(llvm::raw_ostream &OS, const AllocatorReport &A);

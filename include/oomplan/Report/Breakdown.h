@@ -71,22 +71,6 @@ std::vector<uint64_t> arenaBytesByClassAt(const Plan &P, uint64_t Step);
 /// "1.59 GiB (1702459904 bytes)": human units beside the exact count.
 std::string describeBytes(uint64_t Bytes);
 
-/// The deciding figure (Plan::decidingBytes: the total, or PyTorch's reserved
-/// bytes) plus OverheadBytes: the device memory the run needs (bytes),
-/// saturating at UINT64_MAX (never fits) rather than wrapping.
-inline uint64_t deviceBytes(const Plan &P, uint64_t OverheadBytes) {
-  uint64_t Sum;
-  return __builtin_add_overflow(P.decidingBytes(), OverheadBytes, &Sum)
-             ? UINT64_MAX
-             : Sum;
-}
-/// True when deviceBytes fits Budget (always without a budget): the one
-/// verdict function of Plan.h.
-inline bool fitsBudget(const Plan &P, uint64_t OverheadBytes,
-                       std::optional<uint64_t> Budget) {
-  return oomplan::fitsBudget(P.decidingBytes(), OverheadBytes, Budget);
-}
-
 } // namespace report
 } // namespace oomplan
 

@@ -41,20 +41,20 @@ struct CapacityResult {
 };
 
 /// Largest value v in [1, Cap] of the symbols Syms (all set to v, the other
-/// symbols as in Base) whose plan needs at most BudgetBytes once
-/// OverheadBytes are added. A plan that overflows 64-bit sizes counts as not
-/// fitting; any other planning error is returned.
+/// symbols as in Base) whose plan fits Limit (oomplan::fits). A plan that
+/// overflows 64-bit sizes counts as not fitting; any other planning error
+/// is returned.
 llvm::Expected<CapacityResult>
 findCapacity(const PlanFn &PlanAt, llvm::ArrayRef<std::optional<int64_t>> Base,
              llvm::ArrayRef<SymbolId> Syms, llvm::StringRef Role,
-             uint64_t BudgetBytes, uint64_t OverheadBytes,
-             int64_t Cap = DefaultCapacityCap);
+             const Budget &Limit, int64_t Cap = DefaultCapacityCap);
 
-/// One cell of a sweep: device bytes at (batch, seq).
+/// One cell of a sweep: device bytes (neededBytes) at (batch, seq).
 struct SweepCell {
   int64_t Batch = 0;             ///< 0 when the model has no batch symbol.
   int64_t Seq = 0;               ///< 0 when the model has no sequence symbol.
   std::optional<uint64_t> Bytes; ///< Unset when the sizes overflow.
+  bool Fits = false;             ///< fits() against the sweep's budget.
 };
 
 struct Sweep {
@@ -70,7 +70,7 @@ llvm::Expected<Sweep> sweepMemory(const PlanFn &PlanAt,
                                   llvm::ArrayRef<std::optional<int64_t>> Base,
                                   llvm::ArrayRef<SymbolId> BatchSyms,
                                   llvm::ArrayRef<SymbolId> SeqSyms,
-                                  uint64_t OverheadBytes);
+                                  const Budget &Limit);
 
 } // namespace report
 } // namespace oomplan

@@ -63,9 +63,9 @@ struct FitOutcome {
   std::string Strategy;       ///< "recompute (greedy)", "stream weights", ...
   bool Fits = false;
 };
-/// Runs the chooser at a budget in bytes (the caller wires lib/Fit in, so the
+/// Runs the chooser against a budget (the caller wires lib/Fit in, so the
 /// report does not depend on it).
-using FitFn = std::function<llvm::Expected<FitOutcome>(uint64_t BudgetBytes)>;
+using FitFn = std::function<llvm::Expected<FitOutcome>(const Budget &Limit)>;
 
 /// Plans the same model at Bindings with another --precision value
 /// ("bf16-mixed"): the caller's pipeline (training: the training step at that
@@ -86,8 +86,9 @@ struct DiagnosisInput {
   const SymbolRoles &Roles;
   const PlanFn &PlanAt;
   const PipelineOptions &Opts; ///< For re-planning resized schedules.
-  uint64_t BudgetBytes = 0;
-  uint64_t OverheadBytes = 0;
+  /// The driver's budget (a capacity is given: nothing is diagnosed
+  /// without one).
+  const Budget &Limit;
   const PeakReport &Peak;
   const std::optional<CapacityResult> &Batch;
   const std::optional<CapacityResult> &Seq;
@@ -104,10 +105,10 @@ struct DiagnosisInput {
 llvm::Expected<std::vector<Finding>> diagnose(const DiagnosisInput &In);
 
 /// Smallest number of devices in [1, 4096] over which sharding P's model
-/// state (replanSharded) fits; std::nullopt when even 4096 do not.
+/// state (replanSharded) fits Limit; std::nullopt when even 4096 do not.
 llvm::Expected<std::optional<unsigned>>
 devicesNeeded(const Plan &P, const PlanContext &C, const PipelineOptions &Opts,
-              uint64_t BudgetBytes, uint64_t OverheadBytes);
+              const Budget &Limit);
 
 } // namespace report
 } // namespace oomplan

@@ -28,12 +28,12 @@ namespace oomplan {
 namespace report {
 
 struct ReportOptions {
-  std::optional<uint64_t> BudgetBytes;
-  uint64_t OverheadBytes = 0; ///< Fixed per-device allowance (bytes).
-  bool Diagnose = true;       ///< Diagnosis and remedies when it does not fit.
-  bool MaxBatch = false;      ///< Search the largest batch that fits.
-  bool MaxSeq = false;        ///< Search the longest sequence that fits.
-  bool Sweep = false;         ///< Tabulate memory over batch and seq.
+  /// The driver's budget: every verdict of the report is fits() against it.
+  Budget Limit;
+  bool Diagnose = true;  ///< Diagnosis and remedies when it does not fit.
+  bool MaxBatch = false; ///< Search the largest batch that fits.
+  bool MaxSeq = false;   ///< Search the longest sequence that fits.
+  bool Sweep = false;    ///< Tabulate memory over batch and seq.
   int64_t CapacityCap = DefaultCapacityCap;
   FitFn Fit; ///< Optional: plans checkpointing/offload for "what would help".
   /// Optional: plans the model at another --precision ("bf16-mixed"); the
@@ -42,10 +42,9 @@ struct ReportOptions {
 };
 
 struct MemoryReport {
-  std::optional<uint64_t> BudgetBytes;
-  uint64_t OverheadBytes = 0;
-  uint64_t DeviceBytes = 0; ///< Plan total plus overhead.
-  bool Fits = true;
+  Budget Limit;             ///< ReportOptions::Limit.
+  uint64_t DeviceBytes = 0; ///< neededBytes: the deciding figure + overhead.
+  bool Fits = true;         ///< fits(Limit, the plan's figures).
   Breakdown Classes;
   PeakReport Peak;
   /// Capacity searches: made when asked, or to diagnose a plan that does not

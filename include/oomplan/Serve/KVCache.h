@@ -16,6 +16,7 @@
 #define OOMPLAN_SERVE_KVCACHE_H
 
 #include "oomplan/Analysis/ShapeInference.h"
+#include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/IR/Graph.h"
 #include "llvm/Support/Error.h"
 #include <optional>
@@ -69,15 +70,16 @@ struct KVCacheLayout {
   std::optional<uint64_t> window() const;
 };
 
-/// Reads the KV cache of G. Errors (naming the model and the node): no
-/// attention block, or blocks whose width disagrees with the cache inputs.
-llvm::Expected<KVCacheLayout> findKVCache(const Graph &G,
-                                          const ShapeInfo &Shapes);
+/// Reads the KV cache of G, whose symbols play Roles (findSymbolRoles).
+/// Errors (naming the model and the node): no attention block, or blocks
+/// whose width disagrees with the cache inputs.
+llvm::Expected<KVCacheLayout>
+findKVCache(const Graph &G, const ShapeInfo &Shapes, const SymbolRoles &Roles);
 
-/// The symbols of the new tokens: the sequence role (SymbolBinding.h)
-/// without the attention mask's length, which with a cache spans the
-/// cached tokens too (total = past + new).
-std::vector<SymbolId> tokenSymbols(const Graph &G);
+/// The symbols of the new tokens: the sequence role (Roles.Seq) without
+/// the attention mask's length, which with a cache spans the cached tokens
+/// too (total = past + new).
+std::vector<SymbolId> tokenSymbols(const Graph &G, const SymbolRoles &Roles);
 
 /// True for a graph input or output that is the KV cache (past_key_values.*,
 /// present.*, an attention op's present outputs): the server's pool holds

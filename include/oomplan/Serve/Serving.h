@@ -13,6 +13,7 @@
 #ifndef OOMPLAN_SERVE_SERVING_H
 #define OOMPLAN_SERVE_SERVING_H
 
+#include "oomplan/Support/Budget.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>
@@ -44,8 +45,10 @@ struct ServeConfig {
   uint64_t MaxNumSeqs = 0;
   uint64_t BlockSize = 16;
   Fraction Utilization;
-  uint64_t DeviceBytes = 0;   ///< --budget, else the --device's memory.
-  uint64_t OverheadBytes = 0; ///< --overhead (CUDA context, NCCL, ...).
+  /// The driver's budget: the capacity is --budget, else the --device's
+  /// memory; the overhead --overhead (CUDA context, NCCL, ...).
+  Budget Limit;
+  uint64_t deviceBytes() const { return Limit.CapacityBytes.value_or(0); }
   unsigned TensorParallel = 1;
 };
 

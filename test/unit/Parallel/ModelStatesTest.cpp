@@ -121,8 +121,7 @@ protected:
     std::vector<std::optional<int64_t>> Bind(Model->Symbols.size());
     Bind[Model->findSymbol("batch")] = 1;
     Bind[Model->findSymbol("seq")] = 16;
-    ParallelInput In{*Model, *Shapes,      Bind, Train, {},
-                     *Dev,   std::nullopt, 0,    {}};
+    ParallelInput In{*Model, *Shapes, Bind, Train, {}, *Dev, {}, {}};
     auto PP = ParallelPlanner::create(In);
     EXPECT_TRUE(bool(PP)) << llvm::toString(PP.takeError());
     if (!PP)

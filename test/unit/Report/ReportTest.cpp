@@ -34,6 +34,14 @@ g (float[batch,seq,4] x) => (float[batch,seq,4] y) {
 }
 )";
 
+// A budget of Capacity bytes of which Overhead go before the plan.
+static Budget budget(uint64_t Capacity, uint64_t Overhead = 0) {
+  Budget B;
+  B.CapacityBytes = Capacity;
+  B.OverheadBytes = Overhead;
+  return B;
+}
+
 namespace {
 struct Fixture : ::testing::Test {
   std::unique_ptr<Graph> G;
@@ -119,25 +127,28 @@ TEST_F(Fixture, QuadraticPartOfAMixedFormula) {
 TEST_F(Fixture, MaxBatchIsExact) {
   // At seq 8 the total is batch * (256 + 512) = 768 * batch: 7680 bytes
   // fit batch 10 exactly; 7679 only 9.
-  auto R = findCapacity(planFn(), at(1, 8), Roles.Batch, "batch", 7680, 0);
+  auto R =
+      findCapacity(planFn(), at(1, 8), Roles.Batch, "batch", budget(7680, 0));
   ASSERT_TRUE(bool(R));
   ASSERT_TRUE(R->Max.has_value());
   EXPECT_EQ(*R->Max, 10);
   EXPECT_EQ(R->BytesAtMax, 7680u);
   EXPECT_EQ(*R->BytesAbove, 8448u);
-  auto R2 = findCapacity(planFn(), at(1, 8), Roles.Batch, "batch", 7679, 0);
+  auto R2 =
+      findCapacity(planFn(), at(1, 8), Roles.Batch, "batch", budget(7679, 0));
   ASSERT_TRUE(bool(R2));
   EXPECT_EQ(*R2->Max, 9);
 }
 
 TEST_F(Fixture, MaxSeqIsExact) {
   // At batch 1: 32*seq + 8*seq^2; seq 100 needs 83200, seq 101 needs 84840.
-  auto R = findCapacity(planFn(), at(1, 1), Roles.Seq, "seq", 83200, 0);
+  auto R = findCapacity(planFn(), at(1, 1), Roles.Seq, "seq", budget(83200, 0));
   ASSERT_TRUE(bool(R));
   EXPECT_EQ(*R->Max, 100);
   EXPECT_EQ(*R->BytesAbove, 84840u);
   // The overhead counts against the budget: 1 byte of it costs seq 100.
-  auto R2 = findCapacity(planFn(), at(1, 1), Roles.Seq, "seq", 83200, 1);
+  auto R2 =
+      findCapacity(planFn(), at(1, 1), Roles.Seq, "seq", budget(83200, 1));
   ASSERT_TRUE(bool(R2));
   EXPECT_EQ(*R2->Max, 99);
 }
@@ -151,16 +162,17 @@ TEST(Capacity, CapAndNothingFits) {
     return llvm::Expected<Plan>(std::move(P));
   };
   std::vector<std::optional<int64_t>> Base{1};
-  auto R = findCapacity(Linear, Base, Syms, "batch", 1000, 0, 64);
+  auto R = findCapacity(Linear, Base, Syms, "batch", budget(1000, 0), 64);
   ASSERT_TRUE(bool(R));
   EXPECT_TRUE(R->AtLeast);
   EXPECT_EQ(*R->Max, 64);
   // 300 bytes at 37 fit, 38 do not (300 = 37 + 263 overhead).
-  auto R2 = findCapacity(Linear, Base, Syms, "batch", 300, 263, 1 << 20);
+  auto R2 =
+      findCapacity(Linear, Base, Syms, "batch", budget(300, 263), 1 << 20);
   ASSERT_TRUE(bool(R2));
   EXPECT_EQ(*R2->Max, 37);
   EXPECT_FALSE(R2->AtLeast);
-  auto R3 = findCapacity(Linear, Base, Syms, "batch", 10, 10, 64);
+  auto R3 = findCapacity(Linear, Base, Syms, "batch", budget(10, 10), 64);
   ASSERT_TRUE(bool(R3));
   EXPECT_FALSE(R3->Max.has_value());
   EXPECT_EQ(*R3->BytesAbove, 11u);
@@ -185,11 +197,11 @@ TEST_F(Fixture, DiagnosisRanksSequenceThenBatch) {
   // largest batch at seq 128 is floor(665600 / 135168) = 4. The peak is all
   // seq x seq: sequence too long ranks first; batch 1, seq 1 (52 bytes) fits.
   Plan P = plan(8, 128);
-  P.BudgetBytes = 665600;
+  P.Limit = budget(665600);
   auto B = at(8, 128);
   PlanContext C{*G, Shapes, B};
   ReportOptions RO;
-  RO.BudgetBytes = 665600;
+  RO.Limit = budget(665600);
   auto R = buildReport(P, C, Roles, planFn(), Opts, RO);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   EXPECT_FALSE(R->Fits);
@@ -215,7 +227,7 @@ TEST_F(Fixture, ModelTooLargeWhenNothingFits) {
   auto B = at(2, 8);
   PlanContext C{*G, Shapes, B};
   ReportOptions RO;
-  RO.BudgetBytes = 40;
+  RO.Limit = budget(40);
   auto R = buildReport(P, C, Roles, planFn(), Opts, RO);
   ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
   ASSERT_FALSE(R->Findings.empty());

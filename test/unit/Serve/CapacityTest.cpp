@@ -29,8 +29,8 @@ ServeConfig config(uint64_t Len) {
   C.MaxNumSeqs = 256;
   C.BlockSize = 16;
   C.Utilization = util("0.5");
-  C.DeviceBytes = 1000000;
-  C.OverheadBytes = 10000;
+  C.Limit.CapacityBytes = 1000000;
+  C.Limit.OverheadBytes = 10000;
   return C;
 }
 
