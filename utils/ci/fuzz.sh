@@ -11,7 +11,9 @@
 # lives in $FUZZ_BUILD_DIR/corpus/TARGET and grows across runs. At most
 # $FUZZ_JOBS (2) targets run at once. Crash, timeout, leak and out-of-memory
 # inputs, and each target's log, go to $FUZZ_OUT ($FUZZ_BUILD_DIR/findings);
-# the script exits 1 if any target found something.
+# the script exits 1 if any target found something. An input slower than
+# $FUZZ_TIMEOUT seconds (10) is a finding: raise it for long runs on a
+# loaded machine, where a starved process can pass 10 s on a fast input.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [[ $# -lt 1 || ! $1 =~ ^[0-9]+$ ]]; then
@@ -123,7 +125,7 @@ run_one() {
   local t=$1
   mkdir -p "$BUILD/corpus/$t"
   UBSAN_OPTIONS=print_stacktrace=1 nice -n "${FUZZ_NICE:-0}" \
-    "$BUILD/test/fuzz/$t" -max_total_time="$SECS" -timeout=10 \
+    "$BUILD/test/fuzz/$t" -max_total_time="$SECS" -timeout="${FUZZ_TIMEOUT:-10}" \
     -rss_limit_mb=2048 -max_len="${MAXLEN[$t]}" -print_final_stats=1 \
     -artifact_prefix="$OUT/$t-" "$BUILD/corpus/$t" "$SEEDS/$t" \
     >"$OUT/$t.log" 2>&1
