@@ -85,6 +85,14 @@ constexpr uint64_t TileBytes = 512 * 1024;
 constexpr int64_t MinTileColumns = 256;
 constexpr int64_t ConvSlots = 16;
 
+/// Elements of the workspace: the whole matrix when every tile has its own
+/// slot (the last tile is narrower, so slots of the full width would ask
+/// for more than the matrix), else ConvSlots tiles of the full width.
+uint64_t columnElements(const ColumnTiles &T, int64_t Rows, int64_t OutSize) {
+  return T.Slots == T.Count ? uint64_t(Rows) * uint64_t(OutSize)
+                            : uint64_t(T.Slots * Rows) * uint64_t(T.Width);
+}
+
 ColumnTiles columnTiles(int64_t Rows, int64_t OutSize, uint64_t ElemBytes) {
   ColumnTiles T;
   const uint64_t RowBytes = uint64_t(std::max<int64_t>(Rows, 1)) * ElemBytes;
@@ -105,7 +113,7 @@ uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
   const int64_t Rows = Inputs[1].Dims[1] * G.kernelSize();
   const uint64_t EB = elemBytes(Inputs[0].Type);
   ColumnTiles T = columnTiles(Rows, G.outSize(), EB);
-  return uint64_t(T.Slots) * uint64_t(Rows) * uint64_t(T.Width) * EB;
+  return columnElements(T, Rows, G.outSize()) * EB;
 }
 
 /// Kernel offsets of kernel index KIdx, per axis.
@@ -412,8 +420,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
   const bool Pointwise = isPointwise(G);
   const ColumnTiles Tiles = columnTiles(Cg * KSize, OutSize, sizeof(T));
-  const uint64_t Need =
-      uint64_t(Tiles.Slots * Cg * KSize * Tiles.Width) * sizeof(T);
+  const uint64_t Need = columnElements(Tiles, Cg * KSize, OutSize) * sizeof(T);
   if (!Pointwise && (!C.Workspace || C.WorkspaceBytes < Need))
     return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
                       " workspace bytes, im2col needs " + llvm::Twine(Need));
