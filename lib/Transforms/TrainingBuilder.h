@@ -123,6 +123,39 @@ struct TrainingBuilder {
     return static_cast<TensorId>(S.Tensors.size() - 1);
   }
 
+  // Gives tensor T the size formula F (ScheduleTensor::SizeFormula).
+  TensorId withFormula(TensorId T, SymExpr F) {
+    S.Tensors[T].SizeFormula = std::move(F);
+    return T;
+  }
+
+  // Elements of V as a formula of the symbols (the product of its dims), or
+  // the count at the bindings when its dims are unknown.
+  SymExpr elementsFormula(ValueId V) const {
+    const ValueShape &VS = Shapes.Values[V];
+    if (!VS.Known)
+      return SymExpr::constant(static_cast<int64_t>(elementsOf(V)));
+    SymExpr E = SymExpr::constant(1);
+    for (const SymExpr &D : VS.Dims)
+      E *= D;
+    return E;
+  }
+
+  // Bytes of tensor T as a formula: its own, else its value's elements in
+  // the type it is held in, else the bytes at the bindings. The report keeps
+  // a formula only where it gives the bytes (Plan/TensorInfo.h).
+  SymExpr bytesFormula(TensorId T) const {
+    if (S.Tensors[T].SizeFormula)
+      return *S.Tensors[T].SizeFormula;
+    unsigned Bits = T < G.Values.size() ? elementBits(tensorType(T)) : 0;
+    if (Bits == 0 || !Shapes.Values[T].Known)
+      return SymExpr::constant(static_cast<int64_t>(S.Tensors[T].SizeBytes));
+    if (Bits % 8 == 0)
+      return elementsFormula(T) * SymExpr::constant(Bits / 8);
+    return SymExpr::ceilDiv(elementsFormula(T) * SymExpr::constant(Bits),
+                            SymExpr::constant(8));
+  }
+
   // The element type tensor T holds (its own, or its graph value's).
   ElementType tensorType(TensorId T) const {
     ElementType Ty = S.Tensors[T].Type;
@@ -251,12 +284,17 @@ struct TrainingBuilder {
     if (X == NoId || Y == NoId)
       return;
     std::string Base = G.Values[Y].Name;
-    auto Add = [&](std::string Name, uint64_t Size, ElementType Type) {
-      TensorId T =
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
+    auto Add = [&](std::string Name, uint64_t Size, ElementType Type,
+                   SymExpr F) {
+      TensorId T = withFormula(
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type),
+          std::move(F));
       S.Steps[N].Writes.push_back(T);
       Aux[N].push_back(T);
       Sum.SavedBytes += Size;
+    };
+    auto Const = [](uint64_t Size) {
+      return SymExpr::constant(static_cast<int64_t>(Size));
     };
     switch (R.Aux) {
     case AuxKind::DropoutMask: {
@@ -265,15 +303,17 @@ struct TrainingBuilder {
       // PyTorch on the CPU keeps the mask in the input's type; its fused
       // CUDA kernel, one bool per element.
       if (Opts.DropoutMask == DropoutMaskKind::Byte || !cpuTemporaries())
-        Add(Name, elementsOf(X), ElementType::Bool);
+        Add(Name, elementsOf(X), ElementType::Bool, elementsFormula(X));
       else
-        Add(Name, S.Tensors[X].SizeBytes, tensorType(X));
+        Add(Name, S.Tensors[X].SizeBytes, tensorType(X), bytesFormula(X));
       break;
     }
     case AuxKind::BatchNormStats: {
       uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
-      Add(Base + ":mean", saturatingMul(4, C), ElementType::Float);
-      Add(Base + ":invstd", saturatingMul(4, C), ElementType::Float);
+      Add(Base + ":mean", saturatingMul(4, C), ElementType::Float,
+          Const(saturatingMul(4, C)));
+      Add(Base + ":invstd", saturatingMul(4, C), ElementType::Float,
+          Const(saturatingMul(4, C)));
       break;
     }
     case AuxKind::NormStats: {
@@ -281,23 +321,31 @@ struct TrainingBuilder {
       // Instance/GroupNorm keep per-(sample, channel) stats; counted per
       // channel here (a few bytes).
       uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
-      uint64_t Rows =
-          Nd.OpType == "LayerNormalization" && Row ? elementsOf(X) / Row : Row;
-      Add(Base + ":mean", saturatingMul(4, Rows), ElementType::Float);
-      Add(Base + ":rstd", saturatingMul(4, Rows), ElementType::Float);
+      bool PerRow = Nd.OpType == "LayerNormalization" && Row;
+      uint64_t Rows = PerRow ? elementsOf(X) / Row : Row;
+      SymExpr RowsF = PerRow ? SymExpr::floorDiv(elementsFormula(X),
+                                                 Const(Row))
+                             : Const(Row);
+      Add(Base + ":mean", saturatingMul(4, Rows), ElementType::Float,
+          RowsF * Const(4));
+      Add(Base + ":rstd", saturatingMul(4, Rows), ElementType::Float,
+          RowsF * Const(4));
       break;
     }
     case AuxKind::PoolIndices:
       Add(Base + ":indices", saturatingMul(8, elementsOf(Y)),
-          ElementType::Int64);
+          ElementType::Int64, elementsFormula(Y) * Const(8));
       break;
     case AuxKind::RecurrentStates: {
-      RecurrentSaved R = recurrentSaved(Nd, Shapes, elementsOf(X),
-                                        S.Tensors[X].SizeBytes, producerOf(X));
+      SymExpr XElems = elementsFormula(X);
+      RecurrentSaved R =
+          recurrentSaved(Nd, Shapes, elementsOf(X), S.Tensors[X].SizeBytes,
+                         producerOf(X), &XElems);
       if (R.StateBytes)
-        Add(Base + ":states", R.StateBytes, tensorType(X));
+        Add(Base + ":states", R.StateBytes, tensorType(X), R.StateFormula);
       if (R.InputCopyBytes) {
-        Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X));
+        Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X),
+            R.InputCopyFormula);
         InputCopiesOf[N] = Aux[N].back(); // read again by dW's step
       }
       if (!R.HiddenKnown)
@@ -314,13 +362,18 @@ struct TrainingBuilder {
       // 2-layer bidirectional LSTM holds one projection and both stacks).
       uint64_t Dirs = std::max<uint64_t>(1, R.Directions);
       uint64_t Scratch = R.GateBytes / Dirs;
-      if (Dirs > 1)
+      SymExpr ScratchF =
+          SymExpr::floorDiv(R.GateFormula, Const(Dirs));
+      if (Dirs > 1) {
         Scratch =
             saturatingAdd(Scratch, saturatingMul(Dirs, R.StepOutputBytes));
+        ScratchF += R.StepOutputFormula * Const(Dirs);
+      }
       if (Scratch)
-        S.Steps[N].Writes.push_back(
+        S.Steps[N].Writes.push_back(withFormula(
             addTensor("scratch(" + Base + ":input-projection)", Scratch,
-                      TensorKind::Activation, tensorType(X)));
+                      TensorKind::Activation, tensorType(X)),
+            ScratchF));
       break;
     }
     case AuxKind::None:
@@ -423,13 +476,14 @@ struct TrainingBuilder {
     Sum.GraphHasDropout = countDropouts(G) > 0;
     if (Sum.GraphHasDropout)
       return;
-    auto Add = [&](NodeId N, std::string Name, uint64_t Size,
-                   ElementType Type) {
+    auto Add = [&](NodeId N, std::string Name, uint64_t Size, ElementType Type,
+                   SymExpr F) {
       Sum.DropoutBytes = saturatingAdd(Sum.DropoutBytes, Size);
       if (Opts.AddedDropout <= 0 || GroupOf[N] >= 0)
         return;
-      TensorId T =
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
+      TensorId T = withFormula(
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type),
+          std::move(F));
       S.Steps[N].Writes.push_back(T);
       Aux[N].push_back(T);
       Sum.SavedBytes += Size;
@@ -438,10 +492,10 @@ struct TrainingBuilder {
     auto Mask = [&](NodeId N, ValueId V) {
       if (cpuTemporaries())
         Add(N, "dropout(" + G.Values[V].Name + "):mask", S.Tensors[V].SizeBytes,
-            tensorType(V));
+            tensorType(V), bytesFormula(V));
       else
         Add(N, "dropout(" + G.Values[V].Name + "):mask", elementsOf(V),
-            ElementType::Bool);
+            ElementType::Bool, elementsFormula(V));
     };
     for (const DropoutSite &D : findDropoutSites(G)) {
       ++Sum.DropoutSites;
@@ -453,7 +507,7 @@ struct TrainingBuilder {
       // The product with v keeps the dropped probabilities, the softmax's
       // backward its own output: both.
       Add(PV, "dropout(" + G.Values[Probs].Name + ")",
-          S.Tensors[Probs].SizeBytes, tensorType(Probs));
+          S.Tensors[Probs].SizeBytes, tensorType(Probs), bytesFormula(Probs));
     }
   }
 
@@ -511,9 +565,12 @@ struct TrainingBuilder {
     }
     TensorId Acc = gradTensor(Root);
     unsigned K = ++Partials[Root];
-    TensorId Part = addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
-                              S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
-                              S.Tensors[Acc].Type);
+    // Its name names no value: the formula is the root's, as its size.
+    TensorId Part = withFormula(
+        addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
+                  S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
+                  S.Tensors[Acc].Type),
+        bytesFormula(Root));
     St.Writes.push_back(Part);
     // Two inputs with one root (MatMul(w, Transpose(w))): this step wrote
     // grad(v) already, so it must not read it as an earlier step's result.
@@ -593,8 +650,10 @@ struct TrainingBuilder {
         Incoming.push_back(GradOf[GradRoot[O]]);
     if (Incoming.empty())
       return true; // no gradient reaches the node: nothing to emit
-    RecurrentSaved RS = recurrentSaved(Nd, Shapes, elementsOf(X),
-                                       S.Tensors[X].SizeBytes, producerOf(X));
+    SymExpr XElems = elementsFormula(X);
+    RecurrentSaved RS =
+        recurrentSaved(Nd, Shapes, elementsOf(X), S.Tensors[X].SizeBytes,
+                       producerOf(X), &XElems);
     const std::string &Name = G.Values[firstOutput(Nd)].Name;
     // PyTorch's CPU recurrence computes each time step's dR and adds it to
     // the accumulated one out of place (autograd's input buffer): the new
@@ -623,10 +682,15 @@ struct TrainingBuilder {
     Stack.Reads = Incoming;
     if (!Recurrence) // the states are read here then (R and B frozen)
       Stack.Reads.insert(Stack.Reads.end(), Saved.begin(), Saved.end());
-    TensorId Gates = addTensor("grad(" + Name + ":gates)", RS.GateBytes,
-                               TensorKind::Activation, tensorType(X));
-    Stack.Writes = {Gates, addTensor("scratch(" + Name + ":gate-slices)",
-                                     RS.GateBytes, TensorKind::Activation)};
+    TensorId Gates =
+        withFormula(addTensor("grad(" + Name + ":gates)", RS.GateBytes,
+                              TensorKind::Activation, tensorType(X)),
+                    RS.GateFormula);
+    Stack.Writes = {Gates, withFormula(addTensor("scratch(" + Name +
+                                                     ":gate-slices)",
+                                                 RS.GateBytes,
+                                                 TensorKind::Activation),
+                                       RS.GateFormula)};
     S.Steps.push_back(std::move(Stack));
     Step St;
     St.Kind = StepKind::Backward;
