@@ -140,10 +140,9 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
   // The same products over X's elements as a formula: the time steps and
   // the batch are symbols, H, I, the directions and the element size are
   // not.
-  SymExpr StepsF =
-      XElemsFormula
-          ? SymExpr::floorDiv(*XElemsFormula, SymExpr::constant(I))
-          : SymExpr::constant(static_cast<int64_t>(Steps));
+  SymExpr StepsF = XElemsFormula
+                       ? SymExpr::floorDiv(*XElemsFormula, SymExpr::constant(I))
+                       : SymExpr::constant(static_cast<int64_t>(Steps));
   auto Times = [&](uint64_t K) {
     return StepsF * SymExpr::constant(static_cast<int64_t>(K));
   };
@@ -152,11 +151,10 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
   R.GateFormula = Times(Gates * uint64_t(Dirs) * uint64_t(H) * ElemBytes);
   R.InputCopyFormula =
       R.InputCopyBytes
-          ? (XElemsFormula ? *XElemsFormula * SymExpr::constant(
-                                                  static_cast<int64_t>(
-                                                      (Dirs - 1) * ElemBytes))
-                           : SymExpr::constant(
-                                 static_cast<int64_t>(R.InputCopyBytes)))
+          ? (XElemsFormula
+                 ? *XElemsFormula * SymExpr::constant(static_cast<int64_t>(
+                                        (Dirs - 1) * ElemBytes))
+                 : SymExpr::constant(static_cast<int64_t>(R.InputCopyBytes)))
           : SymExpr::constant(0);
   return R;
 }

@@ -54,8 +54,9 @@ struct TrainingBuilder {
   std::vector<TensorId> InputCopiesOf;
   /// Per last node of a block run as scaled_dot_product_attention.
   struct SDPAGroup {
-    uint64_t LSEBytes = 0; ///< The saved log-sum-exp.
-    uint64_t QBytes = 0;   ///< q as the block reads it.
+    uint64_t LSEBytes = 0;        ///< The saved log-sum-exp.
+    uint64_t QBytes = 0;          ///< q as the block reads it.
+    SymExpr LSEFormula, QFormula; ///< The two as formulas of the symbols.
   };
   std::map<NodeId, SDPAGroup> SDPAGroups;
   /// Eager attention blocks without a dropout: (the probabilities @ v
@@ -274,112 +275,9 @@ struct TrainingBuilder {
                      : Bytes[V];
   }
 
-  // The saved(...) tensors an op keeps beyond the graph's values.
-  void addAuxTensors(NodeId N) {
-    const Node &Nd = G.Nodes[N];
-    const SavedRule &R = ruleFor(Nd);
-    if (R.Aux == AuxKind::None || !needsBackward(Nd))
-      return;
-    ValueId X = Nd.input(0), Y = firstOutput(Nd);
-    if (X == NoId || Y == NoId)
-      return;
-    std::string Base = G.Values[Y].Name;
-    auto Add = [&](std::string Name, uint64_t Size, ElementType Type,
-                   SymExpr F) {
-      TensorId T = withFormula(
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type),
-          std::move(F));
-      S.Steps[N].Writes.push_back(T);
-      Aux[N].push_back(T);
-      Sum.SavedBytes += Size;
-    };
-    auto Const = [](uint64_t Size) {
-      return SymExpr::constant(static_cast<int64_t>(Size));
-    };
-    switch (R.Aux) {
-    case AuxKind::DropoutMask: {
-      ValueId M = Nd.Outputs.size() > 1 ? Nd.Outputs[1] : NoId;
-      std::string Name = M != NoId ? G.Values[M].Name : Base + ":mask";
-      // PyTorch on the CPU keeps the mask in the input's type; its fused
-      // CUDA kernel, one bool per element.
-      if (Opts.DropoutMask == DropoutMaskKind::Byte || !cpuTemporaries())
-        Add(Name, elementsOf(X), ElementType::Bool, elementsFormula(X));
-      else
-        Add(Name, S.Tensors[X].SizeBytes, tensorType(X), bytesFormula(X));
-      break;
-    }
-    case AuxKind::BatchNormStats: {
-      uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
-      Add(Base + ":mean", saturatingMul(4, C), ElementType::Float,
-          Const(saturatingMul(4, C)));
-      Add(Base + ":invstd", saturatingMul(4, C), ElementType::Float,
-          Const(saturatingMul(4, C)));
-      break;
-    }
-    case AuxKind::NormStats: {
-      // LayerNorm: one mean and one rstd per normalised row, in fp32.
-      // Instance/GroupNorm keep per-(sample, channel) stats; counted per
-      // channel here (a few bytes).
-      uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
-      bool PerRow = Nd.OpType == "LayerNormalization" && Row;
-      uint64_t Rows = PerRow ? elementsOf(X) / Row : Row;
-      SymExpr RowsF = PerRow ? SymExpr::floorDiv(elementsFormula(X),
-                                                 Const(Row))
-                             : Const(Row);
-      Add(Base + ":mean", saturatingMul(4, Rows), ElementType::Float,
-          RowsF * Const(4));
-      Add(Base + ":rstd", saturatingMul(4, Rows), ElementType::Float,
-          RowsF * Const(4));
-      break;
-    }
-    case AuxKind::PoolIndices:
-      Add(Base + ":indices", saturatingMul(8, elementsOf(Y)),
-          ElementType::Int64, elementsFormula(Y) * Const(8));
-      break;
-    case AuxKind::RecurrentStates: {
-      SymExpr XElems = elementsFormula(X);
-      RecurrentSaved R =
-          recurrentSaved(Nd, Shapes, elementsOf(X), S.Tensors[X].SizeBytes,
-                         producerOf(X), &XElems);
-      if (R.StateBytes)
-        Add(Base + ":states", R.StateBytes, tensorType(X), R.StateFormula);
-      if (R.InputCopyBytes) {
-        Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X),
-            R.InputCopyFormula);
-        InputCopiesOf[N] = Aux[N].back(); // read again by dW's step
-      }
-      if (!R.HiddenKnown)
-        Warnings.push_back("--train: node '" + Nd.Name + "' (" + Nd.OpType +
-                           "): hidden size unknown (no hidden_size, R and Y "
-                           "dims not constant); its states are counted with "
-                           "X's input size instead");
-      // The input projection of one direction's whole sequence (linear_ih
-      // over every time step, [T, N, gates x H]) lives while that
-      // direction's recurrence runs: written here, read by nobody.
-      // With two directions each also stacks its step outputs ([T, N, H])
-      // before they are concatenated into Y, the last stack made while its
-      // input projection is still alive (measured: PyTorch's peak of a
-      // 2-layer bidirectional LSTM holds one projection and both stacks).
-      uint64_t Dirs = std::max<uint64_t>(1, R.Directions);
-      uint64_t Scratch = R.GateBytes / Dirs;
-      SymExpr ScratchF =
-          SymExpr::floorDiv(R.GateFormula, Const(Dirs));
-      if (Dirs > 1) {
-        Scratch =
-            saturatingAdd(Scratch, saturatingMul(Dirs, R.StepOutputBytes));
-        ScratchF += R.StepOutputFormula * Const(Dirs);
-      }
-      if (Scratch)
-        S.Steps[N].Writes.push_back(withFormula(
-            addTensor("scratch(" + Base + ":input-projection)", Scratch,
-                      TensorKind::Activation, tensorType(X)),
-            ScratchF));
-      break;
-    }
-    case AuxKind::None:
-      break;
-    }
-  }
+  // The saved(...) tensors an op keeps beyond the graph's values
+  // (TrainingAux.cpp).
+  void addAuxTensors(NodeId N);
 
   // A node's first output that the graph uses (an LSTM may omit Y and keep
   // only Y_h), or NoId.
@@ -423,6 +321,8 @@ struct TrainingBuilder {
       SDPAGroup G2;
       G2.LSEBytes = logSumExpBytes(B);
       G2.QBytes = S.Tensors[B.Group.Inputs[0]].SizeBytes;
+      G2.LSEFormula = logSumExpFormula(B);
+      G2.QFormula = bytesFormula(B.Group.Inputs[0]);
       for (ValueId V : B.Interior)
         S.Tensors[V].SizeBytes = 0;
       FusedGroup Grp = B.Group;
@@ -441,6 +341,22 @@ struct TrainingBuilder {
   // One fp32 log-sum-exp per query row; the memory-efficient kernel (fp32)
   // pads the rows to a multiple of 32 (PyTorch's
   // _efficient_attention_forward), flash (16-bit) does not.
+  // logSumExpBytes as a formula: the rows are the scores' dims but the
+  // last, the query rows padded as above.
+  SymExpr logSumExpFormula(const AttentionBlock &B) const {
+    const std::vector<SymExpr> &D = Shapes.Values[B.Scores].Dims;
+    if (D.size() < 2)
+      return SymExpr::constant(0);
+    SymExpr Rows = SymExpr::constant(4);
+    for (size_t I = 0; I + 2 < D.size(); ++I)
+      Rows *= D[I];
+    const SymExpr &Sq = D[D.size() - 2];
+    if (sixteenBit())
+      return Rows * Sq;
+    return Rows * SymExpr::ceilDiv(Sq, SymExpr::constant(32)) *
+           SymExpr::constant(32);
+  }
+
   uint64_t logSumExpBytes(const AttentionBlock &B) const {
     const std::vector<SymExpr> &D = Shapes.Values[B.Scores].Dims;
     unsigned Bits = elementBits(typeOf(B.Scores));
@@ -515,9 +431,10 @@ struct TrainingBuilder {
     addLostDropouts();
     for (auto &[Last, SG] : SDPAGroups) {
       ValueId O = G.Nodes[Last].Outputs[0];
-      TensorId T =
+      TensorId T = withFormula(
           addTensor("saved(" + G.Values[O].Name + ":logsumexp)", SG.LSEBytes,
-                    TensorKind::Activation, ElementType::Float);
+                    TensorKind::Activation, ElementType::Float),
+          SG.LSEFormula);
       S.Steps[Last].Writes.push_back(T);
       Aux[Last].push_back(T);
       Sum.SavedBytes += SG.LSEBytes;
@@ -566,11 +483,11 @@ struct TrainingBuilder {
     TensorId Acc = gradTensor(Root);
     unsigned K = ++Partials[Root];
     // Its name names no value: the formula is the root's, as its size.
-    TensorId Part = withFormula(
-        addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
-                  S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
-                  S.Tensors[Acc].Type),
-        bytesFormula(Root));
+    TensorId Part =
+        withFormula(addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
+                              S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
+                              S.Tensors[Acc].Type),
+                    bytesFormula(Root));
     St.Writes.push_back(Part);
     // Two inputs with one root (MatMul(w, Transpose(w))): this step wrote
     // grad(v) already, so it must not read it as an earlier step's result.
@@ -583,7 +500,8 @@ struct TrainingBuilder {
                     llvm::ArrayRef<ValueId> Outs,
                     llvm::ArrayRef<TensorId> Saved,
                     llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
-                    uint64_t Scratch = 0) {
+                    uint64_t Scratch = 0,
+                    std::optional<SymExpr> ScratchFormula = std::nullopt) {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
@@ -614,10 +532,13 @@ struct TrainingBuilder {
       S.Steps.push_back(std::move(V));
     if (St.Writes.empty())
       return false;
-    if (Scratch) // temporaries: written here, read by nobody
-      St.Writes.push_back(addTensor(
+    if (Scratch) { // temporaries: written here, read by nobody
+      TensorId T = addTensor(
           "scratch(" + G.Values[firstOutput(G.Nodes[Last])].Name + ")", Scratch,
-          TensorKind::Activation));
+          TensorKind::Activation);
+      S.Tensors[T].SizeFormula = std::move(ScratchFormula);
+      St.Writes.push_back(T);
+    }
     S.Steps.push_back(std::move(St));
     return true;
   }
@@ -686,11 +607,10 @@ struct TrainingBuilder {
         withFormula(addTensor("grad(" + Name + ":gates)", RS.GateBytes,
                               TensorKind::Activation, tensorType(X)),
                     RS.GateFormula);
-    Stack.Writes = {Gates, withFormula(addTensor("scratch(" + Name +
-                                                     ":gate-slices)",
-                                                 RS.GateBytes,
-                                                 TensorKind::Activation),
-                                       RS.GateFormula)};
+    Stack.Writes = {Gates,
+                    withFormula(addTensor("scratch(" + Name + ":gate-slices)",
+                                          RS.GateBytes, TensorKind::Activation),
+                                RS.GateFormula)};
     S.Steps.push_back(std::move(Stack));
     Step St;
     St.Kind = StepKind::Backward;
@@ -745,25 +665,41 @@ struct TrainingBuilder {
         splitRecurrentBackward(N, Saved, Ins))
       return;
     uint64_t Scratch = 0;
-    if (cpuTemporaries() && Nd.input(0) != NoId)
+    // The same sum and maximum as a formula, kept where the convolution
+    // special cases (sizes with thresholds, numbers here) add nothing.
+    SymExpr ScratchF = SymExpr::constant(0);
+    auto Times = [](unsigned K, SymExpr F) { return F * SymExpr::constant(K); };
+    if (cpuTemporaries() && Nd.input(0) != NoId) {
       Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
-    if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
+      ScratchF += Times(R.ScratchOfInput, bytesFormula(Nd.input(0)));
+    }
+    if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId) {
       Scratch += R.ScratchOfOutput * S.Tensors[Nd.Outputs[0]].SizeBytes;
+      ScratchF += Times(R.ScratchOfOutput, bytesFormula(Nd.Outputs[0]));
+    }
+    bool Special = false;
     // The weight's reorder outlives the others (it is kept while dW is
     // written): the step needs the larger of the two phases.
-    if (cpuTemporaries() && Nd.input(1) != NoId)
+    if (cpuTemporaries() && Nd.input(1) != NoId) {
+      uint64_t Large =
+          largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
+                                 S.Tensors[Nd.input(1)].SizeBytes);
+      uint64_t Shallow =
+          Nd.Outputs.empty() || Nd.Outputs[0] == NoId
+              ? 0
+              : shallowConv3DScratch(
+                    Nd, Shapes, Bindings, S.Tensors[Nd.input(1)].SizeBytes,
+                    S.Tensors[Nd.Outputs[0]].SizeBytes,
+                    std::max(1u, elementBits(tensorType(Nd.Outputs[0])) / 8));
+      Special = Large || Shallow;
       Scratch = std::max<uint64_t>(
-          {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes,
-           largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
-                                  S.Tensors[Nd.input(1)].SizeBytes),
-           Nd.Outputs.empty() || Nd.Outputs[0] == NoId
-               ? 0
-               : shallowConv3DScratch(
-                     Nd, Shapes, Bindings, S.Tensors[Nd.input(1)].SizeBytes,
-                     S.Tensors[Nd.Outputs[0]].SizeBytes,
-                     std::max(1u,
-                              elementBits(tensorType(Nd.Outputs[0])) / 8))});
-    emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
+          {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes, Large,
+           Shallow});
+      ScratchF = SymExpr::max(
+          ScratchF, Times(R.ScratchOfInput1, bytesFormula(Nd.input(1))));
+    }
+    emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch,
+                 Special ? std::nullopt : std::optional<SymExpr>(ScratchF));
   }
 
   void backwardOfGroup(const FusedGroup &Grp) {
@@ -777,13 +713,19 @@ struct TrainingBuilder {
     // The fused attention's backward: its row sums of dO * O (fp32, as the
     // log-sum-exp), and with 16-bit q flash's fp32 accumulator of dq.
     uint64_t Scratch = 0;
+    std::optional<SymExpr> ScratchF;
     auto SG = SDPAGroups.find(Grp.Nodes.back());
-    if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end())
+    if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end()) {
       Scratch =
           saturatingAdd(SG->second.LSEBytes,
                         sixteenBit() ? saturatingMul(2, SG->second.QBytes) : 0);
+      ScratchF = SG->second.LSEFormula;
+      if (sixteenBit())
+        *ScratchF += SG->second.QFormula * SymExpr::constant(2);
+    }
     if (!Ins.empty())
-      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins, Scratch);
+      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins, Scratch,
+                   ScratchF);
   }
 
   // The loss an output gets: --loss, with auto decided by isLogitsOutput.

@@ -163,10 +163,10 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
       addTensor("target(" + Name + ")", saturatingMul(8, Elems / *C),
                 TensorKind::GraphInput, ElementType::Int64),
       SymExpr::floorDiv(ElemsF, SymExpr::constant(*C)) * SymExpr::constant(8));
-  TensorId LS = withFormula(addTensor("saved(log_softmax(" + Name + "))", F32,
-                                      TensorKind::Activation,
-                                      ElementType::Float),
-                            ElemsF * SymExpr::constant(4));
+  TensorId LS =
+      withFormula(addTensor("saved(log_softmax(" + Name + "))", F32,
+                            TensorKind::Activation, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Sum.SavedBytes += F32;
   Step Fwd;
   Fwd.Kind = StepKind::Compute;
@@ -174,10 +174,10 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
   Fwd.Reads = {O, Target};
   Fwd.Writes = {LS};
   S.Steps.push_back(std::move(Fwd));
-  TensorId GLS = withFormula(addTensor("grad(log_softmax(" + Name + "))", F32,
-                                       TensorKind::Gradient,
-                                       ElementType::Float),
-                             ElemsF * SymExpr::constant(4));
+  TensorId GLS =
+      withFormula(addTensor("grad(log_softmax(" + Name + "))", F32,
+                            TensorKind::Gradient, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Step Nll;
   Nll.Kind = StepKind::Backward;
   Nll.Op = "NLLLoss.grad";
@@ -195,10 +195,10 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
     S.Steps.push_back(std::move(Lsm));
     return llvm::Error::success();
   }
-  TensorId G32 = withFormula(addTensor("grad(" + Name + "):fp32", F32,
-                                       TensorKind::Gradient,
-                                       ElementType::Float),
-                             ElemsF * SymExpr::constant(4));
+  TensorId G32 =
+      withFormula(addTensor("grad(" + Name + "):fp32", F32,
+                            TensorKind::Gradient, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Lsm.Writes = {G32};
   S.Steps.push_back(std::move(Lsm));
   Step Cast;

@@ -51,7 +51,7 @@ struct ClassRow {
   std::string Formula; ///< Bytes as a formula of the symbols.
   /// Formula as an expression: programs evaluate it at other bindings.
   SymExpr Expr;
-  std::string Note;    ///< Caveat on the formula ("at peak step 101"), or "".
+  std::string Note; ///< Caveat on the formula ("at peak step 101"), or "".
 };
 
 struct Breakdown {
