@@ -4,8 +4,11 @@
 // property: planned at one binding B1, that formula evaluated at another
 // binding B2 equals what a plan made directly at B2 holds in the class. For
 // every shipped model (test/models, its train/, serve/ and measured exports),
-// inference and --train, as the CLI plans them (driver defaults), at three
-// seeded random bindings, every ordered pair (B1 = B2 included).
+// inference and --train, as the CLI plans them (driver defaults), and
+// training again on the CPU runtime in bf16-mixed (its kernels'
+// temporaries, 16-bit copies) and on our runtime with --dropout (the masks
+// it adds), at three seeded random bindings (batch 1..8, sequence 8..128,
+// any other symbol 1..16), every ordered pair (B1 = B2 included).
 //
 // What is compared is the sum of the class's buffer sizes, which is what
 // the formula sums: the class's bytes also hold alignment padding and, for
@@ -32,10 +35,30 @@ using namespace oomplan::report;
 
 namespace {
 
+/// How a case trains: not at all, with the CLI's defaults (PyTorch on
+/// CUDA, fp32, Adam), or with the other runtimes' and precisions' tensors
+/// (the CPU kernels' temporaries, 16-bit copies, added dropout masks).
+enum class Mode { Infer, Train, TrainCPUMixed, TrainOomplanDropout };
+
 struct ModelCase {
   std::string Path; ///< Under test/models.
-  bool Train = false;
+  Mode M = Mode::Infer;
+  bool train() const { return M != Mode::Infer; }
 };
+
+const char *modeName(Mode M) {
+  switch (M) {
+  case Mode::Infer:
+    return "infer";
+  case Mode::Train:
+    return "train";
+  case Mode::TrainCPUMixed:
+    return "train_cpu_bf16";
+  case Mode::TrainOomplanDropout:
+    return "train_oomplan_dropout";
+  }
+  return "";
+}
 
 std::vector<ModelCase> allCases() {
   std::vector<ModelCase> Out;
@@ -49,14 +72,16 @@ std::vector<ModelCase> allCases() {
         Files.push_back(It->path().substr(Root.size() + 1));
     std::sort(Files.begin(), Files.end());
     for (const std::string &F : Files)
-      for (bool Train : {false, true})
-        Out.push_back({F, Train});
+      for (Mode M : {Mode::Infer, Mode::Train, Mode::TrainCPUMixed,
+                     Mode::TrainOomplanDropout})
+        Out.push_back({F, M});
   }
   return Out;
 }
 
 struct Binding {
   std::optional<int64_t> Batch, Seq;
+  std::vector<api::SymbolValue> Dims; ///< Symbols of neither role.
 };
 
 struct Planned {
@@ -67,12 +92,25 @@ struct Planned {
 // The plan `oomplan MODEL [--train] --batch B --seq S` makes, with a fast
 // placement (placement changes no class formula and no buffer size) and no
 // fitting (a fitted plan is another schedule).
-llvm::Expected<Planned> planAt(const ModelCase &C, const Binding &B) {
+// HasDropout: the graph trains with its own Dropout nodes (--dropout adds
+// masks only to a graph exported without them).
+llvm::Expected<Planned> planAt(const ModelCase &C, const Binding &B,
+                               bool HasDropout) {
   api::Request R;
   R.ModelPath = std::string(OOMPLAN_TEST_MODELS_DIR) + "/" + C.Path;
   R.Batch = B.Batch;
   R.Seq = B.Seq;
-  R.Train.Enabled = C.Train;
+  R.Dims = B.Dims;
+  R.Train.Enabled = C.train();
+  if (C.M == Mode::TrainCPUMixed) {
+    R.Train.Runtime = "pytorch-cpu";
+    R.Train.Precision = "bf16-mixed";
+  }
+  if (C.M == Mode::TrainOomplanDropout) {
+    R.Train.Runtime = "oomplan";
+    if (!HasDropout)
+      R.Train.Dropout = "0.1";
+  }
   R.Fit.NoFit = true;
   R.Algorithm = "greedy-by-size";
   api::Result Res;
@@ -108,7 +146,7 @@ uint64_t classBytesAt(const Plan &P, MemoryClass K, uint64_t Step) {
 }
 
 std::string caseName(const testing::TestParamInfo<ModelCase> &I) {
-  std::string N = I.param.Path + (I.param.Train ? "_train" : "_infer");
+  std::string N = I.param.Path + "_" + modeName(I.param.M);
   for (char &Ch : N)
     if (!isalnum(static_cast<unsigned char>(Ch)))
       Ch = '_';
@@ -123,23 +161,32 @@ TEST_P(ClassFormula, EvaluatesToThePlanAtOtherBindings) {
   auto G = importModelFile(std::string(OOMPLAN_TEST_MODELS_DIR) + "/" + C.Path);
   test::stopOnError(G, "import");
   SymbolRoles Roles = findSymbolRoles(**G);
-  std::mt19937 Rng(static_cast<uint32_t>(std::hash<std::string>()(
-                       C.Path + (C.Train ? "+train" : ""))) &
-                   0x7fffffff);
-  std::uniform_int_distribution<int64_t> BatchDist(1, 8), SeqDist(8, 128);
+  bool HasDropout = llvm::any_of(
+      (*G)->Nodes, [](const Node &N) { return N.OpType == "Dropout"; });
+  std::mt19937 Rng(
+      static_cast<uint32_t>(std::hash<std::string>()(C.Path + modeName(C.M))) &
+      0x7fffffff);
+  std::uniform_int_distribution<int64_t> BatchDist(1, 8), SeqDist(8, 128),
+      OtherDist(1, 16);
   std::vector<Binding> Bs(3);
   for (Binding &B : Bs) {
     if (!Roles.Batch.empty())
       B.Batch = BatchDist(Rng);
     if (!Roles.Seq.empty())
       B.Seq = SeqDist(Rng);
+    // Any other symbol (a decoder's past_sequence_length) by name.
+    for (SymbolId Sym = 0; Sym < (*G)->Symbols.size(); ++Sym)
+      if (!llvm::is_contained(Roles.Batch, Sym) &&
+          !llvm::is_contained(Roles.Seq, Sym))
+        B.Dims.push_back({(*G)->Symbols[Sym], OtherDist(Rng)});
   }
   std::vector<Planned> Plans;
   for (const Binding &B : Bs) {
-    auto P = planAt(C, B);
+    auto P = planAt(C, B, HasDropout);
     if (!P) {
-      // A model the CLI cannot plan from --batch/--seq alone (another
-      // symbol, an input it needs) or one --train does not support.
+      // A model that cannot be planned at a random binding (the measured
+      // exports of bert_like and gpt_like reshape to a fixed 512-token
+      // sequence) or that --train does not support.
       std::string Msg = llvm::toString(P.takeError());
       GTEST_SKIP() << C.Path << ": " << Msg;
     }
@@ -163,7 +210,7 @@ TEST_P(ClassFormula, EvaluatesToThePlanAtOtherBindings) {
         ASSERT_TRUE(bool(V)) << At << ": " << llvm::toString(V.takeError());
         EXPECT_EQ(static_cast<uint64_t>(*V),
                   classBytesAt(P2, Row.Class, P1.PeakStep))
-            << C.Path << (C.Train ? " --train" : "") << ": class "
+            << C.Path << " " << modeName(C.M) << ": class "
             << memoryClassName(Row.Class).str() << " formula " << Row.Formula
             << ", " << At << ", step " << P1.PeakStep;
       }
