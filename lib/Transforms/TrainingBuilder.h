@@ -695,8 +695,9 @@ struct TrainingBuilder {
       Scratch = std::max<uint64_t>(
           {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes, Large,
            Shallow});
-      ScratchF = SymExpr::max(
-          ScratchF, Times(R.ScratchOfInput1, bytesFormula(Nd.input(1))));
+      if (R.ScratchOfInput1)
+        ScratchF = SymExpr::max(
+            ScratchF, Times(R.ScratchOfInput1, bytesFormula(Nd.input(1))));
     }
     emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch,
                  Special ? std::nullopt : std::optional<SymExpr>(ScratchF));
