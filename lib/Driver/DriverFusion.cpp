@@ -24,6 +24,25 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::driver;
 
+// fused::attentionWorkspaceBytes over the dims' formulas: the same blocks,
+// tasks and workers, so the workspace follows batch and sequence in the
+// report's formulas. The empty case (a zero dim) is left out: no workspace
+// is added there.
+static SymExpr attentionWorkspaceFormula(const ShapeInfo &Shapes,
+                                         const Node &N) {
+  const std::vector<SymExpr> &Out = Shapes.Values[N.Outputs[0]].Dims;
+  const std::vector<SymExpr> &V = Shapes.Values[N.Inputs[2]].Dims;
+  auto K = [](uint64_t C) { return SymExpr::constant(int64_t(C)); };
+  SymExpr BatchHeads = K(1);
+  for (size_t I = 0; I + 2 < Out.size(); ++I)
+    BatchHeads *= Out[I];
+  SymExpr Br = SymExpr::min(K(fused::AttentionBlockRows), Out[Out.size() - 2]);
+  SymExpr Bc = SymExpr::min(K(fused::AttentionBlockCols), V[V.size() - 2]);
+  SymExpr Tasks = BatchHeads * SymExpr::ceilDiv(Out[Out.size() - 2], Br);
+  SymExpr Workers = SymExpr::min(K(fused::AttentionMaxWorkers), Tasks);
+  return Workers * K(4) * (Br * Bc + Br * Out.back() + K(2) * Br);
+}
+
 // The planner-only path's count of OomplanAttention's scratch: the formula
 // the CPU kernel declares (IR/FusedOps.h), as the write after its output.
 static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,
@@ -49,7 +68,8 @@ static Error addAttentionWorkspaces(const Graph &G, const ShapeInfo &Shapes,
       continue;
     // Room, not traffic: the CUDA kernel keeps its tiles in shared memory,
     // the CPU kernel's are per worker and stay in its caches.
-    driver::addWorkspaceWrite(S, St, N, Bytes, /*Scratch=*/Bytes);
+    driver::addWorkspaceWrite(S, St, N, Bytes, /*Scratch=*/Bytes,
+                              attentionWorkspaceFormula(Shapes, N));
   }
   return Error::success();
 }

@@ -22,8 +22,11 @@
 namespace oomplan {
 namespace driver {
 
+/// Formula, when given, is Bytes as a formula of the symbols (the report's
+/// class formulas then hold at other bindings); else Bytes is a constant.
 inline void addWorkspaceWrite(Schedule &S, Step &St, const Node &N,
-                              uint64_t Bytes, uint64_t Scratch = 0) {
+                              uint64_t Bytes, uint64_t Scratch = 0,
+                              std::optional<SymExpr> Formula = std::nullopt) {
   ScheduleTensor T;
   T.Name = (N.Name.empty() ? "node" + std::to_string(St.Node) : N.Name) +
            ".workspace";
@@ -31,6 +34,7 @@ inline void addWorkspaceWrite(Schedule &S, Step &St, const Node &N,
   T.Type = ElementType::UInt8;
   T.Kind = TensorKind::Activation;
   T.ScratchBytes = std::min(Scratch, Bytes);
+  T.SizeFormula = std::move(Formula);
   St.Writes.push_back(TensorId(S.Tensors.size()));
   S.Tensors.push_back(std::move(T));
 }

@@ -75,12 +75,24 @@ TensorDescription oomplan::describeTensor(const Plan &P, const PlanContext &C,
   Out.Type = ST.Type;
   if (Out.Type == ElementType::Undefined && VS)
     Out.Type = VS->Type;
-  if (!VS || Out.Type == ElementType::Undefined)
+  // Without a value's dims that give the bytes, the transform's own formula
+  // for a size it computed, kept only where it gives the bytes too.
+  auto OwnFormula = [&]() {
+    if (!ST.SizeFormula)
+      return Out;
+    std::optional<int64_t> At = evaluate(*ST.SizeFormula, C);
+    if (At && *At >= 0 && static_cast<uint64_t>(*At) == ST.SizeBytes) {
+      Out.Formula = *ST.SizeFormula;
+      Out.HasFormula = true;
+    }
     return Out;
+  };
+  if (!VS || Out.Type == ElementType::Undefined)
+    return OwnFormula();
   std::optional<SymExpr> F = bytesFormula(*VS, Out.Type);
   std::optional<int64_t> At = F ? evaluate(*F, C) : std::nullopt;
   if (!At || *At < 0 || static_cast<uint64_t>(*At) != ST.SizeBytes)
-    return Out; // not these dims in this type: say nothing false
+    return OwnFormula(); // not these dims in this type: say nothing false
   Out.Formula = *F;
   Out.HasFormula = true;
   Out.TypeText = elementTypeName(Out.Type).str() + "[";

@@ -119,6 +119,7 @@ Breakdown report::computeBreakdown(const Plan &P, const PlanContext &C,
     R.Class = static_cast<MemoryClass>(K);
     R.Bytes = Bytes[K];
     R.Formula = Formula[K].str(C.Shapes.SymbolNames);
+    R.Expr = Formula[K];
     std::optional<int64_t> AtBindings = evaluateAt(Formula[K], C);
     if (ArenaUsed[K])
       R.Note = "arena buffers live at peak step " + std::to_string(P.PeakStep) +

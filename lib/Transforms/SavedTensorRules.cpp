@@ -101,7 +101,8 @@ static std::optional<int64_t> constDim(const ShapeInfo &Shapes, ValueId V,
 // of which the graph's Transpose output is one.
 RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
                                         uint64_t XElems, uint64_t XBytes,
-                                        llvm::StringRef XProducer) {
+                                        llvm::StringRef XProducer,
+                                        const SymExpr *XElemsFormula) {
   RecurrentSaved R;
   unsigned PerStep = N.OpType == "RNN" ? 1 : 7;
   int64_t Dirs = N.getString("direction", "forward") == "bidirectional" ? 2 : 1;
@@ -136,6 +137,25 @@ RecurrentSaved training::recurrentSaved(const Node &N, const ShapeInfo &Shapes,
                     saturatingMul(uint64_t(H), ElemBytes));
   if (XProducer == "Transpose" && Dirs > 1)
     R.InputCopyBytes = saturatingMul(uint64_t(Dirs - 1), XBytes);
+  // The same products over X's elements as a formula: the time steps and
+  // the batch are symbols, H, I, the directions and the element size are
+  // not.
+  SymExpr StepsF = XElemsFormula
+                       ? SymExpr::floorDiv(*XElemsFormula, SymExpr::constant(I))
+                       : SymExpr::constant(static_cast<int64_t>(Steps));
+  auto Times = [&](uint64_t K) {
+    return StepsF * SymExpr::constant(static_cast<int64_t>(K));
+  };
+  R.StateFormula = Times(PerStep * uint64_t(Dirs) * uint64_t(H) * ElemBytes);
+  R.StepOutputFormula = Times(uint64_t(H) * ElemBytes);
+  R.GateFormula = Times(Gates * uint64_t(Dirs) * uint64_t(H) * ElemBytes);
+  R.InputCopyFormula =
+      R.InputCopyBytes
+          ? (XElemsFormula
+                 ? *XElemsFormula * SymExpr::constant(static_cast<int64_t>(
+                                        (Dirs - 1) * ElemBytes))
+                 : SymExpr::constant(static_cast<int64_t>(R.InputCopyBytes)))
+          : SymExpr::constant(0);
   return R;
 }
 

@@ -64,12 +64,17 @@ struct RecurrentSaved {
   /// False when no attribute or constant dim gave the hidden size; X's
   /// input size stood in for it.
   bool HiddenKnown = true;
+  /// The byte counts above as formulas of the symbols (the time steps
+  /// follow X's dims), so a report at other bindings stays right.
+  SymExpr StateFormula, InputCopyFormula, GateFormula, StepOutputFormula;
 };
 /// XElems and XBytes: elements and bytes of input 0; XProducer: the op type
-/// that writes it.
+/// that writes it. XElemsFormula: XElems as a formula of the symbols (null:
+/// the number, and every formula is a constant).
 RecurrentSaved recurrentSaved(const Node &N, const ShapeInfo &Shapes,
                               uint64_t XElems, uint64_t XBytes,
-                              llvm::StringRef XProducer);
+                              llvm::StringRef XProducer,
+                              const SymExpr *XElemsFormula = nullptr);
 
 /// Conv3d's backward on PyTorch 1.13's CPU kernels when the input is
 /// shallower than the kernel (depth below kernel depth): beyond the

@@ -54,8 +54,9 @@ struct TrainingBuilder {
   std::vector<TensorId> InputCopiesOf;
   /// Per last node of a block run as scaled_dot_product_attention.
   struct SDPAGroup {
-    uint64_t LSEBytes = 0; ///< The saved log-sum-exp.
-    uint64_t QBytes = 0;   ///< q as the block reads it.
+    uint64_t LSEBytes = 0;        ///< The saved log-sum-exp.
+    uint64_t QBytes = 0;          ///< q as the block reads it.
+    SymExpr LSEFormula, QFormula; ///< The two as formulas of the symbols.
   };
   std::map<NodeId, SDPAGroup> SDPAGroups;
   /// Eager attention blocks without a dropout: (the probabilities @ v
@@ -121,6 +122,39 @@ struct TrainingBuilder {
     T.Type = Type;
     S.Tensors.push_back(std::move(T));
     return static_cast<TensorId>(S.Tensors.size() - 1);
+  }
+
+  // Gives tensor T the size formula F (ScheduleTensor::SizeFormula).
+  TensorId withFormula(TensorId T, SymExpr F) {
+    S.Tensors[T].SizeFormula = std::move(F);
+    return T;
+  }
+
+  // Elements of V as a formula of the symbols (the product of its dims), or
+  // the count at the bindings when its dims are unknown.
+  SymExpr elementsFormula(ValueId V) const {
+    const ValueShape &VS = Shapes.Values[V];
+    if (!VS.Known)
+      return SymExpr::constant(static_cast<int64_t>(elementsOf(V)));
+    SymExpr E = SymExpr::constant(1);
+    for (const SymExpr &D : VS.Dims)
+      E *= D;
+    return E;
+  }
+
+  // Bytes of tensor T as a formula: its own, else its value's elements in
+  // the type it is held in, else the bytes at the bindings. The report keeps
+  // a formula only where it gives the bytes (Plan/TensorInfo.h).
+  SymExpr bytesFormula(TensorId T) const {
+    if (S.Tensors[T].SizeFormula)
+      return *S.Tensors[T].SizeFormula;
+    unsigned Bits = T < G.Values.size() ? elementBits(tensorType(T)) : 0;
+    if (Bits == 0 || !Shapes.Values[T].Known)
+      return SymExpr::constant(static_cast<int64_t>(S.Tensors[T].SizeBytes));
+    if (Bits % 8 == 0)
+      return elementsFormula(T) * SymExpr::constant(Bits / 8);
+    return SymExpr::ceilDiv(elementsFormula(T) * SymExpr::constant(Bits),
+                            SymExpr::constant(8));
   }
 
   // The element type tensor T holds (its own, or its graph value's).
@@ -241,92 +275,9 @@ struct TrainingBuilder {
                      : Bytes[V];
   }
 
-  // The saved(...) tensors an op keeps beyond the graph's values.
-  void addAuxTensors(NodeId N) {
-    const Node &Nd = G.Nodes[N];
-    const SavedRule &R = ruleFor(Nd);
-    if (R.Aux == AuxKind::None || !needsBackward(Nd))
-      return;
-    ValueId X = Nd.input(0), Y = firstOutput(Nd);
-    if (X == NoId || Y == NoId)
-      return;
-    std::string Base = G.Values[Y].Name;
-    auto Add = [&](std::string Name, uint64_t Size, ElementType Type) {
-      TensorId T =
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
-      S.Steps[N].Writes.push_back(T);
-      Aux[N].push_back(T);
-      Sum.SavedBytes += Size;
-    };
-    switch (R.Aux) {
-    case AuxKind::DropoutMask: {
-      ValueId M = Nd.Outputs.size() > 1 ? Nd.Outputs[1] : NoId;
-      std::string Name = M != NoId ? G.Values[M].Name : Base + ":mask";
-      // PyTorch on the CPU keeps the mask in the input's type; its fused
-      // CUDA kernel, one bool per element.
-      if (Opts.DropoutMask == DropoutMaskKind::Byte || !cpuTemporaries())
-        Add(Name, elementsOf(X), ElementType::Bool);
-      else
-        Add(Name, S.Tensors[X].SizeBytes, tensorType(X));
-      break;
-    }
-    case AuxKind::BatchNormStats: {
-      uint64_t C = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 0;
-      Add(Base + ":mean", saturatingMul(4, C), ElementType::Float);
-      Add(Base + ":invstd", saturatingMul(4, C), ElementType::Float);
-      break;
-    }
-    case AuxKind::NormStats: {
-      // LayerNorm: one mean and one rstd per normalised row, in fp32.
-      // Instance/GroupNorm keep per-(sample, channel) stats; counted per
-      // channel here (a few bytes).
-      uint64_t Row = Nd.input(1) != NoId ? elementsOf(Nd.input(1)) : 1;
-      uint64_t Rows =
-          Nd.OpType == "LayerNormalization" && Row ? elementsOf(X) / Row : Row;
-      Add(Base + ":mean", saturatingMul(4, Rows), ElementType::Float);
-      Add(Base + ":rstd", saturatingMul(4, Rows), ElementType::Float);
-      break;
-    }
-    case AuxKind::PoolIndices:
-      Add(Base + ":indices", saturatingMul(8, elementsOf(Y)),
-          ElementType::Int64);
-      break;
-    case AuxKind::RecurrentStates: {
-      RecurrentSaved R = recurrentSaved(Nd, Shapes, elementsOf(X),
-                                        S.Tensors[X].SizeBytes, producerOf(X));
-      if (R.StateBytes)
-        Add(Base + ":states", R.StateBytes, tensorType(X));
-      if (R.InputCopyBytes) {
-        Add(Base + ":input-copies", R.InputCopyBytes, tensorType(X));
-        InputCopiesOf[N] = Aux[N].back(); // read again by dW's step
-      }
-      if (!R.HiddenKnown)
-        Warnings.push_back("--train: node '" + Nd.Name + "' (" + Nd.OpType +
-                           "): hidden size unknown (no hidden_size, R and Y "
-                           "dims not constant); its states are counted with "
-                           "X's input size instead");
-      // The input projection of one direction's whole sequence (linear_ih
-      // over every time step, [T, N, gates x H]) lives while that
-      // direction's recurrence runs: written here, read by nobody.
-      // With two directions each also stacks its step outputs ([T, N, H])
-      // before they are concatenated into Y, the last stack made while its
-      // input projection is still alive (measured: PyTorch's peak of a
-      // 2-layer bidirectional LSTM holds one projection and both stacks).
-      uint64_t Dirs = std::max<uint64_t>(1, R.Directions);
-      uint64_t Scratch = R.GateBytes / Dirs;
-      if (Dirs > 1)
-        Scratch =
-            saturatingAdd(Scratch, saturatingMul(Dirs, R.StepOutputBytes));
-      if (Scratch)
-        S.Steps[N].Writes.push_back(
-            addTensor("scratch(" + Base + ":input-projection)", Scratch,
-                      TensorKind::Activation, tensorType(X)));
-      break;
-    }
-    case AuxKind::None:
-      break;
-    }
-  }
+  // The saved(...) tensors an op keeps beyond the graph's values
+  // (TrainingAux.cpp).
+  void addAuxTensors(NodeId N);
 
   // A node's first output that the graph uses (an LSTM may omit Y and keep
   // only Y_h), or NoId.
@@ -370,6 +321,8 @@ struct TrainingBuilder {
       SDPAGroup G2;
       G2.LSEBytes = logSumExpBytes(B);
       G2.QBytes = S.Tensors[B.Group.Inputs[0]].SizeBytes;
+      G2.LSEFormula = logSumExpFormula(B);
+      G2.QFormula = bytesFormula(B.Group.Inputs[0]);
       for (ValueId V : B.Interior)
         S.Tensors[V].SizeBytes = 0;
       FusedGroup Grp = B.Group;
@@ -388,6 +341,22 @@ struct TrainingBuilder {
   // One fp32 log-sum-exp per query row; the memory-efficient kernel (fp32)
   // pads the rows to a multiple of 32 (PyTorch's
   // _efficient_attention_forward), flash (16-bit) does not.
+  // logSumExpBytes as a formula: the rows are the scores' dims but the
+  // last, the query rows padded as above.
+  SymExpr logSumExpFormula(const AttentionBlock &B) const {
+    const std::vector<SymExpr> &D = Shapes.Values[B.Scores].Dims;
+    if (D.size() < 2)
+      return SymExpr::constant(0);
+    SymExpr Rows = SymExpr::constant(4);
+    for (size_t I = 0; I + 2 < D.size(); ++I)
+      Rows *= D[I];
+    const SymExpr &Sq = D[D.size() - 2];
+    if (sixteenBit())
+      return Rows * Sq;
+    return Rows * SymExpr::ceilDiv(Sq, SymExpr::constant(32)) *
+           SymExpr::constant(32);
+  }
+
   uint64_t logSumExpBytes(const AttentionBlock &B) const {
     const std::vector<SymExpr> &D = Shapes.Values[B.Scores].Dims;
     unsigned Bits = elementBits(typeOf(B.Scores));
@@ -423,13 +392,14 @@ struct TrainingBuilder {
     Sum.GraphHasDropout = countDropouts(G) > 0;
     if (Sum.GraphHasDropout)
       return;
-    auto Add = [&](NodeId N, std::string Name, uint64_t Size,
-                   ElementType Type) {
+    auto Add = [&](NodeId N, std::string Name, uint64_t Size, ElementType Type,
+                   SymExpr F) {
       Sum.DropoutBytes = saturatingAdd(Sum.DropoutBytes, Size);
       if (Opts.AddedDropout <= 0 || GroupOf[N] >= 0)
         return;
-      TensorId T =
-          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type);
+      TensorId T = withFormula(
+          addTensor("saved(" + Name + ")", Size, TensorKind::Activation, Type),
+          std::move(F));
       S.Steps[N].Writes.push_back(T);
       Aux[N].push_back(T);
       Sum.SavedBytes += Size;
@@ -438,10 +408,10 @@ struct TrainingBuilder {
     auto Mask = [&](NodeId N, ValueId V) {
       if (cpuTemporaries())
         Add(N, "dropout(" + G.Values[V].Name + "):mask", S.Tensors[V].SizeBytes,
-            tensorType(V));
+            tensorType(V), bytesFormula(V));
       else
         Add(N, "dropout(" + G.Values[V].Name + "):mask", elementsOf(V),
-            ElementType::Bool);
+            ElementType::Bool, elementsFormula(V));
     };
     for (const DropoutSite &D : findDropoutSites(G)) {
       ++Sum.DropoutSites;
@@ -453,7 +423,7 @@ struct TrainingBuilder {
       // The product with v keeps the dropped probabilities, the softmax's
       // backward its own output: both.
       Add(PV, "dropout(" + G.Values[Probs].Name + ")",
-          S.Tensors[Probs].SizeBytes, tensorType(Probs));
+          S.Tensors[Probs].SizeBytes, tensorType(Probs), bytesFormula(Probs));
     }
   }
 
@@ -461,9 +431,10 @@ struct TrainingBuilder {
     addLostDropouts();
     for (auto &[Last, SG] : SDPAGroups) {
       ValueId O = G.Nodes[Last].Outputs[0];
-      TensorId T =
+      TensorId T = withFormula(
           addTensor("saved(" + G.Values[O].Name + ":logsumexp)", SG.LSEBytes,
-                    TensorKind::Activation, ElementType::Float);
+                    TensorKind::Activation, ElementType::Float),
+          SG.LSEFormula);
       S.Steps[Last].Writes.push_back(T);
       Aux[Last].push_back(T);
       Sum.SavedBytes += SG.LSEBytes;
@@ -511,9 +482,12 @@ struct TrainingBuilder {
     }
     TensorId Acc = gradTensor(Root);
     unsigned K = ++Partials[Root];
-    TensorId Part = addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
+    // Its name names no value: the formula is the root's, as its size.
+    TensorId Part =
+        withFormula(addTensor(S.Tensors[Acc].Name + "+" + std::to_string(K),
                               S.Tensors[Acc].SizeBytes, TensorKind::Gradient,
-                              S.Tensors[Acc].Type);
+                              S.Tensors[Acc].Type),
+                    bytesFormula(Root));
     St.Writes.push_back(Part);
     // Two inputs with one root (MatMul(w, Transpose(w))): this step wrote
     // grad(v) already, so it must not read it as an earlier step's result.
@@ -526,7 +500,8 @@ struct TrainingBuilder {
                     llvm::ArrayRef<ValueId> Outs,
                     llvm::ArrayRef<TensorId> Saved,
                     llvm::ArrayRef<std::pair<ValueId, bool>> Ins,
-                    uint64_t Scratch = 0) {
+                    uint64_t Scratch = 0,
+                    std::optional<SymExpr> ScratchFormula = std::nullopt) {
     Step St;
     St.Kind = StepKind::Backward;
     St.Node = Last;
@@ -557,10 +532,13 @@ struct TrainingBuilder {
       S.Steps.push_back(std::move(V));
     if (St.Writes.empty())
       return false;
-    if (Scratch) // temporaries: written here, read by nobody
-      St.Writes.push_back(addTensor(
+    if (Scratch) { // temporaries: written here, read by nobody
+      TensorId T = addTensor(
           "scratch(" + G.Values[firstOutput(G.Nodes[Last])].Name + ")", Scratch,
-          TensorKind::Activation));
+          TensorKind::Activation);
+      S.Tensors[T].SizeFormula = std::move(ScratchFormula);
+      St.Writes.push_back(T);
+    }
     S.Steps.push_back(std::move(St));
     return true;
   }
@@ -593,8 +571,10 @@ struct TrainingBuilder {
         Incoming.push_back(GradOf[GradRoot[O]]);
     if (Incoming.empty())
       return true; // no gradient reaches the node: nothing to emit
-    RecurrentSaved RS = recurrentSaved(Nd, Shapes, elementsOf(X),
-                                       S.Tensors[X].SizeBytes, producerOf(X));
+    SymExpr XElems = elementsFormula(X);
+    RecurrentSaved RS =
+        recurrentSaved(Nd, Shapes, elementsOf(X), S.Tensors[X].SizeBytes,
+                       producerOf(X), &XElems);
     const std::string &Name = G.Values[firstOutput(Nd)].Name;
     // PyTorch's CPU recurrence computes each time step's dR and adds it to
     // the accumulated one out of place (autograd's input buffer): the new
@@ -623,10 +603,14 @@ struct TrainingBuilder {
     Stack.Reads = Incoming;
     if (!Recurrence) // the states are read here then (R and B frozen)
       Stack.Reads.insert(Stack.Reads.end(), Saved.begin(), Saved.end());
-    TensorId Gates = addTensor("grad(" + Name + ":gates)", RS.GateBytes,
-                               TensorKind::Activation, tensorType(X));
-    Stack.Writes = {Gates, addTensor("scratch(" + Name + ":gate-slices)",
-                                     RS.GateBytes, TensorKind::Activation)};
+    TensorId Gates =
+        withFormula(addTensor("grad(" + Name + ":gates)", RS.GateBytes,
+                              TensorKind::Activation, tensorType(X)),
+                    RS.GateFormula);
+    Stack.Writes = {Gates,
+                    withFormula(addTensor("scratch(" + Name + ":gate-slices)",
+                                          RS.GateBytes, TensorKind::Activation),
+                                RS.GateFormula)};
     S.Steps.push_back(std::move(Stack));
     Step St;
     St.Kind = StepKind::Backward;
@@ -681,25 +665,42 @@ struct TrainingBuilder {
         splitRecurrentBackward(N, Saved, Ins))
       return;
     uint64_t Scratch = 0;
-    if (cpuTemporaries() && Nd.input(0) != NoId)
+    // The same sum and maximum as a formula, kept where the convolution
+    // special cases (sizes with thresholds, numbers here) add nothing.
+    SymExpr ScratchF = SymExpr::constant(0);
+    auto Times = [](unsigned K, SymExpr F) { return F * SymExpr::constant(K); };
+    if (cpuTemporaries() && Nd.input(0) != NoId) {
       Scratch += R.ScratchOfInput * S.Tensors[Nd.input(0)].SizeBytes;
-    if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId)
+      ScratchF += Times(R.ScratchOfInput, bytesFormula(Nd.input(0)));
+    }
+    if (cpuTemporaries() && !Nd.Outputs.empty() && Nd.Outputs[0] != NoId) {
       Scratch += R.ScratchOfOutput * S.Tensors[Nd.Outputs[0]].SizeBytes;
+      ScratchF += Times(R.ScratchOfOutput, bytesFormula(Nd.Outputs[0]));
+    }
+    bool Special = false;
     // The weight's reorder outlives the others (it is kept while dW is
     // written): the step needs the larger of the two phases.
-    if (cpuTemporaries() && Nd.input(1) != NoId)
+    if (cpuTemporaries() && Nd.input(1) != NoId) {
+      uint64_t Large =
+          largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
+                                 S.Tensors[Nd.input(1)].SizeBytes);
+      uint64_t Shallow =
+          Nd.Outputs.empty() || Nd.Outputs[0] == NoId
+              ? 0
+              : shallowConv3DScratch(
+                    Nd, Shapes, Bindings, S.Tensors[Nd.input(1)].SizeBytes,
+                    S.Tensors[Nd.Outputs[0]].SizeBytes,
+                    std::max(1u, elementBits(tensorType(Nd.Outputs[0])) / 8));
+      Special = Large || Shallow;
       Scratch = std::max<uint64_t>(
-          {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes,
-           largeKernelConvScratch(Nd, Shapes, S.Tensors[Nd.input(0)].SizeBytes,
-                                  S.Tensors[Nd.input(1)].SizeBytes),
-           Nd.Outputs.empty() || Nd.Outputs[0] == NoId
-               ? 0
-               : shallowConv3DScratch(
-                     Nd, Shapes, Bindings, S.Tensors[Nd.input(1)].SizeBytes,
-                     S.Tensors[Nd.Outputs[0]].SizeBytes,
-                     std::max(1u,
-                              elementBits(tensorType(Nd.Outputs[0])) / 8))});
-    emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch);
+          {Scratch, R.ScratchOfInput1 * S.Tensors[Nd.input(1)].SizeBytes, Large,
+           Shallow});
+      if (R.ScratchOfInput1)
+        ScratchF = SymExpr::max(
+            ScratchF, Times(R.ScratchOfInput1, bytesFormula(Nd.input(1))));
+    }
+    emitBackward(N, Nd.OpType, Nd.Outputs, Saved, Ins, Scratch,
+                 Special ? std::nullopt : std::optional<SymExpr>(ScratchF));
   }
 
   void backwardOfGroup(const FusedGroup &Grp) {
@@ -713,13 +714,19 @@ struct TrainingBuilder {
     // The fused attention's backward: its row sums of dO * O (fp32, as the
     // log-sum-exp), and with 16-bit q flash's fp32 accumulator of dq.
     uint64_t Scratch = 0;
+    std::optional<SymExpr> ScratchF;
     auto SG = SDPAGroups.find(Grp.Nodes.back());
-    if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end())
+    if (llvm::StringRef(Grp.Pattern) == "attention" && SG != SDPAGroups.end()) {
       Scratch =
           saturatingAdd(SG->second.LSEBytes,
                         sixteenBit() ? saturatingMul(2, SG->second.QBytes) : 0);
+      ScratchF = SG->second.LSEFormula;
+      if (sixteenBit())
+        *ScratchF += SG->second.QFormula * SymExpr::constant(2);
+    }
     if (!Ins.empty())
-      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins, Scratch);
+      emitBackward(Grp.Nodes.back(), Grp.Op, {Grp.Output}, Saved, Ins, Scratch,
+                   ScratchF);
   }
 
   // The loss an output gets: --loss, with auto decided by isLogitsOutput.

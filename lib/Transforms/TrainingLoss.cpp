@@ -157,11 +157,16 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
   uint64_t F32 = saturatingMul(4, Elems);
   const std::string &Name = G.Values[O].Name;
   // Integer class indices: the data loader's batch, resident like an input.
-  TensorId Target =
+  // Sizes as formulas too: the logits' dims hold batch and sequence.
+  SymExpr ElemsF = elementsFormula(O);
+  TensorId Target = withFormula(
       addTensor("target(" + Name + ")", saturatingMul(8, Elems / *C),
-                TensorKind::GraphInput, ElementType::Int64);
-  TensorId LS = addTensor("saved(log_softmax(" + Name + "))", F32,
-                          TensorKind::Activation, ElementType::Float);
+                TensorKind::GraphInput, ElementType::Int64),
+      SymExpr::floorDiv(ElemsF, SymExpr::constant(*C)) * SymExpr::constant(8));
+  TensorId LS =
+      withFormula(addTensor("saved(log_softmax(" + Name + "))", F32,
+                            TensorKind::Activation, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Sum.SavedBytes += F32;
   Step Fwd;
   Fwd.Kind = StepKind::Compute;
@@ -169,8 +174,10 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
   Fwd.Reads = {O, Target};
   Fwd.Writes = {LS};
   S.Steps.push_back(std::move(Fwd));
-  TensorId GLS = addTensor("grad(log_softmax(" + Name + "))", F32,
-                           TensorKind::Gradient, ElementType::Float);
+  TensorId GLS =
+      withFormula(addTensor("grad(log_softmax(" + Name + "))", F32,
+                            TensorKind::Gradient, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Step Nll;
   Nll.Kind = StepKind::Backward;
   Nll.Op = "NLLLoss.grad";
@@ -188,8 +195,10 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
     S.Steps.push_back(std::move(Lsm));
     return llvm::Error::success();
   }
-  TensorId G32 = addTensor("grad(" + Name + "):fp32", F32, TensorKind::Gradient,
-                           ElementType::Float);
+  TensorId G32 =
+      withFormula(addTensor("grad(" + Name + "):fp32", F32,
+                            TensorKind::Gradient, ElementType::Float),
+                  ElemsF * SymExpr::constant(4));
   Lsm.Writes = {G32};
   S.Steps.push_back(std::move(Lsm));
   Step Cast;

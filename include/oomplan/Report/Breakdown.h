@@ -12,6 +12,7 @@
 #ifndef OOMPLAN_REPORT_BREAKDOWN_H
 #define OOMPLAN_REPORT_BREAKDOWN_H
 
+#include "oomplan/Analysis/SymExpr.h"
 #include "oomplan/Plan/PlanPrinter.h"
 #include <cstdint>
 #include <string>
@@ -48,7 +49,9 @@ struct ClassRow {
   MemoryClass Class = MemoryClass::Weights;
   uint64_t Bytes = 0;  ///< Exact bytes, alignment included.
   std::string Formula; ///< Bytes as a formula of the symbols.
-  std::string Note;    ///< Caveat on the formula ("at peak step 101"), or "".
+  /// Formula as an expression: programs evaluate it at other bindings.
+  SymExpr Expr;
+  std::string Note; ///< Caveat on the formula ("at peak step 101"), or "".
 };
 
 struct Breakdown {

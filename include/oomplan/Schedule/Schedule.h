@@ -20,9 +20,11 @@
 #ifndef OOMPLAN_SCHEDULE_SCHEDULE_H
 #define OOMPLAN_SCHEDULE_SCHEDULE_H
 
+#include "oomplan/Analysis/SymExpr.h"
 #include "oomplan/IR/Graph.h"
 #include "llvm/ADT/ArrayRef.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +68,12 @@ struct ScheduleTensor {
   /// streams through memory: the plan places all of SizeBytes, the cost
   /// model moves the rest.
   uint64_t ScratchBytes = 0;
+  /// SizeBytes as a formula of the model's symbols, set where a transform
+  /// computes a synthetic tensor's size from the bound dims (a recurrent
+  /// layer's saved states, a loss's fp32 copy): the number alone would make
+  /// the report's formulas constant in batch and sequence. Unset: the size
+  /// follows the graph value the tensor describes (Plan/TensorInfo.h).
+  std::optional<SymExpr> SizeFormula;
 };
 
 enum class StepKind : uint8_t {

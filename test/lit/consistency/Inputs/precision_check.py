@@ -14,6 +14,7 @@
 The formulas are evaluated by Python from the printed text, not by oomplan.
 """
 import json
+import math
 import re
 import sys
 
@@ -24,7 +25,11 @@ ELEMENT_BYTES = {"float": 4, "float16": 2, "bfloat16": 2, "double": 8,
 
 def evaluate(text, symbols):
     expr = text.replace("^", "**")
-    return eval(expr, {"__builtins__": {}}, dict(symbols))
+    # max, min and floor: a size that is the larger of two phases (a
+    # convolution's backward temporaries) prints as max(...), a count of
+    # blocks (the fused attention's workspace) with min and floor.
+    return eval(expr, {"__builtins__": {}, "max": max, "min": min,
+                       "floor": math.floor}, dict(symbols))
 
 
 def formulas(plan):
