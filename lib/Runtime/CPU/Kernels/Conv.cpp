@@ -95,7 +95,8 @@ uint64_t columnElements(const ColumnTiles &T, int64_t Rows, int64_t OutSize) {
 
 ColumnTiles columnTiles(int64_t Rows, int64_t OutSize, uint64_t ElemBytes) {
   ColumnTiles T;
-  const uint64_t RowBytes = uint64_t(std::max<int64_t>(Rows, 1)) * ElemBytes;
+  const uint64_t RowBytes =
+      uint64_t(std::max<int64_t>(Rows, 1)) * std::max<uint64_t>(ElemBytes, 1);
   int64_t W = int64_t(TileBytes / RowBytes) / 16 * 16;
   W = std::max(W, MinTileColumns);
   T.Width = std::max<int64_t>(1, std::min(W, OutSize));
@@ -112,6 +113,8 @@ uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
     return 0;
   const int64_t Rows = Inputs[1].Dims[1] * G.kernelSize();
   const uint64_t EB = elemBytes(Inputs[0].Type);
+  if (EB == 0) // an element type of no fixed size: the kernel refuses it
+    return 0;
   ColumnTiles T = columnTiles(Rows, G.outSize(), EB);
   return columnElements(T, Rows, G.outSize()) * EB;
 }
