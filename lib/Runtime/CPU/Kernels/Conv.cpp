@@ -268,33 +268,59 @@ OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
   }
 }
 
-/// 3x3 windows, stride 1 or 2, no dilation (MobileNet's, PP-OCR's):
-/// columns whose three taps are all inside the row go through
-/// depthwise3Row; the few at the edges through the tap-by-tap loop.
-/// False for any other geometry.
-template <typename T>
-bool depthwisePlane3x3(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
-                       const WindowGeometry &G) {
+/// depthwise3Row for a K x K window (5 x 5: MobileNetV3's, EfficientNet's):
+/// the rows and the weights copied into locals first, for the same reason.
+template <typename T, int K, int NRows, int S, bool Keep>
+OOMPLAN_SIMD_CLONES void depthwiseKRow(const T *const *Rows, const T *const *Wr,
+                                       T Bias, T *__restrict Y, int64_t Lo,
+                                       int64_t Hi) {
+  const T *__restrict R[NRows];
+  T Wl[NRows][K];
+  for (int Ri = 0; Ri < NRows; ++Ri) {
+    R[Ri] = Rows[Ri];
+    for (int Kw = 0; Kw < K; ++Kw)
+      Wl[Ri][Kw] = Wr[Ri][Kw];
+  }
+  for (int64_t O = Lo; O <= Hi; ++O) {
+    const int64_t I = O * S;
+    T Acc = Keep ? Y[O] + Bias : Bias;
+    for (int Ri = 0; Ri < NRows; ++Ri) {
+      T Row = 0;
+      for (int Kw = 0; Kw < K; ++Kw)
+        Row += Wl[Ri][Kw] * R[Ri][I + Kw];
+      Acc += Row;
+    }
+    Y[O] = Acc;
+  }
+}
+
+/// Square K x K windows (3 or 5), stride 1 or 2 on both axes, no
+/// dilation: columns whose K taps are all inside the row go through the
+/// register-summing row kernels; the few at the edges through a
+/// tap-by-tap loop. False for any other geometry.
+template <typename T, int K>
+bool depthwisePlaneSquare(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
+                          const WindowGeometry &G) {
   const int64_t SW = G.S[1];
-  if (G.K[0] != 3 || G.K[1] != 3 || G.D[0] != 1 || G.D[1] != 1 ||
+  if (G.K[0] != K || G.K[1] != K || G.D[0] != 1 || G.D[1] != 1 ||
       G.S[0] != SW || (SW != 1 && SW != 2))
     return false;
   const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
   const int64_t PH = G.PadBegin[0], PW = G.PadBegin[1];
-  // Interior columns: O * SW - PW >= 0 and O * SW - PW + 2 <= Wd - 1.
+  // Interior columns: O * SW - PW >= 0 and O * SW - PW + K - 1 <= Wd - 1.
   const int64_t Lo = (PW + SW - 1) / SW;
   const int64_t Hi =
-      std::min(OW - 1, Wd - 3 + PW < 0 ? int64_t(-1) : (Wd - 3 + PW) / SW);
+      std::min(OW - 1, Wd - K + PW < 0 ? int64_t(-1) : (Wd - K + PW) / SW);
   for (int64_t OHi = 0; OHi < OH; ++OHi) {
-    const T *Rows[3];
-    const T *Wr[3];
+    const T *Rows[K];
+    const T *Wr[K];
     int N = 0;
-    for (int64_t KH = 0; KH < 3; ++KH) {
+    for (int64_t KH = 0; KH < K; ++KH) {
       const int64_t IH = OHi * SW - PH + KH;
       if (IH < 0 || IH >= H)
         continue;
       Rows[N] = X + IH * Wd - PW;
-      Wr[N] = Wt + KH * 3;
+      Wr[N] = Wt + KH * K;
       ++N;
     }
     T *YR = Y + OHi * OW;
@@ -306,21 +332,45 @@ bool depthwisePlane3x3(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
     if (Lo <= Hi) {
       auto Run = [&](auto NRows) {
         constexpr int NR = decltype(NRows)::value;
-        if (SW == 1 && Keep)
-          depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
-        else if (SW == 1)
-          depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
-        else if (Keep)
-          depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
-        else
-          depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
+        if constexpr (NR <= K) {
+          if constexpr (K == 3) {
+            if (SW == 1 && Keep)
+              depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
+            else if (SW == 1)
+              depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
+            else if (Keep)
+              depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
+            else
+              depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
+          } else {
+            if (SW == 1 && Keep)
+              depthwiseKRow<T, K, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
+            else if (SW == 1)
+              depthwiseKRow<T, K, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
+            else if (Keep)
+              depthwiseKRow<T, K, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
+            else
+              depthwiseKRow<T, K, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
+          }
+        }
       };
-      if (N == 3)
-        Run(std::integral_constant<int, 3>());
-      else if (N == 2)
-        Run(std::integral_constant<int, 2>());
-      else if (N == 1)
+      switch (N) {
+      case 1:
         Run(std::integral_constant<int, 1>());
+        break;
+      case 2:
+        Run(std::integral_constant<int, 2>());
+        break;
+      case 3:
+        Run(std::integral_constant<int, 3>());
+        break;
+      case 4:
+        Run(std::integral_constant<int, 4>());
+        break;
+      default:
+        Run(std::integral_constant<int, 5>());
+        break;
+      }
     }
     // The edge columns, tap by tap.
     for (int64_t O = 0; O < OW; ++O) {
@@ -330,7 +380,7 @@ bool depthwisePlane3x3(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
         break;
       T Acc = Keep ? YR[O] + Bias : Bias;
       for (int R = 0; R < N; ++R)
-        for (int64_t KW = 0; KW < 3; ++KW) {
+        for (int64_t KW = 0; KW < K; ++KW) {
           const int64_t IW = O * SW - PW + KW;
           if (IW >= 0 && IW < Wd)
             Acc += Wr[R][KW] * Rows[R][PW + IW];
@@ -384,10 +434,11 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
       const T *Wm = W.data<const T>() + M * KSize;
       T *Yc = Y.data<T>() + NM * OutSize;
       const T Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>()[M] : T(0);
-      // The 3x3 path starts each output from the bias itself; the others
-      // accumulate onto a plane filled with it.
+      // The 3x3 and 5x5 paths start each output from the bias itself; the
+      // others accumulate onto a plane filled with it.
       if (G.rank() != 2 ||
-          !depthwisePlane3x3(Xc, Wm, Bias, Accumulate, Yc, G)) {
+          (!depthwisePlaneSquare<T, 3>(Xc, Wm, Bias, Accumulate, Yc, G) &&
+           !depthwisePlaneSquare<T, 5>(Xc, Wm, Bias, Accumulate, Yc, G))) {
         if (!Accumulate)
           std::fill(Yc, Yc + OutSize, Bias);
         else if (Bias != T(0))

@@ -14,6 +14,8 @@
 #include "Elementwise.h"
 #include "TensorUtil.h"
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -73,6 +75,43 @@ template <typename T> T stableSigmoid(T X) {
   return Ex / (T(1) + Ex);
 }
 
+/// e^X for float without a libm call, so that the loops calling it
+/// vectorize (the epilogue of a SiLU conv spent 90% of its time in scalar
+/// expf): 2^n * P(r) with n = round(X log2 e), r = X - n ln 2 (ln 2 split
+/// in two for exactness) and P exp's Taylor polynomial of degree 6, whose
+/// relative error, with float rounding, is under 3e-7. X is clamped to
+/// [-87.3, 88.3], where 2^n is a normal float; NaN stays NaN.
+inline float fastExp(float X) {
+  // NaN compares false, so it is clamped to -87.3 here (its int
+  // conversion below would be undefined) and returned as itself at the end.
+  float C = X > -87.3f ? X : -87.3f;
+  C = C < 88.3f ? C : 88.3f;
+  // Round to nearest by the 1.5 * 2^23 trick: no call, vectorizes.
+  const float N = (C * 1.44269504f + 12582912.f) - 12582912.f;
+  const float R = (C - N * 0.693359375f) + N * 2.12194440e-4f;
+  float P = 1.f / 720;
+  P = P * R + 1.f / 120;
+  P = P * R + 1.f / 24;
+  P = P * R + 1.f / 6;
+  P = P * R + 0.5f;
+  P = P * R + 1.f;
+  P = P * R + 1.f;
+  const int32_t Bits = (int32_t(N) + 127) << 23;
+  float Scale;
+  std::memcpy(&Scale, &Bits, sizeof(Scale));
+  const float E = P * Scale;
+  return X == X ? E : X;
+}
+
+/// The logistic function for the epilogues: float through fastExp (no
+/// overflow: its argument is clamped), double through std::exp.
+template <typename T> T epilogueSigmoid(T X) {
+  if constexpr (std::is_same<T, float>::value)
+    return 1.f / (1.f + fastExp(-X));
+  else
+    return stableSigmoid(X);
+}
+
 /// Activation A on X; A is a template argument so that the element loops
 /// below carry no switch.
 template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
@@ -89,9 +128,9 @@ template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
            (T(1) + std::tanh(T(0.7978845608028654) * // sqrt(2 / pi)
                              (X + T(0.044715) * X * X * X)));
   else if constexpr (A == Activation::Sigmoid)
-    return stableSigmoid(X);
+    return epilogueSigmoid(X);
   else if constexpr (A == Activation::SiLU)
-    return X * stableSigmoid(X);
+    return X * epilogueSigmoid(X);
   else if constexpr (A == Activation::Tanh)
     return std::tanh(X);
   else if constexpr (A == Activation::HardSwish)
