@@ -268,33 +268,8 @@ OOMPLAN_SIMD_CLONES void depthwise3Row(const T *const *Rows, const T *const *Wr,
   }
 }
 
-/// depthwise3Row for a K x K window (5 x 5: MobileNetV3's, EfficientNet's):
-/// the rows and the weights copied into locals first, for the same reason.
-template <typename T, int K, int NRows, int S, bool Keep>
-OOMPLAN_SIMD_CLONES void depthwiseKRow(const T *const *Rows, const T *const *Wr,
-                                       T Bias, T *__restrict Y, int64_t Lo,
-                                       int64_t Hi) {
-  const T *__restrict R[NRows];
-  T Wl[NRows][K];
-  for (int Ri = 0; Ri < NRows; ++Ri) {
-    R[Ri] = Rows[Ri];
-    for (int Kw = 0; Kw < K; ++Kw)
-      Wl[Ri][Kw] = Wr[Ri][Kw];
-  }
-  for (int64_t O = Lo; O <= Hi; ++O) {
-    const int64_t I = O * S;
-    T Acc = Keep ? Y[O] + Bias : Bias;
-    for (int Ri = 0; Ri < NRows; ++Ri) {
-      T Row = 0;
-      for (int Kw = 0; Kw < K; ++Kw)
-        Row += Wl[Ri][Kw] * R[Ri][I + Kw];
-      Acc += Row;
-    }
-    Y[O] = Acc;
-  }
-}
-
-/// Square K x K windows (3 or 5), stride 1 or 2 on both axes, no
+/// Square K x K windows (K = 3; 5 x 5 measured slower this way on small
+/// maps, so it stays on the tap-by-tap loop), stride 1 or 2 on both axes, no
 /// dilation: columns whose K taps are all inside the row go through the
 /// register-summing row kernels; the few at the edges through a
 /// tap-by-tap loop. False for any other geometry.
@@ -333,25 +308,14 @@ bool depthwisePlaneSquare(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
       auto Run = [&](auto NRows) {
         constexpr int NR = decltype(NRows)::value;
         if constexpr (NR <= K) {
-          if constexpr (K == 3) {
-            if (SW == 1 && Keep)
-              depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
-            else if (SW == 1)
-              depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
-            else if (Keep)
-              depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
-            else
-              depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
-          } else {
-            if (SW == 1 && Keep)
-              depthwiseKRow<T, K, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
-            else if (SW == 1)
-              depthwiseKRow<T, K, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
-            else if (Keep)
-              depthwiseKRow<T, K, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
-            else
-              depthwiseKRow<T, K, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
-          }
+          if (SW == 1 && Keep)
+            depthwise3Row<T, NR, 1, true>(Rows, Wr, Bias, YR, Lo, Hi);
+          else if (SW == 1)
+            depthwise3Row<T, NR, 1, false>(Rows, Wr, Bias, YR, Lo, Hi);
+          else if (Keep)
+            depthwise3Row<T, NR, 2, true>(Rows, Wr, Bias, YR, Lo, Hi);
+          else
+            depthwise3Row<T, NR, 2, false>(Rows, Wr, Bias, YR, Lo, Hi);
         }
       };
       switch (N) {
@@ -364,11 +328,7 @@ bool depthwisePlaneSquare(const T *X, const T *Wt, T Bias, bool Keep, T *Y,
       case 3:
         Run(std::integral_constant<int, 3>());
         break;
-      case 4:
-        Run(std::integral_constant<int, 4>());
-        break;
       default:
-        Run(std::integral_constant<int, 5>());
         break;
       }
     }
@@ -437,8 +397,7 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
       // The 3x3 and 5x5 paths start each output from the bias itself; the
       // others accumulate onto a plane filled with it.
       if (G.rank() != 2 ||
-          (!depthwisePlaneSquare<T, 3>(Xc, Wm, Bias, Accumulate, Yc, G) &&
-           !depthwisePlaneSquare<T, 5>(Xc, Wm, Bias, Accumulate, Yc, G))) {
+          !depthwisePlaneSquare<T, 3>(Xc, Wm, Bias, Accumulate, Yc, G)) {
         if (!Accumulate)
           std::fill(Yc, Yc + OutSize, Bias);
         else if (Bias != T(0))
