@@ -2,7 +2,7 @@
 //
 // The copy of a weight is made once per forward (autocast's cast cache) and
 // kept while a backward step reads it; the copy of an fp32 activation, once
-// per op. A parameter promotes an elementwise op (a layer scale) as any
+// per op, and so the fp32 copy an fp32-list op makes of a 16-bit input. A parameter promotes an elementwise op (a layer scale) as any
 // tensor does, except the bias add of a product (one F.linear in the
 // module); constants (Python scalars) never do, nor the parameters of other
 // ops (a batch norm runs in its input's type).
@@ -28,6 +28,22 @@ static bool autocastFP32(llvm::StringRef Op) {
          Op == "Exp" || Op == "Log" || Op == "Pow" || Op == "ReduceSum" ||
          Op == "ReduceLogSumExp" || Op == "CumSum" || Op == "Reciprocal" ||
          Op == "Softplus" || Op == "ReduceL2" || Op == "LpNormalization";
+}
+
+// Which fp32-list ops read an fp32 copy of a 16-bit input. The fp32 policy
+// (cached_cast(kFloat, ...)) copies every 16-bit argument, and the op's
+// backward keeps the copy where it saves the input: a LayerNorm after a
+// 16-bit depthwise convolution (ConvNeXt) keeps its input in fp32. The
+// fp32_set_opt_dtype ops pass dtype=float instead: sum and cumsum reduce
+// 16-bit data into fp32 without a copy, and softmax and log_softmax copy a
+// bf16 input (SoftMax.cpp's toType; fp16 has a half-to-float kernel) but
+// keep only their output, so that copy lives for the op alone.
+static bool copiesToFP32(llvm::StringRef Op, ElementType Half) {
+  if (Op == "ReduceSum" || Op == "CumSum")
+    return false;
+  if (Op == "Softmax" || Op == "LogSoftmax")
+    return Half == ElementType::BFloat16;
+  return autocastFP32(Op);
 }
 
 namespace {
@@ -85,6 +101,27 @@ struct Autocast {
     }
   }
 
+  // Node N, on autocast's fp32 list, computes on fp32 copies of its 16-bit
+  // inputs (copiesToFP32).
+  void addWideCopies(NodeId N) {
+    const Node &Nd = G.Nodes[N];
+    CastOf[N].assign(Nd.Inputs.size(), UINT32_MAX);
+    for (size_t I = 0; I < Nd.Inputs.size(); ++I) {
+      ValueId In = Nd.Inputs[I];
+      if (In == NoId || !Low[In])
+        continue;
+      ScheduleTensor T;
+      T.Name = "autocast(" + G.Values[In].Name + ")";
+      T.SizeBytes = S.Tensors[In].SizeBytes * 2;
+      T.Kind = TensorKind::Activation;
+      T.Type = ElementType::Float;
+      S.Tensors.push_back(std::move(T));
+      TensorId Id = static_cast<TensorId>(S.Tensors.size() - 1);
+      S.Steps[N].Writes.push_back(Id);
+      CastOf[N][I] = Id;
+    }
+  }
+
   // An op outside both lists: 16 bits when every tensor input that counts
   // is 16-bit.
   bool promotesToLow(const Node &Nd) const {
@@ -116,6 +153,8 @@ struct Autocast {
         LowOut = true;
       } else if (!autocastFP32(Nd.OpType)) {
         LowOut = promotesToLow(Nd);
+      } else if (copiesToFP32(Nd.OpType, Half)) {
+        addWideCopies(N);
       }
       if (!LowOut)
         continue;

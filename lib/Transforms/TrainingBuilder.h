@@ -767,6 +767,7 @@ struct TrainingBuilder {
   }
 
   llvm::Error buildCrossEntropy(ValueId O);
+  llvm::Error buildAutocastCE(ValueId O, TensorId Target, ElementType T16);
 
   void buildBackward() {
     uint64_t Before = S.Steps.size();

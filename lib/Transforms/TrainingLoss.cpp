@@ -141,8 +141,9 @@ bool oomplan::isLogitsOutput(const Graph &G, const ShapeInfo &Shapes,
 // _log_softmax_backward_data reads it and the output and writes the logits'
 // gradient; both die there. So at that step four logits-sized tensors are
 // live: the logits, the log-softmax, its gradient and the logits' gradient.
-// Under mixed precision autocast runs log_softmax in fp32, and the fp32
-// gradient is cast back to the logits' type by one more step.
+// Under O2-style mixed precision the log-softmax is modelled in fp32 (the
+// logits upcast, as LLM recipes do), and the fp32 gradient is cast back to
+// the logits' type by one more step. Under autocast: buildAutocastCE.
 llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
   const std::vector<SymExpr> &Dims = Shapes.Values[O].Dims;
   size_t ClassAxis = Dims.size() >= 4 ? 1 : Dims.size() - 1;
@@ -163,6 +164,9 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
       addTensor("target(" + Name + ")", saturatingMul(8, Elems / *C),
                 TensorKind::GraphInput, ElementType::Int64),
       SymExpr::floorDiv(ElemsF, SymExpr::constant(*C)) * SymExpr::constant(8));
+  ElementType OT = S.Tensors[O].Type;
+  if (autocast() && (OT == ElementType::BFloat16 || OT == ElementType::Float16))
+    return buildAutocastCE(O, Target, OT);
   TensorId LS =
       withFormula(addTensor("saved(log_softmax(" + Name + "))", F32,
                             TensorKind::Activation, ElementType::Float),
@@ -207,5 +211,53 @@ llvm::Error TrainingBuilder::buildCrossEntropy(ValueId O) {
   Cast.Reads = {G32};
   Cast.Writes = {GO};
   S.Steps.push_back(std::move(Cast));
+  return llvm::Error::success();
+}
+
+// F.cross_entropy inside torch.autocast on 16-bit logits (a product's
+// output). cross_entropy_loss is not on autocast's lists, so it runs as
+// written (LossNLL.cpp): log_softmax(self, dim, self.scalar_type()), an
+// explicit dtype that autocast's fp32_set_opt_dtype policy keeps, so the
+// log-softmax runs and is saved in 16 bits; nll_loss is on the fp32 list, so
+// autocast casts that 16-bit output to an fp32 copy, which nll_loss saves as
+// `self`. Backward: nll_loss_backward writes an fp32 zeroed gradient (the
+// copy dies there), the cast's backward takes it to 16 bits, and
+// _log_softmax_backward_data writes the logits' 16-bit gradient. The peak
+// is nll_loss_backward: logits and log-softmax in 16 bits, the copy and its
+// gradient in fp32 (measured on an H200 with PyTorch 2.11: docs/training.md).
+llvm::Error TrainingBuilder::buildAutocastCE(ValueId O, TensorId Target,
+                                             ElementType T16) {
+  uint64_t Elems = elementsOf(O);
+  const std::string &Name = G.Values[O].Name;
+  SymExpr ElemsF = elementsFormula(O);
+  auto Logits = [&](const std::string &N, unsigned Bytes, TensorKind K,
+                    ElementType T) {
+    Sum.SavedBytes += K == TensorKind::Activation ? Elems * Bytes : 0;
+    return withFormula(addTensor(N, saturatingMul(Bytes, Elems), K, T),
+                       ElemsF * SymExpr::constant(Bytes));
+  };
+  TensorId LS16 = Logits("saved(log_softmax(" + Name + "))", 2,
+                         TensorKind::Activation, T16);
+  TensorId LS32 = Logits("saved(nll_loss(" + Name + ")):fp32", 4,
+                         TensorKind::Activation, ElementType::Float);
+  auto Push = [&](StepKind K, const char *Op, std::vector<TensorId> Reads,
+                  std::vector<TensorId> Writes) {
+    Step St;
+    St.Kind = K;
+    St.Op = Op;
+    St.Reads = std::move(Reads);
+    St.Writes = std::move(Writes);
+    S.Steps.push_back(std::move(St));
+  };
+  Push(StepKind::Compute, "LogSoftmax (loss)", {O, Target}, {LS16});
+  Push(StepKind::Compute, "Cast (nll_loss in fp32)", {LS16}, {LS32});
+  TensorId G32 = Logits("grad(log_softmax(" + Name + ")):fp32", 4,
+                        TensorKind::Gradient, ElementType::Float);
+  Push(StepKind::Backward, "NLLLoss.grad", {LS32, Target}, {G32});
+  TensorId G16 = Logits("grad(log_softmax(" + Name + "))", 2,
+                        TensorKind::Gradient, T16);
+  Push(StepKind::Backward, "Cast.grad", {G32}, {G16});
+  Push(StepKind::Backward, "LogSoftmax.grad", {LS16, G16},
+       {gradTensor(GradRoot[O])});
   return llvm::Error::success();
 }
