@@ -69,6 +69,16 @@ struct InputShape {
   std::vector<int64_t> Dims;
 };
 
+/// The dims of a tensor the caller will give for input NAME (api::execute's
+/// input files and tensors). It binds the symbols of NAME's declared dims
+/// that no option (--batch, --seq, --dim, --input-shape) binds, as --dim
+/// would, with a note naming Source ("2x3 in in/input_0.pb").
+struct GivenInput {
+  std::string Name;
+  std::vector<int64_t> Dims;
+  std::string Source;
+};
+
 /// Parses --input-shape's spelling, "NAME=D0xD1x..." (trtexec's). On bad
 /// text returns std::nullopt and sets Error to the message the CLI prints.
 /// The CLI and the C API both parse with it, so they cannot drift.
@@ -170,6 +180,7 @@ struct Request {
   std::optional<int64_t> Seq;   ///< --seq: the sequence symbols.
   std::vector<SymbolValue> Dims;
   std::vector<InputShape> InputShapes;
+  std::vector<GivenInput> GivenInputs;
 
   TrainingRequest Train;
   ServeRequest Serve;

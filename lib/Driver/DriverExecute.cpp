@@ -261,7 +261,6 @@ Expected<Executable> Execution::plan(api::Request &R,
                                      bool &Folded) {
   Folded = Opt.FoldInputs;
   const api::Request Base = R; // before anything is bound from the files
-  std::vector<std::string> BindNotes;
   StringSet<> FoldedNames;
   // Planning parses the model with its large initializers referenced in
   // place rather than copied (the importer keeps no large tensor's values),
@@ -289,7 +288,7 @@ Expected<Executable> Execution::plan(api::Request &R,
   if (FromFile && Small)
     R.ModelBytes = *Small;
   if (Inputs.any())
-    if (Error E = Inputs.bindDims(R, AsWritten, FoldedNames, BindNotes))
+    if (Error E = Inputs.bindDims(R, AsWritten, FoldedNames))
       return std::move(E);
   auto X = planExecutable(R, Kernels);
   // A runtime sees its inputs before it runs: when a shape depends on the
@@ -302,10 +301,9 @@ Expected<Executable> Execution::plan(api::Request &R,
     Again.ModelBytes.reset(); // fold reads the file itself
     InputSources AgainSources;
     StringSet<> AgainFolded;
-    std::vector<std::string> AgainNotes;
     Error E = Inputs.fold(Again, AgainSources, AgainFolded);
     if (!E)
-      E = Inputs.bindDims(Again, AsWritten, AgainFolded, AgainNotes);
+      E = Inputs.bindDims(Again, AsWritten, AgainFolded);
     auto Y =
         E ? Expected<Executable>(std::move(E)) : planExecutable(Again, Kernels);
     if (!Y) {
@@ -317,12 +315,9 @@ Expected<Executable> Execution::plan(api::Request &R,
          "them (--no-fold-inputs refuses)");
     R = std::move(Again);
     Sources = std::move(AgainSources);
-    BindNotes = std::move(AgainNotes);
     X = std::move(Y);
     Folded = true;
   }
-  for (std::string &N : BindNotes)
-    note(std::move(N));
   return X;
 }
 

@@ -19,6 +19,7 @@
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/StringExtras.h"
 #include <map>
+#include <set>
 
 using namespace llvm;
 using namespace oomplan;
@@ -155,6 +156,43 @@ static void findRoles(Session &S, const Graph &G) {
   S.Roles = findSymbolRoles(G);
 }
 
+// The symbols of a given input's declared dims that no option binds take
+// the given tensor's dims (Request::GivenInputs): a run plans the size its
+// inputs have. A symbol an option binds stays the option's; the run's input
+// check then names the file that disagrees with the plan.
+static void bindGivenInputs(Session &S, const Graph &G,
+                            std::vector<NamedBinding> &Named) {
+  std::set<SymbolId> Bound;
+  if (S.Req.Batch)
+    Bound.insert(S.Roles.Batch.begin(), S.Roles.Batch.end());
+  if (S.Req.Seq)
+    Bound.insert(S.Roles.Seq.begin(), S.Roles.Seq.end());
+  for (const NamedBinding &N : Named)
+    Bound.insert(G.findSymbol(N.Symbol));
+  for (const api::GivenInput &In : S.Req.GivenInputs) {
+    ValueId V = G.findValue(In.Name);
+    if (V == NoId || !is_contained(G.Inputs, V))
+      continue; // folded into the model, or not an input of it
+    const Value &Val = G.Values[V];
+    if (!Val.HasDeclaredShape || Val.Shape.size() != In.Dims.size())
+      continue; // the run's input check names the file and both shapes
+    std::string Said;
+    for (size_t I = 0; I < Val.Shape.size(); ++I) {
+      const DeclaredDim &D = Val.Shape[I];
+      if (D.K != DeclaredDim::Kind::Symbol || !Bound.insert(D.Symbol).second)
+        continue;
+      std::string Dim = "--dim " + G.Symbols[D.Symbol] + "=" +
+                        std::to_string(In.Dims[I]);
+      Named.push_back({G.Symbols[D.Symbol], In.Dims[I],
+                       "input '" + In.Name + "' (" + In.Source + ")"});
+      Said += (Said.empty() ? "" : " ") + Dim;
+    }
+    if (!Said.empty())
+      S.note("input '" + In.Name + "' (" + In.Source + ") binds its dims, as " +
+             Said);
+  }
+}
+
 static Expected<Bindings> bind(Session &S, const Graph &G) {
   std::vector<NamedBinding> Named;
   for (const api::InputShape &In : S.Req.InputShapes)
@@ -165,6 +203,7 @@ static Expected<Bindings> bind(Session &S, const Graph &G) {
         {D.Name, D.Value, "--dim " + D.Name + "=" + std::to_string(D.Value)});
   if (Error E = checkConflicts(G, S.Roles, S.Req, Named))
     return E;
+  bindGivenInputs(S, G, Named);
   BindingRequest BR;
   BR.Batch = S.Req.Batch;
   BR.Seq = S.Req.Seq;

@@ -112,8 +112,7 @@ static Expected<TensorFile> load(const InputSource &S) {
 }
 
 Error RunInputs::bindDims(api::Request &R, std::optional<StringRef> AsWritten,
-                          const StringSet<> &Skip,
-                          std::vector<std::string> &Notes) {
+                          const StringSet<> &Skip) {
   auto G = importModel(R.ModelPath, AsWritten);
   if (!G) {
     consumeError(G.takeError()); // planning says what is wrong with it
@@ -124,12 +123,9 @@ Error RunInputs::bindDims(api::Request &R, std::optional<StringRef> AsWritten,
   auto Given = sources(M);
   if (!Given)
     return Given.takeError();
-  SymbolRoles Roles = findSymbolRoles(M);
+  // Symbols a dim option binds are skipped here only to read fewer files;
+  // the roles (--batch, --seq) are the planner's to apply (bindGivenInputs).
   std::set<SymbolId> Bound;
-  if (R.Batch)
-    Bound.insert(Roles.Batch.begin(), Roles.Batch.end());
-  if (R.Seq)
-    Bound.insert(Roles.Seq.begin(), Roles.Seq.end());
   for (SymbolId S = 0; S < M.Symbols.size(); ++S)
     if (any_of(R.Dims, [&](const api::SymbolValue &D) {
           return D.Name == M.Symbols[S];
@@ -161,19 +157,8 @@ Error RunInputs::bindDims(api::Request &R, std::optional<StringRef> AsWritten,
       Dims = T->Dims;
       ReadForDims[S.Path] = std::move(*T);
     }
-    if (Dims.size() != Val.Shape.size())
-      continue; // readInput names the file and both shapes
-    std::string Said;
-    for (size_t I = 0; I < Val.Shape.size(); ++I) {
-      const DeclaredDim &D = Val.Shape[I];
-      if (D.K != DeclaredDim::Kind::Symbol || !Bound.insert(D.Symbol).second)
-        continue;
-      R.Dims.push_back({M.Symbols[D.Symbol], Dims[I]});
-      Said += (Said.empty() ? "" : " ") + ("--dim " + M.Symbols[D.Symbol]) +
-              "=" + std::to_string(Dims[I]);
-    }
-    Notes.push_back("input '" + Val.Name + "' (" + dimsText(Dims) + " in " +
-                    S.Path + ") binds its dims, as " + Said);
+    R.GivenInputs.push_back(
+        {Val.Name, Dims, dimsText(Dims) + " in " + S.Path});
   }
   return Error::success();
 }

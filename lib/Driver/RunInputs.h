@@ -44,17 +44,15 @@ public:
   /// input of, --input without NAME=FILE, a missing input_<i>.pb.
   llvm::Expected<InputSources> sources(const Graph &G) const;
 
-  /// Binds each symbol of a given input's declared dims that R leaves free
-  /// (--batch, --seq, --dim, --input-shape bind the others) from the
-  /// input's dims, as --dim NAME=VALUE would, so that a run plans the size
-  /// its inputs have. AsWritten: the model's bytes before any input is
-  /// folded (from the file, its weights referenced in place), else
-  /// R.ModelPath is read. Skip: folded inputs. Notes: what was bound, for
-  /// the caller to report once planning is settled.
+  /// Records in R.GivenInputs the dims of each given input whose declared
+  /// dims have a symbol no --dim or --input-shape binds; planning binds
+  /// those the options leave free from them (as --dim NAME=VALUE would, with
+  /// a note), so that a run plans the size its inputs have. AsWritten: the
+  /// model's bytes before any input is folded (from the file, its weights
+  /// referenced in place), else R.ModelPath is read. Skip: folded inputs.
   llvm::Error bindDims(api::Request &R,
                        std::optional<llvm::StringRef> AsWritten,
-                       const llvm::StringSet<> &Skip,
-                       std::vector<std::string> &Notes);
+                       const llvm::StringSet<> &Skip);
 
   /// --fold-inputs: the given inputs shapes may depend on (integers of up
   /// to 1024 elements, floats of up to 8, such as Resize scales) become
