@@ -42,11 +42,37 @@ static std::vector<uint64_t> convUnfoldedBytes(const PlanContext &C) {
   return Out;
 }
 
+// The convolutions on a graph input (a network's stem on the image): their
+// input takes no gradient, so the backward computes only the weight's, on
+// the whole unfolded input (CudaLibraries.h). Its size is counted in the
+// type the convolution computes in, its output's in the plan: 16 bits
+// under a 16-bit --precision (and for each remedy's plan, which keeps the
+// request's session).
+static void markWeightGradOnly(const PlanContext &C, const Plan &P,
+                               report::CudaLibraryConfig &Lib) {
+  Lib.ConvWeightGradOnly.assign(C.G.Nodes.size(), false);
+  for (NodeId N = 0; N < C.G.Nodes.size(); ++N) {
+    const Node &Nd = C.G.Nodes[N];
+    if (Nd.OpType != "Conv" || Nd.Inputs.empty() || Nd.Inputs[0] == NoId ||
+        Nd.Outputs.empty() || Nd.Outputs[0] == NoId ||
+        C.G.Values[Nd.Inputs[0]].Kind != ValueKind::GraphInput)
+      continue;
+    Lib.ConvWeightGradOnly[N] = true;
+    ValueId Y = Nd.Outputs[0];
+    bool Sixteen = Y < P.Sched.Tensors.size() &&
+                   elementBits(P.Sched.Tensors[Y].Type) == 16 &&
+                   elementBits(C.Shapes.Values[Nd.Inputs[0]].Type) == 32;
+    if (Sixteen)
+      Lib.ConvUnfoldedBytes[N] /= 2;
+  }
+}
+
 static std::vector<report::LibraryAllocation>
 libraries(const Session &S, const PlanContext &C, const Plan &P) {
   report::CudaLibraryConfig Lib;
   Lib.CublasWorkspaceBytes = S.Device.CublasWorkspaceBytes;
   Lib.ConvUnfoldedBytes = convUnfoldedBytes(C);
+  markWeightGradOnly(C, P, Lib);
   return report::pytorchCudaLibraryAllocations(P, Lib);
 }
 

@@ -44,6 +44,10 @@ struct CudaLibraryConfig {
   /// input channels x kernel window x output positions, in its type);
   /// 0 for other nodes and where dims are unknown.
   std::vector<uint64_t> ConvUnfoldedBytes;
+  /// Per graph node: a convolution whose input takes no gradient (a graph
+  /// input: the stem on the image). Its backward computes the weight's
+  /// gradient alone, on a workspace of its whole unfolded input (no cap).
+  std::vector<bool> ConvWeightGradOnly;
 };
 
 /// The library allocations of one step of P's schedule, in step order.
