@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
-#include "oomplan/Planner/Registry.h"
+#include "oomplan/Placement/Registry.h"
 #include "oomplan/Report/CachingAllocator.h"
 #include "oomplan/Schedule/PassRegistry.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
