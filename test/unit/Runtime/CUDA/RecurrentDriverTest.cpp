@@ -10,8 +10,8 @@
 // GPU run compares the real kernel (CUDAKernels.Recurrent).
 //
 //===----------------------------------------------------------------------===//
-#include "../../../lib/Runtime/CUDA/RecurrentDriver.h"
-#include "../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
+#include "../../../../lib/Runtime/CUDA/RecurrentDriver.h"
+#include "../../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
 #include "oomplan/Runtime/Backend.h"
 #include "gtest/gtest.h"
 #include <random>

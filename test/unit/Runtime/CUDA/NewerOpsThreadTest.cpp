@@ -6,7 +6,7 @@
 // the byte. Runs without a GPU.
 //
 //===----------------------------------------------------------------------===//
-#include "../../../lib/Runtime/CUDA/CUDAKernels.h"
+#include "../../../../lib/Runtime/CUDA/CUDAKernels.h"
 #include "NodeCall.h"
 #include "gtest/gtest.h"
 #include <cmath>

@@ -14,8 +14,8 @@
 // sums in double).
 //
 //===----------------------------------------------------------------------===//
-#include "../../../lib/Runtime/CUDA/CUDAContext.h"
-#include "../../../lib/Runtime/CUDA/CUDAKernels.h"
+#include "../../../../lib/Runtime/CUDA/CUDAContext.h"
+#include "../../../../lib/Runtime/CUDA/CUDAKernels.h"
 #include "NodeCall.h"
 #include "oomplan/Runtime/CUDA.h"
 #include "oomplan/Runtime/CUDAWorkspaces.h"

@@ -9,8 +9,8 @@
 // first to check.
 //
 //===----------------------------------------------------------------------===//
-#include "../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
-#include "../../../lib/Runtime/CUDA/CUDAKernels.h"
+#include "../../../../lib/Runtime/CUDA/Kernels/ThreadMath.h"
+#include "../../../../lib/Runtime/CUDA/CUDAKernels.h"
 #include "NodeCall.h"
 #include "oomplan/IR/Graph.h"
 #include "oomplan/IR/OpTable.h"
