@@ -143,6 +143,14 @@ constexpr unsigned Lib = ForPlanning;
 constexpr unsigned Run = ForOomplanRun;
 constexpr unsigned All = ForPlanning;
 
+// --print-after's help lists the registered passes.
+const char *printAfterHelp() {
+  static const std::string Help =
+      "Print the schedule after this transform, before the output: " +
+      join(api::scheduleTransformNames(), ", ") + " (repeatable)";
+  return Help.c_str();
+}
+
 const OptionSpec Rows[] = {
     // Model and shapes.
     {"batch", Arity::Value, "N", C::Model, Lib,
@@ -343,10 +351,7 @@ const OptionSpec Rows[] = {
      "megatron|vllm",
      C::Output, Lib, "What to print", ENUM("emit", Req.Emit, EmitChoices),
      helpOf(EmitChoices)},
-    {"print-after", Arity::List, "PASS", C::Output, Lib,
-     "Print the schedule after this transform, before the output: training, "
-     "reorder, recompute, activation-offload, weight-streaming, "
-     "optimizer-offload, micro-batch, inference-recompute (repeatable)",
+    {"print-after", Arity::List, "PASS", C::Output, Lib, printAfterHelp(),
      STRINGS(Req.PrintAfter)},
     {"print-after-all", Arity::Flag, "", C::Output, Lib,
      "Print the schedule after every transform", FLAG(Req.PrintAfterAll)},

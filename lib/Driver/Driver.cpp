@@ -7,8 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
-#include "oomplan/Planner/Registry.h"
+#include "oomplan/Placement/Registry.h"
 #include "oomplan/Report/CachingAllocator.h"
+#include "oomplan/Schedule/PassRegistry.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
@@ -170,14 +171,13 @@ void Session::printPasses(const Graph &G, ArrayRef<PassRecord> Log) {
   }
 }
 
-// --print-after names a transform; a typo would print nothing.
+// --print-after names a registered pass; a typo would print nothing.
 static Error checkPassNames(const api::Request &R) {
-  std::vector<std::string> Valid = api::scheduleTransformNames();
   for (const std::string &Name : R.PrintAfter)
-    if (!is_contained(Valid, Name))
+    if (!lookupPass(Name))
       return makeInputError("--print-after=" + Name +
-                            ": no such transform (valid: " + join(Valid, ", ") +
-                            ")");
+                            ": no such transform (valid: " +
+                            join(api::scheduleTransformNames(), ", ") + ")");
   return Error::success();
 }
 
@@ -399,15 +399,10 @@ std::optional<api::InputShape> api::parseInputShape(const std::string &Text,
 const char *api::version() { return "0.1.0"; }
 
 std::vector<std::string> api::scheduleTransformNames() {
-  // The pass names PassInstrumentation reports (contract 1), in pipeline
-  // order.
-  return {"fusion",
-          "training",
-          "reorder",
-          "recompute",
-          "activation-offload",
-          "weight-streaming",
-          "optimizer-offload",
-          "micro-batch",
-          "inference-recompute"};
+  // The pass names PassInstrumentation reports (contract 1): the registry's,
+  // in pipeline order.
+  std::vector<std::string> Names;
+  for (const PassInfo &P : schedulePasses())
+    Names.push_back(P.Name);
+  return Names;
 }

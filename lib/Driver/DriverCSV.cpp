@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
-#include "oomplan/Planner/LowerBound.h"
-#include "oomplan/Planner/MiniMallocCSV.h"
-#include "oomplan/Planner/Registry.h"
+#include "oomplan/Placement/LowerBound.h"
+#include "oomplan/Placement/MiniMallocCSV.h"
+#include "oomplan/Placement/Registry.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Verify/PlacementVerifier.h"
 #include "llvm/Support/Format.h"

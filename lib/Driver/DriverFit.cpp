@@ -12,6 +12,7 @@
 #include "oomplan/Analysis/BatchCoupling.h"
 #include "oomplan/Analysis/SymbolBinding.h"
 #include "oomplan/Fit/MicroBatch.h"
+#include "oomplan/Schedule/PassRegistry.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
@@ -472,7 +473,8 @@ Expected<int> driver::runFit(Session &S, const PlanContext &C, const Plan &Base,
   // --print-after: the main pipeline's passes, the batch split, the fit's.
   S.printPasses(C.G, MainLog);
   if (F.Passes > 1)
-    S.printPasses(C.G, {PassRecord{"micro-batch", F.TableSched}});
+    S.printPasses(
+        C.G, {PassRecord{passName(PassId::MicroBatch).str(), F.TableSched}});
   S.printPasses(C.G, F.Log);
   S.Res.TotalBytes = F.P.totalBytes();
   S.Res.BudgetBytes = F.Limit.CapacityBytes;

@@ -17,6 +17,7 @@
 #include "oomplan/IR/FusedOps.h"
 #include "oomplan/Report/Breakdown.h"
 #include "oomplan/Report/Capacity.h"
+#include "oomplan/Schedule/PassRegistry.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"
 
@@ -106,14 +107,14 @@ static void installScheduleEdit(Session &S) {
     bool First = !Rec->Recorded;
     Rec->Recorded = true;
     if (First && Rec->Stats.total())
-      Rec->Passes.push_back({"fusion", Sched});
+      Rec->Passes.push_back({passName(PassId::Fusion).str(), Sched});
     if (!Rec->MemoryOrder)
       return Error::success();
     Schedule R = reorderForMemory(Sched, EO);
     if (First) {
       Rec->FileOrderBound = estimateMemory(Sched, EO).ArenaPeak;
       Rec->ChosenOrderBound = estimateMemory(R, EO).ArenaPeak;
-      Rec->Passes.push_back({"reorder", R});
+      Rec->Passes.push_back({passName(PassId::Reorder).str(), R});
     }
     Sched = std::move(R);
     return Error::success();

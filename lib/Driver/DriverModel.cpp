@@ -13,7 +13,7 @@
 #include "oomplan/Frontend/ONNXImporter.h"
 #include "oomplan/Frontend/TypeCheck.h"
 #include "oomplan/IR/GraphPrinter.h"
-#include "oomplan/Planner/MiniMallocCSV.h"
+#include "oomplan/Placement/MiniMallocCSV.h"
 #include "oomplan/Schedule/SchedulePrinter.h"
 #include "oomplan/Support/ByteSize.h"
 #include "oomplan/Support/Error.h"

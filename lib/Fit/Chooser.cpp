@@ -15,6 +15,7 @@
 #include "oomplan/Fit/RematChooser.h"
 #include "oomplan/Fit/Reorder.h"
 #include "oomplan/Fit/WeightStreaming.h"
+#include "oomplan/Schedule/PassRegistry.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/Twine.h"
@@ -48,6 +49,9 @@ struct Chooser {
   const CostModel &Cost;
   const FitOptions &Opts;
   uint64_t Target;
+  bool Training = false; ///< The schedule has a backward pass.
+  /// Candidates that fit when the current levers() call began.
+  unsigned LevelStart = 0;
   std::optional<Candidate> Best;
   /// With Opts.PlacementFits: the other candidates that fit by the estimate,
   /// in case Best's placement does not fit (preferPlaced).
@@ -78,12 +82,17 @@ struct Chooser {
   }
 
   // Verifies S, made by Pass; false (and Failure set) when it is broken.
-  bool check(const Schedule &S, llvm::StringRef Pass) {
+  bool check(const Schedule &S, PassId Pass) {
     if (Failure)
       return false;
-    Failure = verifyScheduleAfter(Pass, S);
+    Failure = verifyAfter(Pass, S);
     return !Failure;
   }
+
+  // The candidates of every lever that applies to S, in the registry's
+  // order; with Until, only the levers before it (those a lever tries on
+  // top of its own schedule).
+  void levers(const Schedule &S, std::optional<PassId> Until = std::nullopt);
 
   std::vector<Stage> earlier() const {
     std::vector<Stage> E;
@@ -92,16 +101,19 @@ struct Chooser {
     return E;
   }
 
-  void consider(Schedule S, const std::string &Base, llvm::StringRef Pass) {
-    if (!Pass.empty() && !check(S, Pass))
+  // Weighs S, made by Pass (none: the schedule as given).
+  void consider(Schedule S, const std::string &Base,
+                std::optional<PassId> Pass) {
+    if (Pass && !check(S, *Pass))
       return;
+    std::string PassName = Pass ? passName(*Pass).str() : std::string();
     std::string Name = Prefix + Base;
     MemoryEstimate M = estimateMemory(S, Opts.Estimate);
     if (M.totalBytes() > Target) {
       if (Opts.OnCandidate)
         Opts.OnCandidate(Name, M.totalBytes(), -1);
       if (!Smallest || M.totalBytes() < Smallest->M.totalBytes())
-        Smallest = Candidate{std::move(S), M, {}, Name, Pass.str(), earlier()};
+        Smallest = Candidate{std::move(S), M, {}, Name, PassName, earlier()};
       return;
     }
     TimePrediction T = simulate(S, Cost);
@@ -115,7 +127,7 @@ struct Chooser {
     // is to be checked) to Others.
     std::optional<Candidate> Prev = std::move(Best);
     Best.reset();
-    Best = Candidate{std::move(S), M, T, Name, Pass.str(), earlier()};
+    Best = Candidate{std::move(S), M, T, Name, PassName, earlier()};
     if (!Better)
       std::swap(*Best, *Prev);
     if (Prev && Opts.PlacementFits)
@@ -162,14 +174,14 @@ struct Chooser {
     if (Opts.Remat == RematMode::None)
       return;
     consider(applyRecompute(S, sqrtCheckpoints(S)), "sqrt(n) checkpointing",
-             "recompute");
+             PassId::Recompute);
     if (Opts.Remat == RematMode::Sqrt)
       return;
     std::vector<RematChain> Order = greedyRematOrder(S, Cost.stepTimes(S));
     consider(applyRecompute(S, greedyMarks(S, Order)), "recompute (greedy)",
-             "recompute");
+             PassId::Recompute);
     consider(applyRecompute(S, greedyMarks(S, byFreedSpan(S, Order))),
-             "recompute (greedy)", "recompute");
+             "recompute (greedy)", PassId::Recompute);
     // The plain prefix too: a chain that does not help alone may be needed
     // with later ones (a plateau of equal peaks, one per layer).
     auto Make = [&](size_t K) {
@@ -178,10 +190,10 @@ struct Chooser {
     Schedule All = Make(Order.size());
     uint64_t AllBytes = total(All);
     if (AllBytes > Target)
-      consider(All, "recompute (greedy, everything)", "recompute");
+      consider(All, "recompute (greedy, everything)", PassId::Recompute);
     else
       consider(Make(search(0, Order.size(), Make)), "recompute (greedy)",
-               "recompute");
+               PassId::Recompute);
     // The leaner of "everything" and sqrt(n): where offload starts from when
     // recompute alone does not reach the budget.
     Schedule Sq = applyRecompute(S, sqrtCheckpoints(S));
@@ -296,21 +308,20 @@ struct Chooser {
                                   Ahead);
       };
       if (total(Make(A.size())) > Target)
-        consider(Make(A.size()), Name, "activation-offload");
+        consider(Make(A.size()), Name, PassId::ActivationOffload);
       else
-        consider(Make(search(1, A.size(), Make)), Name, "activation-offload");
+        consider(Make(search(1, A.size(), Make)), Name,
+                 PassId::ActivationOffload);
     }
   }
 
-  // Recompute, offload of saved activations, and offload on top of the
-  // leanest recompute when neither alone fits (as in this pass).
-  void trainingCandidates(const Schedule &S) {
-    unsigned Before = Fitted;
-    Leanest.reset();
-    recompute(S);
+  // Offload of saved activations, and offload on top of the leanest
+  // recompute when no candidate of this level fits (recompute's nor
+  // offload's alone).
+  void activationOffload(const Schedule &S) {
     offloadCandidates(S, "offload saved activations");
-    if (Fitted == Before && Leanest && check(*Leanest, "recompute")) {
-      Context.push_back({"recompute", &*Leanest});
+    if (Fitted == LevelStart && Leanest && check(*Leanest, PassId::Recompute)) {
+      Context.push_back({passName(PassId::Recompute).str(), &*Leanest});
       offloadCandidates(*Leanest, LeanestName + " + offload saved activations");
       Context.pop_back();
     }
@@ -324,12 +335,12 @@ struct Chooser {
         !hasOptimizerState(S))
       return;
     Schedule H = offloadOptimizerState(S);
-    consider(H, "optimizer state on the host", "optimizer-offload");
+    consider(H, "optimizer state on the host", PassId::OptimizerOffload);
     if (Failure)
       return;
     Prefix = "optimizer state on the host + ";
-    Context.push_back({"optimizer-offload", &H});
-    trainingCandidates(H);
+    Context.push_back({passName(PassId::OptimizerOffload).str(), &H});
+    levers(H, PassId::OptimizerOffload);
     Context.pop_back();
     Prefix.clear();
   }
@@ -361,30 +372,32 @@ struct Chooser {
     }
     const std::string Name = "recompute cheap long-lived values";
     if (!Taken.empty())
-      consider(applyInferenceRecompute(S, Taken), Name, "inference-recompute");
+      consider(applyInferenceRecompute(S, Taken), Name,
+               PassId::InferenceRecompute);
     auto Make = [&](size_t K) {
       return applyInferenceRecompute(S,
                                      llvm::makeArrayRef(Order).take_front(K));
     };
     Schedule All = Make(Order.size());
     if (total(All) > Target)
-      consider(All, Name, "inference-recompute");
+      consider(All, Name, PassId::InferenceRecompute);
     else
       consider(Make(search(1, Order.size(), Make)), Name,
-               "inference-recompute");
-    if (!check(All, "inference-recompute"))
+               PassId::InferenceRecompute);
+    if (!check(All, PassId::InferenceRecompute))
       return std::nullopt;
     return All;
   }
 
+  // Inference recompute, alone and under the levers before it (weight
+  // streaming).
   void inferenceCandidates(const Schedule &S) {
-    streamWeightsCandidates(S);
     std::optional<Schedule> R = inferenceRecompute(S);
     if (!R)
       return;
     Prefix = "recompute cheap long-lived values + ";
-    Context.push_back({"inference-recompute", &*R});
-    streamWeightsCandidates(*R);
+    Context.push_back({passName(PassId::InferenceRecompute).str(), &*R});
+    levers(*R, PassId::InferenceRecompute);
     Context.pop_back();
     Prefix.clear();
   }
@@ -406,13 +419,60 @@ struct Chooser {
                ? std::string()
                : " (at most " + std::to_string(Ahead) + " prefetches ahead)");
       if (total(Make(W.size())) > Target) {
-        consider(Make(W.size()), Name, "weight-streaming");
+        consider(Make(W.size()), Name, PassId::WeightStreaming);
         continue;
       }
-      consider(Make(search(1, W.size(), Make)), Name, "weight-streaming");
+      consider(Make(search(1, W.size(), Make)), Name, PassId::WeightStreaming);
     }
   }
 };
+
+/// The chooser's side of each fit lever in the pass registry: when it
+/// applies, and its cost hook (the candidates it builds and weighs).
+/// Reorder is not here: it runs first, on its own, and the others start
+/// from its schedule when it lowers the estimate (fitSchedule). Nor is
+/// micro-batch: the driver plans each split and runs the chooser on one
+/// pass.
+struct LeverHook {
+  PassId Pass;
+  bool (*Applies)(bool Training, const FitOptions &Opts);
+  void (Chooser::*Candidates)(const Schedule &S);
+};
+
+const LeverHook LeverHooks[] = {
+    {PassId::Recompute,
+     [](bool Training, const FitOptions &) { return Training; },
+     &Chooser::recompute},
+    {PassId::ActivationOffload,
+     [](bool Training, const FitOptions &) { return Training; },
+     &Chooser::activationOffload},
+    {PassId::WeightStreaming,
+     [](bool Training, const FitOptions &) { return !Training; },
+     &Chooser::streamWeightsCandidates},
+    {PassId::OptimizerOffload,
+     [](bool Training, const FitOptions &) { return Training; },
+     &Chooser::hostOptimizerCandidates},
+    // --offload=weights asks for weight streaming alone.
+    {PassId::InferenceRecompute,
+     [](bool Training, const FitOptions &O) {
+       return !Training && O.Offload != OffloadMode::Weights;
+     },
+     &Chooser::inferenceCandidates},
+};
+
+void Chooser::levers(const Schedule &S, std::optional<PassId> Until) {
+  unsigned OuterStart = LevelStart;
+  LevelStart = Fitted;
+  Leanest.reset();
+  for (const PassInfo &P : schedulePasses()) {
+    if (Until && P.Id == *Until)
+      break;
+    for (const LeverHook &H : LeverHooks)
+      if (H.Pass == P.Id && H.Applies(Training, Opts))
+        (this->*H.Candidates)(S);
+  }
+  LevelStart = OuterStart;
+}
 } // namespace
 
 static std::string whyNot(const Schedule &S, const MemoryEstimate &M,
@@ -452,28 +512,26 @@ llvm::Expected<FitResult> oomplan::fitSchedule(const Schedule &In,
   bool Reordered = false;
   if (Opts.Reorder) {
     Schedule O = reorderForMemory(In, Opts.Estimate);
-    if (!C.check(O, "reorder"))
+    if (!C.check(O, PassId::Reorder))
       return std::move(C.Failure);
     if ((Reordered = C.total(O) < C.total(In)))
       S = std::move(O);
   }
+  llvm::StringRef ReorderName = passName(PassId::Reorder);
   if (!Forced)
-    C.consider(S, Reordered ? "reorder" : "none", Reordered ? "reorder" : "");
+    C.consider(S, Reordered ? ReorderName.str() : "none",
+               Reordered ? std::optional<PassId>(PassId::Reorder)
+                         : std::nullopt);
   if (Reordered)
-    C.Context.push_back({"reorder", &S});
+    C.Context.push_back({ReorderName.str(), &S});
   // The plan as it is fits only when its placement does too; else the
   // transforms are candidates, and it is not one.
   bool Placed = C.bestPlaces();
   if (!Placed)
     C.Best.reset();
   if (!Placed || Forced) {
-    if (isTrainingSchedule(S)) {
-      C.trainingCandidates(S);
-      C.hostOptimizerCandidates(S);
-    } else if (Opts.Offload == OffloadMode::Weights)
-      C.streamWeightsCandidates(S);
-    else
-      C.inferenceCandidates(S);
+    C.Training = isTrainingSchedule(S);
+    C.levers(S);
   }
   if (C.Failure)
     return std::move(C.Failure);

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/Plan.h"
-#include "oomplan/Planner/LowerBound.h"
-#include "oomplan/Planner/Registry.h"
+#include "oomplan/Placement/LowerBound.h"
+#include "oomplan/Placement/Registry.h"
 #include "oomplan/Schedule/LiveProfile.h"
 #include "oomplan/Schedule/ScheduleVerifier.h"
 #include "oomplan/Support/CheckedMath.h"

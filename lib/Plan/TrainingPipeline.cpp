@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Plan/TrainingPipeline.h"
+#include "oomplan/Schedule/PassRegistry.h"
 
 using namespace oomplan;
 
@@ -23,7 +24,7 @@ llvm::Expected<Plan> oomplan::planTrainingGraph(
     return S.takeError();
   // makeTrainingSchedule has verified it.
   if (Opts.Instr)
-    Opts.Instr->after("training", *S);
+    Opts.Instr->after(passName(PassId::Training), *S);
   Lifetimes L = computeLifetimes(*S, Opts.Liveness);
   return buildPlan(std::move(*S), std::move(L), Opts.Placement);
 }

@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TrainingBuilder.h"
-#include "oomplan/Schedule/ScheduleVerifier.h"
+#include "oomplan/Schedule/PassRegistry.h"
 
 using namespace oomplan;
 using namespace oomplan::training;
@@ -136,7 +136,7 @@ llvm::Expected<Schedule> oomplan::makeTrainingSchedule(
     return E;
   // The schedule every fit transform starts from: check it here, in every
   // build, so a bug in the backward pass is reported where it is made.
-  if (llvm::Error E = verifyScheduleAfter("training", B.S))
+  if (llvm::Error E = verifyAfter(PassId::Training, B.S))
     return prependContext(std::move(E), G.SourcePath + ": ");
   if (Summary)
     *Summary = B.Sum;

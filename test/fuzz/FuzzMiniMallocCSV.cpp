@@ -10,9 +10,9 @@
 // that fails verification.
 //
 //===----------------------------------------------------------------------===//
-#include "oomplan/Planner/LowerBound.h"
-#include "oomplan/Planner/MiniMallocCSV.h"
-#include "oomplan/Planner/Registry.h"
+#include "oomplan/Placement/LowerBound.h"
+#include "oomplan/Placement/MiniMallocCSV.h"
+#include "oomplan/Placement/Registry.h"
 #include "oomplan/Support/Error.h"
 #include "oomplan/Verify/PlacementVerifier.h"
 #include "llvm/Support/raw_ostream.h"

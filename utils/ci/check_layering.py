@@ -6,7 +6,7 @@ Usage: check_layering.py [SOURCE_ROOT]
 The libraries under lib/ are layers, lowest first, listed once: the table after the
 `<!-- layers: ... -->` marker in docs/architecture.md. Each row names a layer and, in its last
 column, what it may use: "all above" (every earlier row), "nothing", or a list of layers and
-single headers (`oomplan/Planner/BufferRequest.h`). A layer may always use itself. Checks, all
+single headers (`oomplan/Placement/BufferRequest.h`). A layer may always use itself. Checks, all
 over the source tree, so they need no build:
 
   0. the table: every folder under lib/ and include/oomplan/ is a row, every row is a folder

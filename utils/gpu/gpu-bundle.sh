@@ -23,7 +23,7 @@ cmake --build "$BUILD_DIR" -j "$(nproc)" --target oomplan oomplan-run RuntimeCUD
 rm -rf .gpu .gpu.tgz
 mkdir -p .gpu/bin .gpu/lib .gpu/node
 for b in tools/oomplan/oomplan tools/oomplan-run/oomplan-run \
-         test/unit/RuntimeCUDA/RuntimeCUDATests; do
+         test/unit/Runtime/CUDA/RuntimeCUDATests; do
   cp "$BUILD_DIR/$b" .gpu/bin/
 done
 strip .gpu/bin/*

@@ -17,6 +17,9 @@
 //   and under weight streaming (--offload=weights: streaming alone);
 // - optionally memory-aware reordering first (Reorder.h).
 //
+// The levers are those of the pass registry (Schedule/PassRegistry.h),
+// enumerated in its order; Chooser.cpp's table gives each its cost hook.
+//
 // When nothing fits, the result says the smallest total any candidate
 // reached and why.
 //

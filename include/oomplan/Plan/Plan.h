@@ -10,7 +10,7 @@
 #ifndef OOMPLAN_PLAN_PLAN_H
 #define OOMPLAN_PLAN_PLAN_H
 
-#include "oomplan/Planner/BufferRequest.h"
+#include "oomplan/Placement/BufferRequest.h"
 #include "oomplan/Schedule/Liveness.h"
 #include "oomplan/Schedule/Region.h"
 #include "oomplan/Schedule/Schedule.h"

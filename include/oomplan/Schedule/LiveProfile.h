@@ -8,7 +8,7 @@
 // four layers each had a sweep of their own, and a change to one (the io
 // region, the alignment) silently split their answers.
 //
-// The planner's lowerBound (Planner/LowerBound.h) sweeps its flat list of
+// The planner's lowerBound (Placement/LowerBound.h) sweeps its flat list of
 // requests independently, on purpose: buildPlan checks that the two agree.
 //
 //===----------------------------------------------------------------------===//

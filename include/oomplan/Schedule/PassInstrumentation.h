@@ -19,9 +19,8 @@
 namespace oomplan {
 
 struct PassInstrumentation {
-  /// Called after each schedule transform, with the pass name: "training",
-  /// "reorder", "recompute", "activation-offload", "weight-streaming",
-  /// "optimizer-offload", "micro-batch", "inference-recompute".
+  /// Called after each schedule transform, with the pass name: a name in
+  /// the pass registry (PassRegistry.h), such as "training" or "recompute".
   std::function<void(llvm::StringRef Pass, const Schedule &S)> AfterPass;
   void after(llvm::StringRef Pass, const Schedule &S) const {
     if (AfterPass)

@@ -8,7 +8,7 @@
 #ifndef OOMPLAN_VERIFY_PLACEMENTVERIFIER_H
 #define OOMPLAN_VERIFY_PLACEMENTVERIFIER_H
 
-#include "oomplan/Planner/BufferRequest.h"
+#include "oomplan/Placement/BufferRequest.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <cstdint>

@@ -6,7 +6,7 @@
 // span the run, graph inputs end at their last read, graph outputs at the
 // end, and an elementwise step overwrites a dying input of its size unless
 // in-place is off. Lifetimes are half-open [start, end), worked out by hand
-// in the comment. (Views and in-place chains: test/unit/Core/LivenessTest.)
+// in the comment. (Views and in-place chains: LivenessViewsTest.cpp.)
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Schedule/Liveness.h"

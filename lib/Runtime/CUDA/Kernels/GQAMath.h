@@ -5,7 +5,7 @@
 // has, the positions, the rotation, the causal window, softcap and smooth
 // softmax), written once for the device kernels (GroupQueryAttention.cu)
 // and for a unit test that runs every thread on the host
-// (test/unit/RuntimeCUDA/LowBitThreadTest.cpp). Templated on the storage
+// (test/unit/Runtime/CUDA/LowBitThreadTest.cpp). Templated on the storage
 // type T: the host instantiates float only; the device also float16 and
 // bfloat16 (StorageCast.h).
 //

@@ -3,7 +3,7 @@
 // What one GPU thread computes for ONNX Runtime's MatMulNBits and
 // GatherBlockQuantized (com.microsoft) and ONNX's 4-bit DequantizeLinear,
 // in plain C++: the .cu kernels (LowBit.cu) call these, and a unit test
-// (test/unit/RuntimeCUDA/LowBitThreadTest.cpp) runs every thread of a
+// (test/unit/Runtime/CUDA/LowBitThreadTest.cpp) runs every thread of a
 // launch on the host against the CPU kernels, so the packing, block and
 // zero-point arithmetic is checked on machines without a GPU.
 //

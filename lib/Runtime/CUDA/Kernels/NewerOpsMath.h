@@ -3,7 +3,7 @@
 // What one GPU thread computes for two ops of opsets 18 to 24 that ran as
 // host steps (NewerOps.cu): TensorScatter (opset 24's KV-cache write) and
 // Col2Im (18), in plain C++, so that a unit test
-// (test/unit/RuntimeCUDA/NewerOpsThreadTest.cpp) runs every thread on the
+// (test/unit/Runtime/CUDA/NewerOpsThreadTest.cpp) runs every thread on the
 // host against the CPU kernels. Col2Im gathers a pixel's sum in the CPU's
 // order of (tap, block), so both backends give the same bits. (AffineGrid
 // and DeformConv share the CPU kernels' own per-point functions:

@@ -7,7 +7,7 @@
 // window, Compress's copies, LpNormalization's lines, the quantized
 // MatMul's operands, batches and epilogue), as
 // host-and-device functions: the .cu kernels call them, and a unit test
-// (test/unit/RuntimeCUDA/ThreadMathTest.cpp) runs every thread of a
+// (test/unit/Runtime/CUDA/ThreadMathTest.cpp) runs every thread of a
 // launch one after another on the host against the CPU kernel, so the
 // index math is checked on machines without a GPU. Only the memory model
 // (shared memory, barriers) is the device's alone; the emulation keeps its
