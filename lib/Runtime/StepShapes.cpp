@@ -59,6 +59,13 @@ llvm::Error Executor::Impl::checkStepShapes(uint64_t S) const {
       if (llvm::any_of(R.Dims, [](int64_t D) { return D < 0; }))
         return makeInputError(Where("tensor '" + Name(T) +
                                     "' has a negative dim " + dimsStr(R.Dims)));
+      // A type of no fixed size (undefined, string) plans 0 bytes, and a
+      // kernel would read it in another operand's type, past its buffer.
+      if (elementBits(R.Type) == 0 && R.numElements() > 0)
+        return makeInputError(Where(
+            "tensor '" + Name(T) + "' has no element type a kernel can read (" +
+            elementTypeName(R.Type) + "; the model declares none that " +
+            "inference can complete)"));
       uint64_t Planned = P.Sched.Tensors[T].SizeBytes;
       if (R.bytes() > Planned)
         return makeInputError(
