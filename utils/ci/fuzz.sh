@@ -37,13 +37,16 @@ if ! command -v clang++-14 >/dev/null ||
   apt-get install -y -qq -o DPkg::Lock::Timeout=600 clang-14 libclang-rt-14-dev >/dev/null
 fi
 
-# Assertions stay on (no NDEBUG): an assert is a finding too.
+# Assertions stay on (no NDEBUG): an assert is a finding too. No debug
+# information by default (reports name functions, not lines; 8 to 14% of
+# the build's compile time): FUZZ_DEBUG=-gline-tables-only in a fresh
+# FUZZ_BUILD_DIR for a build that replays findings with line numbers.
 LAUNCHER=()
 command -v ccache >/dev/null && LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [[ ! -f $BUILD/CMakeCache.txt ]]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B "$BUILD" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only" \
+    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 ${FUZZ_DEBUG:--g0}" \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1" "${LAUNCHER[@]}" \
     -DOOMPLAN_FUZZ=ON -DOOMPLAN_BUILD_TESTS=OFF -DOOMPLAN_ENABLE_CUDA=OFF >/dev/null
 fi
