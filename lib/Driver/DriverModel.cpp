@@ -181,8 +181,8 @@ static void bindGivenInputs(Session &S, const Graph &G,
       const DeclaredDim &D = Val.Shape[I];
       if (D.K != DeclaredDim::Kind::Symbol || !Bound.insert(D.Symbol).second)
         continue;
-      std::string Dim = "--dim " + G.Symbols[D.Symbol] + "=" +
-                        std::to_string(In.Dims[I]);
+      std::string Dim =
+          "--dim " + G.Symbols[D.Symbol] + "=" + std::to_string(In.Dims[I]);
       Named.push_back({G.Symbols[D.Symbol], In.Dims[I],
                        "input '" + In.Name + "' (" + In.Source + ")"});
       Said += (Said.empty() ? "" : " ") + Dim;

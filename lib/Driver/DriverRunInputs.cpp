@@ -157,8 +157,7 @@ Error RunInputs::bindDims(api::Request &R, std::optional<StringRef> AsWritten,
       Dims = T->Dims;
       ReadForDims[S.Path] = std::move(*T);
     }
-    R.GivenInputs.push_back(
-        {Val.Name, Dims, dimsText(Dims) + " in " + S.Path});
+    R.GivenInputs.push_back({Val.Name, Dims, dimsText(Dims) + " in " + S.Path});
   }
   return Error::success();
 }

@@ -2,10 +2,11 @@
 //
 // The copy of a weight is made once per forward (autocast's cast cache) and
 // kept while a backward step reads it; the copy of an fp32 activation, once
-// per op, and so the fp32 copy an fp32-list op makes of a 16-bit input. A parameter promotes an elementwise op (a layer scale) as any
-// tensor does, except the bias add of a product (one F.linear in the
-// module); constants (Python scalars) never do, nor the parameters of other
-// ops (a batch norm runs in its input's type).
+// per op, and so the fp32 copy an fp32-list op makes of a 16-bit input. A
+// parameter promotes an elementwise op (a layer scale) as any tensor does,
+// except the bias add of a product (one F.linear in the module); constants
+// (Python scalars) never do, nor the parameters of other ops (a batch norm runs
+// in its input's type).
 //
 //===----------------------------------------------------------------------===//
 #include "TrainingAutocast.h"

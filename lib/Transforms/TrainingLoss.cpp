@@ -254,8 +254,8 @@ llvm::Error TrainingBuilder::buildAutocastCE(ValueId O, TensorId Target,
   TensorId G32 = Logits("grad(log_softmax(" + Name + ")):fp32", 4,
                         TensorKind::Gradient, ElementType::Float);
   Push(StepKind::Backward, "NLLLoss.grad", {LS32, Target}, {G32});
-  TensorId G16 = Logits("grad(log_softmax(" + Name + "))", 2,
-                        TensorKind::Gradient, T16);
+  TensorId G16 =
+      Logits("grad(log_softmax(" + Name + "))", 2, TensorKind::Gradient, T16);
   Push(StepKind::Backward, "Cast.grad", {G32}, {G16});
   Push(StepKind::Backward, "LogSoftmax.grad", {LS16, G16},
        {gradTensor(GradRoot[O])});
