@@ -1,0 +1,192 @@
+//===- DepthwiseBlocked.cpp - depthwise Conv eight channels at a time -----===//
+//
+// See DepthwiseBlocked.h. The buffers are fixed-size locals (at most 40 KiB
+// of the thread's stack, L1- and L2-sized), so the path needs no workspace
+// in the plan and allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "DepthwiseBlocked.h"
+#include "Elementwise.h"
+#include "TensorUtil.h"
+#include <algorithm>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+namespace {
+
+constexpr int Lanes = 8;
+/// Eight floats: GCC's and Clang's vector extension, so the same loop is
+/// one AVX register in the x86-64-v3 clone and two SSE registers otherwise.
+typedef float V8 __attribute__((vector_size(32)));
+
+/// Input tile positions (each eight channels): 1024 x 32 bytes, L1-sized.
+constexpr int64_t MaxInTile = 1024;
+/// Output columns per tile (one row of accumulators is written at a time).
+constexpr int64_t MaxOutCols = 64;
+/// Taps held for one block of channels.
+constexpr int64_t MaxTaps = 64;
+
+/// Output rows and columns of a tile, and the input extent they read.
+struct Tile {
+  int64_t Rows, Cols, InRows, InCols;
+};
+
+Tile tileFor(const WindowGeometry &G) {
+  auto InExtent = [&](int64_t Out, unsigned A) {
+    return (Out - 1) * G.S[A] + (G.K[A] - 1) * G.D[A] + 1;
+  };
+  Tile T;
+  T.Cols = std::min(G.Out[1], MaxOutCols);
+  while (T.Cols > 1 && InExtent(1, 0) * InExtent(T.Cols, 1) > MaxInTile)
+    T.Cols = (T.Cols + 1) / 2;
+  T.InCols = InExtent(T.Cols, 1);
+  T.Rows = 1;
+  while (T.Rows < G.Out[0] && InExtent(T.Rows + 1, 0) * T.InCols <= MaxInTile)
+    ++T.Rows;
+  T.InRows = InExtent(T.Rows, 0);
+  return T;
+}
+
+/// One row of a tile: Acc[o] = Bias + sum of the taps of output column o,
+/// for o in [0, Cols), from the interleaved input rows of XT (InCols
+/// positions each). Four columns at a time share each weight load.
+OOMPLAN_SIMD_CLONES void tileRow(const V8 *XT, int64_t InCols, const V8 *WT,
+                                 const V8 *BiasV, int64_t KH, int64_t KW,
+                                 int64_t DH, int64_t DW, int64_t SW,
+                                 int64_t Cols, V8 *Acc) {
+  // Vectors go by pointer: a vector argument's ABI differs between the
+  // clones.
+  const V8 Bias = *BiasV;
+  int64_t O = 0;
+  for (; O + 4 <= Cols; O += 4) {
+    V8 A0 = Bias, A1 = Bias, A2 = Bias, A3 = Bias;
+    for (int64_t I = 0; I < KH; ++I) {
+      const V8 *Row = XT + I * DH * InCols + O * SW;
+      const V8 *W = WT + I * KW;
+      for (int64_t J = 0; J < KW; ++J) {
+        const V8 Wv = W[J];
+        const V8 *P = Row + J * DW;
+        A0 += Wv * P[0];
+        A1 += Wv * P[SW];
+        A2 += Wv * P[2 * SW];
+        A3 += Wv * P[3 * SW];
+      }
+    }
+    Acc[O] = A0;
+    Acc[O + 1] = A1;
+    Acc[O + 2] = A2;
+    Acc[O + 3] = A3;
+  }
+  for (; O < Cols; ++O) {
+    V8 A = Bias;
+    for (int64_t I = 0; I < KH; ++I)
+      for (int64_t J = 0; J < KW; ++J)
+        A += WT[I * KW + J] * XT[I * DH * InCols + O * SW + J * DW];
+    Acc[O] = A;
+  }
+}
+
+/// Interleaves input rows [R0, R0 + T.InRows) and columns [C0, C0 +
+/// T.InCols) of the L planes at X (row length Wd, H rows; coordinates may
+/// lie in the padding) into XT, zero outside the planes and in lanes >= L.
+void gatherTile(const float *const *X, int L, int64_t H, int64_t Wd, int64_t R0,
+                int64_t C0, const Tile &T, V8 *XT) {
+  std::fill(XT, XT + T.InRows * T.InCols, V8{});
+  const int64_t CLo = std::max<int64_t>(0, -C0);
+  const int64_t CHi = std::min(T.InCols, Wd - C0);
+  if (CLo >= CHi)
+    return;
+  for (int64_t R = 0; R < T.InRows; ++R) {
+    const int64_t IH = R0 + R;
+    if (IH < 0 || IH >= H)
+      continue;
+    float *Dst = reinterpret_cast<float *>(XT + R * T.InCols);
+    for (int Lane = 0; Lane < L; ++Lane) {
+      const float *Src = X[Lane] + IH * Wd + C0;
+      for (int64_t Col = CLo; Col < CHi; ++Col)
+        Dst[Col * Lanes + Lane] = Src[Col];
+    }
+  }
+}
+
+} // namespace
+
+bool depthwiseBlockedApplies(const WindowGeometry &G, ElementType Type,
+                             int64_t Channels, int64_t OutChannels) {
+  if (Type != ElementType::Float || G.rank() != 2 || Channels != OutChannels)
+    return false;
+  if (G.kernelSize() > MaxTaps)
+    return false;
+  const int64_t Window = std::max(G.K[0], G.K[1]);
+  if (Window < 5 && G.Out[1] >= CompactRowLimit)
+    return false;
+  // One row of outputs must fit the input tile.
+  const int64_t MinRows = (G.K[0] - 1) * G.D[0] + 1;
+  const int64_t MinCols = (G.K[1] - 1) * G.D[1] + 1;
+  return MinRows * MinCols <= MaxInTile;
+}
+
+void depthwiseBlocked(const KernelContext &C, const WindowGeometry &G,
+                      bool Accumulate, ConvTileFn Post) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  const int64_t Ch = X.Dims[1], Batch = X.Dims[0];
+  const int64_t Blocks = (Ch + Lanes - 1) / Lanes;
+  const int64_t H = G.In[0], Wd = G.In[1], OH = G.Out[0], OW = G.Out[1];
+  const int64_t KH = G.K[0], KW = G.K[1], Taps = KH * KW;
+  const int64_t InSize = H * Wd, OutSize = OH * OW;
+  const Tile T = tileFor(G);
+  const float *Bias =
+      hasInput(C, 2) ? C.Inputs[2].data<const float>() : nullptr;
+  C.Pool.parallelFor(Batch * Blocks, 1, [&](int64_t Begin, int64_t End) {
+    alignas(32) V8 XT[MaxInTile];
+    alignas(32) V8 WT[MaxTaps];
+    alignas(32) V8 Acc[MaxOutCols];
+    for (int64_t NB = Begin; NB < End; ++NB) {
+      const int64_t N = NB / Blocks, C0 = NB % Blocks * Lanes;
+      const int L = int(std::min<int64_t>(Lanes, Ch - C0));
+      const float *Planes[Lanes];
+      float *Outs[Lanes];
+      alignas(32) V8 B{};
+      std::fill(WT, WT + Taps, V8{});
+      for (int Lane = 0; Lane < L; ++Lane) {
+        const int64_t Plane = N * Ch + C0 + Lane;
+        Planes[Lane] = X.data<const float>() + Plane * InSize;
+        Outs[Lane] = Y.data<float>() + Plane * OutSize;
+        const float *Wc = W.data<const float>() + (C0 + Lane) * Taps;
+        for (int64_t K = 0; K < Taps; ++K)
+          WT[K][Lane] = Wc[K];
+        B[Lane] = Bias ? Bias[C0 + Lane] : 0.0f;
+      }
+      for (int64_t OR = 0; OR < OH; OR += T.Rows) {
+        const int64_t Rows = std::min(T.Rows, OH - OR);
+        for (int64_t OC = 0; OC < OW; OC += T.Cols) {
+          const int64_t Cols = std::min(T.Cols, OW - OC);
+          gatherTile(Planes, L, H, Wd, OR * G.S[0] - G.PadBegin[0],
+                     OC * G.S[1] - G.PadBegin[1], T, XT);
+          for (int64_t R = 0; R < Rows; ++R) {
+            tileRow(XT + R * G.S[0] * T.InCols, T.InCols, WT, &B, KH, KW,
+                    G.D[0], G.D[1], G.S[1], Cols, Acc);
+            const float *A = reinterpret_cast<const float *>(Acc);
+            for (int Lane = 0; Lane < L; ++Lane) {
+              float *Dst = Outs[Lane] + (OR + R) * OW + OC;
+              if (Accumulate)
+                for (int64_t O = 0; O < Cols; ++O)
+                  Dst[O] += A[O * Lanes + Lane];
+              else
+                for (int64_t O = 0; O < Cols; ++O)
+                  Dst[O] = A[O * Lanes + Lane];
+            }
+          }
+        }
+      }
+      if (Post)
+        Post(N * Ch + C0, N * Ch + C0 + L, 0, OutSize);
+    }
+  });
+}
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
