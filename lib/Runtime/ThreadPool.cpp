@@ -9,6 +9,7 @@
 #include "oomplan/Runtime/Kernel.h"
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
@@ -20,17 +21,50 @@
 namespace oomplan {
 namespace runtime {
 
+/// How long a worker waiting for the next call, and a caller waiting for
+/// its workers, spin before sleeping on a condition variable. A network's
+/// steps come microseconds apart; waking a sleeping thread takes tens of
+/// microseconds (a futex round trip, more in a VM), and every call paid it
+/// twice (the worker's wake-up, then the caller's), which made a mobile
+/// network's hundreds of short steps slower at two threads than their
+/// work. The bound keeps an idle pool from holding its cores for longer
+/// than a step's gap.
+constexpr std::chrono::microseconds SpinFor{200};
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Spins until Ready() or SpinFor has passed; returns Ready().
+template <typename Pred> bool spinUntil(Pred Ready) {
+  const auto Start = std::chrono::steady_clock::now();
+  for (unsigned I = 1;; ++I) {
+    if (Ready())
+      return true;
+    cpuRelax();
+    if (I % 64 == 0 && std::chrono::steady_clock::now() - Start > SpinFor)
+      return Ready();
+  }
+}
+
 struct ThreadPool::Impl {
   std::vector<std::thread> Workers;
   std::mutex M;
   std::condition_variable Wake, Done;
-  bool Stop = false;
-  uint64_t Generation = 0; ///< Bumped per parallelFor call.
+  std::atomic<bool> Stop{false};
+  /// Bumped per parallelFor call, after the call's fields are set.
+  std::atomic<uint64_t> Generation{0};
   // The current call.
   llvm::function_ref<void(int64_t, int64_t)> Fn;
   int64_t N = 0, Chunk = 1;
   std::atomic<int64_t> Next{0};
-  unsigned Active = 0; ///< Workers still inside the current call.
+  std::atomic<unsigned> Active{0}; ///< Workers still inside the current call.
+  /// Threads asleep on Wake, and whether the caller is asleep on Done
+  /// (both under M): a notification is a system call, paid only for them.
+  unsigned Sleepers = 0;
+  bool CallerAsleep = false;
 
   void work() {
     for (;;) {
@@ -43,18 +77,28 @@ struct ThreadPool::Impl {
 
   void workerLoop() {
     uint64_t Seen = 0;
+    auto Called = [&] {
+      return Stop.load(std::memory_order_acquire) ||
+             Generation.load(std::memory_order_acquire) != Seen;
+    };
     for (;;) {
-      {
+      if (!spinUntil(Called)) {
         std::unique_lock<std::mutex> L(M);
-        Wake.wait(L, [&] { return Stop || Generation != Seen; });
-        if (Stop)
-          return;
-        Seen = Generation;
+        ++Sleepers;
+        Wake.wait(L, Called);
+        --Sleepers;
       }
+      if (Stop.load(std::memory_order_acquire))
+        return;
+      Seen = Generation.load(std::memory_order_acquire);
       work();
-      std::lock_guard<std::mutex> L(M);
-      if (--Active == 0)
-        Done.notify_one();
+      if (Active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        // Taking the lock orders this with a caller between its check and
+        // its wait, so the notification cannot fall in between.
+        std::lock_guard<std::mutex> L(M);
+        if (CallerAsleep)
+          Done.notify_one();
+      }
     }
   }
 };
@@ -72,7 +116,7 @@ ThreadPool::~ThreadPool() {
     return;
   {
     std::lock_guard<std::mutex> L(P->M);
-    P->Stop = true;
+    P->Stop.store(true, std::memory_order_release);
   }
   P->Wake.notify_all();
   for (std::thread &T : P->Workers)
@@ -92,19 +136,32 @@ void ThreadPool::parallelFor(int64_t N, int64_t Grain,
   // About four chunks per thread balances uneven rows without paying the
   // counter on every item.
   int64_t Chunk = std::max(Grain, (N + 4 * NumThreads - 1) / (4 * NumThreads));
+  P->Fn = Fn;
+  P->N = N;
+  P->Chunk = Chunk;
+  P->Next.store(0, std::memory_order_relaxed);
+  P->Active.store(unsigned(P->Workers.size()), std::memory_order_relaxed);
+  bool Asleep;
   {
+    // Under the lock, so that a worker between its check and its wait
+    // cannot miss the call; the release publishes the fields above to
+    // workers that see the new generation while spinning.
     std::lock_guard<std::mutex> L(P->M);
-    P->Fn = Fn;
-    P->N = N;
-    P->Chunk = Chunk;
-    P->Next.store(0);
-    P->Active = unsigned(P->Workers.size());
-    ++P->Generation;
+    P->Generation.fetch_add(1, std::memory_order_release);
+    Asleep = P->Sleepers != 0;
   }
-  P->Wake.notify_all();
+  if (Asleep)
+    P->Wake.notify_all();
   P->work();
-  std::unique_lock<std::mutex> L(P->M);
-  P->Done.wait(L, [&] { return P->Active == 0; });
+  auto Finished = [&] {
+    return P->Active.load(std::memory_order_acquire) == 0;
+  };
+  if (!spinUntil(Finished)) {
+    std::unique_lock<std::mutex> L(P->M);
+    P->CallerAsleep = true;
+    P->Done.wait(L, Finished);
+    P->CallerAsleep = false;
+  }
 }
 
 unsigned physicalCores() {
