@@ -1,0 +1,175 @@
+//===- ConvGemm.cpp - the float convolution's own GEMM --------------------===//
+//
+// See ConvGemm.h. The classic blocking of a register-tiled GEMM without its
+// copies: a 6 x 16 tile of C lives in twelve 8-float registers while k runs
+// over a block of KC; the tile's B rows (KC x 16 floats, 16 KiB) stay in L1
+// while the tiles below it in C reuse them, and A is read in place, six
+// rows at a time, one broadcast per row and k. Only a last, narrower column
+// panel is copied, into a zero-padded local buffer, so that the inner loop
+// has no edge cases.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvGemm.h"
+#include "Elementwise.h"
+#include <algorithm>
+#include <cstring>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+namespace {
+
+typedef float V8 __attribute__((vector_size(32)));
+/// The same vector at any float alignment: rows of C are not 32-byte
+/// aligned.
+typedef float V8U __attribute__((vector_size(32), aligned(4)));
+
+constexpr int MR = 6;
+constexpr int NR = 16;
+/// A k block: the packed B panel (KC x 16 floats, 16 KiB) fits in L1 beside
+/// the A rows streaming past it.
+constexpr int64_t KC = 256;
+/// Rows of A packed at a time (120 KiB at KC, L2-sized).
+constexpr int64_t MC = 120;
+/// Products narrower than this read A in place: packing A costs one copy
+/// of it per call, which only enough column panels repay.
+constexpr int64_t PackAMinColumns = 128;
+
+/// The 6 x 16 tile of C at C (row stride Ldc): Acc = Init or C, plus the
+/// sum over Kc of A's six rows times B's 16 columns. A row I, column K is
+/// at A[I * RS + K * KS] (packed: RS 1, KS 6; in place: RS Lda, KS 1); B
+/// is packed, 16 floats per k.
+template <int NV>
+inline __attribute__((always_inline)) void
+tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
+     const float *__restrict B, float *__restrict C, int64_t Ldc, bool Load,
+     const float *Bias) {
+  V8 Acc[MR][NV];
+#pragma GCC unroll 6
+  for (int I = 0; I < MR; ++I)
+#pragma GCC unroll 2
+    for (int V = 0; V < NV; ++V) {
+      Acc[I][V] =
+          Load ? *reinterpret_cast<const V8U *>(C + I * Ldc + 8 * V) : V8{};
+      if (Bias)
+        Acc[I][V] += Bias[I];
+    }
+  for (int64_t K = 0; K < Kc; ++K) {
+    V8 BV[NV];
+#pragma GCC unroll 2
+    for (int V = 0; V < NV; ++V)
+      BV[V] = *reinterpret_cast<const V8 *>(B + K * NR + 8 * V);
+#pragma GCC unroll 6
+    for (int I = 0; I < MR; ++I) {
+      const float AV = A[I * RS + K * KS];
+#pragma GCC unroll 2
+      for (int V = 0; V < NV; ++V)
+        Acc[I][V] += AV * BV[V];
+    }
+  }
+#pragma GCC unroll 6
+  for (int I = 0; I < MR; ++I)
+#pragma GCC unroll 2
+    for (int V = 0; V < NV; ++V)
+      *reinterpret_cast<V8U *>(C + I * Ldc + 8 * V) = Acc[I][V];
+}
+
+} // namespace
+
+OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
+                                  const float *A, int64_t Lda, const float *B,
+                                  int64_t Ldb, float *C, int64_t Ldc,
+                                  const float *Bias, bool Accumulate) {
+  if (M <= 0 || N <= 0)
+    return;
+  // Packed operands and one tile of C, on the stack (104 KiB): a tile of C
+  // goes through CT, so that C's rows need no alignment and no store
+  // passes row M or column N.
+  alignas(32) float AP[MC * KC];
+  alignas(32) float BP[KC * NR];
+  alignas(32) float CT[MR * NR];
+  alignas(32) float Zero[MR] = {};
+  const bool PackA = N >= PackAMinColumns;
+  for (int64_t K0 = 0; K0 < std::max<int64_t>(K, 1); K0 += KC) {
+    const int64_t Kc = std::min(KC, K - K0);
+    const bool First = K0 == 0;
+    for (int64_t I0 = 0; I0 < M; I0 += MC) {
+      const int64_t Mc = std::min(MC, M - I0);
+      if (PackA) // six rows at a time, k-major, rows past M zero
+        for (int64_t T = 0; T < Mc; T += MR)
+          for (int64_t R = 0; R < MR; ++R) {
+            float *Dst = AP + T * Kc + R;
+            if (T + R >= Mc) {
+              for (int64_t Kk = 0; Kk < Kc; ++Kk)
+                Dst[Kk * MR] = 0.0f;
+              continue;
+            }
+            const float *Src = A + (I0 + T + R) * Lda + K0;
+            for (int64_t Kk = 0; Kk < Kc; ++Kk)
+              Dst[Kk * MR] = Src[Kk];
+          }
+      for (int64_t J = 0; J < N; J += NR) {
+        const int64_t Nr = std::min<int64_t>(NR, N - J);
+        if (Nr == NR)
+          for (int64_t Kk = 0; Kk < Kc; ++Kk) {
+            const V8U *Src =
+                reinterpret_cast<const V8U *>(B + (K0 + Kk) * Ldb + J);
+            V8 *Dst = reinterpret_cast<V8 *>(BP + Kk * NR);
+            Dst[0] = Src[0];
+            Dst[1] = Src[1];
+          }
+        else
+          for (int64_t Kk = 0; Kk < Kc; ++Kk) {
+            const float *Src = B + (K0 + Kk) * Ldb + J;
+            float *Dst = BP + Kk * NR;
+            for (int64_t X = 0; X < NR; ++X)
+              Dst[X] = X < Nr ? Src[X] : 0.0f;
+          }
+        for (int64_t T = 0; T < Mc; T += MR) {
+          const int64_t Mr = std::min<int64_t>(MR, Mc - T);
+          const int64_t Row = I0 + T;
+          const float *BiasT = First && Bias ? Bias + Row : nullptr;
+          if (BiasT && Mr < MR) { // no bias read past row M
+            std::copy(BiasT, BiasT + Mr, Zero);
+            BiasT = Zero;
+          }
+          const bool Load = !First || Accumulate;
+          // Rows past M of an in-place A: rerun the last rows, stored
+          // nowhere.
+          const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
+          const int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
+          if (!PackA && Mr < MR) {
+            // In place, a partial tile would read rows past M: pack it.
+            for (int64_t R = 0; R < MR; ++R)
+              for (int64_t Kk = 0; Kk < Kc; ++Kk)
+                AP[Kk * MR + R] = R < Mr ? AT[R * Lda + Kk] : 0.0f;
+            AT = AP;
+          }
+          const int64_t RSx = (!PackA && Mr < MR) ? 1 : RS;
+          const int64_t KSx = (!PackA && Mr < MR) ? MR : KS;
+          if (Mr == MR && Nr == NR) { // a whole tile: in C itself
+            tile<2>(Kc, AT, RSx, KSx, BP, C + Row * Ldc + J, Ldc, Load, BiasT);
+            continue;
+          }
+          if (Load)
+            for (int64_t R = 0; R < Mr; ++R)
+              std::memcpy(CT + R * NR, C + (Row + R) * Ldc + J,
+                          size_t(Nr) * sizeof(float));
+          // A last panel of at most 8 columns takes one vector per row.
+          if (Nr <= NR / 2)
+            tile<1>(Kc, AT, RSx, KSx, BP, CT, NR, Load, BiasT);
+          else
+            tile<2>(Kc, AT, RSx, KSx, BP, CT, NR, Load, BiasT);
+          for (int64_t R = 0; R < Mr; ++R)
+            std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
+                        size_t(Nr) * sizeof(float));
+        }
+      }
+    }
+  }
+}
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan

@@ -1,0 +1,36 @@
+//===- ConvGemm.h - the float convolution's own GEMM -------------*- C++
+//-*-===//
+//
+// A convolution's product Y = W * columns reads both operands as they lie:
+// W row-major as ONNX stores it (Cout x Cin*KH*KW) and the columns row-major
+// (the input itself for a pointwise convolution, an im2col tile otherwise),
+// and writes each output tile once with its bias or residual folded in.
+// OpenBLAS copies ("packs") both operands on every call and its GEMM starts
+// from a C that a separate pass filled with the bias: for the short, wide
+// products of a convolution those copies and passes were a quarter of the
+// time (docs/runtime.md has the measurements).
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEMM_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEMM_H
+
+#include <cstdint>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+/// C (M x N, row stride Ldc) = Init + A (M x K, Lda) * B (K x N, Ldb), all
+/// row-major, on the calling thread. Init is C's own values plus Bias[m]
+/// when Accumulate, else Bias[m] (0 without Bias). Each element's sum runs
+/// over k in order, whatever the tiling, so results do not depend on how
+/// callers split C.
+void convGemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
+              const float *B, int64_t Ldb, float *C, int64_t Ldc,
+              const float *Bias, bool Accumulate);
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif
