@@ -472,7 +472,15 @@ void pointwiseFloat(const KernelContext &C, int64_t Batch, int64_t Group,
       hasInput(C, 2) ? C.Inputs[2].data<const float>() : nullptr;
   float *Y = C.Outputs[0].data<float>();
   const int64_t Threads = int64_t(C.Pool.threads());
-  const PointwiseTiles PT = pointwiseTiles(Mg, Cg, OutSize, sizeof(float));
+  // Column tiles as wide as the image while the tile's output is at most
+  // half a megabyte (so that the epilogue finds it in L2), halved until
+  // it is, in multiples of 16 columns: a narrow or ragged tile leaves
+  // convGemm edge panels and no room to pack A.
+  PointwiseTiles PT;
+  PT.Width = OutSize;
+  while (PT.Width > 256 && uint64_t(Mg * PT.Width) * sizeof(float) > 512 * 1024)
+    PT.Width = ((PT.Width + 1) / 2 + 15) / 16 * 16;
+  PT.Count = (OutSize + PT.Width - 1) / PT.Width;
   const int64_t Products = Batch * Group;
   const int64_t RB =
       Products * PT.Count >= 2 * Threads

@@ -88,11 +88,44 @@ OOMPLAN_SIMD_CLONES void tileRow(const V8 *XT, int64_t InCols, const V8 *WT,
   }
 }
 
+/// Two-vector shuffles by constant lanes (0-7 of A, 8-15 of B), in GCC's
+/// and Clang's spelling.
+typedef int V8I __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define SHUFFLE(A, B, ...) __builtin_shufflevector(A, B, __VA_ARGS__)
+#else
+#define SHUFFLE(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
+#endif
+/// Unaligned loads and stores of eight floats.
+typedef float V8U __attribute__((vector_size(32), aligned(4)));
+
+/// Out[j][i] = In[i][j] for an 8 x 8 block: the unpack, shuffle and lane
+/// permute steps of the usual AVX transpose, 24 shuffles where the element
+/// by element copy was 64 loads and 64 stores.
+inline __attribute__((always_inline)) void transpose8(const V8 *In, V8 *Out) {
+  V8 T[8], U[8];
+  for (int I = 0; I < 8; I += 2) {
+    T[I] = SHUFFLE(In[I], In[I + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    T[I + 1] = SHUFFLE(In[I], In[I + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int I = 0; I < 8; I += 4)
+    for (int H = 0; H < 2; ++H) {
+      U[I + 2 * H] = SHUFFLE(T[I + H], T[I + H + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      U[I + 2 * H + 1] =
+          SHUFFLE(T[I + H], T[I + H + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int J = 0; J < 4; ++J) {
+    Out[J] = SHUFFLE(U[J], U[J + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    Out[J + 4] = SHUFFLE(U[J], U[J + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
 /// Interleaves input rows [R0, R0 + T.InRows) and columns [C0, C0 +
 /// T.InCols) of the L planes at X (row length Wd, H rows; coordinates may
 /// lie in the padding) into XT, zero outside the planes and in lanes >= L.
-void gatherTile(const float *const *X, int L, int64_t H, int64_t Wd, int64_t R0,
-                int64_t C0, const Tile &T, V8 *XT) {
+OOMPLAN_SIMD_CLONES void gatherTile(const float *const *X, int L, int64_t H,
+                                    int64_t Wd, int64_t R0, int64_t C0,
+                                    const Tile &T, V8 *XT) {
   std::fill(XT, XT + T.InRows * T.InCols, V8{});
   const int64_t CLo = std::max<int64_t>(0, -C0);
   const int64_t CHi = std::min(T.InCols, Wd - C0);
@@ -102,13 +135,43 @@ void gatherTile(const float *const *X, int L, int64_t H, int64_t Wd, int64_t R0,
     const int64_t IH = R0 + R;
     if (IH < 0 || IH >= H)
       continue;
-    float *Dst = reinterpret_cast<float *>(XT + R * T.InCols);
+    V8 *Row = XT + R * T.InCols;
+    int64_t Col = CLo;
+    for (; Col + 8 <= CHi; Col += 8) {
+      V8 In[8];
+      for (int Lane = 0; Lane < 8; ++Lane)
+        In[Lane] = Lane < L ? V8(*reinterpret_cast<const V8U *>(
+                                  X[Lane] + IH * Wd + C0 + Col))
+                            : V8{};
+      transpose8(In, Row + Col);
+    }
+    float *Dst = reinterpret_cast<float *>(Row);
     for (int Lane = 0; Lane < L; ++Lane) {
       const float *Src = X[Lane] + IH * Wd + C0;
-      for (int64_t Col = CLo; Col < CHi; ++Col)
-        Dst[Col * Lanes + Lane] = Src[Col];
+      for (int64_t C = Col; C < CHi; ++C)
+        Dst[C * Lanes + Lane] = Src[C];
     }
   }
+}
+
+/// Writes (or, Accumulate, adds) Acc's Cols interleaved outputs into the
+/// first L of the eight rows Dst.
+OOMPLAN_SIMD_CLONES void scatterRow(const V8 *Acc, int64_t Cols,
+                                    float *const *Dst, int L, bool Accumulate) {
+  int64_t O = 0;
+  for (; O + 8 <= Cols; O += 8) {
+    V8 Out[8];
+    transpose8(Acc + O, Out);
+    for (int Lane = 0; Lane < L; ++Lane) {
+      V8U *P = reinterpret_cast<V8U *>(Dst[Lane] + O);
+      *P = Accumulate ? V8(*P) + Out[Lane] : Out[Lane];
+    }
+  }
+  const float *A = reinterpret_cast<const float *>(Acc);
+  for (int Lane = 0; Lane < L; ++Lane)
+    for (int64_t C = O; C < Cols; ++C)
+      Dst[Lane][C] =
+          Accumulate ? Dst[Lane][C] + A[C * Lanes + Lane] : A[C * Lanes + Lane];
 }
 
 } // namespace
@@ -168,16 +231,10 @@ void depthwiseBlocked(const KernelContext &C, const WindowGeometry &G,
           for (int64_t R = 0; R < Rows; ++R) {
             tileRow(XT + R * G.S[0] * T.InCols, T.InCols, WT, &B, KH, KW,
                     G.D[0], G.D[1], G.S[1], Cols, Acc);
-            const float *A = reinterpret_cast<const float *>(Acc);
-            for (int Lane = 0; Lane < L; ++Lane) {
-              float *Dst = Outs[Lane] + (OR + R) * OW + OC;
-              if (Accumulate)
-                for (int64_t O = 0; O < Cols; ++O)
-                  Dst[O] += A[O * Lanes + Lane];
-              else
-                for (int64_t O = 0; O < Cols; ++O)
-                  Dst[O] = A[O * Lanes + Lane];
-            }
+            float *Dst[Lanes];
+            for (int Lane = 0; Lane < L; ++Lane)
+              Dst[Lane] = Outs[Lane] + (OR + R) * OW + OC;
+            scatterRow(Acc, Cols, Dst, L, Accumulate);
           }
         }
       }
