@@ -18,6 +18,7 @@
 #include "DepthwiseBlocked.h"
 #include "Elementwise.h"
 #include "Gemm.h"
+#include <atomic>
 
 namespace oomplan {
 namespace runtime {
@@ -510,6 +511,78 @@ void pointwiseFloat(const KernelContext &C, int64_t Batch, int64_t Group,
   });
 }
 
+/// Threads that can build tiles at once, each in its own slot of Rows x
+/// Tiles.Width elements: where every tile has a slot the workspace holds
+/// the matrix itself (columnElements), whose last tile may be narrower, so
+/// a full-width slot there fits only as often as the whole width does.
+int64_t im2colWorkers(const KernelContext &C, const ColumnTiles &Tiles,
+                      int64_t Rows, uint64_t ElemBytes) {
+  const uint64_t SlotBytes = uint64_t(Rows * Tiles.Width) * ElemBytes;
+  const int64_t Fit = SlotBytes ? int64_t(C.WorkspaceBytes / SlotBytes) : 0;
+  return std::min<int64_t>({int64_t(C.Pool.threads()), Tiles.Slots, Fit});
+}
+
+/// The im2col products of every (image, group) when the workspace has a
+/// slot per thread: each thread takes the next tile of any image from one
+/// counter and builds and multiplies it in its own slot, so that no thread
+/// waits for another until the last tile (a parallelFor per image left a
+/// thread idle whenever an image's tiles did not divide among the
+/// threads). A tile's result does not depend on the thread or slot.
+template <typename T>
+void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
+                     const ColumnTiles &Tiles, bool Accumulate,
+                     ConvTileFn Post) {
+  const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
+  const int64_t Group = C.N.getInt("group", 1);
+  const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
+  const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
+  const int64_t InSize = G.inSize(), OutSize = G.outSize(), Rows = Cg * KSize;
+  const T *Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
+  T *Col = static_cast<T *>(C.Workspace);
+  const int64_t Total = Batch * Group * Tiles.Count;
+  std::atomic<int64_t> Next{0};
+  const int64_t Workers = im2colWorkers(C, Tiles, Rows, sizeof(T));
+  C.Pool.parallelFor(Workers, 1, [&](int64_t S0, int64_t S1) {
+    for (int64_t S = S0; S < S1; ++S) {
+      T *Slot = Col + S * Rows * Tiles.Width;
+      for (int64_t Task; (Task = Next.fetch_add(1)) < Total;) {
+        const int64_t Tile = Task % Tiles.Count, Prod = Task / Tiles.Count;
+        const int64_t N = Prod / Group, Gr = Prod % Group;
+        const int64_t N0 = Tile * Tiles.Width;
+        const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+        const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
+        T *Yg = Y.data<T>() + (N * M + Gr * Mg) * OutSize;
+        const T *Bg = Bias ? Bias + Gr * Mg : nullptr;
+        const T *Wg = W.data<const T>() + Gr * Mg * Rows;
+        im2colTile(Xg, G, N0, N1, 0, Rows, Slot);
+        bool Done = false;
+        if constexpr (std::is_same<T, float>::value)
+          if (Rows <= ConvGemmMaxDepth) {
+            convGemm(Mg, N1 - N0, Rows, Wg, Rows, Slot, N1 - N0, Yg + N0,
+                     OutSize, Bg, Accumulate);
+            Done = true;
+          }
+        if (!Done) {
+          // The bias goes into the tile just before the product
+          // accumulates onto it (beta 1), while it is in cache.
+          for (int64_t Row = 0; Row < Mg; ++Row) {
+            T *P = Yg + Row * OutSize;
+            if (!Accumulate)
+              std::fill(P + N0, P + N1, Bg ? Bg[Row] : T(0));
+            else if (Bg)
+              for (int64_t J = N0; J < N1; ++J)
+                P[J] += Bg[Row];
+          }
+          gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
+                  N1 - N0, T(1), Yg + N0, OutSize);
+        }
+        if (Post)
+          Post(N * M + Gr * Mg, N * M + (Gr + 1) * Mg, N0, N1);
+      }
+    }
+  });
+}
+
 template <typename T>
 llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
                       bool Accumulate, ConvTileFn Post) {
@@ -559,6 +632,13 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
       pointwiseFloat(C, Batch, Group, Cg, Mg, OutSize, Accumulate, Post);
       return llvm::Error::success();
     }
+  // All images' tiles at once when the workspace's slots keep the threads
+  // busy (one per thread, or at least eight); else tile by tile.
+  if (!Pointwise && im2colWorkers(C, Tiles, Cg * KSize, sizeof(T)) >=
+                        std::min<int64_t>(int64_t(C.Pool.threads()), 8)) {
+    im2colAllImages<T>(C, G, Tiles, Accumulate, Post);
+    return llvm::Error::success();
+  }
   for (int64_t N = 0; N < Batch; ++N) {
     for (int64_t Gr = 0; Gr < Group; ++Gr) {
       const T *Xg = X.data<const T>() + (N * Ch + Gr * Cg) * InSize;
@@ -603,10 +683,10 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
         });
         continue;
       }
+      // Fewer slots than threads (small maps): each tile is built and
+      // multiplied by all threads together.
       const int64_t Rows = Cg * KSize;
-      if (Tiles.Count < int64_t(C.Pool.threads())) {
-        // Too few tiles to share (small maps): each tile is built and
-        // multiplied by all threads together.
+      {
         for (int64_t Tile = 0; Tile < Tiles.Count; ++Tile) {
           const int64_t N0 = Tile * Tiles.Width;
           const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
@@ -625,32 +705,6 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
         }
         continue;
       }
-      // Slot S builds and multiplies tiles S, S + Slots, ...: a slot is
-      // one task, so no two threads share one, and each tile's result
-      // does not depend on the thread count.
-      C.Pool.parallelFor(Tiles.Slots, 1, [&](int64_t S0, int64_t S1) {
-        for (int64_t S = S0; S < S1; ++S) {
-          T *Slot = Col + S * Rows * Tiles.Width;
-          for (int64_t Tile = S; Tile < Tiles.Count; Tile += Tiles.Slots) {
-            const int64_t N0 = Tile * Tiles.Width;
-            const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
-            im2colTile(Xg, G, N0, N1, 0, Rows, Slot);
-            bool Done = false;
-            if constexpr (std::is_same<T, float>::value)
-              if (Rows <= ConvGemmMaxDepth) {
-                convGemm(Mg, N1 - N0, Rows, Wg, Rows, Slot, N1 - N0, Yg + N0,
-                         OutSize, Bg, Accumulate);
-                Done = true;
-              }
-            if (!Done) {
-              InitTile(0, Mg, N0, N1);
-              gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
-                      N1 - N0, T(1), Yg + N0, OutSize);
-            }
-            PostRows(0, Mg, N0, N1);
-          }
-        }
-      });
     }
   }
   return llvm::Error::success();

@@ -38,7 +38,9 @@ inline runtime::TensorRef i64(std::vector<int64_t> &D,
 
 class OpRunner {
 public:
-  explicit OpRunner(llvm::StringRef OpType, int64_t Opset = 17) : Pool(2) {
+  explicit OpRunner(llvm::StringRef OpType, int64_t Opset = 17,
+                    unsigned Threads = 2)
+      : Pool(Threads) {
     G.Opsets.push_back({"", Opset});
     G.Nodes.emplace_back();
     G.Nodes[0].OpType = OpType.str();

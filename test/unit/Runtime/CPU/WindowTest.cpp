@@ -242,33 +242,43 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
   struct Case {
     int64_t C, M, Group, K, S, P, D, H, Wd;
   } Cases[] = {
-      {11, 11, 11, 5, 1, 2, 1, 9, 9}, {11, 11, 11, 5, 2, 2, 1, 70, 150},
-      {9, 9, 9, 3, 1, 1, 1, 12, 12},  {16, 16, 16, 7, 1, 3, 2, 20, 40},
-      {24, 40, 1, 1, 1, 0, 1, 1, 1},  {8, 20, 1, 1, 1, 0, 1, 128, 150}};
-  for (const Case &T : Cases) {
-    const int64_t N = 3, Ext = (T.K - 1) * T.D + 1;
-    const int64_t OH = (T.H + 2 * T.P - Ext) / T.S + 1,
-                  OW = (T.Wd + 2 * T.P - Ext) / T.S + 1;
-    std::vector<float> X = ramp(N * T.C * T.H * T.Wd, 0.5f);
-    std::vector<float> W = ramp(T.M * (T.C / T.Group) * T.K * T.K, 0.25f);
-    std::vector<float> B = ramp(T.M, 0.125f), Y(N * T.M * OH * OW);
-    OpRunner R("Conv");
-    R.i("group", T.Group)
-        .ints("strides", {T.S, T.S})
-        .ints("pads", {T.P, T.P, T.P, T.P})
-        .ints("dilations", {T.D, T.D});
-    RUN_OK(R,
-           {f32(X, {N, T.C, T.H, T.Wd}), f32(W, {T.M, T.C / T.Group, T.K, T.K}),
-            f32(B, {T.M})},
-           {f32(Y, {N, T.M, OH, OW})});
-    std::vector<float> Want = naiveConv2D(X, W, N, T.C, T.H, T.Wd, T.M, T.K,
-                                          T.K, T.Group, T.S, T.P, T.D, OH, OW);
-    for (size_t I = 0; I < Want.size(); ++I)
-      Want[I] += B[I / size_t(OH * OW) % size_t(T.M)];
-    SCOPED_TRACE(testing::Message() << "C " << T.C << " K " << T.K << " map "
-                                    << T.H << "x" << T.Wd);
-    expectNear(Y, Want, 1e-4f);
-  }
+      {11, 11, 11, 5, 1, 2, 1, 9, 9},
+      {11, 11, 11, 5, 2, 2, 1, 70, 150},
+      {9, 9, 9, 3, 1, 1, 1, 12, 12},
+      {16, 16, 16, 7, 1, 3, 2, 20, 40},
+      {24, 40, 1, 1, 1, 0, 1, 1, 1},
+      {8, 20, 1, 1, 1, 0, 1, 128, 150},
+      // im2col in two column tiles: every image's tiles from one counter
+      // at 1 and 2 threads, tile by tile at 3 (two slots); and grouped.
+      {16, 24, 1, 3, 1, 1, 1, 40, 40},
+      {16, 24, 2, 3, 2, 1, 1, 79, 81}};
+  for (unsigned Threads : {1u, 2u, 3u})
+    for (const Case &T : Cases) {
+      const int64_t N = 3, Ext = (T.K - 1) * T.D + 1;
+      const int64_t OH = (T.H + 2 * T.P - Ext) / T.S + 1,
+                    OW = (T.Wd + 2 * T.P - Ext) / T.S + 1;
+      std::vector<float> X = ramp(N * T.C * T.H * T.Wd, 0.5f);
+      std::vector<float> W = ramp(T.M * (T.C / T.Group) * T.K * T.K, 0.25f);
+      std::vector<float> B = ramp(T.M, 0.125f), Y(N * T.M * OH * OW);
+      OpRunner R("Conv", 17, Threads);
+      R.i("group", T.Group)
+          .ints("strides", {T.S, T.S})
+          .ints("pads", {T.P, T.P, T.P, T.P})
+          .ints("dilations", {T.D, T.D});
+      RUN_OK(R,
+             {f32(X, {N, T.C, T.H, T.Wd}),
+              f32(W, {T.M, T.C / T.Group, T.K, T.K}), f32(B, {T.M})},
+             {f32(Y, {N, T.M, OH, OW})});
+      std::vector<float> Want =
+          naiveConv2D(X, W, N, T.C, T.H, T.Wd, T.M, T.K, T.K, T.Group, T.S, T.P,
+                      T.D, OH, OW);
+      for (size_t I = 0; I < Want.size(); ++I)
+        Want[I] += B[I / size_t(OH * OW) % size_t(T.M)];
+      SCOPED_TRACE(testing::Message()
+                   << "C " << T.C << " K " << T.K << " map " << T.H << "x"
+                   << T.Wd << " threads " << Threads);
+      expectNear(Y, Want, 1e-4f);
+    }
 }
 
 TEST(PoolKernels, TwoDimensionalFastPathPadsAndCounts) {
