@@ -158,9 +158,64 @@ void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
 /// Fills rows [Row0, Row1) of Col (Cg*K rows, one per channel and kernel
 /// offset; N1 - N0 columns) with output positions [N0, N1) of the Cg
 /// channels at X.
+/// im2colTile on a 2-D map: the output row and column advance with the
+/// position instead of being divided out of it per segment, and segments
+/// are copied by a loop the compiler vectorizes rather than by a memmove
+/// call: a 7- or 14-wide segment was mostly those divisions and the call.
+template <typename T>
+OOMPLAN_SIMD_CLONES void im2colTile2D(const T *X, const WindowGeometry &G,
+                                      int64_t N0, int64_t N1, int64_t Row0,
+                                      int64_t Row1, T *Col) {
+  const int64_t KW = G.K[1], KSize = G.K[0] * KW;
+  const int64_t H = G.In[0], Wd = G.In[1], OW = G.Out[1];
+  const int64_t SH = G.S[0], SW = G.S[1], DH = G.D[0], DW = G.D[1];
+  const int64_t Width = N1 - N0, InSize = H * Wd;
+  for (int64_t Row = Row0; Row < Row1; ++Row) {
+    const int64_t K = Row % KSize;
+    const int64_t OffH = (K / KW) * DH - G.PadBegin[0];
+    const int64_t Shift = (K % KW) * DW - G.PadBegin[1];
+    const T *Xc = X + (Row / KSize) * InSize;
+    T *Dst = Col + Row * Width;
+    // Output columns whose input column O * SW + Shift is inside [0, Wd).
+    const int64_t Lo =
+        std::min<int64_t>(OW, Shift >= 0 ? 0 : (-Shift + SW - 1) / SW);
+    const int64_t Hi = std::max<int64_t>(
+        Lo, Wd - 1 - Shift < 0
+                ? 0
+                : std::min<int64_t>(OW, (Wd - 1 - Shift) / SW + 1));
+    int64_t OH = N0 / OW, X0 = N0 % OW;
+    for (int64_t Pos = N0; Pos < N1; ++OH, X0 = 0) {
+      const int64_t X1 = std::min(OW, X0 + (N1 - Pos));
+      const int64_t IH = OH * SH + OffH;
+      T *D = Dst - X0;
+      const int64_t A = std::max(X0, Lo), B = std::min(X1, Hi);
+      if (IH < 0 || IH >= H || B <= A) {
+        for (int64_t O = X0; O < X1; ++O)
+          D[O] = T(0);
+      } else {
+        for (int64_t O = X0; O < A; ++O)
+          D[O] = T(0);
+        const T *Src = Xc + IH * Wd + Shift;
+        if (SW == 1)
+          for (int64_t O = A; O < B; ++O)
+            D[O] = Src[O];
+        else
+          for (int64_t O = A; O < B; ++O)
+            D[O] = Src[O * SW];
+        for (int64_t O = B; O < X1; ++O)
+          D[O] = T(0);
+      }
+      Dst += X1 - X0;
+      Pos += X1 - X0;
+    }
+  }
+}
+
 template <typename T>
 void im2colTile(const T *X, const WindowGeometry &G, int64_t N0, int64_t N1,
                 int64_t Row0, int64_t Row1, T *Col) {
+  if (G.rank() == 2)
+    return im2colTile2D(X, G, N0, N1, Row0, Row1, Col);
   const int64_t R = int64_t(G.rank()), KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), Width = N1 - N0;
   const int64_t OutLast = G.Out[R - 1], InLast = G.In[R - 1];
