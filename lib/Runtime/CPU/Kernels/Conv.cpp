@@ -108,7 +108,8 @@ ColumnTiles columnTiles(int64_t Rows, int64_t OutSize, uint64_t ElemBytes) {
   return T;
 }
 
-/// A pointwise convolution's output cut into column tiles whose output and
+/// (Pointwise convolutions of other types than float, on OpenBLAS.) A
+/// pointwise convolution's output cut into column tiles whose output and
 /// input columns together fit in half a core's L2, so that the bias fill,
 /// the product (beta 1) and a fused epilogue each find the tile in cache.
 /// One GEMM over a whole large map (8 MB of output at 112x112) wrote it,
@@ -155,9 +156,6 @@ void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
   }
 }
 
-/// Fills rows [Row0, Row1) of Col (Cg*K rows, one per channel and kernel
-/// offset; N1 - N0 columns) with output positions [N0, N1) of the Cg
-/// channels at X.
 /// im2colTile on a 2-D map: the output row and column advance with the
 /// position instead of being divided out of it per segment, and segments
 /// are copied by a loop the compiler vectorizes rather than by a memmove
@@ -211,6 +209,9 @@ OOMPLAN_SIMD_CLONES void im2colTile2D(const T *X, const WindowGeometry &G,
   }
 }
 
+/// Fills rows [Row0, Row1) of Col (Cg*K rows, one per channel and kernel
+/// offset; N1 - N0 columns) with output positions [N0, N1) of the Cg
+/// channels at X.
 template <typename T>
 void im2colTile(const T *X, const WindowGeometry &G, int64_t N0, int64_t N1,
                 int64_t Row0, int64_t Row1, T *Col) {
@@ -500,25 +501,25 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
   });
 }
 
+/// Depth (rows of the im2col matrix) up to which convGemm runs an im2col
+/// product; deeper ones go to OpenBLAS, whose kernel runs deep products at
+/// 88% of a core's peak against convGemm's 78% (docs/runtime.md): measured
+/// on ResNet-18's 3x3 convolutions (576 to 4608 deep), convGemm was 13%
+/// slower overall; on a text detector's shallow ones, 15% faster.
+constexpr int64_t ConvGemmMaxDepth = 512;
+
 /// Row blocks a product of Rows rows is cut into when its columns are too
 /// few to share: two per thread, of at least 24 rows (four of
 /// convGemm's register tiles).
-/// Depth (rows of the im2col matrix) up to which convGemm runs an im2col
-/// product; deeper ones go to OpenBLAS. convGemm packs a column panel of B
-/// per block of 120 rows of A, so a tile too deep for L2 is read from
-/// memory once per block, where OpenBLAS packs it once: measured on
-/// ResNet-18's 3x3 convolutions (576 to 4608 deep), 13% slower overall; on
-/// a text detector's shallow ones, 15% faster.
-constexpr int64_t ConvGemmMaxDepth = 512;
 int64_t rowBlocks(int64_t Rows, int64_t Threads) {
   return std::max<int64_t>(1, std::min(2 * Threads, Rows / 24));
 }
 
 /// A pointwise float convolution: every (image, group) product reads its
 /// input planes in place (they are the columns) and is cut into column
-/// tiles (pointwiseTiles) and, when those are too few to share, row
-/// blocks; one parallelFor runs them all, each tile's bias or residual
-/// folded into its product and its epilogue run while it is in cache.
+/// tiles and, when those are too few to share, row blocks; one parallelFor
+/// runs them all, each tile's bias or residual folded into its product
+/// and its epilogue run while it is in cache.
 void pointwiseFloat(const KernelContext &C, int64_t Batch, int64_t Group,
                     int64_t Cg, int64_t Mg, int64_t OutSize, bool Accumulate,
                     ConvTileFn Post) {
@@ -741,24 +742,20 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
       // Fewer slots than threads (small maps): each tile is built and
       // multiplied by all threads together.
       const int64_t Rows = Cg * KSize;
-      {
-        for (int64_t Tile = 0; Tile < Tiles.Count; ++Tile) {
-          const int64_t N0 = Tile * Tiles.Width;
-          const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
-          C.Pool.parallelFor(Rows, 1, [&](int64_t R0, int64_t R1) {
-            im2colTile(Xg, G, N0, N1, R0, R1, Col);
-          });
-          auto Init = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
-            InitTile(M0, M1, N0 + A, N0 + B);
-          };
-          auto Done = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
-            PostRows(M0, M1, N0 + A, N0 + B);
-          };
-          parallelGemm<T>(C.Pool, false, false, Mg, N1 - N0, Rows, T(1), Wg,
-                          Rows, Col, N1 - N0, T(1), Yg + N0, OutSize, Init,
-                          Done);
-        }
-        continue;
+      for (int64_t Tile = 0; Tile < Tiles.Count; ++Tile) {
+        const int64_t N0 = Tile * Tiles.Width;
+        const int64_t N1 = std::min(OutSize, N0 + Tiles.Width);
+        C.Pool.parallelFor(Rows, 1, [&](int64_t R0, int64_t R1) {
+          im2colTile(Xg, G, N0, N1, R0, R1, Col);
+        });
+        auto Init = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+          InitTile(M0, M1, N0 + A, N0 + B);
+        };
+        auto Done = [&](int64_t M0, int64_t M1, int64_t A, int64_t B) {
+          PostRows(M0, M1, N0 + A, N0 + B);
+        };
+        parallelGemm<T>(C.Pool, false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows,
+                        Col, N1 - N0, T(1), Yg + N0, OutSize, Init, Done);
       }
     }
   }
