@@ -16,11 +16,12 @@
 //   byte 3: the seed of the input values, of weights a model names but does
 //           not hold, and of the sizes of symbols and unknown dims (1 to 3).
 // Seeds: ONNX's node tests and the models under test/ (utils/ci/fuzz.sh).
-// Models that are merely big are skipped (MaxRunBytes), so that a timeout
-// or an out-of-memory is a finding.
+// Models that are merely big or long are skipped (MaxRunBytes,
+// MaxRunFlops), so that a timeout or an out-of-memory is a finding.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzModel.h"
+#include "oomplan/Cost/CostModel.h"
 #include "oomplan/Driver/Executable.h"
 #include "oomplan/Driver/Import.h"
 #include "oomplan/Frontend/ONNXImporter.h"
@@ -35,6 +36,9 @@ namespace {
 /// its bytes, and 16 MiB keeps every op of ONNX's node tests well under a
 /// second even under the sanitizers.
 constexpr uint64_t MaxRunBytes = 16 << 20;
+/// And plans of more floating-point operations than this (the cost model's
+/// count): about a second at the sanitizers' speed.
+constexpr double MaxRunFlops = 2e8;
 constexpr size_t HeaderBytes = 4;
 
 // Every input's declared dims, symbols and unknown dims at 1..3 from the
@@ -85,6 +89,16 @@ void runModel(llvm::StringRef Model, const uint8_t *H) {
   if (!X)
     return fuzz::checkError(X.takeError(), "plan");
   if (X->P.totalBytes() > MaxRunBytes || X->Passes != 1)
+    return;
+  // Work, not only bytes: a pooling or convolution window that a mutation
+  // grew makes a plan of a few kilobytes run for tens of seconds under the
+  // sanitizers (a 3-D AveragePool took 14 to 25 s), a timeout that says
+  // nothing about the runtime's safety.
+  const ConcreteDims Dims = evaluateDims(*X->G, X->Shapes, X->Bindings);
+  double Flops = 0;
+  for (NodeId N = 0; N < NodeId(X->G->Nodes.size()); ++N)
+    Flops += nodeFlops(*X->G, Dims, N);
+  if (!(Flops <= MaxRunFlops))
     return;
   runtime::ExecOptions O;
   O.Poison = H[0] & 8;

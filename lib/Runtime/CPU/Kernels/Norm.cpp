@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "Elementwise.h"
 #include "TensorUtil.h"
 #include <cmath>
 
@@ -99,20 +100,49 @@ template <typename T> struct BatchNorm {
   }
 };
 
-/// Mean and 1/sqrt(var + eps) of Row (N values).
+/// Mean and 1/sqrt(var + eps) of Row (N values), in double over eight
+/// partial sums: one running sum is a chain of dependent additions (four
+/// cycles each), which made LayerNormalization 3% of a BERT's run; the
+/// lanes vectorize.
 template <typename T>
-void rowStats(const T *Row, int64_t N, double Eps, double &Mean,
-              double &InvStd) {
-  double Sum = 0;
-  for (int64_t I = 0; I < N; ++I)
+OOMPLAN_SIMD_CLONES void rowStats(const T *Row, int64_t N, double Eps,
+                                  double &Mean, double &InvStd) {
+  double A[8] = {};
+  int64_t I = 0;
+  for (; I + 8 <= N; I += 8)
+    for (int L = 0; L < 8; ++L)
+      A[L] += double(Row[I + L]);
+  double Sum =
+      ((A[0] + A[1]) + (A[2] + A[3])) + ((A[4] + A[5]) + (A[6] + A[7]));
+  for (; I < N; ++I)
     Sum += double(Row[I]);
   Mean = N ? Sum / double(N) : 0;
-  double Sq = 0;
-  for (int64_t I = 0; I < N; ++I) {
-    double D = double(Row[I]) - Mean;
+  double Q[8] = {};
+  for (I = 0; I + 8 <= N; I += 8)
+    for (int L = 0; L < 8; ++L) {
+      const double D = double(Row[I + L]) - Mean;
+      Q[L] += D * D;
+    }
+  double Sq = ((Q[0] + Q[1]) + (Q[2] + Q[3])) + ((Q[4] + Q[5]) + (Q[6] + Q[7]));
+  for (; I < N; ++I) {
+    const double D = double(Row[I]) - Mean;
     Sq += D * D;
   }
   InvStd = 1.0 / std::sqrt((N ? Sq / double(N) : 0) + Eps);
+}
+
+/// YR = (XR - Mean) * InvStd * Scale + Bias over a row, Scale and Bias read
+/// per element (or element 0 when One), Bias 0 when null: without a
+/// function call and two presence tests per element, the loop vectorizes.
+template <typename T>
+OOMPLAN_SIMD_CLONES void
+normalizeRow(const T *XR, T *YR, int64_t N, double Mean, double InvStd,
+             const T *Scale, bool ScaleOne, const T *Bias, bool BiasOne) {
+  for (int64_t I = 0; I < N; ++I) {
+    const double S = double(Scale[ScaleOne ? 0 : I]);
+    const double B = Bias ? double(Bias[BiasOne ? 0 : I]) : 0.0;
+    YR[I] = T((double(XR[I]) - Mean) * InvStd * S + B);
+  }
 }
 
 template <typename T> struct LayerNorm {
@@ -139,17 +169,16 @@ template <typename T> struct LayerNorm {
         return C.badInput("Mean/InvStdDev must hold one float per row");
     const bool ScaleOne = C.Inputs[1].numElements() == 1;
     const bool BiasOne = hasInput(C, 2) && C.Inputs[2].numElements() == 1;
+    const T *Scale = C.Inputs[1].data<const T>();
+    const T *Bias = hasInput(C, 2) ? C.Inputs[2].data<const T>() : nullptr;
     C.Pool.parallelFor(Rows, 1, [&](int64_t Begin, int64_t End) {
       for (int64_t Row = Begin; Row < End; ++Row) {
         const T *XR = X.data<const T>() + Row * Inner;
         T *YR = Y.data<T>() + Row * Inner;
         double Mean, InvStd;
         rowStats(XR, Inner, Eps, Mean, InvStd);
-        for (int64_t I = 0; I < Inner; ++I) {
-          double S = param<T>(C, 1, ScaleOne ? 0 : I, 1);
-          double B = param<T>(C, 2, BiasOne ? 0 : I, 0);
-          YR[I] = T((double(XR[I]) - Mean) * InvStd * S + B);
-        }
+        normalizeRow(XR, YR, Inner, Mean, InvStd, Scale, ScaleOne, Bias,
+                     BiasOne);
         for (unsigned O = 1; O < 3; ++O)
           if (hasOutput(C, O)) {
             double V = O == 1 ? Mean : InvStd;
