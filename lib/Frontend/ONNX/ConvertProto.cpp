@@ -197,8 +197,10 @@ llvm::Error Converter::extractValues(const onnx::TensorProto &T,
         D.Ints.push_back(readRaw<int8_t>(Raw, I));
         break;
       case ElementType::UInt8:
-      case ElementType::Bool:
         D.Ints.push_back(readRaw<uint8_t>(Raw, I));
+        break;
+      case ElementType::Bool: // any nonzero byte is true (as the loader)
+        D.Ints.push_back(readRaw<uint8_t>(Raw, I) != 0);
         break;
       case ElementType::Int16:
         D.Ints.push_back(readRaw<int16_t>(Raw, I));
@@ -250,7 +252,11 @@ llvm::Error Converter::extractValues(const onnx::TensorProto &T,
       D.Floats.push_back(halfToDouble(static_cast<uint16_t>(V),
                                       D.Type == ElementType::BFloat16));
     break;
-  default: // int32 and narrower integers, bool
+  case ElementType::Bool:
+    for (int32_t V : T.int32_data())
+      D.Ints.push_back(V != 0);
+    break;
+  default: // int32 and narrower integers
     for (int32_t V : T.int32_data())
       D.Ints.push_back(V);
     break;

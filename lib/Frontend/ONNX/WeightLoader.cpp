@@ -221,11 +221,11 @@ static llvm::Error tensorHeader(const onnx::TensorProto &T,
 // The bytes of T into Dst (exactly Bytes of them, as tensorHeader said).
 // Raw, when given, is T's raw_data, kept out of T by the streaming reader
 // (streamModel) so that it is never copied but once, into Dst.
-static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
-                               uint64_t N, uint64_t Bytes,
-                               llvm::StringRef ModelDir, void *Dst,
-                               const std::string &What,
-                               std::optional<llvm::StringRef> Raw = {}) {
+static llvm::Error copyTensorBytes(const onnx::TensorProto &T, ElementType Type,
+                                   uint64_t N, uint64_t Bytes,
+                                   llvm::StringRef ModelDir, void *Dst,
+                                   const std::string &What,
+                                   std::optional<llvm::StringRef> Raw) {
   if (T.data_location() == onnx::TensorProto::EXTERNAL) {
     if (ModelDir.empty())
       return makeInputError(What + " has external data, which is only "
@@ -243,6 +243,25 @@ static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
     return llvm::Error::success();
   }
   return typedBytes(T, Type, N, Dst, What);
+}
+
+// T's data into Dst. A bool's bytes become 0 or 1: ONNX stores a bool in a
+// byte (raw) or an int32 (typed) and treats any nonzero value as true, and
+// the kernels read bool, for which any other byte is undefined behaviour
+// (a Where on a constant mask of {0, 2, 1, 1} under UBSan).
+static llvm::Error tensorBytes(const onnx::TensorProto &T, ElementType Type,
+                               uint64_t N, uint64_t Bytes,
+                               llvm::StringRef ModelDir, void *Dst,
+                               const std::string &What,
+                               std::optional<llvm::StringRef> Raw = {}) {
+  if (llvm::Error E =
+          copyTensorBytes(T, Type, N, Bytes, ModelDir, Dst, What, Raw))
+    return E;
+  if (Type == ElementType::Bool && Dst)
+    for (uint8_t *P = static_cast<uint8_t *>(Dst), *End = P + Bytes; P != End;
+         ++P)
+      *P = *P != 0;
+  return llvm::Error::success();
 }
 
 // True when T's external data names a plain file inside ModelDir that does
