@@ -508,65 +508,6 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
 /// slower overall; on a text detector's shallow ones, 15% faster.
 constexpr int64_t ConvGemmMaxDepth = 512;
 
-/// Row blocks a product of Rows rows is cut into when its columns are too
-/// few to share: two per thread, of at least 24 rows (four of
-/// convGemm's register tiles).
-int64_t rowBlocks(int64_t Rows, int64_t Threads) {
-  return std::max<int64_t>(1, std::min(2 * Threads, Rows / 24));
-}
-
-/// A pointwise float convolution: every (image, group) product reads its
-/// input planes in place (they are the columns) and is cut into column
-/// tiles and, when those are too few to share, row blocks; one parallelFor
-/// runs them all, each tile's bias or residual folded into its product
-/// and its epilogue run while it is in cache.
-void pointwiseFloat(const KernelContext &C, int64_t Batch, int64_t Group,
-                    int64_t Cg, int64_t Mg, int64_t OutSize, bool Accumulate,
-                    ConvTileFn Post) {
-  const float *X = C.Inputs[0].data<const float>();
-  const float *W = C.Inputs[1].data<const float>();
-  const float *Bias =
-      hasInput(C, 2) ? C.Inputs[2].data<const float>() : nullptr;
-  float *Y = C.Outputs[0].data<float>();
-  const int64_t Threads = int64_t(C.Pool.threads());
-  // Column tiles as wide as the image while the tile's output is at most
-  // half a megabyte (so that the epilogue finds it in L2), halved until
-  // it is, in multiples of 16 columns: a narrow or ragged tile leaves
-  // convGemm edge panels and no room to pack A.
-  PointwiseTiles PT;
-  PT.Width = OutSize;
-  while (PT.Width > 256 && uint64_t(Mg * PT.Width) * sizeof(float) > 512 * 1024)
-    PT.Width = ((PT.Width + 1) / 2 + 15) / 16 * 16;
-  PT.Count = (OutSize + PT.Width - 1) / PT.Width;
-  const int64_t Products = Batch * Group;
-  const int64_t RB =
-      Products * PT.Count >= 2 * Threads
-          ? 1
-          : rowBlocks(Mg, (2 * Threads + Products * PT.Count - 1) /
-                              (Products * PT.Count));
-  const int64_t RowStep = (Mg + RB - 1) / RB;
-  const int64_t Tasks = Products * RB * PT.Count;
-  C.Pool.parallelFor(Tasks, 1, [&](int64_t T0, int64_t T1) {
-    for (int64_t Task = T0; Task < T1; ++Task) {
-      const int64_t Tile = Task % PT.Count;
-      const int64_t Block = Task / PT.Count % RB;
-      const int64_t Prod = Task / (PT.Count * RB);
-      const int64_t N = Prod / Group, Gr = Prod % Group;
-      const int64_t M0 = Block * RowStep, M1 = std::min(Mg, M0 + RowStep);
-      const int64_t N0 = Tile * PT.Width, N1 = std::min(OutSize, N0 + PT.Width);
-      if (M0 >= M1)
-        continue;
-      const float *Xg = X + (N * Group + Gr) * Cg * OutSize;
-      const int64_t Plane0 = N * Group * Mg + Gr * Mg;
-      convGemm(M1 - M0, N1 - N0, Cg, W + (Gr * Mg + M0) * Cg, Cg, Xg + N0,
-               OutSize, Y + (Plane0 + M0) * OutSize + N0, OutSize,
-               Bias ? Bias + Gr * Mg + M0 : nullptr, Accumulate);
-      if (Post)
-        Post(Plane0 + M0, Plane0 + M1, N0, N1);
-    }
-  });
-}
-
 /// Threads that can build tiles at once, each in its own slot of Rows x
 /// Tiles.Width elements: where every tile has a slot the workspace holds
 /// the matrix itself (columnElements), whose last tile may be narrower, so
@@ -685,7 +626,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   }
   if constexpr (std::is_same<T, float>::value)
     if (Pointwise) {
-      pointwiseFloat(C, Batch, Group, Cg, Mg, OutSize, Accumulate, Post);
+      pointwiseConvFloat(C, Batch, Group, Cg, Mg, OutSize, Accumulate, Post);
       return llvm::Error::success();
     }
   // All images' tiles at once when the workspace's slots keep the threads

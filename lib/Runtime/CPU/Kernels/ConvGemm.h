@@ -14,6 +14,7 @@
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEMM_H
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEMM_H
 
+#include "ConvEntry.h"
 #include <cstdint>
 
 namespace oomplan {
@@ -28,6 +29,14 @@ namespace cpu {
 void convGemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
               const float *B, int64_t Ldb, float *C, int64_t Ldc,
               const float *Bias, bool Accumulate);
+
+/// Conv of C's inputs (X, W, optional B) into its output 0 when the
+/// convolution is pointwise and float: Batch images of Group groups, Cg
+/// input and Mg output channels a group, OutSize positions. Accumulate and
+/// Post as runConvInto's (ConvPointwise.cpp).
+void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
+                        int64_t Cg, int64_t Mg, int64_t OutSize,
+                        bool Accumulate, ConvTileFn Post);
 
 } // namespace cpu
 } // namespace runtime
