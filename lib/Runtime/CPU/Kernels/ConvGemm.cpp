@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "ConvGemm.h"
 #include "Elementwise.h"
+#include "Vector8.h"
 #include <algorithm>
 #include <cstring>
 
@@ -19,11 +20,6 @@ namespace runtime {
 namespace cpu {
 
 namespace {
-
-typedef float V8 __attribute__((vector_size(32)));
-/// The same vector at any float alignment: rows of C are not 32-byte
-/// aligned.
-typedef float V8U __attribute__((vector_size(32), aligned(4)));
 
 constexpr int MR = 6;
 constexpr int NR = 16;

@@ -8,6 +8,7 @@
 #include "DepthwiseBlocked.h"
 #include "Elementwise.h"
 #include "TensorUtil.h"
+#include "Vector8.h"
 #include <algorithm>
 
 namespace oomplan {
@@ -17,9 +18,6 @@ namespace cpu {
 namespace {
 
 constexpr int Lanes = 8;
-/// Eight floats: GCC's and Clang's vector extension, so the same loop is
-/// one AVX register in the x86-64-v3 clone and two SSE registers otherwise.
-typedef float V8 __attribute__((vector_size(32)));
 
 /// Input tile positions (each eight channels): 1024 x 32 bytes, L1-sized.
 constexpr int64_t MaxInTile = 1024;
@@ -96,8 +94,6 @@ typedef int V8I __attribute__((vector_size(32)));
 #else
 #define SHUFFLE(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
 #endif
-/// Unaligned loads and stores of eight floats.
-typedef float V8U __attribute__((vector_size(32), aligned(4)));
 
 /// Out[j][i] = In[i][j] for an 8 x 8 block: the unpack, shuffle and lane
 /// permute steps of the usual AVX transpose, 24 shuffles where the element

@@ -12,6 +12,7 @@
 #include "../CPUKernels.h"
 #include "Elementwise.h"
 #include "TensorUtil.h"
+#include "Vector8.h"
 #include <cmath>
 
 namespace oomplan {
@@ -100,34 +101,14 @@ template <typename T> struct BatchNorm {
   }
 };
 
-/// Mean and 1/sqrt(var + eps) of Row (N values), in double over eight
-/// partial sums: one running sum is a chain of dependent additions (four
-/// cycles each), which made LayerNormalization 3% of a BERT's run; the
-/// lanes vectorize.
+/// Mean and 1/sqrt(var + eps) of Row (N values), each sum in double over
+/// eight partial sums (Vector8.h): one running sum made LayerNormalization
+/// 3% of a BERT's run.
 template <typename T>
-OOMPLAN_SIMD_CLONES void rowStats(const T *Row, int64_t N, double Eps,
-                                  double &Mean, double &InvStd) {
-  double A[8] = {};
-  int64_t I = 0;
-  for (; I + 8 <= N; I += 8)
-    for (int L = 0; L < 8; ++L)
-      A[L] += double(Row[I + L]);
-  double Sum =
-      ((A[0] + A[1]) + (A[2] + A[3])) + ((A[4] + A[5]) + (A[6] + A[7]));
-  for (; I < N; ++I)
-    Sum += double(Row[I]);
-  Mean = N ? Sum / double(N) : 0;
-  double Q[8] = {};
-  for (I = 0; I + 8 <= N; I += 8)
-    for (int L = 0; L < 8; ++L) {
-      const double D = double(Row[I + L]) - Mean;
-      Q[L] += D * D;
-    }
-  double Sq = ((Q[0] + Q[1]) + (Q[2] + Q[3])) + ((Q[4] + Q[5]) + (Q[6] + Q[7]));
-  for (; I < N; ++I) {
-    const double D = double(Row[I]) - Mean;
-    Sq += D * D;
-  }
+void rowStats(const T *Row, int64_t N, double Eps, double &Mean,
+              double &InvStd) {
+  Mean = N ? sumInDouble(Row, N) / double(N) : 0;
+  const double Sq = squaredDeviations(Row, N, Mean);
   InvStd = 1.0 / std::sqrt((N ? Sq / double(N) : 0) + Eps);
 }
 

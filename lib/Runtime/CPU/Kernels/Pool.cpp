@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
 #include "ConvGeometry.h"
-#include "Elementwise.h"
+#include "Vector8.h"
 #include <cmath>
 #include <limits>
 
@@ -159,23 +159,6 @@ llvm::Error runLpPool(const KernelContext &C) {
   return runPool(C, PoolKind::Lp);
 }
 
-/// The sum of X[0, N) in double, over eight independent partial sums: one
-/// running sum is a chain of dependent additions (four cycles each), which
-/// made GlobalAveragePool, a pass over every squeeze-excite block's input,
-/// a tenth of a mobile network's time. The lanes vectorize.
-template <typename T>
-OOMPLAN_SIMD_CLONES double sumPlane(const T *X, int64_t N) {
-  double A[8] = {};
-  int64_t I = 0;
-  for (; I + 8 <= N; I += 8)
-    for (int L = 0; L < 8; ++L)
-      A[L] += double(X[I + L]);
-  double S = ((A[0] + A[1]) + (A[2] + A[3])) + ((A[4] + A[5]) + (A[6] + A[7]));
-  for (; I < N; ++I)
-    S += double(X[I]);
-  return S;
-}
-
 template <typename T>
 void globalPool(const KernelContext &C, PoolKind Kind, double P) {
   const TensorRef &X = C.Inputs[0];
@@ -185,7 +168,7 @@ void globalPool(const KernelContext &C, PoolKind Kind, double P) {
     for (int64_t Plane = Begin; Plane < End; ++Plane) {
       const T *Xp = X.data<const T>() + Plane * Size;
       if (Kind == PoolKind::Average) {
-        C.Outputs[0].data<T>()[Plane] = T(sumPlane(Xp, Size) / double(Size));
+        C.Outputs[0].data<T>()[Plane] = T(sumInDouble(Xp, Size) / double(Size));
         continue;
       }
       double Acc = Kind == PoolKind::Max ? double(Xp[0]) : 0;

@@ -1,0 +1,39 @@
+//===- Vector8.h - eight-float vectors and lane-parallel sums ----*- C++
+//-*-===//
+//
+// The vector type of the kernels written with GCC's and Clang's vector
+// extension (ConvGemm.cpp, DepthwiseBlocked.cpp): one AVX register in the
+// x86-64-v3 clone of a function (OOMPLAN_SIMD_CLONES), two SSE registers in
+// the baseline one. A vector goes to a cloned function by pointer, never by
+// value: the argument's ABI differs between the clones.
+//
+// And sums in double over eight independent partial sums (LaneSums.cpp): one
+// running sum is a chain of dependent additions, four cycles each; eight
+// lanes vectorize. GlobalAveragePool and the normalizations' statistics.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_VECTOR8_H
+#define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_VECTOR8_H
+
+#include <cstdint>
+
+namespace oomplan {
+namespace runtime {
+namespace cpu {
+
+typedef float V8 __attribute__((vector_size(32)));
+/// The same vector at any float alignment (rows of a matrix or a plane).
+typedef float V8U __attribute__((vector_size(32), aligned(4)));
+
+/// The sum of X[0, N) in double.
+double sumInDouble(const float *X, int64_t N);
+double sumInDouble(const double *X, int64_t N);
+/// The sum of (X[i] - Mean)^2 over [0, N) in double.
+double squaredDeviations(const float *X, int64_t N, double Mean);
+double squaredDeviations(const double *X, int64_t N, double Mean);
+
+} // namespace cpu
+} // namespace runtime
+} // namespace oomplan
+
+#endif
