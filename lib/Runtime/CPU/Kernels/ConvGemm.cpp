@@ -1,12 +1,13 @@
 //===- ConvGemm.cpp - the float convolution's own GEMM --------------------===//
 //
-// See ConvGemm.h. The classic blocking of a register-tiled GEMM without its
-// copies: a 6 x 16 tile of C lives in twelve 8-float registers while k runs
-// over a block of KC; the tile's B rows (KC x 16 floats, 16 KiB) stay in L1
-// while the tiles below it in C reuse them, and A is read in place, six
-// rows at a time, one broadcast per row and k. Only a last, narrower column
-// panel is copied, into a zero-padded local buffer, so that the inner loop
-// has no edge cases.
+// See ConvGemm.h. The classic blocking of a register-tiled GEMM: a 6 x 16
+// tile of C lives in twelve 8-float registers while k runs over a block of
+// KC; the tile's 16-column panel of B is copied once per block of MC rows
+// into a zero-padded buffer (KC x 16 floats, 16 KiB, in L1) that the tiles
+// below it reuse; A is packed six rows at a time, k-major, one block of MC
+// rows at a time, when the product is wide enough to repay the copy, else
+// read in place. C is loaded (with the bias added, or not at all) and
+// stored once per k block, through a small buffer only at its edges.
 //
 //===----------------------------------------------------------------------===//
 #include "ConvGemm.h"
@@ -32,8 +33,9 @@ constexpr int64_t MC = 120;
 /// of it per call, which only enough column panels repay.
 constexpr int64_t PackAMinColumns = 128;
 
-/// The 6 x 16 tile of C at C (row stride Ldc): Acc = Init or C, plus the
-/// sum over Kc of A's six rows times B's 16 columns. A row I, column K is
+/// The 6 x 8*NV tile of C at C (row stride Ldc): Acc = C (Load) or 0, plus
+/// Bias[row] when given, plus the sum over Kc of A's six rows times B's
+/// 8*NV columns. A row I, column K is
 /// at A[I * RS + K * KS] (packed: RS 1, KS 6; in place: RS Lda, KS 1); B
 /// is packed, 16 floats per k.
 template <int NV>
@@ -79,9 +81,9 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
                                   const float *Bias, bool Accumulate) {
   if (M <= 0 || N <= 0)
     return;
-  // Packed operands and one tile of C, on the stack (104 KiB): a tile of C
-  // goes through CT, so that C's rows need no alignment and no store
-  // passes row M or column N.
+  // Packed operands and one tile of C, on the stack (137 KiB): a tile at
+  // C's edge goes through CT, so that no load or store passes row M or
+  // column N.
   alignas(32) float AP[MC * KC];
   alignas(32) float BP[KC * NR];
   alignas(32) float CT[MR * NR];
@@ -131,21 +133,21 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
             BiasT = Zero;
           }
           const bool Load = !First || Accumulate;
-          // Rows past M of an in-place A: rerun the last rows, stored
-          // nowhere.
+          // A's six rows, packed (RS 1, KS 6) or in place (RS Lda, KS 1). In
+          // place, a partial tile would read rows past M: it is packed
+          // alone, zero-padded.
           const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
-          const int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
+          int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
           if (!PackA && Mr < MR) {
-            // In place, a partial tile would read rows past M: pack it.
             for (int64_t R = 0; R < MR; ++R)
               for (int64_t Kk = 0; Kk < Kc; ++Kk)
                 AP[Kk * MR + R] = R < Mr ? AT[R * Lda + Kk] : 0.0f;
             AT = AP;
+            RS = 1;
+            KS = MR;
           }
-          const int64_t RSx = (!PackA && Mr < MR) ? 1 : RS;
-          const int64_t KSx = (!PackA && Mr < MR) ? MR : KS;
           if (Mr == MR && Nr == NR) { // a whole tile: in C itself
-            tile<2>(Kc, AT, RSx, KSx, BP, C + Row * Ldc + J, Ldc, Load, BiasT);
+            tile<2>(Kc, AT, RS, KS, BP, C + Row * Ldc + J, Ldc, Load, BiasT);
             continue;
           }
           if (Load)
@@ -154,9 +156,9 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
                           size_t(Nr) * sizeof(float));
           // A last panel of at most 8 columns takes one vector per row.
           if (Nr <= NR / 2)
-            tile<1>(Kc, AT, RSx, KSx, BP, CT, NR, Load, BiasT);
+            tile<1>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT);
           else
-            tile<2>(Kc, AT, RSx, KSx, BP, CT, NR, Load, BiasT);
+            tile<2>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT);
           for (int64_t R = 0; R < Mr; ++R)
             std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
                         size_t(Nr) * sizeof(float));

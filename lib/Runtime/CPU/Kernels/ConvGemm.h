@@ -1,14 +1,13 @@
-//===- ConvGemm.h - the float convolution's own GEMM -------------*- C++
-//-*-===//
+//===- ConvGemm.h - the float convolution's own GEMM ----------*- C++ -*-===//
 //
-// A convolution's product Y = W * columns reads both operands as they lie:
-// W row-major as ONNX stores it (Cout x Cin*KH*KW) and the columns row-major
-// (the input itself for a pointwise convolution, an im2col tile otherwise),
-// and writes each output tile once with its bias or residual folded in.
-// OpenBLAS copies ("packs") both operands on every call and its GEMM starts
-// from a C that a separate pass filled with the bias: for the short, wide
-// products of a convolution those copies and passes were a quarter of the
-// time (docs/runtime.md has the measurements).
+// A convolution's product Y = W * columns, W row-major as ONNX stores it
+// (Cout x Cin*KH*KW) and the columns row-major (the input itself for a
+// pointwise convolution, an im2col tile otherwise), each output tile
+// written once with its bias or residual folded in. OpenBLAS starts from a
+// C that a separate pass filled with the bias and packs both whole
+// operands on every call; on the short, wide products of pointwise
+// convolutions convGemm is the faster, on deep ones OpenBLAS
+// (docs/runtime.md has the measurements; Conv.cpp chooses by depth).
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVGEMM_H

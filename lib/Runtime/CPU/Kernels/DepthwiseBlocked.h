@@ -1,5 +1,4 @@
-//===- DepthwiseBlocked.h - depthwise Conv eight channels at a time -*- C++
-//-*-===//
+//===- DepthwiseBlocked.h - depthwise Conv, 8 channels a vector -*- C++ -*-===//
 //
 // The plane-at-a-time depthwise loops of Conv.cpp vectorize along a row, so
 // a row narrower than a vector (the 7x7 and 14x14 maps at the end of every

@@ -1,5 +1,4 @@
-//===- Vector8.h - eight-float vectors and lane-parallel sums ----*- C++
-//-*-===//
+//===- Vector8.h - eight-float vectors, lane-parallel sums ---*- C++ -*-===//
 //
 // The vector type of the kernels written with GCC's and Clang's vector
 // extension (ConvGemm.cpp, DepthwiseBlocked.cpp): one AVX register in the
