@@ -156,6 +156,17 @@ void kernelOffsets(const WindowGeometry &G, int64_t KIdx, DimVector &KK) {
   }
 }
 
+/// [Lo, Hi): the output columns O in [0, Out) whose input column O * S +
+/// Shift lies inside [0, In); empty (Lo == Hi) when none does.
+inline void insideColumns(int64_t Shift, int64_t S, int64_t In, int64_t Out,
+                          int64_t &Lo, int64_t &Hi) {
+  Lo = std::min<int64_t>(Out, Shift >= 0 ? 0 : (-Shift + S - 1) / S);
+  Hi = std::max<int64_t>(
+      Lo, In - 1 - Shift < 0
+              ? 0
+              : std::min<int64_t>(Out, (In - 1 - Shift) / S + 1));
+}
+
 /// im2colTile on a 2-D map: the output row and column advance with the
 /// position instead of being divided out of it per segment, and segments
 /// are copied by a loop the compiler vectorizes rather than by a memmove
@@ -174,13 +185,8 @@ OOMPLAN_SIMD_CLONES void im2colTile2D(const T *X, const WindowGeometry &G,
     const int64_t Shift = (K % KW) * DW - G.PadBegin[1];
     const T *Xc = X + (Row / KSize) * InSize;
     T *Dst = Col + Row * Width;
-    // Output columns whose input column O * SW + Shift is inside [0, Wd).
-    const int64_t Lo =
-        std::min<int64_t>(OW, Shift >= 0 ? 0 : (-Shift + SW - 1) / SW);
-    const int64_t Hi = std::max<int64_t>(
-        Lo, Wd - 1 - Shift < 0
-                ? 0
-                : std::min<int64_t>(OW, (Wd - 1 - Shift) / SW + 1));
+    int64_t Lo, Hi;
+    insideColumns(Shift, SW, Wd, OW, Lo, Hi);
     int64_t OH = N0 / OW, X0 = N0 % OW;
     for (int64_t Pos = N0; Pos < N1; ++OH, X0 = 0) {
       const int64_t X1 = std::min(OW, X0 + (N1 - Pos));
@@ -232,12 +238,8 @@ void im2colTile(const T *X, const WindowGeometry &G, int64_t N0, int64_t N1,
     // im2col was an eighth of ResNet-50's time with the test in the inner
     // loop.
     const int64_t Shift = KK[R - 1] * DL - PL;
-    const int64_t Lo =
-        std::min<int64_t>(OutLast, Shift >= 0 ? 0 : (-Shift + SL - 1) / SL);
-    const int64_t Hi = std::max<int64_t>(
-        Lo, InLast - 1 - Shift < 0
-                ? 0
-                : std::min<int64_t>(OutLast, (InLast - 1 - Shift) / SL + 1));
+    int64_t Lo, Hi;
+    insideColumns(Shift, SL, InLast, OutLast, Lo, Hi);
     for (int64_t Pos = N0; Pos < N1;) {
       // One segment: the rest of this output row that the tile holds.
       const int64_t Outer = Pos / OutLast, X0 = Pos % OutLast;

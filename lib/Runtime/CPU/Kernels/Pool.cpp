@@ -178,14 +178,11 @@ void globalPool(const KernelContext &C, PoolKind Kind, double P) {
           // (std::max would keep it only as the first element).
           double V = double(Xp[I]);
           Acc = (V != V || V > Acc) ? V : Acc;
-        } else if (Kind == PoolKind::Average)
-          Acc += double(Xp[I]);
-        else
+        } else {
           Acc += std::pow(std::fabs(double(Xp[I])), P);
+        }
       }
-      if (Kind == PoolKind::Average)
-        Acc /= double(Size);
-      else if (Kind == PoolKind::Lp)
+      if (Kind == PoolKind::Lp)
         Acc = std::pow(Acc, 1.0 / P);
       C.Outputs[0].data<T>()[Plane] = T(Acc);
     }
