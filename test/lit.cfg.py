@@ -4,6 +4,11 @@ import os
 import lit.formats
 
 config.name = "oomplan"
+# --param tools_dir=DIR runs the suite on another build's tools (CI runs
+# the runtime's tests on the sanitizer build's oomplan-run: utils/test.sh).
+config.oomplan_tools_dir = lit_config.params.get("tools_dir",
+                                                 config.oomplan_tools_dir)
+config.oomplan_cuda = lit_config.params.get("cuda", config.oomplan_cuda)
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".onnxtxt", ".test"]
 config.excludes = ["Inputs"]

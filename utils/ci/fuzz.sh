@@ -50,10 +50,17 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1" "${LAUNCHER[@]}" \
     -DOOMPLAN_FUZZ=ON -DOOMPLAN_BUILD_TESTS=OFF -DOOMPLAN_ENABLE_CUDA=OFF >/dev/null
 fi
-# Only the fuzz targets and the libraries they link. FUZZ_BUILD=0 runs the
-# binaries already built (a long run while the tree changes under it).
+# Only the fuzz targets and the libraries they link, and the targets in
+# $FUZZ_ALSO_BUILD (utils/test.sh: the two tools, whose runtime tests CI
+# runs in this sanitized build). FUZZ_RUN=0 stops after the build;
+# FUZZ_BUILD=0 runs the binaries already built (a long run while the tree
+# changes under it).
 if [[ ${FUZZ_BUILD:-1} != 0 ]]; then
-  cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}"
+  # shellcheck disable=SC2086 # a list of target names
+  cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" ${FUZZ_ALSO_BUILD:-}
+fi
+if [[ ${FUZZ_RUN:-1} == 0 ]]; then
+  exit 0
 fi
 
 # Seeds, named by content so that repeated runs add nothing twice.
