@@ -530,7 +530,7 @@ int64_t im2colWorkers(const KernelContext &C, const ColumnTiles &Tiles,
 template <typename T>
 void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
                      const ColumnTiles &Tiles, bool Accumulate,
-                     ConvTileFn Post) {
+                     ConvTileFn Post, const ConvClamp *Clamp) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -558,7 +558,7 @@ void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
         if constexpr (std::is_same<T, float>::value)
           if (Rows <= ConvGemmMaxDepth) {
             convGemm(Mg, N1 - N0, Rows, Wg, Rows, Slot, N1 - N0, Yg + N0,
-                     OutSize, Bg, Accumulate);
+                     OutSize, Bg, Accumulate, Clamp);
             Done = true;
           }
         if (!Done) {
@@ -575,7 +575,7 @@ void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
           gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
                   N1 - N0, T(1), Yg + N0, OutSize);
         }
-        if (Post)
+        if (Post && !(Done && Clamp))
           Post(N * M + Gr * Mg, N * M + (Gr + 1) * Mg, N0, N1);
       }
     }
@@ -584,7 +584,8 @@ void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
 
 template <typename T>
 llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
-                      bool Accumulate, ConvTileFn Post) {
+                      bool Accumulate, ConvTileFn Post,
+                      const ConvClamp *Clamp) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -628,14 +629,16 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   }
   if constexpr (std::is_same<T, float>::value)
     if (Pointwise) {
-      pointwiseConvFloat(C, Batch, Group, Cg, Mg, OutSize, Accumulate, Post);
+      pointwiseConvFloat(C, Batch, Group, Cg, Mg, OutSize, Accumulate, Post,
+                         Clamp);
       return llvm::Error::success();
     }
   // All images' tiles at once when the workspace's slots keep the threads
   // busy (one per thread, or at least eight); else tile by tile.
   if (!Pointwise && im2colWorkers(C, Tiles, Cg * KSize, sizeof(T)) >=
                         std::min<int64_t>(int64_t(C.Pool.threads()), 8)) {
-    im2colAllImages<T>(C, G, Tiles, Accumulate, Post);
+    im2colAllImages<T>(C, G, Tiles, Accumulate, Post,
+                       std::is_same<T, float>::value ? Clamp : nullptr);
     return llvm::Error::success();
   }
   for (int64_t N = 0; N < Batch; ++N) {
@@ -825,17 +828,17 @@ llvm::Error runConvTranspose(const KernelContext &C) {
 } // namespace
 
 llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
-                        ConvTileFn Post) {
+                        ConvTileFn Post, const ConvClamp *Clamp) {
   WindowGeometry G;
   std::string Why = convGeometry(C.N, C.Inputs, C.Outputs, false, G);
   if (!Why.empty())
     return C.badInput(Why);
   useBlasThreads(C.Pool.threads());
   if (C.Inputs[0].Type == ElementType::Double)
-    return convTyped<double>(C, G, Accumulate, Post);
+    return convTyped<double>(C, G, Accumulate, Post, nullptr);
   if (C.Inputs[0].Type != ElementType::Float)
     return C.unsupported("Conv of type " + elementTypeName(C.Inputs[0].Type));
-  return convTyped<float>(C, G, Accumulate, Post);
+  return convTyped<float>(C, G, Accumulate, Post, Clamp);
 }
 
 uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,

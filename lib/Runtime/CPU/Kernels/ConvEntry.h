@@ -24,12 +24,22 @@ namespace cpu {
 using ConvTileFn = llvm::function_ref<void(int64_t Plane0, int64_t Plane1,
                                            int64_t N0, int64_t N1)>;
 
+/// A clamp of each output, y < Lo ? Lo : (Hi < y ? Hi : y): the Relu (Lo 0,
+/// Hi +inf) and Clip epilogues, NaN kept as their unfused kernels keep it.
+struct ConvClamp {
+  float Lo, Hi;
+};
+
 /// Conv of C's inputs 0 (X), 1 (W), 2 (optional B) into output 0. Accumulate
 /// false: Y = conv + B (the Conv kernel). True: Y += conv + B, Y read before
 /// each element is written. Post, when given, sees every part of Y once,
-/// after it is final.
+/// after it is final. Clamp, when given, says that Post is that clamp and
+/// nothing else: the paths whose GEMM is convGemm apply it as they store
+/// each tile and skip Post (a pass over the tile less); the others call
+/// Post.
 llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
-                        ConvTileFn Post = {});
+                        ConvTileFn Post = {},
+                        const ConvClamp *Clamp = nullptr);
 
 /// Bytes of Conv's im2col workspace for these refs (0 for pointwise and
 /// depthwise convolutions, which need none).

@@ -37,12 +37,13 @@ constexpr int64_t PackAMinColumns = 128;
 /// Bias[row] when given, plus the sum over Kc of A's six rows times B's
 /// 8*NV columns. A row I, column K is
 /// at A[I * RS + K * KS] (packed: RS 1, KS 6; in place: RS Lda, KS 1); B
-/// is packed, 16 floats per k.
+/// is packed, 16 floats per k. Clamp, when given, clamps the sums as they
+/// are stored.
 template <int NV>
 inline __attribute__((always_inline)) void
 tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
      const float *__restrict B, float *__restrict C, int64_t Ldc, bool Load,
-     const float *Bias) {
+     const float *Bias, const ConvClamp *Clamp) {
   V8 Acc[MR][NV];
 #pragma GCC unroll 6
   for (int I = 0; I < MR; ++I)
@@ -66,6 +67,17 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
         Acc[I][V] += AV * BV[V];
     }
   }
+  if (Clamp) {
+    const V8 Lo = V8{} + Clamp->Lo, Hi = V8{} + Clamp->Hi;
+#pragma GCC unroll 6
+    for (int I = 0; I < MR; ++I)
+#pragma GCC unroll 2
+      for (int V = 0; V < NV; ++V) {
+        // The unfused kernels' comparisons, so that NaN stays NaN.
+        Acc[I][V] = Acc[I][V] < Lo ? Lo : Acc[I][V];
+        Acc[I][V] = Hi < Acc[I][V] ? Hi : Acc[I][V];
+      }
+  }
 #pragma GCC unroll 6
   for (int I = 0; I < MR; ++I)
 #pragma GCC unroll 2
@@ -78,7 +90,8 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
 OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
                                   const float *A, int64_t Lda, const float *B,
                                   int64_t Ldb, float *C, int64_t Ldc,
-                                  const float *Bias, bool Accumulate) {
+                                  const float *Bias, bool Accumulate,
+                                  const ConvClamp *Clamp) {
   if (M <= 0 || N <= 0)
     return;
   // Packed operands and one tile of C, on the stack (137 KiB): a tile at
@@ -92,6 +105,8 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
   for (int64_t K0 = 0; K0 < std::max<int64_t>(K, 1); K0 += KC) {
     const int64_t Kc = std::min(KC, K - K0);
     const bool First = K0 == 0;
+    // Clamped at the last k block only: a partial sum is no output.
+    const ConvClamp *ClampK = K0 + KC >= K ? Clamp : nullptr;
     for (int64_t I0 = 0; I0 < M; I0 += MC) {
       const int64_t Mc = std::min(MC, M - I0);
       if (PackA) // six rows at a time, k-major, rows past M zero
@@ -147,7 +162,8 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
             KS = MR;
           }
           if (Mr == MR && Nr == NR) { // a whole tile: in C itself
-            tile<2>(Kc, AT, RS, KS, BP, C + Row * Ldc + J, Ldc, Load, BiasT);
+            tile<2>(Kc, AT, RS, KS, BP, C + Row * Ldc + J, Ldc, Load, BiasT,
+                    ClampK);
             continue;
           }
           if (Load)
@@ -156,9 +172,9 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
                           size_t(Nr) * sizeof(float));
           // A last panel of at most 8 columns takes one vector per row.
           if (Nr <= NR / 2)
-            tile<1>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT);
+            tile<1>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
           else
-            tile<2>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT);
+            tile<2>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
           for (int64_t R = 0; R < Mr; ++R)
             std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
                         size_t(Nr) * sizeof(float));

@@ -24,18 +24,21 @@ namespace cpu {
 /// row-major, on the calling thread. Init is C's own values plus Bias[m]
 /// when Accumulate, else Bias[m] (0 without Bias). Each element's sum runs
 /// over k in order, whatever the tiling, so results do not depend on how
-/// callers split C.
+/// callers split C. Clamp, when given, clamps each element of C as it is
+/// stored the last time (ConvEntry.h).
 void convGemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
               const float *B, int64_t Ldb, float *C, int64_t Ldc,
-              const float *Bias, bool Accumulate);
+              const float *Bias, bool Accumulate,
+              const ConvClamp *Clamp = nullptr);
 
 /// Conv of C's inputs (X, W, optional B) into its output 0 when the
 /// convolution is pointwise and float: Batch images of Group groups, Cg
 /// input and Mg output channels a group, OutSize positions. Accumulate and
-/// Post as runConvInto's (ConvPointwise.cpp).
+/// Post and Clamp as runConvInto's (ConvPointwise.cpp).
 void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
                         int64_t Cg, int64_t Mg, int64_t OutSize,
-                        bool Accumulate, ConvTileFn Post);
+                        bool Accumulate, ConvTileFn Post,
+                        const ConvClamp *Clamp);
 
 } // namespace cpu
 } // namespace runtime

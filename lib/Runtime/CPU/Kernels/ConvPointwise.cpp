@@ -28,7 +28,8 @@ int64_t rowBlocks(int64_t Rows, int64_t Threads) {
 
 void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
                         int64_t Cg, int64_t Mg, int64_t OutSize,
-                        bool Accumulate, ConvTileFn Post) {
+                        bool Accumulate, ConvTileFn Post,
+                        const ConvClamp *Clamp) {
   const float *X = C.Inputs[0].data<const float>();
   const float *W = C.Inputs[1].data<const float>();
   const float *Bias =
@@ -64,8 +65,8 @@ void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
       const int64_t Plane0 = N * Group * Mg + Gr * Mg;
       convGemm(M1 - M0, N1 - N0, Cg, W + (Gr * Mg + M0) * Cg, Cg, Xg + N0,
                OutSize, Y + (Plane0 + M0) * OutSize + N0, OutSize,
-               Bias ? Bias + Gr * Mg + M0 : nullptr, Accumulate);
-      if (Post)
+               Bias ? Bias + Gr * Mg + M0 : nullptr, Accumulate, Clamp);
+      if (Post && !Clamp)
         Post(Plane0 + M0, Plane0 + M1, N0, N1);
     }
   });

@@ -47,9 +47,55 @@ Tile tileFor(const WindowGeometry &G) {
   return T;
 }
 
+/// Acc[o] for NB output columns from O on, the window's size and column
+/// stride known at compile time: each weight vector is loaded once for NB
+/// independent sums (eight cover the FMA units' latency; the generic loop's
+/// four left half of them idle).
+template <int KH, int KW, int SW, int NB>
+inline __attribute__((always_inline)) void
+rowBlock(const V8 *XT, int64_t InCols, const V8 *WT, const V8 &Bias,
+         int64_t O, V8 *Acc) {
+  // Unrolled whole (GCC unrolls no constant-count loop at -O2), so that
+  // the sums live in registers.
+  V8 A[NB];
+#pragma GCC unroll 8
+  for (int B = 0; B < NB; ++B)
+    A[B] = Bias;
+#pragma GCC unroll 5
+  for (int I = 0; I < KH; ++I) {
+    const V8 *Row = XT + I * InCols + O * SW;
+#pragma GCC unroll 5
+    for (int J = 0; J < KW; ++J) {
+      const V8 Wv = WT[I * KW + J];
+#pragma GCC unroll 8
+      for (int B = 0; B < NB; ++B)
+        A[B] += Wv * Row[J + B * SW];
+    }
+  }
+#pragma GCC unroll 8
+  for (int B = 0; B < NB; ++B)
+    Acc[O + B] = A[B];
+}
+
+/// tileRow for a KH x KW window of column stride SW, undilated.
+template <int KH, int KW, int SW>
+inline __attribute__((always_inline)) void
+tileRowFixed(const V8 *XT, int64_t InCols, const V8 *WT, const V8 &Bias,
+             int64_t Cols, V8 *Acc) {
+  int64_t O = 0;
+  for (; O + 8 <= Cols; O += 8)
+    rowBlock<KH, KW, SW, 8>(XT, InCols, WT, Bias, O, Acc);
+  for (; O + 4 <= Cols; O += 4)
+    rowBlock<KH, KW, SW, 4>(XT, InCols, WT, Bias, O, Acc);
+  for (; O < Cols; ++O)
+    rowBlock<KH, KW, SW, 1>(XT, InCols, WT, Bias, O, Acc);
+}
+
 /// One row of a tile: Acc[o] = Bias + sum of the taps of output column o,
 /// for o in [0, Cols), from the interleaved input rows of XT (InCols
-/// positions each). Four columns at a time share each weight load.
+/// positions each). The windows of mobile networks (3x3 and 5x5, stride 1
+/// or 2, undilated) have their own unrolled loops; any other shares a
+/// generic one, four columns at a time sharing each weight load.
 OOMPLAN_SIMD_CLONES void tileRow(const V8 *XT, int64_t InCols, const V8 *WT,
                                  const V8 *BiasV, int64_t KH, int64_t KW,
                                  int64_t DH, int64_t DW, int64_t SW,
@@ -57,6 +103,18 @@ OOMPLAN_SIMD_CLONES void tileRow(const V8 *XT, int64_t InCols, const V8 *WT,
   // Vectors go by pointer: a vector argument's ABI differs between the
   // clones.
   const V8 Bias = *BiasV;
+  if (DH == 1 && DW == 1 && KH == KW && (KH == 3 || KH == 5) &&
+      (SW == 1 || SW == 2)) {
+    if (KH == 3 && SW == 1)
+      tileRowFixed<3, 3, 1>(XT, InCols, WT, Bias, Cols, Acc);
+    else if (KH == 3)
+      tileRowFixed<3, 3, 2>(XT, InCols, WT, Bias, Cols, Acc);
+    else if (SW == 1)
+      tileRowFixed<5, 5, 1>(XT, InCols, WT, Bias, Cols, Acc);
+    else
+      tileRowFixed<5, 5, 2>(XT, InCols, WT, Bias, Cols, Acc);
+    return;
+  }
   int64_t O = 0;
   for (; O + 4 <= Cols; O += 4) {
     V8 A0 = Bias, A1 = Bias, A2 = Bias, A3 = Bias;
@@ -141,6 +199,20 @@ OOMPLAN_SIMD_CLONES void gatherTile(const float *const *X, int L, int64_t H,
                             : V8{};
       transpose8(In, Row + Col);
     }
+    // The last columns (a 14- or 7-wide map's tail) through one more
+    // transpose when eight floats from the first one stay inside every
+    // plane (they run into the plane's next row), only the columns inside
+    // kept; else element by element.
+    if (Col < CHi && IH * Wd + C0 + Col + 8 <= H * Wd) {
+      V8 In[8], Out[8];
+      for (int Lane = 0; Lane < 8; ++Lane)
+        In[Lane] = Lane < L ? V8(*reinterpret_cast<const V8U *>(
+                                  X[Lane] + IH * Wd + C0 + Col))
+                            : V8{};
+      transpose8(In, Out);
+      std::copy(Out, Out + (CHi - Col), Row + Col);
+      continue;
+    }
     float *Dst = reinterpret_cast<float *>(Row);
     for (int Lane = 0; Lane < L; ++Lane) {
       const float *Src = X[Lane] + IH * Wd + C0;
@@ -151,7 +223,8 @@ OOMPLAN_SIMD_CLONES void gatherTile(const float *const *X, int L, int64_t H,
 }
 
 /// Writes (or, Accumulate, adds) Acc's Cols interleaved outputs into the
-/// first L of the eight rows Dst.
+/// first L of the eight rows Dst. Acc is read in whole blocks of eight
+/// vectors: it holds Cols rounded up to eight.
 OOMPLAN_SIMD_CLONES void scatterRow(const V8 *Acc, int64_t Cols,
                                     float *const *Dst, int L, bool Accumulate) {
   int64_t O = 0;
@@ -163,11 +236,19 @@ OOMPLAN_SIMD_CLONES void scatterRow(const V8 *Acc, int64_t Cols,
       *P = Accumulate ? V8(*P) + Out[Lane] : Out[Lane];
     }
   }
-  const float *A = reinterpret_cast<const float *>(Acc);
-  for (int Lane = 0; Lane < L; ++Lane)
-    for (int64_t C = O; C < Cols; ++C)
-      Dst[Lane][C] =
-          Accumulate ? Dst[Lane][C] + A[C * Lanes + Lane] : A[C * Lanes + Lane];
+  // The last columns through one more transpose (Acc holds MaxOutCols
+  // vectors, so eight from O are inside it), each lane's valid part
+  // copied: element by element, they were 8 strided loads per column.
+  if (O < Cols) {
+    V8 Out[8];
+    transpose8(Acc + O, Out);
+    for (int Lane = 0; Lane < L; ++Lane) {
+      const float *Src = reinterpret_cast<const float *>(&Out[Lane]);
+      float *P = Dst[Lane] + O;
+      for (int64_t C = 0; C < Cols - O; ++C)
+        P[C] = Accumulate ? P[C] + Src[C] : Src[C];
+    }
+  }
 }
 
 } // namespace
@@ -201,7 +282,7 @@ void depthwiseBlocked(const KernelContext &C, const WindowGeometry &G,
   C.Pool.parallelFor(Batch * Blocks, 1, [&](int64_t Begin, int64_t End) {
     alignas(32) V8 XT[MaxInTile];
     alignas(32) V8 WT[MaxTaps];
-    alignas(32) V8 Acc[MaxOutCols];
+    alignas(32) V8 Acc[MaxOutCols] = {}; // scatterRow reads whole blocks
     for (int64_t NB = Begin; NB < End; ++NB) {
       const int64_t N = NB / Blocks, C0 = NB % Blocks * Lanes;
       const int L = int(std::min<int64_t>(Lanes, Ch - C0));

@@ -99,7 +99,9 @@ constexpr unsigned FltInts = FloatTypes | IntTypes;
 OOMPLAN_UNARY(Abs, FltInts, X < V(0) ? negate(X) : X)
 OOMPLAN_UNARY(Neg, FltSigned, negate(X))
 OOMPLAN_UNARY(Sign, FltInts, X > V(0) ? V(1) : (X < V(0) ? V(-1) : V(0)))
-OOMPLAN_UNARY(Relu, FltSigned, X > V(0) ? X : V(0))
+// NaN stays NaN, as in ONNX's reference (numpy's maximum(x, 0)), PyTorch
+// and the fused kernels' epilogue (FusedKernels.h).
+OOMPLAN_UNARY(Relu, FltSigned, X < V(0) ? V(0) : X)
 OOMPLAN_UNARY(Exp, Flt, std::exp(X))
 OOMPLAN_UNARY(Log, Flt, std::log(X))
 OOMPLAN_UNARY(Sqrt, Flt, std::sqrt(X))

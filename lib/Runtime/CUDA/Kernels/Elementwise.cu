@@ -62,8 +62,8 @@ template <> struct Store<__nv_bfloat16> {
 template <typename T>
 __device__ T unaryOp(UnaryOp Op, T X, double A, double B) {
   switch (Op) {
-  case UnaryOp::Relu:
-    return X > T(0) ? X : T(0);
+  case UnaryOp::Relu: // NaN stays NaN, as the CPU kernel and numpy
+    return X < T(0) ? T(0) : X;
   case UnaryOp::Sigmoid: {
     // Split by sign as the CPU kernel: 1 / (1 + exp(-x)) underflows to 0
     // for x < -88 (float) where the CPU gives the tiny exact value.

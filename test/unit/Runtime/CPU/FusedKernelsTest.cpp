@@ -314,6 +314,7 @@ struct ConvCase {
   std::vector<int64_t> Strides, Pads;
   std::string Act; // "", "Relu", "Clip"
   bool Bias = true;
+  bool NaN = false; ///< X[0] is NaN: the outputs it reaches stay NaN.
 };
 
 void setConvAttrs(OpRunner &R, const ConvCase &C) {
@@ -334,6 +335,8 @@ void checkConv(const ConvCase &C, unsigned Seed) {
   }
   std::vector<float> X = random(numel(C.X), Seed),
                      W = random(numel(C.W), Seed + 1);
+  if (C.NaN)
+    X[0] = NAN;
   std::vector<float> B = random(C.Bias ? C.W[0] : 0, Seed + 2);
   std::vector<float> Res = random(numel(YD), Seed + 3);
   // Unfused: Conv, Add, then Relu or Clip(-0.5, 0.5).
@@ -407,6 +410,30 @@ TEST(FusedConvKernel, MatchesUnfusedGroupsPointwiseDepthwise) {
   D.Pads = {1, 1, 1, 1};
   D.Act = "Relu";
   checkConv(D, 70);
+}
+
+// Relu and Clip are applied by convGemm as it stores a tile: only at the
+// last of several k blocks (300 deep: 256 + 44; clamping a partial sum
+// would be wrong), on pointwise and im2col products, NaN kept as the
+// unfused kernels keep it, on partial tiles (13 output channels, 30
+// columns).
+TEST(FusedConvKernel, ClampInTheGemmMatchesUnfusedAcrossKBlocks) {
+  for (const char *Act : {"Relu", "Clip"}) {
+    SCOPED_TRACE(Act);
+    ConvCase P; // pointwise, 300 deep
+    P.X = {2, 300, 5, 6};
+    P.W = {13, 300, 1, 1};
+    P.Act = Act;
+    P.NaN = true;
+    checkConv(P, 80);
+    ConvCase I; // im2col, 3x3 over 40 channels: 360 deep
+    I.X = {2, 40, 6, 5};
+    I.W = {13, 40, 3, 3};
+    I.Pads = {1, 1, 1, 1};
+    I.Act = Act;
+    I.NaN = true;
+    checkConv(I, 90);
+  }
 }
 
 //===-- MatMul + bias + activation ----------------------------------------===//

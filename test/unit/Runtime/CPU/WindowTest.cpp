@@ -237,7 +237,7 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
   // The depthwise path with eight channels in a vector's lanes
   // (DepthwiseBlocked.cpp): channel counts that leave a partial block, a map
   // cut into column tiles (75 outputs, tiles of 64) and row tiles, stride 2,
-  // dilation, bias; then pointwise on a 1x1 map (one GEMM for the whole
+  // dilation, bias, the 3x3 and 5x5 windows' own loops; then pointwise on a 1x1 map (one GEMM for the whole
   // batch) and on a map cut into column tiles.
   struct Case {
     int64_t C, M, Group, K, S, P, D, H, Wd;
@@ -246,6 +246,13 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
       {11, 11, 11, 5, 2, 2, 1, 70, 150},
       {9, 9, 9, 3, 1, 1, 1, 12, 12},
       {16, 16, 16, 7, 1, 3, 2, 20, 40},
+      // 3x3 at stride 1 and 2 on 14- and 7-wide maps: the unrolled loops
+      // of 8, 4 and 1 columns, and rows whose last columns go through one
+      // transpose (or, at a plane's end, element by element).
+      {20, 20, 20, 3, 1, 1, 1, 14, 14},
+      {20, 20, 20, 3, 2, 1, 1, 14, 14},
+      {13, 13, 13, 3, 1, 1, 1, 7, 7},
+      {10, 10, 10, 5, 2, 2, 1, 15, 13},
       {24, 40, 1, 1, 1, 0, 1, 1, 1},
       {8, 20, 1, 1, 1, 0, 1, 128, 150},
       // im2col in two column tiles: every image's tiles from one counter
