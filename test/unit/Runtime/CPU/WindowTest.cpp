@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "OpRunner.h"
 #include <cmath>
+#include <random>
 
 using namespace oomplan;
 using namespace oomplan::test;
@@ -98,6 +99,56 @@ TEST(PoolKernels, MaxPoolWithIndicesBothStorageOrders) {
          {f32(Y, {1, 1, 2, 2}), i64(I, {1, 1, 2, 2})});
   // (0,1) is 0 + 1*3 column-major; (2,1) is 2 + 1*3.
   EXPECT_EQ(I, (std::vector<int64_t>{3, 3, 5, 5}));
+}
+
+TEST(PoolKernels, MaxPool2DFastPathMatchesANaiveWindowLoop) {
+  // The 2-D path updates runs of outputs tap by tap (Pool.cpp): against a
+  // loop over each window here, with pads on either side, strides 1 to 3,
+  // windows wider than the stride and narrower, ceil_mode's partial last
+  // windows, and maps from 1 to 23 wide.
+  struct Case {
+    int64_t H, W, KH, KW, SH, SW, PT, PL, PB, PR, Ceil;
+  } Cases[] = {{112, 112, 3, 3, 2, 2, 1, 1, 1, 1, 0},
+               {7, 9, 2, 3, 1, 2, 0, 1, 1, 0, 0},
+               {13, 23, 5, 5, 3, 3, 2, 2, 2, 2, 1},
+               {10, 10, 2, 2, 3, 3, 0, 0, 0, 0, 1},
+               {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 0},
+               {6, 5, 4, 1, 1, 2, 3, 0, 0, 0, 0}};
+  std::mt19937 Gen(7);
+  std::uniform_real_distribution<float> Dist(-4.0f, 4.0f);
+  for (const Case &T : Cases) {
+    auto Out = [&](int64_t In, int64_t K, int64_t S, int64_t P0, int64_t P1) {
+      const int64_t Span = In + P0 + P1 - K;
+      int64_t O = (T.Ceil ? (Span + S - 1) / S : Span / S) + 1;
+      if (T.Ceil && (O - 1) * S >= In + P0) // no window starts in the end pad
+        --O;
+      return O;
+    };
+    const int64_t OH = Out(T.H, T.KH, T.SH, T.PT, T.PB);
+    const int64_t OW = Out(T.W, T.KW, T.SW, T.PL, T.PR);
+    const int64_t N = 2, Ch = 3;
+    std::vector<float> X(N * Ch * T.H * T.W), Y(N * Ch * OH * OW);
+    for (float &V : X)
+      V = Dist(Gen);
+    std::vector<float> Want(Y.size(), -INFINITY);
+    for (int64_t P = 0; P < N * Ch; ++P)
+      for (int64_t Oh = 0; Oh < OH; ++Oh)
+        for (int64_t Ow = 0; Ow < OW; ++Ow)
+          for (int64_t Kh = 0; Kh < T.KH; ++Kh)
+            for (int64_t Kw = 0; Kw < T.KW; ++Kw) {
+              const int64_t Ih = Oh * T.SH - T.PT + Kh, Iw = Ow * T.SW - T.PL + Kw;
+              if (Ih < 0 || Ih >= T.H || Iw < 0 || Iw >= T.W)
+                continue;
+              float &W = Want[(P * OH + Oh) * OW + Ow];
+              W = std::max(W, X[(P * T.H + Ih) * T.W + Iw]);
+            }
+    OpRunner R("MaxPool");
+    R.ints("kernel_shape", {T.KH, T.KW}).ints("strides", {T.SH, T.SW});
+    R.ints("pads", {T.PT, T.PL, T.PB, T.PR}).i("ceil_mode", T.Ceil);
+    RUN_OK(R, {f32(X, {N, Ch, T.H, T.W})}, {f32(Y, {N, Ch, OH, OW})});
+    EXPECT_EQ(Y, Want) << T.H << "x" << T.W << " window " << T.KH << "x"
+                       << T.KW;
+  }
 }
 
 TEST(PoolKernels, AveragePoolPadsCeilAndCountIncludePad) {
