@@ -14,6 +14,7 @@
 #include "../CPUKernels.h"
 #include "ConvEntry.h"
 #include "ConvGemm.h"
+#include "ConvWinograd.h"
 #include "ConvGeometry.h"
 #include "DepthwiseBlocked.h"
 #include "Elementwise.h"
@@ -144,7 +145,15 @@ uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
   if (EB == 0) // an element type of no fixed size: the kernel refuses it
     return 0;
   ColumnTiles T = columnTiles(Rows, G.outSize(), EB);
-  return columnElements(T, Rows, G.outSize()) * EB;
+  const uint64_t Im2col = columnElements(T, Rows, G.outSize()) * EB;
+  if (Inputs[0].Type == ElementType::Float) {
+    const WinogradPlan P =
+        winogradPlan(G, Inputs[0].Dims[0], Inputs[0].Dims[1],
+                     Inputs[1].Dims[0], N.getInt("group", 1), Im2col);
+    if (P.Use)
+      return P.Bytes;
+  }
+  return Im2col;
 }
 
 /// Kernel offsets of kernel index KIdx, per axis.
@@ -603,6 +612,19 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   const bool Pointwise = isPointwise(G);
   const ColumnTiles Tiles = columnTiles(Cg * KSize, OutSize, sizeof(T));
   const uint64_t Need = columnElements(Tiles, Cg * KSize, OutSize) * sizeof(T);
+  if constexpr (std::is_same<T, float>::value) {
+    // 3x3 at stride 1 as Winograd F(2x2, 3x3) where its workspace is
+    // within im2col's (the plan's workspace is convWorkspace's choice).
+    const WinogradPlan P = winogradPlan(G, Batch, Ch, M, Group, Need);
+    if (P.Use) {
+      if (!C.Workspace || C.WorkspaceBytes < P.Bytes)
+        return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
+                          " workspace bytes, Winograd needs " +
+                          llvm::Twine(P.Bytes));
+      winogradConv(C, G, P, Accumulate, Post, Clamp);
+      return llvm::Error::success();
+    }
+  }
   if (!Pointwise && (!C.Workspace || C.WorkspaceBytes < Need))
     return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
                       " workspace bytes, im2col needs " + llvm::Twine(Need));

@@ -288,8 +288,9 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
   // The depthwise path with eight channels in a vector's lanes
   // (DepthwiseBlocked.cpp): channel counts that leave a partial block, a map
   // cut into column tiles (75 outputs, tiles of 64) and row tiles, stride 2,
-  // dilation, bias, the 3x3 and 5x5 windows' own loops; then pointwise on a 1x1 map (one GEMM for the whole
-  // batch) and on a map cut into column tiles.
+  // dilation, bias, the 3x3 and 5x5 windows' own loops; then pointwise on
+  // a 1x1 map (one GEMM for the whole batch) and on a map cut into column
+  // tiles.
   struct Case {
     int64_t C, M, Group, K, S, P, D, H, Wd;
   } Cases[] = {
@@ -337,6 +338,72 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
                    << T.Wd << " threads " << Threads);
       expectNear(Y, Want, 1e-4f);
     }
+}
+
+TEST(ConvKernel, WinogradMatchesADirectLoop) {
+  // 3x3 at stride 1 on maps wide enough for Winograd F(2x2, 3x3)
+  // (ConvWinograd.cpp; the workspace says it was taken): odd output sizes
+  // (a last tile half outside), no padding and padding 2, blocks of tiles
+  // that cross tile rows and images, 1 to 3 threads, random values against
+  // a double loop, with bias; fused with a residual and Relu or Clip, whose
+  // clamp it applies as it stores.
+  struct Case {
+    int64_t C, M, P, H, Wd;
+  } Cases[] = {{8, 8, 1, 41, 37}, {8, 12, 0, 40, 34}, {9, 16, 2, 23, 30},
+               {32, 8, 1, 30, 29}};
+  std::mt19937 Gen(11);
+  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
+  auto Random = [&](size_t N) {
+    std::vector<float> V(N);
+    for (float &X : V)
+      X = Dist(Gen);
+    return V;
+  };
+  for (unsigned Threads : {1u, 2u, 3u})
+    for (const Case &T : Cases)
+      for (const char *Act : {"", "Relu", "Clip"}) {
+        const int64_t N = 3, OH = T.H + 2 * T.P - 2, OW = T.Wd + 2 * T.P - 2;
+        std::vector<float> X = Random(N * T.C * T.H * T.Wd);
+        std::vector<float> W = Random(T.M * T.C * 9), B = Random(T.M);
+        std::vector<float> Res = Random(N * T.M * OH * OW);
+        std::vector<float> Y(Res.size());
+        std::vector<float> Want = naiveConv2D(X, W, N, T.C, T.H, T.Wd, T.M, 3,
+                                              3, 1, 1, T.P, 1, OH, OW);
+        const bool Fused = *Act != 0;
+        for (size_t I = 0; I < Want.size(); ++I) {
+          float V = Want[I] + B[I / size_t(OH * OW) % size_t(T.M)];
+          if (Fused)
+            V += Res[I];
+          if (std::string(Act) == "Relu")
+            V = V < 0 ? 0 : V;
+          if (std::string(Act) == "Clip")
+            V = std::min(std::max(V, -0.5f), 0.5f);
+          Want[I] = V;
+        }
+        OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
+        R.ints("pads", {T.P, T.P, T.P, T.P});
+        if (Fused)
+          R.s("activation", Act);
+        if (std::string(Act) == "Clip")
+          R.f("activation_min", -0.5).f("activation_max", 0.5);
+        std::vector<runtime::TensorRef> In{f32(X, {N, T.C, T.H, T.Wd}),
+                                  f32(W, {T.M, T.C, 3, 3}), f32(B, {T.M})};
+        if (Fused)
+          In.push_back(f32(Res, {N, T.M, OH, OW}));
+        RUN_OK(R, In, {f32(Y, {N, T.M, OH, OW})});
+        SCOPED_TRACE(testing::Message()
+                     << "C " << T.C << " M " << T.M << " map " << T.H << "x"
+                     << T.Wd << " pad " << T.P << " threads " << Threads
+                     << " activation '" << Act << "'");
+        // U (16 x M x C floats), then whole slots of 64 tiles' V and M.
+        const uint64_t U = 16 * uint64_t(T.M * T.C) * 4,
+                       Slot = 16 * uint64_t(T.C + T.M) * 64 * 4;
+        ASSERT_GT(R.WorkspaceBytes, U);
+        EXPECT_EQ((R.WorkspaceBytes - U) % Slot, 0u) << R.WorkspaceBytes;
+        for (size_t I = 0; I < Want.size(); ++I)
+          ASSERT_NEAR(Y[I], Want[I], 1e-4f * (1 + std::fabs(Want[I])))
+              << "at " << I;
+      }
 }
 
 TEST(PoolKernels, TwoDimensionalFastPathPadsAndCounts) {
