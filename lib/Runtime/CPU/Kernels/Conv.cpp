@@ -14,8 +14,8 @@
 #include "../CPUKernels.h"
 #include "ConvEntry.h"
 #include "ConvGemm.h"
-#include "ConvWinograd.h"
 #include "ConvGeometry.h"
+#include "ConvWinograd.h"
 #include "DepthwiseBlocked.h"
 #include "Elementwise.h"
 #include "Gemm.h"
@@ -148,8 +148,8 @@ uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
   const uint64_t Im2col = columnElements(T, Rows, G.outSize()) * EB;
   if (Inputs[0].Type == ElementType::Float) {
     const WinogradPlan P =
-        winogradPlan(G, Inputs[0].Dims[0], Inputs[0].Dims[1],
-                     Inputs[1].Dims[0], N.getInt("group", 1), Im2col);
+        winogradPlan(G, Inputs[0].Dims[0], Inputs[0].Dims[1], Inputs[1].Dims[0],
+                     N.getInt("group", 1), Im2col);
     if (P.Use)
       return P.Bytes;
   }
@@ -293,6 +293,22 @@ void initBias(const KernelContext &C, T *Y, int64_t Channels, int64_t Size,
     else if (B)
       for (T *P = Y + M * Size; P != Y + (M + 1) * Size; ++P)
         *P += B[M];
+  }
+}
+
+/// Rows [M0, M1), columns [N0, N1) of Y (row stride Ld) set to their row's
+/// bias (0 without B), or with the bias added when Accumulate: the start of
+/// a GEMM tile that accumulates onto it (beta 1).
+template <typename T>
+void initBiasTile(T *Y, int64_t Ld, const T *B, bool Accumulate, int64_t M0,
+                  int64_t M1, int64_t N0, int64_t N1) {
+  for (int64_t Row = M0; Row < M1; ++Row) {
+    T *P = Y + Row * Ld;
+    if (!Accumulate)
+      std::fill(P + N0, P + N1, B ? B[Row] : T(0));
+    else if (B)
+      for (int64_t J = N0; J < N1; ++J)
+        P[J] += B[Row];
   }
 }
 
@@ -538,8 +554,8 @@ int64_t im2colWorkers(const KernelContext &C, const ColumnTiles &Tiles,
 /// threads). A tile's result does not depend on the thread or slot.
 template <typename T>
 void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
-                     const ColumnTiles &Tiles, bool Accumulate,
-                     ConvTileFn Post, const ConvClamp *Clamp) {
+                     const ColumnTiles &Tiles, bool Accumulate, ConvTileFn Post,
+                     const ConvClamp *Clamp) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Group = C.N.getInt("group", 1);
   const int64_t Batch = X.Dims[0], Ch = X.Dims[1], M = W.Dims[0];
@@ -573,14 +589,7 @@ void im2colAllImages(const KernelContext &C, const WindowGeometry &G,
         if (!Done) {
           // The bias goes into the tile just before the product
           // accumulates onto it (beta 1), while it is in cache.
-          for (int64_t Row = 0; Row < Mg; ++Row) {
-            T *P = Yg + Row * OutSize;
-            if (!Accumulate)
-              std::fill(P + N0, P + N1, Bg ? Bg[Row] : T(0));
-            else if (Bg)
-              for (int64_t J = N0; J < N1; ++J)
-                P[J] += Bg[Row];
-          }
+          initBiasTile(Yg, OutSize, Bg, Accumulate, 0, Mg, N0, N1);
           gemm<T>(false, false, Mg, N1 - N0, Rows, T(1), Wg, Rows, Slot,
                   N1 - N0, T(1), Yg + N0, OutSize);
         }
@@ -672,14 +681,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
       // The bias goes into each GEMM tile just before the tile accumulates
       // onto it (beta 1), on the same thread, while it is in cache.
       auto InitTile = [&](int64_t M0, int64_t M1, int64_t N0, int64_t N1) {
-        for (int64_t Row = M0; Row < M1; ++Row) {
-          T *P = Yg + Row * OutSize;
-          if (!Accumulate)
-            std::fill(P + N0, P + N1, Bg ? Bg[Row] : T(0));
-          else if (Bg)
-            for (int64_t J = N0; J < N1; ++J)
-              P[J] += Bg[Row];
-        }
+        initBiasTile(Yg, OutSize, Bg, Accumulate, M0, M1, N0, N1);
       };
       // Post in planes of the whole output: rows of this group's GEMM
       // are channels Gr * Mg + row of image N.

@@ -38,8 +38,7 @@ struct ConvClamp {
 /// each tile and skip Post (a pass over the tile less); the others call
 /// Post.
 llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
-                        ConvTileFn Post = {},
-                        const ConvClamp *Clamp = nullptr);
+                        ConvTileFn Post = {}, const ConvClamp *Clamp = nullptr);
 
 /// Bytes of Conv's im2col workspace for these refs (0 for pointwise and
 /// depthwise convolutions, which need none).

@@ -51,23 +51,14 @@ Tiling tiling(const WindowGeometry &G, int64_t Batch) {
   return T;
 }
 
-/// Two-vector shuffles by constant lanes (0-7 of A, 8-15 of B), in GCC's
-/// and Clang's spelling.
-typedef int V8I __attribute__((vector_size(32)));
-#if defined(__clang__)
-#define SHUFFLE(A, B, ...) __builtin_shufflevector(A, B, __VA_ARGS__)
-#else
-#define SHUFFLE(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
-#endif
-
 /// The even and odd floats of the 16 at P: columns 2k and 2k + 1 of eight
 /// consecutive tiles.
 inline __attribute__((always_inline)) void evenOdd(const float *P, V8 &E,
                                                    V8 &O) {
   const V8 A = *reinterpret_cast<const V8U *>(P);
   const V8 B = *reinterpret_cast<const V8U *>(P + 8);
-  E = SHUFFLE(A, B, 0, 2, 4, 6, 8, 10, 12, 14);
-  O = SHUFFLE(A, B, 1, 3, 5, 7, 9, 11, 13, 15);
+  E = OOMPLAN_SHUFFLE8(A, B, 0, 2, 4, 6, 8, 10, 12, 14);
+  O = OOMPLAN_SHUFFLE8(A, B, 1, 3, 5, 7, 9, 11, 13, 15);
 }
 
 /// V for Len tiles along padded rows R[0..3], tile k's patch at columns
@@ -115,9 +106,8 @@ OOMPLAN_SIMD_CLONES void inputRun(const float *const *R, int64_t Len,
 /// The 2x2 outputs of Len tiles from their products (position p of tile k
 /// at In[p * Stride + k]) plus Bias: tile k's top row to Top[2k], Top[2k +
 /// 1], its bottom row to Bottom[2k], Bottom[2k + 1]. Eight tiles a vector.
-OOMPLAN_SIMD_CLONES void outputRun(const float *In, int64_t Stride,
-                                   int64_t Len, float Bias, float *Top,
-                                   float *Bottom) {
+OOMPLAN_SIMD_CLONES void outputRun(const float *In, int64_t Stride, int64_t Len,
+                                   float Bias, float *Top, float *Bottom) {
   int64_t K = 0;
   const V8 BiasV = V8{} + Bias;
   for (; K + 8 <= Len; K += 8) {
@@ -141,9 +131,9 @@ OOMPLAN_SIMD_CLONES void outputRun(const float *In, int64_t Stride,
     for (int R = 0; R < 2; ++R) { // columns 2k, 2k + 1 interleaved
       float *Dst = (R == 0 ? Top : Bottom) + 2 * K;
       *reinterpret_cast<V8U *>(Dst) =
-          SHUFFLE(Y[R][0], Y[R][1], 0, 8, 1, 9, 2, 10, 3, 11);
+          OOMPLAN_SHUFFLE8(Y[R][0], Y[R][1], 0, 8, 1, 9, 2, 10, 3, 11);
       *reinterpret_cast<V8U *>(Dst + 8) =
-          SHUFFLE(Y[R][0], Y[R][1], 4, 12, 5, 13, 6, 14, 7, 15);
+          OOMPLAN_SHUFFLE8(Y[R][0], Y[R][1], 4, 12, 5, 13, 6, 14, 7, 15);
     }
   }
   for (; K < Len; ++K) {
@@ -275,56 +265,60 @@ void winogradConv(const KernelContext &KC, const WindowGeometry &G,
         const int64_t G0 = Task * TileBlock;
         const int64_t G1 = std::min(T.Total, G0 + TileBlock);
         // V: each run's four input rows per channel, zero outside the map.
-        forEachRun(T, G0, G1, [&](int64_t N, int64_t TH, int64_t TW0,
-                                  int64_t Len, int64_t K0) {
-          // Padded columns [X0, X1) of the run (16 more for the last
-          // vector's loads): zero, the map's columns in between.
-          const int64_t X0 = 2 * TW0, X1 = 2 * (TW0 + Len) + 2 + RowSlack;
-          const int64_t In0 = std::clamp<int64_t>(X0 - PL, 0, Wd);
-          const int64_t In1 = std::clamp<int64_t>(X1 - PL, 0, Wd);
-          const float *RowPtrs[4] = {Rows[0], Rows[1], Rows[2], Rows[3]};
-          for (int64_t Ci = 0; Ci < C; ++Ci) {
-            const float *Plane = Xd + (N * C + Ci) * H * Wd;
-            for (int R = 0; R < 4; ++R) {
-              const int64_t IH = 2 * TH - PT + R;
-              float *Row = Rows[R];
-              if (IH < 0 || IH >= H || In0 >= In1) {
-                std::fill(Row, Row + (X1 - X0), 0.0f);
-                continue;
+        forEachRun(
+            T, G0, G1,
+            [&](int64_t N, int64_t TH, int64_t TW0, int64_t Len, int64_t K0) {
+              // Padded columns [X0, X1) of the run (16 more for the last
+              // vector's loads): zero, the map's columns in between.
+              const int64_t X0 = 2 * TW0, X1 = 2 * (TW0 + Len) + 2 + RowSlack;
+              const int64_t In0 = std::clamp<int64_t>(X0 - PL, 0, Wd);
+              const int64_t In1 = std::clamp<int64_t>(X1 - PL, 0, Wd);
+              const float *RowPtrs[4] = {Rows[0], Rows[1], Rows[2], Rows[3]};
+              for (int64_t Ci = 0; Ci < C; ++Ci) {
+                const float *Plane = Xd + (N * C + Ci) * H * Wd;
+                for (int R = 0; R < 4; ++R) {
+                  const int64_t IH = 2 * TH - PT + R;
+                  float *Row = Rows[R];
+                  if (IH < 0 || IH >= H || In0 >= In1) {
+                    std::fill(Row, Row + (X1 - X0), 0.0f);
+                    continue;
+                  }
+                  const int64_t Lead = In0 + PL - X0; // pad columns first
+                  std::fill(Row, Row + Lead, 0.0f);
+                  std::copy(Plane + IH * Wd + In0, Plane + IH * Wd + In1,
+                            Row + Lead);
+                  std::fill(Row + Lead + (In1 - In0), Row + (X1 - X0), 0.0f);
+                }
+                inputRun(RowPtrs, Len, V + Ci * TileBlock + K0, C * TileBlock);
               }
-              const int64_t Lead = In0 + PL - X0; // pad columns first
-              std::fill(Row, Row + Lead, 0.0f);
-              std::copy(Plane + IH * Wd + In0, Plane + IH * Wd + In1,
-                        Row + Lead);
-              std::fill(Row + Lead + (In1 - In0), Row + (X1 - X0), 0.0f);
-            }
-            inputRun(RowPtrs, Len, V + Ci * TileBlock + K0, C * TileBlock);
-          }
-        });
+            });
         // The 16 products, M x Tiles x C each.
         for (int64_t Pos = 0; Pos < 16; ++Pos)
           convGemm(M, G1 - G0, C, U + Pos * M * C, C, V + Pos * C * TileBlock,
                    TileBlock, Mo + Pos * M * TileBlock, TileBlock, nullptr,
                    false);
         // Outputs: each run's two output rows per channel.
-        forEachRun(T, G0, G1, [&](int64_t N, int64_t TH, int64_t TW0,
-                                  int64_t Len, int64_t K0) {
-          const int64_t Col0 = 2 * TW0, Col1 = std::min(OW, 2 * (TW0 + Len));
-          const int64_t Row0 = 2 * TH, RowsOut = std::min<int64_t>(2, OH - Row0);
-          for (int64_t Mi = 0; Mi < M; ++Mi) {
-            outputRun(Mo + Mi * TileBlock + K0, M * TileBlock, Len,
-                      Bias ? Bias[Mi] : 0.0f, Top, Bottom);
-            for (int64_t R = 0; R < RowsOut; ++R) {
-              const float *Src = R == 0 ? Top : Bottom;
-              storeRow(Src, Yd + ((N * M + Mi) * OH + Row0 + R) * OW + Col0,
-                       Col1 - Col0, Accumulate, Clamp);
-            }
-          }
-          if (Post && !Clamp)
-            for (int64_t R = 0; R < RowsOut; ++R)
-              Post(N * M, (N + 1) * M, (Row0 + R) * OW + Col0,
-                   (Row0 + R) * OW + Col1);
-        });
+        forEachRun(
+            T, G0, G1,
+            [&](int64_t N, int64_t TH, int64_t TW0, int64_t Len, int64_t K0) {
+              const int64_t Col0 = 2 * TW0,
+                            Col1 = std::min(OW, 2 * (TW0 + Len));
+              const int64_t Row0 = 2 * TH,
+                            RowsOut = std::min<int64_t>(2, OH - Row0);
+              for (int64_t Mi = 0; Mi < M; ++Mi) {
+                outputRun(Mo + Mi * TileBlock + K0, M * TileBlock, Len,
+                          Bias ? Bias[Mi] : 0.0f, Top, Bottom);
+                for (int64_t R = 0; R < RowsOut; ++R) {
+                  const float *Src = R == 0 ? Top : Bottom;
+                  storeRow(Src, Yd + ((N * M + Mi) * OH + Row0 + R) * OW + Col0,
+                           Col1 - Col0, Accumulate, Clamp);
+                }
+              }
+              if (Post && !Clamp)
+                for (int64_t R = 0; R < RowsOut; ++R)
+                  Post(N * M, (N + 1) * M, (Row0 + R) * OW + Col0,
+                       (Row0 + R) * OW + Col1);
+            });
       }
     }
   });

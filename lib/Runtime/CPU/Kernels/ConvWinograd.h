@@ -30,8 +30,8 @@ namespace cpu {
 /// How a convolution runs on this path.
 struct WinogradPlan {
   bool Use = false;
-  int64_t Slots = 0;     ///< Blocks of tiles in flight at once.
-  uint64_t Bytes = 0;    ///< Workspace: U, then Slots x (V, M) blocks.
+  int64_t Slots = 0;  ///< Blocks of tiles in flight at once.
+  uint64_t Bytes = 0; ///< Workspace: U, then Slots x (V, M) blocks.
 };
 
 /// The plan for a float convolution of geometry G, Batch images, C input

@@ -53,8 +53,8 @@ Tile tileFor(const WindowGeometry &G) {
 /// four left half of them idle).
 template <int KH, int KW, int SW, int NB>
 inline __attribute__((always_inline)) void
-rowBlock(const V8 *XT, int64_t InCols, const V8 *WT, const V8 &Bias,
-         int64_t O, V8 *Acc) {
+rowBlock(const V8 *XT, int64_t InCols, const V8 *WT, const V8 &Bias, int64_t O,
+         V8 *Acc) {
   // Unrolled whole (GCC unrolls no constant-count loop at -O2), so that
   // the sums live in registers.
   V8 A[NB];
@@ -144,33 +144,25 @@ OOMPLAN_SIMD_CLONES void tileRow(const V8 *XT, int64_t InCols, const V8 *WT,
   }
 }
 
-/// Two-vector shuffles by constant lanes (0-7 of A, 8-15 of B), in GCC's
-/// and Clang's spelling.
-typedef int V8I __attribute__((vector_size(32)));
-#if defined(__clang__)
-#define SHUFFLE(A, B, ...) __builtin_shufflevector(A, B, __VA_ARGS__)
-#else
-#define SHUFFLE(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
-#endif
-
 /// Out[j][i] = In[i][j] for an 8 x 8 block: the unpack, shuffle and lane
 /// permute steps of the usual AVX transpose, 24 shuffles where the element
 /// by element copy was 64 loads and 64 stores.
 inline __attribute__((always_inline)) void transpose8(const V8 *In, V8 *Out) {
   V8 T[8], U[8];
   for (int I = 0; I < 8; I += 2) {
-    T[I] = SHUFFLE(In[I], In[I + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-    T[I + 1] = SHUFFLE(In[I], In[I + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    T[I] = OOMPLAN_SHUFFLE8(In[I], In[I + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    T[I + 1] = OOMPLAN_SHUFFLE8(In[I], In[I + 1], 2, 10, 3, 11, 6, 14, 7, 15);
   }
   for (int I = 0; I < 8; I += 4)
     for (int H = 0; H < 2; ++H) {
-      U[I + 2 * H] = SHUFFLE(T[I + H], T[I + H + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      U[I + 2 * H] =
+          OOMPLAN_SHUFFLE8(T[I + H], T[I + H + 2], 0, 1, 8, 9, 4, 5, 12, 13);
       U[I + 2 * H + 1] =
-          SHUFFLE(T[I + H], T[I + H + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+          OOMPLAN_SHUFFLE8(T[I + H], T[I + H + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   for (int J = 0; J < 4; ++J) {
-    Out[J] = SHUFFLE(U[J], U[J + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-    Out[J + 4] = SHUFFLE(U[J], U[J + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    Out[J] = OOMPLAN_SHUFFLE8(U[J], U[J + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    Out[J + 4] = OOMPLAN_SHUFFLE8(U[J], U[J + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 

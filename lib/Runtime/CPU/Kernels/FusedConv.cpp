@@ -128,8 +128,8 @@ llvm::Error runFusedConv(const KernelContext &C) {
   ConvClamp Clamp{0.0f, std::numeric_limits<float>::infinity()};
   if (Ep.Act == Activation::Clip)
     Clamp = {float(Ep.Min), float(Ep.Max)};
-  const bool IsClamp = !Aff.any() && (Ep.Act == Activation::Relu ||
-                                      Ep.Act == Activation::Clip);
+  const bool IsClamp =
+      !Aff.any() && (Ep.Act == Activation::Relu || Ep.Act == Activation::Clip);
   return runConvInto(C, Residual, Any ? ConvTileFn(Post) : ConvTileFn(),
                      IsClamp ? &Clamp : nullptr);
 }

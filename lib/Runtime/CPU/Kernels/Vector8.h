@@ -1,10 +1,10 @@
 //===- Vector8.h - eight-float vectors, lane-parallel sums ---*- C++ -*-===//
 //
 // The vector type of the kernels written with GCC's and Clang's vector
-// extension (ConvGemm.cpp, DepthwiseBlocked.cpp): one AVX register in the
-// x86-64-v3 clone of a function (OOMPLAN_SIMD_CLONES), two SSE registers in
-// the baseline one. A vector goes to a cloned function by pointer, never by
-// value: the argument's ABI differs between the clones.
+// extension (ConvGemm.cpp, DepthwiseBlocked.cpp, ConvWinograd.cpp): one AVX
+// register in the x86-64-v3 clone of a function (OOMPLAN_SIMD_CLONES), two SSE
+// registers in the baseline one. A vector goes to a cloned function by pointer,
+// never by value: the argument's ABI differs between the clones.
 //
 // And sums in double over eight independent partial sums (LaneSums.cpp): one
 // running sum is a chain of dependent additions, four cycles each; eight
@@ -23,6 +23,15 @@ namespace cpu {
 typedef float V8 __attribute__((vector_size(32)));
 /// The same vector at any float alignment (rows of a matrix or a plane).
 typedef float V8U __attribute__((vector_size(32), aligned(4)));
+
+/// Two-vector shuffles by constant lanes (0-7 of A, 8-15 of B), in GCC's
+/// and Clang's spelling.
+typedef int V8I __attribute__((vector_size(32)));
+#if defined(__clang__)
+#define OOMPLAN_SHUFFLE8(A, B, ...) __builtin_shufflevector(A, B, __VA_ARGS__)
+#else
+#define OOMPLAN_SHUFFLE8(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
+#endif
 
 /// The sum of X[0, N) in double.
 double sumInDouble(const float *X, int64_t N);

@@ -136,7 +136,8 @@ TEST(PoolKernels, MaxPool2DFastPathMatchesANaiveWindowLoop) {
         for (int64_t Ow = 0; Ow < OW; ++Ow)
           for (int64_t Kh = 0; Kh < T.KH; ++Kh)
             for (int64_t Kw = 0; Kw < T.KW; ++Kw) {
-              const int64_t Ih = Oh * T.SH - T.PT + Kh, Iw = Ow * T.SW - T.PL + Kw;
+              const int64_t Ih = Oh * T.SH - T.PT + Kh,
+                            Iw = Ow * T.SW - T.PL + Kw;
               if (Ih < 0 || Ih >= T.H || Iw < 0 || Iw >= T.W)
                 continue;
               float &W = Want[(P * OH + Oh) * OW + Ow];
@@ -349,7 +350,9 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
   // clamp it applies as it stores.
   struct Case {
     int64_t C, M, P, H, Wd;
-  } Cases[] = {{8, 8, 1, 41, 37}, {8, 12, 0, 40, 34}, {9, 16, 2, 23, 30},
+  } Cases[] = {{8, 8, 1, 41, 37},
+               {8, 12, 0, 40, 34},
+               {9, 16, 2, 23, 30},
                {32, 8, 1, 30, 29}};
   std::mt19937 Gen(11);
   std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
@@ -387,7 +390,8 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
         if (std::string(Act) == "Clip")
           R.f("activation_min", -0.5).f("activation_max", 0.5);
         std::vector<runtime::TensorRef> In{f32(X, {N, T.C, T.H, T.Wd}),
-                                  f32(W, {T.M, T.C, 3, 3}), f32(B, {T.M})};
+                                           f32(W, {T.M, T.C, 3, 3}),
+                                           f32(B, {T.M})};
         if (Fused)
           In.push_back(f32(Res, {N, T.M, OH, OW}));
         RUN_OK(R, In, {f32(Y, {N, T.M, OH, OW})});
