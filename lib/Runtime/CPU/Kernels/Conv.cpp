@@ -668,8 +668,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   // busy (one per thread, or at least eight); else tile by tile.
   if (!Pointwise && im2colWorkers(C, Tiles, Cg * KSize, sizeof(T)) >=
                         std::min<int64_t>(int64_t(C.Pool.threads()), 8)) {
-    im2colAllImages<T>(C, G, Tiles, Accumulate, Post,
-                       std::is_same<T, float>::value ? Clamp : nullptr);
+    im2colAllImages<T>(C, G, Tiles, Accumulate, Post, Clamp);
     return llvm::Error::success();
   }
   for (int64_t N = 0; N < Batch; ++N) {
