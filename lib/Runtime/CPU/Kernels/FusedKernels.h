@@ -12,6 +12,7 @@
 #define OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FUSEDKERNELS_H
 
 #include "Elementwise.h"
+#include "FastMath.h"
 #include "TensorUtil.h"
 #include <cmath>
 #include <cstdint>
@@ -75,34 +76,6 @@ template <typename T> T stableSigmoid(T X) {
   return Ex / (T(1) + Ex);
 }
 
-/// e^X for float without a libm call, so that the loops calling it
-/// vectorize (the epilogue of a SiLU conv spent 90% of its time in scalar
-/// expf): 2^n * P(r) with n = round(X log2 e), r = X - n ln 2 (ln 2 split
-/// in two for exactness) and P exp's Taylor polynomial of degree 6, whose
-/// relative error, with float rounding, is under 3e-7. X is clamped to
-/// [-87.3, 88.3], where 2^n is a normal float; NaN stays NaN.
-inline float fastExp(float X) {
-  // NaN compares false, so it is clamped to -87.3 here (its int
-  // conversion below would be undefined) and returned as itself at the end.
-  float C = X > -87.3f ? X : -87.3f;
-  C = C < 88.3f ? C : 88.3f;
-  // Round to nearest by the 1.5 * 2^23 trick: no call, vectorizes.
-  const float N = (C * 1.44269504f + 12582912.f) - 12582912.f;
-  const float R = (C - N * 0.693359375f) + N * 2.12194440e-4f;
-  float P = 1.f / 720;
-  P = P * R + 1.f / 120;
-  P = P * R + 1.f / 24;
-  P = P * R + 1.f / 6;
-  P = P * R + 0.5f;
-  P = P * R + 1.f;
-  P = P * R + 1.f;
-  const int32_t Bits = (int32_t(N) + 127) << 23;
-  float Scale;
-  std::memcpy(&Scale, &Bits, sizeof(Scale));
-  const float E = P * Scale;
-  return X == X ? E : X;
-}
-
 /// The logistic function for the epilogues: float through fastExp (no
 /// overflow: its argument is clamped), double through std::exp.
 template <typename T> T epilogueSigmoid(T X) {
@@ -122,17 +95,17 @@ template <Activation A, typename T> T activateAs(const Epilogue &E, T X) {
   else if constexpr (A == Activation::LeakyRelu)
     return X < T(0) ? T(E.Alpha) * X : X;
   else if constexpr (A == Activation::Gelu)
-    return T(0.5) * X * (T(1) + std::erf(X * T(0.7071067811865476)));
+    return T(0.5) * X * (T(1) + erfOf(X * T(0.7071067811865476)));
   else if constexpr (A == Activation::GeluTanh)
     return T(0.5) * X *
-           (T(1) + std::tanh(T(0.7978845608028654) * // sqrt(2 / pi)
-                             (X + T(0.044715) * X * X * X)));
+           (T(1) + tanhOf(T(0.7978845608028654) * // sqrt(2 / pi)
+                          (X + T(0.044715) * X * X * X)));
   else if constexpr (A == Activation::Sigmoid)
     return epilogueSigmoid(X);
   else if constexpr (A == Activation::SiLU)
     return X * epilogueSigmoid(X);
   else if constexpr (A == Activation::Tanh)
-    return std::tanh(X);
+    return tanhOf(X);
   else if constexpr (A == Activation::HardSwish)
     return X * std::min(std::max(X + T(3), T(0)), T(6)) / T(6);
   else
@@ -175,6 +148,16 @@ OOMPLAN_SIMD_CLONES void affineActivateRun(const Epilogue &E, T *Y, int64_t N,
                                            T S, T Shift) {
   for (int64_t I = 0; I < N; ++I)
     Y[I] = activateAs<A>(E, T(Y[I] * S + Shift));
+}
+
+/// Y[I] = act(Y[I] + B[I]) on Y[0, N) in place: one row of OomplanMatMul
+/// with its bias row. Cloned like the two above: inside a lambda the loop
+/// would get the baseline's SSE2 only, and GELU's erf is most of its cost.
+template <Activation A, typename T>
+OOMPLAN_SIMD_CLONES void biasActivateRun(const Epilogue &E, T *Y, const T *B,
+                                         int64_t N) {
+  for (int64_t I = 0; I < N; ++I)
+    Y[I] = activateAs<A>(E, T(Y[I] + B[I]));
 }
 
 /// Applies E to Y[0, N) in place, in parallel.

@@ -59,8 +59,7 @@ llvm::Error biasAndActivate(const KernelContext &C, const Epilogue &E,
             T *YR = YP + Row * Cols;
             const T *BR = B + Off;
             if (ColStride == 1)
-              for (int64_t J = 0; J < Cols; ++J)
-                YR[J] = activateAs<Act>(E, T(YR[J] + BR[J]));
+              biasActivateRun<Act>(E, YR, BR, Cols);
             else
               for (int64_t J = 0; J < Cols; ++J)
                 YR[J] = activateAs<Act>(E, T(YR[J] + BR[J * ColStride]));
