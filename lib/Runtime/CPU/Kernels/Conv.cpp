@@ -492,11 +492,11 @@ void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
 
 template <typename T>
 void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
-               ConvTileFn Post) {
+               ConvTileFn Post, const ConvClamp *Clamp) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
   if (depthwiseBlockedApplies(G, X.Type, Ch, Y.Dims[1])) {
-    depthwiseBlocked(C, G, Accumulate, Post);
+    depthwiseBlocked(C, G, Accumulate, Post, Clamp);
     return;
   }
   const int64_t KSize = G.kernelSize(), InSize = G.inSize(),
@@ -613,7 +613,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   if (hasInput(C, 2) && int64_t(C.Inputs[2].numElements()) != M)
     return C.badInput("bias length differs from the output channels");
   if (isDepthwise(C.N, X, W)) {
-    depthwise<T>(C, G, Accumulate, Post);
+    depthwise<T>(C, G, Accumulate, Post, Clamp);
     return llvm::Error::success();
   }
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();

@@ -126,6 +126,8 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
         const int64_t Nr = std::min<int64_t>(NR, N - J);
         if (Nr == NR)
           for (int64_t Kk = 0; Kk < Kc; ++Kk) {
+            if (J + 2 * NR <= N)
+              __builtin_prefetch(B + (K0 + Kk) * Ldb + J + NR, 0, 3);
             const V8U *Src =
                 reinterpret_cast<const V8U *>(B + (K0 + Kk) * Ldb + J);
             V8 *Dst = reinterpret_cast<V8 *>(BP + Kk * NR);

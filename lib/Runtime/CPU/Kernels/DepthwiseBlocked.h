@@ -34,10 +34,11 @@ constexpr int64_t CompactRowLimit = 32;
 
 /// The convolution of C (inputs X, W, optional B; output Y) on this path:
 /// Y = conv + B, or Y += conv + B when Accumulate. Post sees each group of
-/// up to eight planes once, when they are final. Call only where
-/// depthwiseBlockedApplies.
+/// up to eight planes once, when they are final; with Clamp (ConvEntry.h)
+/// the clamp is applied as the outputs are stored instead, and Post is not
+/// called. Call only where depthwiseBlockedApplies.
 void depthwiseBlocked(const KernelContext &C, const WindowGeometry &G,
-                      bool Accumulate, ConvTileFn Post);
+                      bool Accumulate, ConvTileFn Post, const ConvClamp *Clamp);
 
 } // namespace cpu
 } // namespace runtime

@@ -436,6 +436,26 @@ TEST(FusedConvKernel, ClampInTheGemmMatchesUnfusedAcrossKBlocks) {
   }
 }
 
+// The channel-blocked depthwise path clamps as it stores each row: on rows
+// of 7, 11, 13 and 14 outputs (a tail of every length from the transposed
+// block: 7, 3, 5, 6 columns, stored in pieces of four, two and one), 12
+// channels (a block of eight and one of four lanes), with the residual
+// added before the clamp, NaN kept.
+TEST(FusedConvKernel, ClampInTheDepthwiseStoreMatchesUnfused) {
+  for (const char *Act : {"Relu", "Clip"})
+    for (int64_t Wd : {7, 11, 13, 14}) {
+      SCOPED_TRACE(std::string(Act) + " width " + std::to_string(Wd));
+      ConvCase D;
+      D.X = {2, 12, 6, Wd};
+      D.W = {12, 1, 3, 3};
+      D.Group = 12;
+      D.Pads = {1, 1, 1, 1};
+      D.Act = Act;
+      D.NaN = true;
+      checkConv(D, unsigned(100 + Wd));
+    }
+}
+
 //===-- MatMul + bias + activation ----------------------------------------===//
 
 TEST(FusedMatMulKernel, HandComputedBiasRelu) {
