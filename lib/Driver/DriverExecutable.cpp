@@ -95,7 +95,7 @@ static Error shapeRefs(const Graph &G, const ShapeInfo &Shapes,
 Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                             const ShapeInfo &Shapes,
                             ArrayRef<std::optional<int64_t>> Bindings,
-                            Schedule &S) {
+                            Schedule &S, bool Roomy, bool *AnyRoomier) {
   for (Step &St : S.Steps) {
     // A branch not taken runs no kernel; its placeholder dims would only
     // confuse the query.
@@ -118,7 +118,10 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
     if (Error E = shapeRefs(G, Shapes, Bindings, N.Outputs, Out))
       return E;
     // With the float copies of a half step's operands (HalfInFloat.h).
-    uint64_t Bytes = runtime::kernelWorkspace(K, N, In, Out);
+    uint64_t Bytes = runtime::kernelWorkspace(K, N, In, Out, Roomy);
+    if (AnyRoomier && !*AnyRoomier && K.RoomyWorkspace &&
+        runtime::kernelWorkspace(K, N, In, Out, !Roomy) != Bytes)
+      *AnyRoomier = true;
     if (Bytes == 0)
       continue;
     driver::addWorkspaceWrite(S, St, N, Bytes);
@@ -263,12 +266,14 @@ static Error splitBatch(Executable &X, const SymbolRoles &Roles) {
   return Split(G.Outputs, true, X.WholeOutputDims, X.OutputAxis);
 }
 
-Expected<Executable> driver::planExecutable(const api::Request &R,
-                                            const runtime::KernelTable &K) {
-  if (R.Train.Enabled)
-    return makeUnsupportedError("the runtime runs inference plans; --train "
-                                "is not supported");
-  api::Result Res;
+namespace {
+/// One plan of R for the executable: planModel with the kernels'
+/// workspaces (roomy or plain). Res collects the diagnostics, Roles the
+/// model's symbol roles.
+Expected<PlannedModel> planWithWorkspaces(const api::Request &R,
+                                          const runtime::KernelTable &K,
+                                          api::Result &Res, SymbolRoles &Roles,
+                                          bool Roomy, bool *AnyRoomier) {
   Session S(R, Res);
   if (Error E = resolveOptions(S))
     return E;
@@ -278,9 +283,10 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
         ": oomplan-run runs the graph's own element types; plan the converted "
         "model instead (onnxconverter-common's convert_float_to_float16 "
         "writes it)");
-  S.EditSchedule = [&K](const Graph &G, const ShapeInfo &Shapes,
-                        ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
-    return addWorkspaces(K, G, Shapes, B, Sched);
+  S.EditSchedule = [&K, Roomy, AnyRoomier](
+                       const Graph &G, const ShapeInfo &Shapes,
+                       ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
+    return addWorkspaces(K, G, Shapes, B, Sched, Roomy, AnyRoomier);
   };
   // Fuse only into ops this executor has kernels for (contract 1a).
   S.KernelWorkspaces = true;
@@ -296,8 +302,40 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
            (Part.empty() || llvm::is_contained(Kn->Features, OpType));
   };
   auto M = planModel(S);
+  Roles = S.Roles;
+  return M;
+}
+} // namespace
+
+Expected<Executable> driver::planExecutable(const api::Request &R,
+                                            const runtime::KernelTable &K) {
+  if (R.Train.Enabled)
+    return makeUnsupportedError("the runtime runs inference plans; --train "
+                                "is not supported");
+  api::Result Res;
+  SymbolRoles Roles;
+  bool AnyRoomier = false;
+  auto M = planWithWorkspaces(R, K, Res, Roles, /*Roomy=*/false, &AnyRoomier);
   if (!M)
     return M.takeError();
+  // Roomier workspaces only where they cost no planned memory: a second
+  // plan with them, kept when neither plan was fitted (a fitted plan's
+  // choices depend on its bytes) and its arena is no larger. Deep
+  // convolutions on small maps then multiply every image at once, where
+  // the arena's peak is elsewhere (docs/runtime.md).
+  if (AnyRoomier && !M->Fit) {
+    api::Result RoomyRes;
+    SymbolRoles RoomyRoles;
+    auto Roomy =
+        planWithWorkspaces(R, K, RoomyRes, RoomyRoles, /*Roomy=*/true, nullptr);
+    if (!Roomy)
+      return Roomy.takeError();
+    if (!Roomy->Fit && Roomy->Final.ArenaBytes <= M->Final.ArenaBytes) {
+      M = std::move(Roomy);
+      Res = std::move(RoomyRes);
+      Roles = std::move(RoomyRoles);
+    }
+  }
   Executable X;
   X.Diagnostics = Res.Diagnostics;
   X.Fitted = M->Fit.has_value();
@@ -319,7 +357,7 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
   if (!Info)
     return Info.takeError();
   X.Info = std::move(*Info);
-  if (Error E = splitBatch(X, S.Roles))
+  if (Error E = splitBatch(X, Roles))
     return E;
   return X;
 }

@@ -12,6 +12,7 @@
 #include "CPU/Kernels/Elementwise.h"
 #include "oomplan/Support/Error.h"
 #include "llvm/ADT/STLExtras.h"
+#include <algorithm>
 #include <vector>
 
 using namespace oomplan;
@@ -65,9 +66,13 @@ Layout layoutOf(llvm::ArrayRef<TensorRef> In, llvm::ArrayRef<TensorRef> Out) {
 
 uint64_t runtime::kernelWorkspace(const Kernel &K, const Node &N,
                                   llvm::ArrayRef<TensorRef> In,
-                                  llvm::ArrayRef<TensorRef> Out) {
-  if (In.empty() || !widensHalf(K, In[0].Type))
-    return K.Workspace ? K.Workspace(N, In, Out) : 0;
+                                  llvm::ArrayRef<TensorRef> Out, bool Roomy) {
+  if (In.empty() || !widensHalf(K, In[0].Type)) {
+    const uint64_t Own = K.Workspace ? K.Workspace(N, In, Out) : 0;
+    if (!Roomy || !K.RoomyWorkspace)
+      return Own;
+    return std::max(Own, K.RoomyWorkspace(N, In, Out));
+  }
   Layout L = layoutOf(In, Out);
   uint64_t Inner = K.Workspace ? K.Workspace(N, L.In, L.Out) : 0;
   return Inner ? L.CopyBytes + Inner : L.CopyBytes;

@@ -37,7 +37,10 @@ struct Executable {
   std::vector<api::Diagnostic> Diagnostics;
 };
 
-/// Plans R (inference only) for a run with Kernels' workspaces. Kernels are
+/// Plans R (inference only) for a run with Kernels' workspaces: their plain
+/// ones, or, where some kernel has a roomier one, a second plan with those
+/// when neither plan needed fitting and the second's arena is no larger.
+/// Kernels are
 /// the backend: R.Backend (oomplan's --backend, whose estimated library
 /// workspaces serve a planner without kernels) is not read, so nothing is
 /// counted twice. Errors:
@@ -48,11 +51,15 @@ llvm::Expected<Executable> planExecutable(const api::Request &R,
 
 /// The schedule edit planExecutable installs: a workspace tensor (bytes,
 /// uint8) written by each compute step whose kernel declares scratch, as
-/// the write after the node's outputs. Exposed for tests.
+/// the write after the node's outputs. Roomy: the kernels' roomy
+/// workspaces (Kernel::RoomyWorkspace) where they ask for more;
+/// *AnyRoomier, when given, is set when some step's roomy workspace is
+/// larger than its plain one. Exposed for tests.
 llvm::Error addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                           const ShapeInfo &Shapes,
                           llvm::ArrayRef<std::optional<int64_t>> Bindings,
-                          Schedule &S);
+                          Schedule &S, bool Roomy = false,
+                          bool *AnyRoomier = nullptr);
 
 /// Every schedule tensor's dims and type at Bindings, and each step's
 /// workspace tensor (the write after its node's outputs).

@@ -31,10 +31,12 @@ bool isHalfType(ElementType T);
 bool widensHalf(const Kernel &K, ElementType InType);
 
 /// The planned scratch of a step of K: K's own workspace, plus the float
-/// copies when widensHalf (In and Out carry Dims and Type only).
+/// copies when widensHalf (In and Out carry Dims and Type only). Roomy:
+/// K's RoomyWorkspace where it has one and asks for more (a step on float
+/// copies keeps the plain workspace).
 uint64_t kernelWorkspace(const Kernel &K, const Node &N,
                          llvm::ArrayRef<TensorRef> In,
-                         llvm::ArrayRef<TensorRef> Out);
+                         llvm::ArrayRef<TensorRef> Out, bool Roomy = false);
 
 /// The bytes of the float copy of a half operand of Elements elements: 4
 /// each, rounded up to 256 (each copy starts at a 256-byte boundary of the

@@ -153,6 +153,13 @@ struct Kernel {
   /// by name (fused::ConvAffineFeature): the fusion absorbs a part only
   /// when the executor's kernel lists it.
   llvm::SmallVector<llvm::StringRef, 1> Features = {};
+  /// (Last, so that positional initializers keep their meaning.) Null,
+  /// or a larger workspace that makes the kernel faster, which it
+  /// takes when the plan gives it that many bytes (KernelContext::
+  /// WorkspaceBytes). The executable's planner asks for it only where the
+  /// arena stays as small as with Workspace's bytes (driver::
+  /// planExecutable), so speed never costs planned memory.
+  WorkspaceFn RoomyWorkspace = nullptr;
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

@@ -779,3 +779,50 @@ TEST(Executor, PlanExecutableTakesTheBackendFromItsKernels) {
   EXPECT_EQ(Named->P.Sched.Steps.size(), Plain->P.Sched.Steps.size());
   EXPECT_EQ(Named->P.Sched.Tensors.size(), Plain->P.Sched.Tensors.size());
 }
+
+// A kernel's roomy workspace (Kernel::RoomyWorkspace) is planned only where
+// the arena stays as small as with the plain one. The convolution is 576
+// deep (64 channels, 3x3) on a 5x5 output map for 2 images, so the CPU
+// kernel asks for every image's columns and their product,
+// (576 + 8) x 2 x 25 floats = 116,800 bytes, where its plain im2col
+// workspace is one image's columns, 576 x 25 floats = 57,600 bytes. Alone,
+// the workspace is the whole arena and the plain one is kept; beside a
+// 1.8 MB intermediate that is the arena's peak, the roomy one fits in its
+// shadow and is taken, the arena unchanged.
+namespace {
+uint64_t convWorkspaceOf(const driver::Executable &X) {
+  for (size_t S = 0; S < X.P.Sched.Steps.size(); ++S) {
+    const Step &St = X.P.Sched.Steps[S];
+    if (St.Node != NoId && X.G->Nodes[St.Node].OpType == "Conv" &&
+        X.Info.Workspace[S] != NoId)
+      return X.P.Sched.Tensors[X.Info.Workspace[S]].SizeBytes;
+  }
+  return 0;
+}
+} // namespace
+
+TEST(Executor, RoomyWorkspaceOnlyWhereTheArenaDoesNotGrow) {
+  Model Alone(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,64,9,9] x, float[8,64,3,3] w) => (float[2,8,5,5] y) {
+  y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)
+})");
+  api::Request R;
+  R.ModelPath = Alone.Path;
+  auto X = driver::planExecutable(R, cpu());
+  oomplan::test::stopOnError(X, "plan alone");
+  EXPECT_EQ(convWorkspaceOf(*X), 57600u);
+  EXPECT_EQ(X->P.ArenaBytes, 57600u);
+
+  Model Beside(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,64,9,9] x, float[8,64,3,3] w, float[2,64,60,60] z)
+  => (float[2,8,5,5] y, float[2,64,60,60] u) {
+  a = Relu(z)
+  u = Neg(a)
+  y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)
+})");
+  R.ModelPath = Beside.Path;
+  auto Y = driver::planExecutable(R, cpu());
+  oomplan::test::stopOnError(Y, "plan beside");
+  EXPECT_EQ(convWorkspaceOf(*Y), 116800u);
+  EXPECT_EQ(Y->P.ArenaBytes, 2u * 64 * 60 * 60 * 4); // a, the peak
+}

@@ -45,6 +45,13 @@ llvm::Error runConvInto(const KernelContext &C, bool Accumulate,
 uint64_t convWorkspaceBytes(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                             llvm::ArrayRef<TensorRef> Outputs);
 
+/// Conv's roomy workspace (Kernel::RoomyWorkspace): every image's im2col
+/// columns and their product, for deep float convolutions on small maps;
+/// 0 where the plain workspace is all the kernel uses.
+uint64_t convRoomyWorkspaceBytes(const Node &N,
+                                 llvm::ArrayRef<TensorRef> Inputs,
+                                 llvm::ArrayRef<TensorRef> Outputs);
+
 } // namespace cpu
 } // namespace runtime
 } // namespace oomplan

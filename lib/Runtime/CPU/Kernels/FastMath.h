@@ -5,9 +5,9 @@
 // took a third as long as the GEMM before it. These are branch-free formulas
 // of multiplies, adds, one division and bit tricks, so the loops calling them
 // vectorize (OOMPLAN_SIMD_CLONES). Their coefficients are least-squares fits
-// to the double-precision functions (utils/bench/fit_fast_math.py refits and
-// checks them); FastMathTest checks every float in a range against libm's
-// double results.
+// to the double-precision functions (utils/check/fit_fast_math.py refits and
+// checks them); FastMathTest checks them on a dense walk over the floats
+// against libm's double results.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_FASTMATH_H

@@ -139,6 +139,7 @@ llvm::Error runFusedConv(const KernelContext &C) {
 void registerFusedConvKernel(CPUKernelTable &T) {
   Kernel K{&runFusedConv, &fusedConvWorkspace, floatTypes()};
   K.Features.push_back(fused::ConvAffineFeature);
+  K.RoomyWorkspace = &convRoomyWorkspaceBytes;
   addKernel(T, fused::ConvOp, K);
 }
 

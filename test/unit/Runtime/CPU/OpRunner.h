@@ -13,6 +13,7 @@
 #include "oomplan/IR/Graph.h"
 #include "oomplan/Runtime/Kernel.h"
 #include "gtest/gtest.h"
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -78,6 +79,9 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "no CPU kernel");
     WorkspaceBytes = K->Workspace ? K->Workspace(G.Nodes[0], Ins, Outs) : 0;
+    if (Roomy && K->RoomyWorkspace)
+      WorkspaceBytes =
+          std::max(WorkspaceBytes, K->RoomyWorkspace(G.Nodes[0], Ins, Outs));
     Scratch.assign(WorkspaceBytes / 8 + 1, 0);
     runtime::KernelContext C{G,
                              G.Nodes[0],
@@ -92,6 +96,9 @@ public:
   Graph G;
   runtime::ThreadPool Pool;
   uint64_t WorkspaceBytes = 0;
+  /// Give the kernel its roomy workspace (Kernel::RoomyWorkspace) where it
+  /// has one, as a plan with room does.
+  bool Roomy = false;
 
 private:
   template <typename F>

@@ -410,6 +410,66 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
       }
 }
 
+TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
+  // Deep products (over 512 rows) on small maps (under 128 columns an
+  // image) multiply every image's columns at once when the workspace has
+  // room for them (Conv.cpp, im2colBatched): 3x3 at stride 2 over 64
+  // channels (576 rows), 1x1 at stride 2 over 520 channels, 1 to 3
+  // threads, 3 images; fused with a residual and Clip. The roomy workspace
+  // must be the batched one: every image's columns and their product.
+  struct Case {
+    int64_t C, M, K, H, Wd;
+  } Cases[] = {{64, 24, 3, 11, 9}, {520, 10, 1, 9, 13}};
+  std::mt19937 Gen(23);
+  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
+  auto Random = [&](size_t N) {
+    std::vector<float> V(N);
+    for (float &X : V)
+      X = Dist(Gen);
+    return V;
+  };
+  for (unsigned Threads : {1u, 2u, 3u})
+    for (const Case &T : Cases)
+      for (bool Fused : {false, true}) {
+        const int64_t N = 3, P = T.K / 2;
+        const int64_t OH = (T.H + 2 * P - T.K) / 2 + 1;
+        const int64_t OW = (T.Wd + 2 * P - T.K) / 2 + 1;
+        std::vector<float> X = Random(N * T.C * T.H * T.Wd);
+        std::vector<float> W = Random(T.M * T.C * T.K * T.K), B = Random(T.M);
+        std::vector<float> Res = Random(N * T.M * OH * OW);
+        std::vector<float> Y(Res.size());
+        std::vector<float> Want = naiveConv2D(X, W, N, T.C, T.H, T.Wd, T.M, T.K,
+                                              T.K, 1, 2, P, 1, OH, OW);
+        for (size_t I = 0; I < Want.size(); ++I) {
+          float V = Want[I] + B[I / size_t(OH * OW) % size_t(T.M)];
+          if (Fused)
+            V = std::min(std::max(V + Res[I], -0.5f), 0.5f);
+          Want[I] = V;
+        }
+        OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
+        R.Roomy = true;
+        R.ints("pads", {P, P, P, P}).ints("strides", {2, 2});
+        if (Fused)
+          R.s("activation", "Clip")
+              .f("activation_min", -0.5)
+              .f("activation_max", 0.5);
+        std::vector<runtime::TensorRef> In{f32(X, {N, T.C, T.H, T.Wd}),
+                                           f32(W, {T.M, T.C, T.K, T.K}),
+                                           f32(B, {T.M})};
+        if (Fused)
+          In.push_back(f32(Res, {N, T.M, OH, OW}));
+        RUN_OK(R, In, {f32(Y, {N, T.M, OH, OW})});
+        SCOPED_TRACE(testing::Message()
+                     << "C " << T.C << " K " << T.K << " threads " << Threads
+                     << (Fused ? " fused" : ""));
+        EXPECT_EQ(R.WorkspaceBytes,
+                  uint64_t(T.C * T.K * T.K + T.M) * N * OH * OW * 4);
+        for (size_t I = 0; I < Want.size(); ++I)
+          ASSERT_NEAR(Y[I], Want[I], 1e-4f * (1 + std::fabs(Want[I])))
+              << "at " << I;
+      }
+}
+
 TEST(PoolKernels, TwoDimensionalFastPathPadsAndCounts) {
   // 2x2 input, 2x2 windows at stride 2 with one pixel of padding all round:
   // each window holds one input pixel and three padded ones.
