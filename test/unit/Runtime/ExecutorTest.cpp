@@ -782,10 +782,11 @@ TEST(Executor, PlanExecutableTakesTheBackendFromItsKernels) {
 
 // A kernel's roomy workspace (Kernel::RoomyWorkspace) is planned only where
 // the arena stays as small as with the plain one. The convolution is 576
-// deep (64 channels, 3x3) on a 5x5 output map for 2 images, so the CPU
-// kernel asks for every image's columns and their product,
-// (576 + 8) x 2 x 25 floats = 116,800 bytes, where its plain im2col
-// workspace is one image's columns, 576 x 25 floats = 57,600 bytes. Alone,
+// deep (64 channels, 3x3, 512 outputs: 1.2 MB of weights) on a 5x5 output
+// map for 2 images, so the CPU kernel asks for every image's columns and
+// their product, (576 + 512) x 2 x 25 floats = 217,600 bytes, where its
+// plain im2col workspace is one image's columns, 576 x 25 floats = 57,600
+// bytes. Alone,
 // the workspace is the whole arena and the plain one is kept; beside a
 // 1.8 MB intermediate that is the arena's peak, the roomy one fits in its
 // shadow and is taken, the arena unchanged.
@@ -803,7 +804,7 @@ uint64_t convWorkspaceOf(const driver::Executable &X) {
 
 TEST(Executor, RoomyWorkspaceOnlyWhereTheArenaDoesNotGrow) {
   Model Alone(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[2,64,9,9] x, float[8,64,3,3] w) => (float[2,8,5,5] y) {
+g (float[2,64,9,9] x, float[512,64,3,3] w) => (float[2,512,5,5] y) {
   y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)
 })");
   api::Request R;
@@ -814,8 +815,8 @@ g (float[2,64,9,9] x, float[8,64,3,3] w) => (float[2,8,5,5] y) {
   EXPECT_EQ(X->P.ArenaBytes, 57600u);
 
   Model Beside(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[2,64,9,9] x, float[8,64,3,3] w, float[2,64,60,60] z)
-  => (float[2,8,5,5] y, float[2,64,60,60] u) {
+g (float[2,64,9,9] x, float[512,64,3,3] w, float[2,64,60,60] z)
+  => (float[2,512,5,5] y, float[2,64,60,60] u) {
   a = Relu(z)
   u = Neg(a)
   y = Conv <strides = [2, 2], pads = [1, 1, 1, 1]> (x, w)
@@ -823,6 +824,6 @@ g (float[2,64,9,9] x, float[8,64,3,3] w, float[2,64,60,60] z)
   R.ModelPath = Beside.Path;
   auto Y = driver::planExecutable(R, cpu());
   oomplan::test::stopOnError(Y, "plan beside");
-  EXPECT_EQ(convWorkspaceOf(*Y), 116800u);
+  EXPECT_EQ(convWorkspaceOf(*Y), 217600u);
   EXPECT_EQ(Y->P.ArenaBytes, 2u * 64 * 60 * 60 * 4); // a, the peak
 }

@@ -538,19 +538,33 @@ void depthwise(const KernelContext &C, const WindowGeometry &G, bool Accumulate,
 /// slower overall; on a text detector's shallow ones, 15% faster.
 constexpr int64_t ConvGemmMaxDepth = 512;
 
-/// Deep im2col products on small maps with every image at once, where the
-/// plan has room (Kernel::RoomyWorkspace): there one image's columns are
-/// one tile (49 to 196 columns on ResNet's last stages) and each image's
-/// OpenBLAS product packed the whole weight matrix (up to 9.4 MB) for
-/// those few columns. One product over all Batch x OutSize columns packs it
-/// once per thread: single-threaded, ResNet's 7x7 3x3 layer (4608 deep)
-/// went from 65 to 89 GFLOP/s (its 14x14 one from 84 to 88). The workspace
-/// holds every image's columns (Rows x Batch*OutSize) and the product
-/// (M x Batch*OutSize), which is then stored image by image with the bias.
-/// Only below BatchedMaxColumns columns an image: with two threads the
-/// 14x14 layers (196 columns) measured the same either way, and the
-/// batched columns (14 MB at batch 8) no longer stay in cache.
+/// Convolutions on small maps with every image at once, where the plan
+/// has room (Kernel::RoomyWorkspace). Below BatchedMaxColumns output
+/// positions an image (the 7x7 maps at the end of ResNets and MobileNets)
+/// each image's product is a few dozen columns wide: OpenBLAS packed the
+/// whole weight matrix (up to 9.4 MB) for 49 columns, convGemm read it in
+/// place for as few. One product over every image's columns (im2col's,
+/// or the input planes' for a pointwise convolution, copied side by side:
+/// Rows x Batch*OutSize) packs it once per thread; the product (M x
+/// Batch*OutSize) is then stored image by image with the bias. The GEMM
+/// alone, single-threaded at 49 columns and batch 8: ResNet's 7x7 3x3
+/// layer (4608 deep) 65 to 89 GFLOP/s, its 1x1 layers 64 to 80.
+/// At 196 columns (14x14) a 3x3 layer measured the same either way with
+/// two threads, its batched columns (14 MB at batch 8) out of cache.
 constexpr int64_t BatchedMaxColumns = 128;
+
+/// Only for weights over 1 MiB: smaller ones stay in cache from one
+/// image's product to the next, and the batched path's copies cost more
+/// than it saves. Measured at batch 8 on 7x7 maps, two threads, in a
+/// model: ResNet's 3x3 512 -> 512 (9.4 MB of weights) 15.4 to 12.8 ms, its
+/// 1x1 2048 -> 512 (4 MB) 7.3 to 5.3 and 512 -> 2048 6.0 to 5.5; but
+/// MobileNetV2's 1x1 960 -> 160 (0.6 MB) 1.23 to 1.32.
+constexpr uint64_t BatchedMinWeightBytes = uint64_t(1) << 20;
+
+/// Products up to this deep run on convGemm, deeper ones on OpenBLAS
+/// (single-threaded at 392 columns: convGemm 77-84 against 67-73 GFLOP/s
+/// at depth 96 and 160, even at 256, 68 against 80 at 512).
+constexpr int64_t BatchedConvGemmMaxDepth = 256;
 
 struct BatchedIm2col {
   bool Use = false;
@@ -559,10 +573,13 @@ struct BatchedIm2col {
 
 BatchedIm2col batchedIm2col(int64_t Batch, int64_t Group, int64_t Rows,
                             int64_t M, int64_t OutSize,
-                            const ColumnTiles &Tiles, bool Pointwise) {
+                            const ColumnTiles &Tiles) {
   BatchedIm2col B;
-  if (Pointwise || Group != 1 || Batch < 2 || Tiles.Count != 1 ||
-      Rows <= ConvGemmMaxDepth || OutSize >= BatchedMaxColumns)
+  // A 1x1 output (squeeze-excite) has its own one-GEMM path.
+  if (Group != 1 || Batch < 2 || Tiles.Count != 1 || OutSize < 2 ||
+      OutSize >= BatchedMaxColumns ||
+      llvm::SaturatingMultiply(uint64_t(M), uint64_t(Rows)) * sizeof(float) <
+          BatchedMinWeightBytes)
     return B;
   B.Use = true;
   B.Bytes = llvm::SaturatingMultiply(
@@ -592,8 +609,23 @@ void im2colBatched(const KernelContext &C, const WindowGeometry &G,
       T += R1 - R0;
     }
   });
-  parallelGemm<float>(C.Pool, false, false, M, Cols, Rows, 1.0f,
-                      W.data<const float>(), Rows, Col, Cols, 0.0f, Prod, Cols);
+  if (Rows <= BatchedConvGemmMaxDepth) {
+    // Column blocks of 16, one per thread.
+    const int64_t Threads = int64_t(C.Pool.threads());
+    const int64_t Step = ((Cols + Threads - 1) / Threads + 15) / 16 * 16;
+    C.Pool.parallelFor(
+        (Cols + Step - 1) / Step, 1, [&](int64_t T0, int64_t T1) {
+          for (int64_t T = T0; T < T1; ++T) {
+            const int64_t N0 = T * Step, N1 = std::min(Cols, N0 + Step);
+            convGemm(M, N1 - N0, Rows, W.data<const float>(), Rows, Col + N0,
+                     Cols, Prod + N0, Cols, nullptr, false);
+          }
+        });
+  } else {
+    parallelGemm<float>(C.Pool, false, false, M, Cols, Rows, 1.0f,
+                        W.data<const float>(), Rows, Col, Cols, 0.0f, Prod,
+                        Cols);
+  }
   float *Yd = Y.data<float>();
   C.Pool.parallelFor(Batch * M, std::max<int64_t>(1, 4096 / OutSize),
                      [&](int64_t P0, int64_t P1) {
@@ -719,7 +751,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   }
   if constexpr (std::is_same<T, float>::value) {
     const BatchedIm2col B =
-        batchedIm2col(Batch, Group, Cg * KSize, M, OutSize, Tiles, Pointwise);
+        batchedIm2col(Batch, Group, Cg * KSize, M, OutSize, Tiles);
     if (B.Use && C.Workspace && C.WorkspaceBytes >= B.Bytes) {
       im2colBatched(C, G, Accumulate, Post);
       return llvm::Error::success();
@@ -977,8 +1009,7 @@ uint64_t convRoomyWorkspaceBytes(const Node &N,
   const uint64_t Im2col = columnElements(T, Rows, G.outSize()) * sizeof(float);
   if (winogradPlan(G, Batch, Inputs[0].Dims[1], M, Group, Im2col).Use)
     return 0;
-  const BatchedIm2col B =
-      batchedIm2col(Batch, Group, Rows, M, G.outSize(), T, isPointwise(G));
+  const BatchedIm2col B = batchedIm2col(Batch, Group, Rows, M, G.outSize(), T);
   return B.Use ? B.Bytes : 0;
 }
 

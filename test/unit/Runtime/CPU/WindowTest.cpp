@@ -411,15 +411,22 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
 }
 
 TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
-  // Deep products (over 512 rows) on small maps (under 128 columns an
-  // image) multiply every image's columns at once when the workspace has
-  // room for them (Conv.cpp, im2colBatched): 3x3 at stride 2 over 64
-  // channels (576 rows), 1x1 at stride 2 over 520 channels, 1 to 3
-  // threads, 3 images; fused with a residual and Clip. The roomy workspace
-  // must be the batched one: every image's columns and their product.
+  // Convolutions on small maps (under 128 output positions an image) with
+  // over 1 MiB of weights multiply every image's columns at once when the
+  // workspace has room for them (Conv.cpp, im2colBatched): 3x3 at stride 2
+  // over 64 channels (576 rows, OpenBLAS), 1x1 at stride 2 over 520
+  // channels, pointwise over 300 (OpenBLAS) and 256 (convGemm) channels;
+  // 1 to 3 threads, 3 images; fused with a residual and Clip. The roomy
+  // workspace must be the batched one (every image's columns and their
+  // product); with 55 KiB of weights there is none, the plain path runs.
   struct Case {
-    int64_t C, M, K, H, Wd;
-  } Cases[] = {{64, 24, 3, 11, 9}, {520, 10, 1, 9, 13}};
+    int64_t C, M, K, S, H, Wd;
+    bool Batched;
+  } Cases[] = {{64, 512, 3, 2, 11, 9, true},
+               {520, 512, 1, 2, 9, 13, true},
+               {300, 1000, 1, 1, 6, 7, true},
+               {256, 1100, 1, 1, 6, 7, true},
+               {64, 24, 3, 2, 11, 9, false}};
   std::mt19937 Gen(23);
   std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
   auto Random = [&](size_t N) {
@@ -428,27 +435,28 @@ TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
       X = Dist(Gen);
     return V;
   };
-  for (unsigned Threads : {1u, 2u, 3u})
-    for (const Case &T : Cases)
+  for (const Case &T : Cases) {
+    const int64_t N = 3, P = T.K / 2;
+    const int64_t OH = (T.H + 2 * P - T.K) / T.S + 1;
+    const int64_t OW = (T.Wd + 2 * P - T.K) / T.S + 1;
+    std::vector<float> X = Random(N * T.C * T.H * T.Wd);
+    std::vector<float> W = Random(T.M * T.C * T.K * T.K), B = Random(T.M);
+    std::vector<float> Res = Random(N * T.M * OH * OW);
+    // The direct loop once per case (its weights are large).
+    const std::vector<float> Direct = naiveConv2D(
+        X, W, N, T.C, T.H, T.Wd, T.M, T.K, T.K, 1, T.S, P, 1, OH, OW);
+    for (unsigned Threads : {1u, 2u, 3u})
       for (bool Fused : {false, true}) {
-        const int64_t N = 3, P = T.K / 2;
-        const int64_t OH = (T.H + 2 * P - T.K) / 2 + 1;
-        const int64_t OW = (T.Wd + 2 * P - T.K) / 2 + 1;
-        std::vector<float> X = Random(N * T.C * T.H * T.Wd);
-        std::vector<float> W = Random(T.M * T.C * T.K * T.K), B = Random(T.M);
-        std::vector<float> Res = Random(N * T.M * OH * OW);
-        std::vector<float> Y(Res.size());
-        std::vector<float> Want = naiveConv2D(X, W, N, T.C, T.H, T.Wd, T.M, T.K,
-                                              T.K, 1, 2, P, 1, OH, OW);
+        std::vector<float> Y(Res.size()), Want(Direct.size());
         for (size_t I = 0; I < Want.size(); ++I) {
-          float V = Want[I] + B[I / size_t(OH * OW) % size_t(T.M)];
+          float V = Direct[I] + B[I / size_t(OH * OW) % size_t(T.M)];
           if (Fused)
             V = std::min(std::max(V + Res[I], -0.5f), 0.5f);
           Want[I] = V;
         }
         OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
         R.Roomy = true;
-        R.ints("pads", {P, P, P, P}).ints("strides", {2, 2});
+        R.ints("pads", {P, P, P, P}).ints("strides", {T.S, T.S});
         if (Fused)
           R.s("activation", "Clip")
               .f("activation_min", -0.5)
@@ -460,14 +468,18 @@ TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
           In.push_back(f32(Res, {N, T.M, OH, OW}));
         RUN_OK(R, In, {f32(Y, {N, T.M, OH, OW})});
         SCOPED_TRACE(testing::Message()
-                     << "C " << T.C << " K " << T.K << " threads " << Threads
-                     << (Fused ? " fused" : ""));
-        EXPECT_EQ(R.WorkspaceBytes,
-                  uint64_t(T.C * T.K * T.K + T.M) * N * OH * OW * 4);
+                     << "C " << T.C << " K " << T.K << " stride " << T.S
+                     << " threads " << Threads << (Fused ? " fused" : ""));
+        if (T.Batched)
+          EXPECT_EQ(R.WorkspaceBytes,
+                    uint64_t(T.C * T.K * T.K + T.M) * N * OH * OW * 4);
+        else
+          EXPECT_EQ(R.WorkspaceBytes, uint64_t(T.C * T.K * T.K) * OH * OW * 4);
         for (size_t I = 0; I < Want.size(); ++I)
           ASSERT_NEAR(Y[I], Want[I], 1e-4f * (1 + std::fabs(Want[I])))
               << "at " << I;
       }
+  }
 }
 
 TEST(PoolKernels, TwoDimensionalFastPathPadsAndCounts) {
