@@ -285,6 +285,37 @@ TEST(ConvKernel, Im2colAndDepthwiseAgreeWithDirectLoops) {
   }
 }
 
+TEST(ConvKernel, StrideTwoIm2colRowsMatchADirectLoop) {
+  // im2col copies a stride-2 row's inside columns eight at a time from two
+  // vector loads (Conv.cpp, copyEvens) and the rest one by one: rows whose
+  // inside part is 8, 9, 16 and 17 columns and more, 3x3 and 7x7 windows
+  // with their padding (ResNet's stem), each row's last read ending at the
+  // plane's last element (the tensor's, for the last image's last
+  // channel). Against a direct loop.
+  struct Case {
+    int64_t K, P, H, Wd;
+  } Cases[] = {{3, 1, 5, 17}, {3, 1, 4, 18}, {3, 0, 5, 33},
+               {3, 1, 3, 35}, {7, 3, 6, 38}, {7, 3, 7, 23}};
+  for (const Case &T : Cases) {
+    const int64_t N = 2, C = 3, M = 5;
+    const int64_t OH = (T.H + 2 * T.P - T.K) / 2 + 1,
+                  OW = (T.Wd + 2 * T.P - T.K) / 2 + 1;
+    std::vector<float> X = ramp(N * C * T.H * T.Wd, 0.5f);
+    std::vector<float> W = ramp(M * C * T.K * T.K, 0.25f);
+    std::vector<float> Y(N * M * OH * OW);
+    OpRunner R("Conv");
+    R.ints("strides", {2, 2}).ints("pads", {T.P, T.P, T.P, T.P});
+    RUN_OK(R, {f32(X, {N, C, T.H, T.Wd}), f32(W, {M, C, T.K, T.K})},
+           {f32(Y, {N, M, OH, OW})});
+    SCOPED_TRACE(testing::Message()
+                 << "K " << T.K << " map " << T.H << "x" << T.Wd);
+    expectNear(
+        Y,
+        naiveConv2D(X, W, N, C, T.H, T.Wd, M, T.K, T.K, 1, 2, T.P, 1, OH, OW),
+        1e-4f);
+  }
+}
+
 TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
   // The depthwise path with eight channels in a vector's lanes
   // (DepthwiseBlocked.cpp): channel counts that leave a partial block, a map
