@@ -320,9 +320,9 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
     return M.takeError();
   // Roomier workspaces only where they cost no planned memory: a second
   // plan with them, kept when neither plan was fitted (a fitted plan's
-  // choices depend on its bytes) and its arena is no larger. Deep
-  // convolutions on small maps then multiply every image at once, where
-  // the arena's peak is elsewhere (docs/runtime.md).
+  // choices depend on its bytes) and its arena is no larger: the CPU
+  // convolutions on small maps with large weights then multiply every
+  // image at once, where the arena's peak is elsewhere (docs/runtime.md).
   if (AnyRoomier && !M->Fit) {
     api::Result RoomyRes;
     SymbolRoles RoomyRoles;
