@@ -29,6 +29,16 @@ struct WindowGeometry {
   int64_t kernelSize() const { return productOf(K, 0, K.size()); }
 };
 
+/// Kernel offsets of kernel index KIdx, per axis.
+inline void kernelOffsets(const WindowGeometry &G, int64_t KIdx,
+                          DimVector &KK) {
+  KK.resize(G.rank());
+  for (int64_t I = int64_t(G.rank()) - 1; I >= 0; --I) {
+    KK[I] = KIdx % G.K[I];
+    KIdx /= G.K[I];
+  }
+}
+
 /// Fills G from node N for spatial input dims In, output dims Out and the
 /// kernel dims KernelFromW (W's trailing dims; empty for the pools, which
 /// need kernel_shape). Transposed: ConvTranspose's padding rules. Returns an

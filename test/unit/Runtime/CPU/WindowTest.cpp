@@ -246,6 +246,15 @@ std::vector<float> naiveConv2D(const std::vector<float> &X,
   return Y;
 }
 
+/// N values uniform in [-1, 1) from Gen.
+std::vector<float> uniformValues(std::mt19937 &Gen, size_t N) {
+  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
+  std::vector<float> V(N);
+  for (float &X : V)
+    X = Dist(Gen);
+  return V;
+}
+
 std::vector<float> ramp(size_t N, float Scale) {
   std::vector<float> V(N);
   for (size_t I = 0; I < N; ++I)
@@ -386,13 +395,7 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
                {9, 16, 2, 23, 30},
                {32, 8, 1, 30, 29}};
   std::mt19937 Gen(11);
-  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
-  auto Random = [&](size_t N) {
-    std::vector<float> V(N);
-    for (float &X : V)
-      X = Dist(Gen);
-    return V;
-  };
+  auto Random = [&](size_t N) { return uniformValues(Gen, N); };
   for (unsigned Threads : {1u, 2u, 3u})
     for (const Case &T : Cases)
       for (const char *Act : {"", "Relu", "Clip"}) {
@@ -459,13 +462,7 @@ TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
                {256, 1100, 1, 1, 6, 7, true},
                {64, 24, 3, 2, 11, 9, false}};
   std::mt19937 Gen(23);
-  std::uniform_real_distribution<float> Dist(-1.0f, 1.0f);
-  auto Random = [&](size_t N) {
-    std::vector<float> V(N);
-    for (float &X : V)
-      X = Dist(Gen);
-    return V;
-  };
+  auto Random = [&](size_t N) { return uniformValues(Gen, N); };
   for (const Case &T : Cases) {
     const int64_t N = 3, P = T.K / 2;
     const int64_t OH = (T.H + 2 * P - T.K) / T.S + 1;
