@@ -40,10 +40,9 @@ struct Executable {
 /// Plans R (inference only) for a run with Kernels' workspaces: their plain
 /// ones, or, where some kernel has a roomier one, a second plan with those
 /// when neither plan needed fitting and the second's arena is no larger.
-/// Kernels are
-/// the backend: R.Backend (oomplan's --backend, whose estimated library
-/// workspaces serve a planner without kernels) is not read, so nothing is
-/// counted twice. Errors:
+/// Kernels are the backend: R.Backend (oomplan's --backend, whose estimated
+/// library workspaces serve a planner without kernels) is not read, so
+/// nothing is counted twice. Errors:
 /// the driver's, and unsupported for what the runtime cannot run yet
 /// (training, data-dependent sizes, a batch that does not split evenly).
 llvm::Expected<Executable> planExecutable(const api::Request &R,
