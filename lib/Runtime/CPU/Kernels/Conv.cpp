@@ -536,8 +536,15 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
   const uint64_t Need = columnElements(Tiles, Cg * KSize, OutSize) * sizeof(T);
   if constexpr (std::is_same<T, float>::value) {
     // 3x3 at stride 1 as Winograd F(2x2, 3x3) where its workspace is
-    // within im2col's (the plan's workspace is convWorkspace's choice).
-    const WinogradPlan P = winogradPlan(G, Batch, Ch, M, Group, Need);
+    // within im2col's (the plan's workspace is convWorkspace's choice), or
+    // where a roomy plan gave its larger one (convRoomyWorkspaceBytes).
+    WinogradPlan P = winogradPlan(G, Batch, Ch, M, Group, Need);
+    if (!P.Use && C.Workspace) {
+      const WinogradPlan R =
+          roomyWinogradPlan(G, Batch, Ch, M, Group, BatchedMaxColumns);
+      if (R.Use && C.WorkspaceBytes >= R.Bytes)
+        P = R;
+    }
     if (P.Use) {
       if (!C.Workspace || C.WorkspaceBytes < P.Bytes)
         return C.badInput("the plan gave " + llvm::Twine(C.WorkspaceBytes) +
@@ -807,6 +814,12 @@ uint64_t convRoomyWorkspaceBytes(const Node &N,
   const uint64_t Im2col = columnElements(T, Rows, G.outSize()) * sizeof(float);
   if (winogradPlan(G, Batch, Inputs[0].Dims[1], M, Group, Im2col).Use)
     return 0;
+  // Maps of BatchedMaxColumns positions and more, which the batched path
+  // never takes, may take Winograd's larger workspace instead.
+  const WinogradPlan R = roomyWinogradPlan(G, Batch, Inputs[0].Dims[1], M,
+                                           Group, BatchedMaxColumns);
+  if (R.Use)
+    return R.Bytes;
   const BatchedIm2col B = batchedIm2col(Batch, Group, Rows, M, G.outSize(), T);
   return B.Use ? B.Bytes : 0;
 }

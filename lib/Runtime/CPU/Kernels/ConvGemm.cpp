@@ -33,6 +33,65 @@ constexpr int64_t MC = 120;
 /// of it per call, which only enough column panels repay.
 constexpr int64_t PackAMinColumns = 128;
 
+/// Rows [0, Rows) (at most six, Lda apart) of columns [0, Kc) at Src,
+/// k-major into Dst: Dst[k * 6 + r], rows past Rows zero. Eight columns of
+/// six rows at a time are transposed in registers and stored as eight
+/// overlapping 8-float rows in ascending order, each row's two spare
+/// lanes overwritten by the next (the last's land past Dst[Kc * 6]: the
+/// next tile's first, written after, or AP's slack). Scalar, this copy
+/// was a seventh of a 196-column product's time.
+inline __attribute__((always_inline)) void
+packSix(const float *Src, int64_t Lda, int64_t Rows, int64_t Kc, float *Dst) {
+  int64_t K = 0;
+  if (Rows == MR)
+    for (; K + 8 <= Kc; K += 8) {
+      const float *S = Src + K;
+      const V8 R0 = *reinterpret_cast<const V8U *>(S);
+      const V8 R1 = *reinterpret_cast<const V8U *>(S + Lda);
+      const V8 R2 = *reinterpret_cast<const V8U *>(S + 2 * Lda);
+      const V8 R3 = *reinterpret_cast<const V8U *>(S + 3 * Lda);
+      const V8 R4 = *reinterpret_cast<const V8U *>(S + 4 * Lda);
+      const V8 R5 = *reinterpret_cast<const V8U *>(S + 5 * Lda);
+      const V8 Z{};
+      // Pairs of rows interleaved, then pairs of pairs: Q0 holds rows 0-3
+      // of columns 0 and 4, Q1 of 1 and 5, ..., P0 rows 4-5 likewise.
+      const V8 T0 = OOMPLAN_SHUFFLE8(R0, R1, 0, 8, 1, 9, 4, 12, 5, 13);
+      const V8 T1 = OOMPLAN_SHUFFLE8(R0, R1, 2, 10, 3, 11, 6, 14, 7, 15);
+      const V8 T2 = OOMPLAN_SHUFFLE8(R2, R3, 0, 8, 1, 9, 4, 12, 5, 13);
+      const V8 T3 = OOMPLAN_SHUFFLE8(R2, R3, 2, 10, 3, 11, 6, 14, 7, 15);
+      const V8 T4 = OOMPLAN_SHUFFLE8(R4, R5, 0, 8, 1, 9, 4, 12, 5, 13);
+      const V8 T5 = OOMPLAN_SHUFFLE8(R4, R5, 2, 10, 3, 11, 6, 14, 7, 15);
+      const V8 Q0 = OOMPLAN_SHUFFLE8(T0, T2, 0, 1, 8, 9, 4, 5, 12, 13);
+      const V8 Q1 = OOMPLAN_SHUFFLE8(T0, T2, 2, 3, 10, 11, 6, 7, 14, 15);
+      const V8 Q2 = OOMPLAN_SHUFFLE8(T1, T3, 0, 1, 8, 9, 4, 5, 12, 13);
+      const V8 Q3 = OOMPLAN_SHUFFLE8(T1, T3, 2, 3, 10, 11, 6, 7, 14, 15);
+      const V8 P0 = OOMPLAN_SHUFFLE8(T4, Z, 0, 1, 8, 9, 4, 5, 12, 13);
+      const V8 P1 = OOMPLAN_SHUFFLE8(T4, Z, 2, 3, 10, 11, 6, 7, 14, 15);
+      const V8 P2 = OOMPLAN_SHUFFLE8(T5, Z, 0, 1, 8, 9, 4, 5, 12, 13);
+      const V8 P3 = OOMPLAN_SHUFFLE8(T5, Z, 2, 3, 10, 11, 6, 7, 14, 15);
+      float *D = Dst + K * MR;
+      *reinterpret_cast<V8U *>(D) =
+          OOMPLAN_SHUFFLE8(Q0, P0, 0, 1, 2, 3, 8, 9, 10, 11);
+      *reinterpret_cast<V8U *>(D + 6) =
+          OOMPLAN_SHUFFLE8(Q1, P1, 0, 1, 2, 3, 8, 9, 10, 11);
+      *reinterpret_cast<V8U *>(D + 12) =
+          OOMPLAN_SHUFFLE8(Q2, P2, 0, 1, 2, 3, 8, 9, 10, 11);
+      *reinterpret_cast<V8U *>(D + 18) =
+          OOMPLAN_SHUFFLE8(Q3, P3, 0, 1, 2, 3, 8, 9, 10, 11);
+      *reinterpret_cast<V8U *>(D + 24) =
+          OOMPLAN_SHUFFLE8(Q0, P0, 4, 5, 6, 7, 12, 13, 14, 15);
+      *reinterpret_cast<V8U *>(D + 30) =
+          OOMPLAN_SHUFFLE8(Q1, P1, 4, 5, 6, 7, 12, 13, 14, 15);
+      *reinterpret_cast<V8U *>(D + 36) =
+          OOMPLAN_SHUFFLE8(Q2, P2, 4, 5, 6, 7, 12, 13, 14, 15);
+      *reinterpret_cast<V8U *>(D + 42) =
+          OOMPLAN_SHUFFLE8(Q3, P3, 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+  for (; K < Kc; ++K)
+    for (int64_t R = 0; R < MR; ++R)
+      Dst[K * MR + R] = R < Rows ? Src[R * Lda + K] : 0.0f;
+}
+
 /// The 6 x 8*NV tile of C at C (row stride Ldc): Acc = C (Load) or 0, plus
 /// Bias[row] when given, plus the sum over Kc of A's six rows times B's
 /// 8*NV columns. A row I, column K is
@@ -96,8 +155,8 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
     return;
   // Packed operands and one tile of C, on the stack (137 KiB): a tile at
   // C's edge goes through CT, so that no load or store passes row M or
-  // column N.
-  alignas(32) float AP[MC * KC];
+  // column N. AP's 8 spare floats take packSix's last overlapping store.
+  alignas(32) float AP[MC * KC + 8];
   alignas(32) float BP[KC * NR];
   alignas(32) float CT[MR * NR];
   alignas(32) float Zero[MR] = {};
@@ -111,17 +170,8 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
       const int64_t Mc = std::min(MC, M - I0);
       if (PackA) // six rows at a time, k-major, rows past M zero
         for (int64_t T = 0; T < Mc; T += MR)
-          for (int64_t R = 0; R < MR; ++R) {
-            float *Dst = AP + T * Kc + R;
-            if (T + R >= Mc) {
-              for (int64_t Kk = 0; Kk < Kc; ++Kk)
-                Dst[Kk * MR] = 0.0f;
-              continue;
-            }
-            const float *Src = A + (I0 + T + R) * Lda + K0;
-            for (int64_t Kk = 0; Kk < Kc; ++Kk)
-              Dst[Kk * MR] = Src[Kk];
-          }
+          packSix(A + (I0 + T) * Lda + K0, Lda, std::min<int64_t>(MR, Mc - T),
+                  Kc, AP + T * Kc);
       for (int64_t J = 0; J < N; J += NR) {
         const int64_t Nr = std::min<int64_t>(NR, N - J);
         if (Nr == NR)
@@ -156,9 +206,7 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
           const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
           int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
           if (!PackA && Mr < MR) {
-            for (int64_t R = 0; R < MR; ++R)
-              for (int64_t Kk = 0; Kk < Kc; ++Kk)
-                AP[Kk * MR + R] = R < Mr ? AT[R * Lda + Kk] : 0.0f;
+            packSix(AT, Lda, Mr, Kc, AP);
             AT = AP;
             RS = 1;
             KS = MR;

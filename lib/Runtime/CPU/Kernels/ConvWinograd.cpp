@@ -63,11 +63,15 @@ inline __attribute__((always_inline)) void evenOdd(const float *P, V8 &E,
 
 /// V for Len tiles along padded rows R[0..3], tile k's patch at columns
 /// 2k .. 2k + 3: position p of tile k goes to Out[p * Stride + k]. Eight
-/// tiles a vector (the rows hold 2 * Len + 2 floats, and 16 more).
+/// tiles a vector, the last group too: its lanes past Len are stored
+/// whole where they stay inside Room floats of the row (tiles of later
+/// runs, written after, or columns the product does not read), else
+/// through a buffer. The rows hold 2 * Len + 2 floats and 16 more, so
+/// every lane reads a written float. (Scalar, a 14x14 map's runs of 7
+/// tiles took all their time there.)
 OOMPLAN_SIMD_CLONES void inputRun(const float *const *R, int64_t Len,
-                                  float *Out, int64_t Stride) {
-  int64_t K = 0;
-  for (; K + 8 <= Len; K += 8) {
+                                  float *Out, int64_t Stride, int64_t Room) {
+  for (int64_t K = 0; K < Len; K += 8) {
     V8 T[4][4];
     for (int Rr = 0; Rr < 4; ++Rr) { // d B, row by row
       V8 D0, D1, D2, D3;
@@ -78,50 +82,52 @@ OOMPLAN_SIMD_CLONES void inputRun(const float *const *R, int64_t Len,
       T[Rr][2] = D2 - D1;
       T[Rr][3] = D1 - D3;
     }
+    V8 Res[16];
     for (int J = 0; J < 4; ++J) { // B^T (d B), column by column
-      *reinterpret_cast<V8U *>(Out + (0 + J) * Stride + K) = T[0][J] - T[2][J];
-      *reinterpret_cast<V8U *>(Out + (4 + J) * Stride + K) = T[1][J] + T[2][J];
-      *reinterpret_cast<V8U *>(Out + (8 + J) * Stride + K) = T[2][J] - T[1][J];
-      *reinterpret_cast<V8U *>(Out + (12 + J) * Stride + K) = T[1][J] - T[3][J];
+      Res[0 + J] = T[0][J] - T[2][J];
+      Res[4 + J] = T[1][J] + T[2][J];
+      Res[8 + J] = T[2][J] - T[1][J];
+      Res[12 + J] = T[1][J] - T[3][J];
     }
-  }
-  for (; K < Len; ++K) {
-    float T[4][4];
-    for (int Rr = 0; Rr < 4; ++Rr) {
-      const float *D = R[Rr] + 2 * K;
-      T[Rr][0] = D[0] - D[2];
-      T[Rr][1] = D[1] + D[2];
-      T[Rr][2] = D[2] - D[1];
-      T[Rr][3] = D[1] - D[3];
+    if (K + 8 <= Room) {
+      for (int P = 0; P < 16; ++P)
+        *reinterpret_cast<V8U *>(Out + P * Stride + K) = Res[P];
+      continue;
     }
-    for (int J = 0; J < 4; ++J) {
-      Out[(0 + J) * Stride + K] = T[0][J] - T[2][J];
-      Out[(4 + J) * Stride + K] = T[1][J] + T[2][J];
-      Out[(8 + J) * Stride + K] = T[2][J] - T[1][J];
-      Out[(12 + J) * Stride + K] = T[1][J] - T[3][J];
+    for (int P = 0; P < 16; ++P) {
+      alignas(32) float Lanes[8];
+      *reinterpret_cast<V8 *>(Lanes) = Res[P];
+      std::copy(Lanes, Lanes + (Len - K), Out + P * Stride + K);
     }
   }
 }
 
 /// The 2x2 outputs of Len tiles from their products (position p of tile k
 /// at In[p * Stride + k]) plus Bias: tile k's top row to Top[2k], Top[2k +
-/// 1], its bottom row to Bottom[2k], Bottom[2k + 1]. Eight tiles a vector.
+/// 1], its bottom row to Bottom[2k], Bottom[2k + 1] (both with 16 floats
+/// of room past 2 * Len). Eight tiles a vector, the last group too: its
+/// loads read whole vectors where they stay inside Room floats of the
+/// row, else go through a zero-padded buffer.
 OOMPLAN_SIMD_CLONES void outputRun(const float *In, int64_t Stride, int64_t Len,
-                                   float Bias, float *Top, float *Bottom) {
-  int64_t K = 0;
+                                   int64_t Room, float Bias, float *Top,
+                                   float *Bottom) {
   const V8 BiasV = V8{} + Bias;
-  for (; K + 8 <= Len; K += 8) {
+  for (int64_t K = 0; K < Len; K += 8) {
+    V8 Mv[16];
+    if (K + 8 <= Room) {
+      for (int P = 0; P < 16; ++P)
+        Mv[P] = *reinterpret_cast<const V8U *>(In + P * Stride + K);
+    } else {
+      for (int P = 0; P < 16; ++P) {
+        alignas(32) float Lanes[8] = {};
+        std::copy(In + P * Stride + K, In + P * Stride + Len, Lanes);
+        Mv[P] = *reinterpret_cast<const V8 *>(Lanes);
+      }
+    }
     V8 S[4][2];
     for (int R = 0; R < 4; ++R) { // m A, row by row
-      const V8 M0 = *reinterpret_cast<const V8U *>(In + (4 * R) * Stride + K);
-      const V8 M1 =
-          *reinterpret_cast<const V8U *>(In + (4 * R + 1) * Stride + K);
-      const V8 M2 =
-          *reinterpret_cast<const V8U *>(In + (4 * R + 2) * Stride + K);
-      const V8 M3 =
-          *reinterpret_cast<const V8U *>(In + (4 * R + 3) * Stride + K);
-      S[R][0] = M0 + M1 + M2;
-      S[R][1] = M1 - M2 - M3;
+      S[R][0] = Mv[4 * R] + Mv[4 * R + 1] + Mv[4 * R + 2];
+      S[R][1] = Mv[4 * R + 1] - Mv[4 * R + 2] - Mv[4 * R + 3];
     }
     V8 Y[2][2]; // A^T (m A): rows, then columns
     for (int J = 0; J < 2; ++J) {
@@ -136,35 +142,26 @@ OOMPLAN_SIMD_CLONES void outputRun(const float *In, int64_t Stride, int64_t Len,
           OOMPLAN_SHUFFLE8(Y[R][0], Y[R][1], 4, 12, 5, 13, 6, 14, 7, 15);
     }
   }
-  for (; K < Len; ++K) {
-    float S[4][2];
-    for (int R = 0; R < 4; ++R) {
-      const float M0 = In[(4 * R + 0) * Stride + K];
-      const float M1 = In[(4 * R + 1) * Stride + K];
-      const float M2 = In[(4 * R + 2) * Stride + K];
-      const float M3 = In[(4 * R + 3) * Stride + K];
-      S[R][0] = M0 + M1 + M2;
-      S[R][1] = M1 - M2 - M3;
-    }
-    for (int J = 0; J < 2; ++J) {
-      Top[2 * K + J] = S[0][J] + S[1][J] + S[2][J] + Bias;
-      Bottom[2 * K + J] = S[1][J] - S[2][J] - S[3][J] + Bias;
-    }
-  }
 }
 
 /// Dst[i] = Src[i] (or Dst[i] + Src[i] when Accumulate), clamped when
 /// Clamp is given (the unfused kernels' comparisons: NaN stays NaN).
+/// One loop per case, so that each vectorizes.
 OOMPLAN_SIMD_CLONES void storeRow(const float *Src, float *Dst, int64_t N,
                                   bool Accumulate, const ConvClamp *Clamp) {
-  const float Lo = Clamp ? Clamp->Lo : 0.0f, Hi = Clamp ? Clamp->Hi : 0.0f;
+  if (!Clamp) {
+    if (Accumulate)
+      for (int64_t I = 0; I < N; ++I)
+        Dst[I] += Src[I];
+    else
+      std::copy(Src, Src + N, Dst);
+    return;
+  }
+  const float Lo = Clamp->Lo, Hi = Clamp->Hi;
   for (int64_t I = 0; I < N; ++I) {
     float V = Accumulate ? Dst[I] + Src[I] : Src[I];
-    if (Clamp) {
-      V = V < Lo ? Lo : V;
-      V = Hi < V ? Hi : V;
-    }
-    Dst[I] = V;
+    V = V < Lo ? Lo : V;
+    Dst[I] = Hi < V ? Hi : V;
   }
 }
 
@@ -238,6 +235,15 @@ WinogradPlan winogradPlan(const WindowGeometry &G, int64_t Batch, int64_t C,
   return P;
 }
 
+WinogradPlan roomyWinogradPlan(const WindowGeometry &G, int64_t Batch,
+                               int64_t C, int64_t M, int64_t Group,
+                               int64_t MinOutSize) {
+  if (G.outSize() < MinOutSize)
+    return WinogradPlan();
+  // Room for every slot: MaxSlots or one per block, whichever is fewer.
+  return winogradPlan(G, Batch, C, M, Group, uint64_t(1) << 62);
+}
+
 void winogradConv(const KernelContext &KC, const WindowGeometry &G,
                   const WinogradPlan &P, bool Accumulate, ConvTileFn Post,
                   const ConvClamp *Clamp) {
@@ -258,7 +264,7 @@ void winogradConv(const KernelContext &KC, const WindowGeometry &G,
   const int64_t Workers = std::min<int64_t>(P.Slots, KC.Pool.threads());
   KC.Pool.parallelFor(Workers, 1, [&](int64_t S0, int64_t S1) {
     alignas(32) float Rows[4][MaxRow + RowSlack];
-    alignas(32) float Top[2 * TileBlock], Bottom[2 * TileBlock];
+    alignas(32) float Top[2 * TileBlock + 16], Bottom[2 * TileBlock + 16];
     for (int64_t S = S0; S < S1; ++S) {
       float *V = Slots + S * (VFloats + MFloats), *Mo = V + VFloats;
       for (int64_t Task; (Task = Next.fetch_add(1)) < T.Blocks;) {
@@ -289,7 +295,8 @@ void winogradConv(const KernelContext &KC, const WindowGeometry &G,
                             Row + Lead);
                   std::fill(Row + Lead + (In1 - In0), Row + (X1 - X0), 0.0f);
                 }
-                inputRun(RowPtrs, Len, V + Ci * TileBlock + K0, C * TileBlock);
+                inputRun(RowPtrs, Len, V + Ci * TileBlock + K0, C * TileBlock,
+                         TileBlock - K0);
               }
             });
         // The 16 products, M x Tiles x C each.
@@ -307,7 +314,7 @@ void winogradConv(const KernelContext &KC, const WindowGeometry &G,
                             RowsOut = std::min<int64_t>(2, OH - Row0);
               for (int64_t Mi = 0; Mi < M; ++Mi) {
                 outputRun(Mo + Mi * TileBlock + K0, M * TileBlock, Len,
-                          Bias ? Bias[Mi] : 0.0f, Top, Bottom);
+                          TileBlock - K0, Bias ? Bias[Mi] : 0.0f, Top, Bottom);
                 for (int64_t R = 0; R < RowsOut; ++R) {
                   const float *Src = R == 0 ? Top : Bottom;
                   storeRow(Src, Yd + ((N * M + Mi) * OH + Row0 + R) * OW + Col0,

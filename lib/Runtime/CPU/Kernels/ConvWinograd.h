@@ -13,7 +13,10 @@
 // per slot, a block of transformed patches and products) is no larger than
 // the im2col workspace it replaces, so that a plan's arena never grows for
 // it: in practice the wide, shallow layers (64 and 128 channels), whose
-// weights are small next to their maps.
+// weights are small next to their maps. Deeper layers (ResNet's 256
+// channels on 14x14 maps: 4.2 MB of U against 1.8 MB of im2col) take it
+// only in a roomy plan (Kernel::RoomyWorkspace), kept where the arena does
+// not grow.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVWINOGRAD_H
@@ -40,6 +43,15 @@ struct WinogradPlan {
 /// group, and a workspace within Im2colBytes.
 WinogradPlan winogradPlan(const WindowGeometry &G, int64_t Batch, int64_t C,
                           int64_t M, int64_t Group, uint64_t Im2colBytes);
+
+/// The plan where the workspace may be larger than im2col's (a roomy
+/// plan): the same conditions but the workspace's, on maps of at least
+/// MinOutSize output positions an image. On smaller maps (7x7) a quarter
+/// of the tiles' outputs fall outside the map, and the batched im2col path
+/// measured faster.
+WinogradPlan roomyWinogradPlan(const WindowGeometry &G, int64_t Batch,
+                               int64_t C, int64_t M, int64_t Group,
+                               int64_t MinOutSize);
 
 /// The convolution of KC (inputs X, W, optional B; output Y, float) on this
 /// path, with P's workspace: Y = conv + B, or Y += conv + B when

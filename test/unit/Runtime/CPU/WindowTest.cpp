@@ -444,6 +444,58 @@ TEST(ConvKernel, WinogradMatchesADirectLoop) {
       }
 }
 
+TEST(ConvKernel, RoomyWinogradMatchesADirectLoop) {
+  // 64 channels on a 12x12 map (144 output positions): Winograd's workspace
+  // (U, 262,144 bytes, and a slot of 524,288) is larger than im2col's
+  // (576 x 144 floats), so a plain plan runs im2col; a roomy plan gives
+  // Winograd its slots, one per block of 64 of the 108 tiles, and the
+  // convolution must still match the direct loop (fused with a residual
+  // and Relu too). On a 7x7 map the roomy plan is not Winograd's.
+  const int64_t N = 3, C = 64, M = 64, H = 12;
+  std::mt19937 Gen(29);
+  auto Random = [&](size_t Count) { return uniformValues(Gen, Count); };
+  std::vector<float> X = Random(N * C * H * H), W = Random(M * C * 9),
+                     B = Random(M), Res = Random(N * M * H * H);
+  const std::vector<float> Direct =
+      naiveConv2D(X, W, N, C, H, H, M, 3, 3, 1, 1, 1, 1, H, H);
+  for (bool Roomy : {false, true})
+    for (bool Fused : {false, true})
+      for (unsigned Threads : {1u, 2u}) {
+        OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
+        R.Roomy = Roomy;
+        R.ints("pads", {1, 1, 1, 1});
+        if (Fused)
+          R.s("activation", "Relu");
+        std::vector<runtime::TensorRef> In{f32(X, {N, C, H, H}),
+                                           f32(W, {M, C, 3, 3}), f32(B, {M})};
+        if (Fused)
+          In.push_back(f32(Res, {N, M, H, H}));
+        std::vector<float> Y(Res.size());
+        RUN_OK(R, In, {f32(Y, {N, M, H, H})});
+        SCOPED_TRACE(testing::Message()
+                     << (Roomy ? "roomy" : "plain") << (Fused ? " fused" : "")
+                     << " threads " << Threads);
+        EXPECT_EQ(R.WorkspaceBytes, Roomy ? uint64_t(262144 + 2 * 524288)
+                                          : uint64_t(C * 9 * H * H * 4));
+        for (size_t I = 0; I < Y.size(); ++I) {
+          float Want = Direct[I] + B[I / size_t(H * H) % size_t(M)];
+          if (Fused)
+            Want = std::max(Want + Res[I], 0.0f);
+          ASSERT_NEAR(Y[I], Want, 1e-4f * (1 + std::fabs(Want))) << "at " << I;
+        }
+      }
+  // 7x7: the batched path's room (its weights are over 1 MiB at 512
+  // channels) or none, never Winograd's.
+  std::vector<float> X7 = Random(2 * 512 * 49), W7(512 * 512 * 9, 0.01f);
+  std::vector<float> Y7(2 * 512 * 49);
+  OpRunner R7("Conv", 17, 1);
+  R7.Roomy = true;
+  R7.ints("pads", {1, 1, 1, 1});
+  RUN_OK(R7, {f32(X7, {2, 512, 7, 7}), f32(W7, {512, 512, 3, 3})},
+         {f32(Y7, {2, 512, 7, 7})});
+  EXPECT_EQ(R7.WorkspaceBytes, uint64_t(512 * 9 + 512) * 2 * 49 * 4);
+}
+
 TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
   // Convolutions on small maps (under 128 output positions an image) with
   // over 1 MiB of weights multiply every image's columns at once when the
