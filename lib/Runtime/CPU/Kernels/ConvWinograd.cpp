@@ -166,27 +166,38 @@ OOMPLAN_SIMD_CLONES void storeRow(const float *Src, float *Dst, int64_t N,
 }
 
 /// U = G g G^T for every (output, input) channel pair: position p of pair
-/// (m, c) at U[(p * M + m) * C + c].
+/// (m, c) at U[(p * M + m) * C + c]. Runs of up to 64 input channels are
+/// transformed into a buffer, position by position, and each position's
+/// run copied out whole: written pair by pair, the 16 values went to 16
+/// cache lines M * C floats apart, and this transform (once per run) took
+/// as long as a sixth of the convolution on ResNet-50's 256-channel layers.
 void transformWeights(const KernelContext &KC, const float *W, int64_t M,
                       int64_t C, float *U) {
+  constexpr int64_t Run = 64;
   KC.Pool.parallelFor(M, 1, [&](int64_t M0, int64_t M1) {
+    float Buf[16][Run];
     for (int64_t Mo = M0; Mo < M1; ++Mo)
-      for (int64_t Ci = 0; Ci < C; ++Ci) {
-        const float *G = W + (Mo * C + Ci) * 9;
-        float Gg[4][3]; // G g: rows g0, (g0+g1+g2)/2, (g0-g1+g2)/2, g2
-        for (int J = 0; J < 3; ++J) {
-          Gg[0][J] = G[J];
-          Gg[1][J] = 0.5f * (G[J] + G[3 + J] + G[6 + J]);
-          Gg[2][J] = 0.5f * (G[J] - G[3 + J] + G[6 + J]);
-          Gg[3][J] = G[6 + J];
+      for (int64_t C0 = 0; C0 < C; C0 += Run) {
+        const int64_t Len = std::min(Run, C - C0);
+        for (int64_t K = 0; K < Len; ++K) {
+          const float *G = W + (Mo * C + C0 + K) * 9;
+          float Gg[4][3]; // G g: rows g0, (g0+g1+g2)/2, (g0-g1+g2)/2, g2
+          for (int J = 0; J < 3; ++J) {
+            Gg[0][J] = G[J];
+            Gg[1][J] = 0.5f * (G[J] + G[3 + J] + G[6 + J]);
+            Gg[2][J] = 0.5f * (G[J] - G[3 + J] + G[6 + J]);
+            Gg[3][J] = G[6 + J];
+          }
+          for (int I = 0; I < 4; ++I) { // (G g) G^T, row by row
+            const float A = Gg[I][0], B = Gg[I][1], Cc = Gg[I][2];
+            Buf[4 * I][K] = A;
+            Buf[4 * I + 1][K] = 0.5f * (A + B + Cc);
+            Buf[4 * I + 2][K] = 0.5f * (A - B + Cc);
+            Buf[4 * I + 3][K] = Cc;
+          }
         }
-        for (int I = 0; I < 4; ++I) { // (G g) G^T, row by row
-          const float A = Gg[I][0], B = Gg[I][1], Cc = Gg[I][2];
-          const float Row[4] = {A, 0.5f * (A + B + Cc), 0.5f * (A - B + Cc),
-                                Cc};
-          for (int J = 0; J < 4; ++J)
-            U[((4 * I + J) * M + Mo) * C + Ci] = Row[J];
-        }
+        for (int P = 0; P < 16; ++P)
+          std::copy(Buf[P], Buf[P] + Len, U + (P * M + Mo) * C + C0);
       }
   });
 }
