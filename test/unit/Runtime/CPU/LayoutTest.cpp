@@ -25,6 +25,58 @@ TEST(ShapeKernels, TransposeTwoAndThreeDims) {
   EXPECT_EQ(B, (I64{0, 1, 4, 5, 2, 3, 6, 7}));
 }
 
+TEST(ShapeKernels, TransposesOfTheInnermostAxisMatchADirectLoop) {
+  // Permutations whose innermost output axis is strided in the input while
+  // another axis is the input's contiguous one go through square tiles
+  // (StridedCopy.cpp): attention's K^T ([S, B*H, D] -> [B*H, D, S]), the
+  // last two axes swapped, and a full reversal, with sizes that are not
+  // multiples of the 16-element tile, on 1-, 2-, 4- and 8-byte elements,
+  // each against out[i] = in[sum of i_k * stride of perm[k]].
+  struct Case {
+    I64 Dims, Perm;
+  } Cases[] = {{{37, 12, 21}, {1, 2, 0}},
+               {{3, 5, 19, 33}, {0, 1, 3, 2}},
+               {{4, 18, 7}, {2, 1, 0}},
+               {{2, 64, 40}, {0, 2, 1}}};
+  for (const Case &T : Cases) {
+    const int64_t R = int64_t(T.Dims.size());
+    I64 OutDims(R), InStr(R, 1);
+    for (int64_t K = R - 2; K >= 0; --K)
+      InStr[K] = InStr[K + 1] * T.Dims[K + 1];
+    int64_t N = 1;
+    for (int64_t K = 0; K < R; ++K) {
+      OutDims[K] = T.Dims[T.Perm[K]];
+      N *= T.Dims[K];
+    }
+    std::vector<int64_t> Want(N);
+    for (int64_t I = 0; I < N; ++I) {
+      int64_t Rem = I, Off = 0;
+      for (int64_t K = R - 1; K >= 0; --K) {
+        Off += (Rem % OutDims[K]) * InStr[T.Perm[K]];
+        Rem /= OutDims[K];
+      }
+      Want[I] = Off;
+    }
+    for (ElementType Ty : {ElementType::Int8, ElementType::Float16,
+                           ElementType::Float, ElementType::Int64}) {
+      const size_t EB = elementBits(Ty) / 8;
+      std::vector<uint8_t> X(N * EB), Y(N * EB, 0xAB);
+      // Element I holds I's low bytes: every element distinct up to 2^(8EB).
+      for (int64_t I = 0; I < N; ++I)
+        for (size_t B = 0; B < EB; ++B)
+          X[I * EB + B] = uint8_t(uint64_t(I) >> (8 * B));
+      OpRunner P("Transpose", 17, 2);
+      P.ints("perm", T.Perm);
+      RUN_OK(P, {tensor(X, Ty, T.Dims)}, {tensor(Y, Ty, OutDims)});
+      for (int64_t I = 0; I < N; ++I)
+        for (size_t B = 0; B < EB; ++B)
+          ASSERT_EQ(Y[I * EB + B], uint8_t(uint64_t(Want[I]) >> (8 * B)))
+              << "element " << I << " of " << N << ", " << EB
+              << "-byte elements";
+    }
+  }
+}
+
 TEST(ShapeKernels, ReshapeCopiesWhenNotAliased) {
   std::vector<float> X{1, 2, 3, 4}, Y(4);
   I64 S{4};
