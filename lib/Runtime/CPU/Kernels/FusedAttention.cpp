@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "Elementwise.h"
+#include "FastMath.h"
 #include "FusedKernels.h"
 #include "Gemm.h"
 #include "TensorUtil.h"
@@ -127,6 +129,12 @@ void biasAndMask(const Attention &A, int64_t B, int64_t Row, int64_t Col0,
   }
 }
 
+/// e^X for the softmax's exponents (X <= 0 once the max is subtracted, or
+/// NaN): fastExp (FastMath.h, within 3e-7 relative), and 0 below -87.3,
+/// where float's exp underflows (masked scores, -inf, among them). With
+/// std::exp, a libm call per score, the exponents were half the kernel.
+inline float softmaxExp(float X) { return X < -87.3f ? 0.0f : fastExp(X); }
+
 /// The online-softmax step for one row of Kn scores S: turns S into
 /// exp(s - m_new), rescales the row's accumulator and sum by
 /// exp(m_old - m_new). A row whose max is still -inf contributes nothing
@@ -134,12 +142,30 @@ void biasAndMask(const Attention &A, int64_t B, int64_t Row, int64_t Col0,
 /// score makes the row's sum NaN, which stays NaN (NaN * c + s), so the
 /// row comes out NaN as the unfused Softmax gives it, whatever the block
 /// it falls in: the max skips NaN, and a block of NaN and -inf only would
-/// otherwise be dropped with the -inf ones.
-void onlineRow(float *S, int64_t Kn, float &M, float &L, float *Acc,
-               int64_t Dv) {
+/// otherwise be dropped with the -inf ones. The max, the NaN test and the
+/// sum run in eight lanes, so that their loops vectorize (a float sum in
+/// one chain cannot be reordered), then across the lanes.
+OOMPLAN_SIMD_CLONES void onlineRow(float *S, int64_t Kn, float &M, float &L,
+                                   float *Acc, int64_t Dv) {
+  constexpr int W = 8;
+  float MaxL[W];
+  int NaNL[W] = {};
+  for (int I = 0; I < W; ++I)
+    MaxL[I] = M;
+  int64_t J = 0;
+  for (; J + W <= Kn; J += W)
+    for (int I = 0; I < W; ++I) {
+      const float V = S[J + I];
+      NaNL[I] |= V != V;
+      MaxL[I] = MaxL[I] < V ? V : MaxL[I]; // std::max: NaN skipped
+    }
   float Max = M;
   bool NaN = false;
-  for (int64_t J = 0; J < Kn; ++J) {
+  for (int I = 0; I < W; ++I) {
+    NaN |= NaNL[I] != 0;
+    Max = std::max(Max, MaxL[I]);
+  }
+  for (; J < Kn; ++J) {
     NaN |= std::isnan(S[J]);
     Max = std::max(Max, S[J]);
   }
@@ -149,15 +175,22 @@ void onlineRow(float *S, int64_t Kn, float &M, float &L, float *Acc,
     std::fill(S, S + Kn, 0.0f);
     return;
   }
-  const float Corr = std::exp(M - Max);
+  const float Corr = softmaxExp(M - Max);
+  for (int64_t K = 0; K < Kn; ++K)
+    S[K] = softmaxExp(S[K] - Max);
+  float SumL[W] = {};
+  J = 0;
+  for (; J + W <= Kn; J += W)
+    for (int I = 0; I < W; ++I)
+      SumL[I] += S[J + I];
   float Sum = 0;
-  for (int64_t J = 0; J < Kn; ++J) {
-    S[J] = std::exp(S[J] - Max);
+  for (int I = 0; I < W; ++I)
+    Sum += SumL[I];
+  for (; J < Kn; ++J)
     Sum += S[J];
-  }
   if (Corr != 1.0f)
-    for (int64_t J = 0; J < Dv; ++J)
-      Acc[J] *= Corr;
+    for (int64_t K = 0; K < Dv; ++K)
+      Acc[K] *= Corr;
   L = L * Corr + Sum;
   M = Max;
 }
