@@ -10,6 +10,7 @@
 #include "DepthwiseBlocked.h"
 #include "Elementwise.h"
 #include "TensorUtil.h"
+#include "Vector8.h"
 #include <algorithm>
 
 namespace oomplan {
@@ -196,6 +197,80 @@ void depthwisePlane(const T *X, const T *Wt, T *Y, const WindowGeometry &G) {
   }
 }
 
+/// A 3x3, stride-1, "same" (one pixel of zero padding) plane this small
+/// is convolved flat (depthwiseFlat3x3).
+constexpr int64_t FlatMaxPlane = 4096;
+
+bool flatApplies(const WindowGeometry &G) {
+  return G.rank() == 2 && G.K[0] == 3 && G.K[1] == 3 && G.S[0] == 1 &&
+         G.S[1] == 1 && G.D[0] == 1 && G.D[1] == 1 && G.PadBegin[0] == 1 &&
+         G.PadBegin[1] == 1 && G.Out[0] == G.In[0] && G.Out[1] == G.In[1] &&
+         G.In[1] >= 4 && G.In[1] < CompactRowLimit &&
+         G.In[0] * G.In[1] <= FlatMaxPlane;
+}
+
+/// One plane of a flatApplies convolution, H x Wd, weights W9: the plane
+/// is copied between zero margins (a row and a float above, as much and a
+/// vector below), and eight consecutive outputs of the flattened plane at
+/// a time sum their nine taps from unaligned loads, the taps left and
+/// right of the plane's edges masked to zero by column (those loads reach
+/// into the neighbouring row). So every padding tap is a zero times its
+/// weight, as in the channel-blocked path and im2col (an infinite weight
+/// makes the padded outputs NaN). No transposes: on the 7- to 28-wide maps
+/// of mobile networks the channel-blocked path spent most of its time
+/// transposing eight planes in and out. Y = sum + Bias (plus Y's own value
+/// when Accumulate), clamped when Clamp is given.
+OOMPLAN_SIMD_CLONES void depthwiseFlat3x3(const float *X, const float *W9,
+                                          float Bias, float *Y, int64_t H,
+                                          int64_t Wd, bool Accumulate,
+                                          const ConvClamp *Clamp) {
+  const int64_t N = H * Wd, Margin = Wd + 1;
+  alignas(32) float Buf[FlatMaxPlane + 2 * CompactRowLimit + 16];
+  std::fill(Buf, Buf + Margin, 0.0f);
+  std::copy(X, X + N, Buf + Margin);
+  std::fill(Buf + Margin + N, Buf + 2 * Margin + N + 8, 0.0f);
+  const float *P = Buf + Margin;
+  V8 Wv[9];
+  for (int K = 0; K < 9; ++K)
+    Wv[K] = V8{} + W9[K];
+  const V8 Lo = V8{} + (Clamp ? Clamp->Lo : 0.0f),
+           Hi = V8{} + (Clamp ? Clamp->Hi : 0.0f);
+  const V8I Lane = {0, 1, 2, 3, 4, 5, 6, 7}, WdV = V8I{} + int(Wd);
+  for (int64_t O = 0; O < N; O += 8) {
+    // The lanes' columns: O % Wd plus the lane, wrapped (twice at most,
+    // as Wd >= 4).
+    V8I Col = Lane + int(O % Wd);
+    Col -= (Col >= WdV) & WdV;
+    Col -= (Col >= WdV) & WdV;
+    const V8I KeepL = Col != 0, KeepR = Col != WdV - 1;
+    V8 Acc = V8{} + Bias;
+    for (int Dy = 0; Dy < 3; ++Dy) {
+      const float *R = P + O + (Dy - 1) * Wd;
+      const V8 L = V8(V8I(*reinterpret_cast<const V8U *>(R - 1)) & KeepL);
+      const V8 M = *reinterpret_cast<const V8U *>(R);
+      const V8 Rt = V8(V8I(*reinterpret_cast<const V8U *>(R + 1)) & KeepR);
+      Acc += Wv[3 * Dy] * L + Wv[3 * Dy + 1] * M + Wv[3 * Dy + 2] * Rt;
+    }
+    const int64_t Count = std::min<int64_t>(8, N - O);
+    alignas(32) float Old[8] = {};
+    if (Accumulate)
+      std::copy(Y + O, Y + O + Count, Old);
+    if (Accumulate)
+      Acc += *reinterpret_cast<const V8 *>(Old);
+    if (Clamp) { // the unfused kernels' comparisons: NaN stays NaN
+      Acc = Acc < Lo ? Lo : Acc;
+      Acc = Hi < Acc ? Hi : Acc;
+    }
+    if (Count == 8) {
+      *reinterpret_cast<V8U *>(Y + O) = Acc;
+    } else {
+      alignas(32) float Out[8];
+      *reinterpret_cast<V8 *>(Out) = Acc;
+      std::copy(Out, Out + Count, Y + O);
+    }
+  }
+}
+
 } // namespace
 
 template <typename T>
@@ -203,6 +278,24 @@ void depthwiseConv(const KernelContext &C, const WindowGeometry &G,
                    bool Accumulate, ConvTileFn Post, const ConvClamp *Clamp) {
   const TensorRef &X = C.Inputs[0], &W = C.Inputs[1], &Y = C.Outputs[0];
   const int64_t Ch = X.Dims[1], Mult = Y.Dims[1] / Ch, Batch = X.Dims[0];
+  if constexpr (std::is_same<T, float>::value)
+    if (Y.Dims[1] == Ch && flatApplies(G)) {
+      const float *B =
+          hasInput(C, 2) ? C.Inputs[2].data<const float>() : nullptr;
+      const float *W = C.Inputs[1].data<const float>();
+      const int64_t Size = G.inSize();
+      C.Pool.parallelFor(Batch * Ch, 1, [&](int64_t Begin, int64_t End) {
+        for (int64_t NC = Begin; NC < End; ++NC) {
+          const int64_t Ci = NC % Ch;
+          depthwiseFlat3x3(X.data<const float>() + NC * Size, W + Ci * 9,
+                           B ? B[Ci] : 0.0f, Y.data<float>() + NC * Size,
+                           G.In[0], G.In[1], Accumulate, Clamp);
+          if (Post && !Clamp)
+            Post(NC, NC + 1, 0, Size);
+        }
+      });
+      return;
+    }
   if (depthwiseBlockedApplies(G, X.Type, Ch, Y.Dims[1])) {
     depthwiseBlocked(C, G, Accumulate, Post, Clamp);
     return;

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "OpRunner.h"
 #include <cmath>
+#include <limits>
 #include <random>
 
 using namespace oomplan;
@@ -379,6 +380,75 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
                    << T.Wd << " threads " << Threads);
       expectNear(Y, Want, 1e-4f);
     }
+}
+
+TEST(ConvKernel, FlatDepthwiseMatchesADirectLoop) {
+  // 3x3 depthwise at stride 1 with one pixel of padding on maps 4 to 31
+  // wide run on flattened planes (DepthwiseConv.cpp, depthwiseFlat3x3):
+  // a plane shorter than a vector (1x5), partial last vectors, vectors
+  // that cross rows; NaN at a plane's first and last columns (the masked
+  // taps of the neighbouring rows must not see it); a channel with an
+  // infinite corner weight, whose padding taps are 0 * inf = NaN as for
+  // im2col and the channel-blocked path (the direct loop runs on the
+  // zero-padded input); fused with a residual and Clip, 1 and 2 threads.
+  struct Case {
+    int64_t H, Wd;
+  } Cases[] = {{1, 5}, {3, 4}, {7, 7}, {5, 9}, {14, 14}, {2, 31}};
+  std::mt19937 Gen(31);
+  const float NaN = std::numeric_limits<float>::quiet_NaN();
+  for (const Case &T : Cases)
+    for (bool Fused : {false, true})
+      for (unsigned Threads : {1u, 2u}) {
+        const int64_t N = 2, C = 3, Size = T.H * T.Wd;
+        std::vector<float> X = uniformValues(Gen, N * C * Size);
+        std::vector<float> W = uniformValues(Gen, C * 9);
+        std::vector<float> B = uniformValues(Gen, C);
+        std::vector<float> Res = uniformValues(Gen, N * C * Size);
+        X[Size + T.Wd - 1] = NaN;    // image 0, channel 1: last column, row 0
+        X[Size + Size - T.Wd] = NaN; // first column of its last row
+        if (Fused)
+          W[2 * 9] = std::numeric_limits<float>::infinity(); // a corner tap
+        const int64_t PH = T.H + 2, PW = T.Wd + 2;
+        std::vector<float> Padded(N * C * PH * PW, 0.0f);
+        for (int64_t P = 0; P < N * C; ++P)
+          for (int64_t Row = 0; Row < T.H; ++Row)
+            std::copy_n(X.begin() + (P * T.H + Row) * T.Wd, T.Wd,
+                        Padded.begin() + (P * PH + Row + 1) * PW + 1);
+        std::vector<float> Want = naiveConv2D(Padded, W, N, C, PH, PW, C, 3, 3,
+                                              C, 1, 0, 1, T.H, T.Wd);
+        for (size_t I = 0; I < Want.size(); ++I) {
+          float V = Want[I] + B[I / size_t(Size) % size_t(C)];
+          if (Fused) {
+            V += Res[I];
+            V = V < -0.5f ? -0.5f : V;
+            V = 0.5f < V ? 0.5f : V;
+          }
+          Want[I] = V;
+        }
+        OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
+        R.i("group", C).ints("pads", {1, 1, 1, 1});
+        if (Fused)
+          R.s("activation", "Clip")
+              .f("activation_min", -0.5)
+              .f("activation_max", 0.5);
+        std::vector<runtime::TensorRef> In{f32(X, {N, C, T.H, T.Wd}),
+                                           f32(W, {C, 1, 3, 3}), f32(B, {C})};
+        if (Fused)
+          In.push_back(f32(Res, {N, C, T.H, T.Wd}));
+        std::vector<float> Y(Res.size());
+        RUN_OK(R, In, {f32(Y, {N, C, T.H, T.Wd})});
+        SCOPED_TRACE(testing::Message()
+                     << "map " << T.H << "x" << T.Wd << (Fused ? " fused" : "")
+                     << " threads " << Threads);
+        for (size_t I = 0; I < Y.size(); ++I) {
+          if (std::isnan(Want[I])) {
+            ASSERT_TRUE(std::isnan(Y[I])) << "at " << I;
+            continue;
+          }
+          ASSERT_NEAR(Y[I], Want[I], 1e-5f * (1 + std::fabs(Want[I])))
+              << "at " << I;
+        }
+      }
 }
 
 TEST(ConvKernel, WinogradMatchesADirectLoop) {
