@@ -252,11 +252,11 @@ OOMPLAN_SIMD_CLONES void depthwiseFlat3x3(const float *X, const float *W9,
       Acc += Wv[3 * Dy] * L + Wv[3 * Dy + 1] * M + Wv[3 * Dy + 2] * Rt;
     }
     const int64_t Count = std::min<int64_t>(8, N - O);
-    alignas(32) float Old[8] = {};
-    if (Accumulate)
+    if (Accumulate) { // Y's own values, the lanes past the plane's end 0
+      alignas(32) float Old[8] = {};
       std::copy(Y + O, Y + O + Count, Old);
-    if (Accumulate)
       Acc += *reinterpret_cast<const V8 *>(Old);
+    }
     if (Clamp) { // the unfused kernels' comparisons: NaN stays NaN
       Acc = Acc < Lo ? Lo : Acc;
       Acc = Hi < Acc ? Hi : Acc;

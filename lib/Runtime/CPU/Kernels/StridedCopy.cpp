@@ -47,6 +47,7 @@ void copyRowAny(char *Dst, const char *Src, int64_t N, int64_t Stride,
       std::memcpy(Dst + I * EB, Src + I * Stride * int64_t(EB), EB);
   }
 }
+
 /// Side of the tiles of the transposing path: 16 elements (a 64-byte line
 /// of floats) each way.
 constexpr int64_t TileSide = 16;
