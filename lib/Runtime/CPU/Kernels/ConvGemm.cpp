@@ -144,14 +144,104 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
       *reinterpret_cast<V8U *>(C + I * Ldc + 8 * V) = Acc[I][V];
 }
 
+/// Panels this narrow or narrower at N's end take tailColumns.
+constexpr int64_t TailMax = 4;
+
+/// Columns [0, NC) of the packed B panel (16 floats per k) against the
+/// G packed row tiles of AT (tile g at AT + g * TileStride, k-major, six
+/// rows per k) into C's rows (Row0 + 6g + r, r < Rows[g]), columns [0,
+/// NC) at C: Load, Bias and Clamp as tile's. A row tile is one vector
+/// here (its six rows in lanes 0-5, the next k's first two in 6-7, never
+/// stored), so the G * NC sums are independent chains; tile<1> spends on
+/// a one-column panel most of a whole panel's time (its six sums wait on
+/// the FMA latency), which on a 7x7 map's 49 columns was a fifth of the
+/// product. Each sum still runs over k in order from the same start, so a
+/// column's values do not depend on whether it fell in a tail.
+template <int NC, int G>
+inline __attribute__((always_inline)) void
+tailColumns(int64_t Kc, const float *__restrict AT, int64_t TileStride,
+            const int64_t *Rows, const float *__restrict B, float *C,
+            int64_t Ldc, bool Load, const float *Bias, const ConvClamp *Clamp) {
+  V8 Acc[G][NC];
+#pragma GCC unroll 4
+  for (int Gi = 0; Gi < G; ++Gi)
+#pragma GCC unroll 4
+    for (int Ci = 0; Ci < NC; ++Ci) {
+      alignas(32) float Init[8] = {};
+      if (Load)
+        for (int64_t R = 0; R < Rows[Gi]; ++R)
+          Init[R] = C[(6 * Gi + R) * Ldc + Ci];
+      Acc[Gi][Ci] = *reinterpret_cast<const V8 *>(Init);
+      if (Bias) {
+        alignas(32) float BV[8] = {};
+        std::copy(Bias + 6 * Gi, Bias + 6 * Gi + Rows[Gi], BV);
+        Acc[Gi][Ci] += *reinterpret_cast<const V8 *>(BV);
+      }
+    }
+  for (int64_t K = 0; K < Kc; ++K) {
+    V8 AV[G];
+#pragma GCC unroll 4
+    for (int Gi = 0; Gi < G; ++Gi)
+      AV[Gi] = *reinterpret_cast<const V8U *>(AT + Gi * TileStride + K * MR);
+#pragma GCC unroll 4
+    for (int Ci = 0; Ci < NC; ++Ci) {
+      const float BS = B[K * NR + Ci];
+#pragma GCC unroll 4
+      for (int Gi = 0; Gi < G; ++Gi)
+        Acc[Gi][Ci] += AV[Gi] * BS;
+    }
+  }
+#pragma GCC unroll 4
+  for (int Gi = 0; Gi < G; ++Gi)
+#pragma GCC unroll 4
+    for (int Ci = 0; Ci < NC; ++Ci) {
+      V8 V = Acc[Gi][Ci];
+      if (Clamp) { // tile's comparisons: NaN stays NaN
+        const V8 Lo = V8{} + Clamp->Lo, Hi = V8{} + Clamp->Hi;
+        V = V < Lo ? Lo : V;
+        V = Hi < V ? Hi : V;
+      }
+      alignas(32) float Out[8];
+      *reinterpret_cast<V8 *>(Out) = V;
+      for (int64_t R = 0; R < Rows[Gi]; ++R)
+        C[(6 * Gi + R) * Ldc + Ci] = Out[R];
+    }
+}
+
+/// tailColumns over Mc rows (packed at AP, Kc per k block and tile) from
+/// row I0 on, NC columns at column J: four row tiles at a time for one or
+/// two columns, two for three or four (the sums and A's vectors within
+/// the sixteen registers).
+template <int NC>
+inline __attribute__((always_inline)) void
+tailPanel(int64_t Kc, const float *AP, int64_t Mc, int64_t I0, const float *BP,
+          float *C, int64_t Ldc, int64_t J, bool Load, const float *Bias,
+          const ConvClamp *Clamp) {
+  constexpr int G = NC <= 2 ? 4 : 2;
+  int64_t Rows[G];
+  int64_t T = 0;
+  for (; T + G * MR <= Mc; T += G * MR) {
+    for (int Gi = 0; Gi < G; ++Gi)
+      Rows[Gi] = MR;
+    tailColumns<NC, G>(Kc, AP + T * Kc, MR * Kc, Rows, BP,
+                       C + (I0 + T) * Ldc + J, Ldc, Load,
+                       Bias ? Bias + I0 + T : nullptr, Clamp);
+  }
+  for (; T < Mc; T += MR) {
+    Rows[0] = std::min<int64_t>(MR, Mc - T);
+    tailColumns<NC, 1>(Kc, AP + T * Kc, 0, Rows, BP, C + (I0 + T) * Ldc + J,
+                       Ldc, Load, Bias ? Bias + I0 + T : nullptr, Clamp);
+  }
+}
+
 } // namespace
 
-OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
-                                  const float *A, int64_t Lda, const float *B,
-                                  int64_t Ldb, float *C, int64_t Ldc,
-                                  const float *Bias, bool Accumulate,
-                                  const ConvClamp *Clamp) {
-  if (M <= 0 || N <= 0)
+OOMPLAN_SIMD_CLONES void
+convGemmImages(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
+               const float *B0, int64_t Ldb, float *C0, int64_t Ldc,
+               const float *Bias, bool Accumulate, const ConvClamp *Clamp,
+               int64_t Images, int64_t BStride, int64_t CStride) {
+  if (M <= 0 || N <= 0 || Images <= 0)
     return;
   // Packed operands and one tile of C, on the stack (137 KiB): a tile at
   // C's edge goes through CT, so that no load or store passes row M or
@@ -160,7 +250,11 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
   alignas(32) float BP[KC * NR];
   alignas(32) float CT[MR * NR];
   alignas(32) float Zero[MR] = {};
-  const bool PackA = N >= PackAMinColumns;
+  // A narrow last panel is computed from packed A (tailPanel), so a
+  // product that has one packs A however narrow.
+  const int64_t Tail = N % NR;
+  const bool PackA =
+      N * Images >= PackAMinColumns || (Tail > 0 && Tail <= TailMax);
   for (int64_t K0 = 0; K0 < std::max<int64_t>(K, 1); K0 += KC) {
     const int64_t Kc = std::min(KC, K - K0);
     const bool First = K0 == 0;
@@ -168,66 +262,97 @@ OOMPLAN_SIMD_CLONES void convGemm(int64_t M, int64_t N, int64_t K,
     const ConvClamp *ClampK = K0 + KC >= K ? Clamp : nullptr;
     for (int64_t I0 = 0; I0 < M; I0 += MC) {
       const int64_t Mc = std::min(MC, M - I0);
-      if (PackA) // six rows at a time, k-major, rows past M zero
+      if (PackA) { // six rows at a time, k-major, rows past M zero
         for (int64_t T = 0; T < Mc; T += MR)
           packSix(A + (I0 + T) * Lda + K0, Lda, std::min<int64_t>(MR, Mc - T),
                   Kc, AP + T * Kc);
-      for (int64_t J = 0; J < N; J += NR) {
-        const int64_t Nr = std::min<int64_t>(NR, N - J);
-        if (Nr == NR)
-          for (int64_t Kk = 0; Kk < Kc; ++Kk) {
-            if (J + 2 * NR <= N)
-              __builtin_prefetch(B + (K0 + Kk) * Ldb + J + NR, 0, 3);
-            const V8U *Src =
-                reinterpret_cast<const V8U *>(B + (K0 + Kk) * Ldb + J);
-            V8 *Dst = reinterpret_cast<V8 *>(BP + Kk * NR);
-            Dst[0] = Src[0];
-            Dst[1] = Src[1];
-          }
-        else
-          for (int64_t Kk = 0; Kk < Kc; ++Kk) {
-            const float *Src = B + (K0 + Kk) * Ldb + J;
-            float *Dst = BP + Kk * NR;
-            for (int64_t X = 0; X < NR; ++X)
-              Dst[X] = X < Nr ? Src[X] : 0.0f;
-          }
-        for (int64_t T = 0; T < Mc; T += MR) {
-          const int64_t Mr = std::min<int64_t>(MR, Mc - T);
-          const int64_t Row = I0 + T;
-          const float *BiasT = First && Bias ? Bias + Row : nullptr;
-          if (BiasT && Mr < MR) { // no bias read past row M
-            std::copy(BiasT, BiasT + Mr, Zero);
-            BiasT = Zero;
-          }
-          const bool Load = !First || Accumulate;
-          // A's six rows, packed (RS 1, KS 6) or in place (RS Lda, KS 1). In
-          // place, a partial tile would read rows past M: it is packed
-          // alone, zero-padded.
-          const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
-          int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
-          if (!PackA && Mr < MR) {
-            packSix(AT, Lda, Mr, Kc, AP);
-            AT = AP;
-            RS = 1;
-            KS = MR;
-          }
-          if (Mr == MR && Nr == NR) { // a whole tile: in C itself
-            tile<2>(Kc, AT, RS, KS, BP, C + Row * Ldc + J, Ldc, Load, BiasT,
-                    ClampK);
+        // tailColumns' loads of the last k reach two floats past the last
+        // tile: zeros, not stale stack.
+        const int64_t End = (Mc + MR - 1) / MR * MR * Kc;
+        std::fill(AP + End, AP + End + 8, 0.0f);
+      }
+      // Every image's columns against this block of A while it is in L2.
+      for (int64_t Img = 0; Img < Images; ++Img) {
+        const float *B = B0 + Img * BStride;
+        float *C = C0 + Img * CStride;
+        for (int64_t J = 0; J < N; J += NR) {
+          const int64_t Nr = std::min<int64_t>(NR, N - J);
+          if (PackA && Nr <= TailMax) {
+            for (int64_t Kk = 0; Kk < Kc; ++Kk)
+              for (int64_t X = 0; X < Nr; ++X)
+                BP[Kk * NR + X] = B[(K0 + Kk) * Ldb + J + X];
+            const float *BiasT = First && Bias ? Bias : nullptr;
+            const bool Load = !First || Accumulate;
+            switch (Nr) {
+            case 1:
+              tailPanel<1>(Kc, AP, Mc, I0, BP, C, Ldc, J, Load, BiasT, ClampK);
+              break;
+            case 2:
+              tailPanel<2>(Kc, AP, Mc, I0, BP, C, Ldc, J, Load, BiasT, ClampK);
+              break;
+            case 3:
+              tailPanel<3>(Kc, AP, Mc, I0, BP, C, Ldc, J, Load, BiasT, ClampK);
+              break;
+            default:
+              tailPanel<4>(Kc, AP, Mc, I0, BP, C, Ldc, J, Load, BiasT, ClampK);
+            }
             continue;
           }
-          if (Load)
-            for (int64_t R = 0; R < Mr; ++R)
-              std::memcpy(CT + R * NR, C + (Row + R) * Ldc + J,
-                          size_t(Nr) * sizeof(float));
-          // A last panel of at most 8 columns takes one vector per row.
-          if (Nr <= NR / 2)
-            tile<1>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
+          if (Nr == NR)
+            for (int64_t Kk = 0; Kk < Kc; ++Kk) {
+              if (J + 2 * NR <= N)
+                __builtin_prefetch(B + (K0 + Kk) * Ldb + J + NR, 0, 3);
+              const V8U *Src =
+                  reinterpret_cast<const V8U *>(B + (K0 + Kk) * Ldb + J);
+              V8 *Dst = reinterpret_cast<V8 *>(BP + Kk * NR);
+              Dst[0] = Src[0];
+              Dst[1] = Src[1];
+            }
           else
-            tile<2>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
-          for (int64_t R = 0; R < Mr; ++R)
-            std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
-                        size_t(Nr) * sizeof(float));
+            for (int64_t Kk = 0; Kk < Kc; ++Kk) {
+              const float *Src = B + (K0 + Kk) * Ldb + J;
+              float *Dst = BP + Kk * NR;
+              for (int64_t X = 0; X < NR; ++X)
+                Dst[X] = X < Nr ? Src[X] : 0.0f;
+            }
+          for (int64_t T = 0; T < Mc; T += MR) {
+            const int64_t Mr = std::min<int64_t>(MR, Mc - T);
+            const int64_t Row = I0 + T;
+            const float *BiasT = First && Bias ? Bias + Row : nullptr;
+            if (BiasT && Mr < MR) { // no bias read past row M
+              std::copy(BiasT, BiasT + Mr, Zero);
+              BiasT = Zero;
+            }
+            const bool Load = !First || Accumulate;
+            // A's six rows, packed (RS 1, KS 6) or in place (RS Lda, KS 1). In
+            // place, a partial tile would read rows past M: it is packed
+            // alone, zero-padded.
+            const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
+            int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
+            if (!PackA && Mr < MR) {
+              packSix(AT, Lda, Mr, Kc, AP);
+              AT = AP;
+              RS = 1;
+              KS = MR;
+            }
+            if (Mr == MR && Nr == NR) { // a whole tile: in C itself
+              tile<2>(Kc, AT, RS, KS, BP, C + Row * Ldc + J, Ldc, Load, BiasT,
+                      ClampK);
+              continue;
+            }
+            if (Load)
+              for (int64_t R = 0; R < Mr; ++R)
+                std::memcpy(CT + R * NR, C + (Row + R) * Ldc + J,
+                            size_t(Nr) * sizeof(float));
+            // A last panel of at most 8 columns takes one vector per row.
+            if (Nr <= NR / 2)
+              tile<1>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
+            else
+              tile<2>(Kc, AT, RS, KS, BP, CT, NR, Load, BiasT, ClampK);
+            for (int64_t R = 0; R < Mr; ++R)
+              std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
+                          size_t(Nr) * sizeof(float));
+          }
         }
       }
     }

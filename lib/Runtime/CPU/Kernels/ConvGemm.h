@@ -26,10 +26,30 @@ namespace cpu {
 /// over k in order, whatever the tiling, so results do not depend on how
 /// callers split C. Clamp, when given, clamps each element of C as it is
 /// stored the last time (ConvEntry.h).
-void convGemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
-              const float *B, int64_t Ldb, float *C, int64_t Ldc,
-              const float *Bias, bool Accumulate,
-              const ConvClamp *Clamp = nullptr);
+inline void convGemm(int64_t M, int64_t N, int64_t K, const float *A,
+                     int64_t Lda, const float *B, int64_t Ldb, float *C,
+                     int64_t Ldc, const float *Bias, bool Accumulate,
+                     const ConvClamp *Clamp = nullptr);
+
+/// convGemm of the same A against Images products at once: image i's B at
+/// B + i * BStride and its C at C + i * CStride, each element's value the
+/// same as convGemm's. Each block of A is packed once for all of them,
+/// where convGemm image by image packs it (and reads it from beyond L2)
+/// once per image: the small maps' pointwise products, whose few columns
+/// repay little.
+void convGemmImages(int64_t M, int64_t N, int64_t K, const float *A,
+                    int64_t Lda, const float *B, int64_t Ldb, float *C,
+                    int64_t Ldc, const float *Bias, bool Accumulate,
+                    const ConvClamp *Clamp, int64_t Images, int64_t BStride,
+                    int64_t CStride);
+
+inline void convGemm(int64_t M, int64_t N, int64_t K, const float *A,
+                     int64_t Lda, const float *B, int64_t Ldb, float *C,
+                     int64_t Ldc, const float *Bias, bool Accumulate,
+                     const ConvClamp *Clamp) {
+  convGemmImages(M, N, K, A, Lda, B, Ldb, C, Ldc, Bias, Accumulate, Clamp, 1, 0,
+                 0);
+}
 
 /// Conv of C's inputs (X, W, optional B) into its output 0 when the
 /// convolution is pointwise and float: Batch images of Group groups, Cg

@@ -24,6 +24,11 @@ int64_t rowBlocks(int64_t Rows, int64_t Threads) {
   return std::max<int64_t>(1, std::min(2 * Threads, Rows / 24));
 }
 
+/// Maps of at most this many positions (7 x 7, 10 x 10: fewer columns
+/// than convGemm packs A for) are multiplied image after image under one
+/// packing of the weights. At 14 x 14 it measured no faster.
+constexpr int64_t SmallMap = 127;
+
 } // namespace
 
 void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
@@ -36,6 +41,30 @@ void pointwiseConvFloat(const KernelContext &C, int64_t Batch, int64_t Group,
       hasInput(C, 2) ? C.Inputs[2].data<const float>() : nullptr;
   float *Y = C.Outputs[0].data<float>();
   const int64_t Threads = int64_t(C.Pool.threads());
+  if (OutSize <= SmallMap && Batch > 1) {
+    // Few columns an image: a task is a block of rows (a multiple of the
+    // six-row tile) over every image, its A packed once (convGemmImages).
+    const int64_t RB = rowBlocks(Mg, Threads);
+    const int64_t RowStep = ((Mg + RB - 1) / RB + 5) / 6 * 6;
+    C.Pool.parallelFor(Group * RB, 1, [&](int64_t T0, int64_t T1) {
+      for (int64_t Task = T0; Task < T1; ++Task) {
+        const int64_t Gr = Task / RB, Block = Task % RB;
+        const int64_t M0 = Block * RowStep, M1 = std::min(Mg, M0 + RowStep);
+        if (M0 >= M1)
+          continue;
+        convGemmImages(M1 - M0, OutSize, Cg, W + (Gr * Mg + M0) * Cg, Cg,
+                       X + Gr * Cg * OutSize, OutSize,
+                       Y + (Gr * Mg + M0) * OutSize, OutSize,
+                       Bias ? Bias + Gr * Mg + M0 : nullptr, Accumulate, Clamp,
+                       Batch, Group * Cg * OutSize, Group * Mg * OutSize);
+        if (Post && !Clamp)
+          for (int64_t N = 0; N < Batch; ++N)
+            Post((N * Group + Gr) * Mg + M0, (N * Group + Gr) * Mg + M1, 0,
+                 OutSize);
+      }
+    });
+    return;
+  }
   // Column tiles as wide as the image while the tile's output is at most
   // half a megabyte (so that the epilogue finds it in L2), halved until it
   // is, in multiples of 16 columns: a narrow or ragged tile leaves convGemm

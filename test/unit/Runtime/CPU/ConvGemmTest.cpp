@@ -11,6 +11,7 @@
 #include "Kernels/ConvGemm.h"
 #include "gtest/gtest.h"
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 using namespace oomplan::runtime::cpu;
@@ -65,6 +66,84 @@ TEST(ConvGemm, MatchesAPlainLoopAtEveryBlockingEdge) {
         ASSERT_NEAR(C[At], Want, 1e-3 * (1 + std::fabs(Want)))
             << "row " << I << " column " << J;
       }
+  }
+}
+
+// A column's value does not depend on the panel it falls in: the last one
+// to four columns go through tailColumns (vectors down the rows), the rest
+// through the register tiles, and each must equal, bit for bit, the same
+// column computed in a whole 16-column panel. Two k blocks and two row
+// blocks (M over 120), rows not a multiple of six, bias, accumulation and
+// a clamp that cuts some sums.
+TEST(ConvGemm, TailColumnsEqualTheSameColumnsInAWholePanel) {
+  const int64_t M = 125, K = 300, Wide = 64;
+  std::vector<float> A(size_t(M * K)), B(size_t(K * Wide)),
+      Bias(static_cast<size_t>(M)), C0(size_t(M * Wide));
+  for (size_t I = 0; I < A.size(); ++I)
+    A[I] = value(I, 0.37f) + 0.01f * float(I % 13);
+  for (size_t I = 0; I < B.size(); ++I)
+    B[I] = value(I + 3, 0.29f) - 0.003f * float(I % 7);
+  for (size_t I = 0; I < Bias.size(); ++I)
+    Bias[I] = value(I + 1, 0.5f);
+  for (size_t I = 0; I < C0.size(); ++I)
+    C0[I] = value(I + 4, 0.75f);
+  const ConvClamp Clamp{-3.0f, 2.5f};
+  for (bool Accumulate : {false, true})
+    for (const ConvClamp *Cl : {(const ConvClamp *)nullptr, &Clamp}) {
+      std::vector<float> Whole = C0;
+      convGemm(M, Wide, K, A.data(), K, B.data(), Wide, Whole.data(), Wide,
+               Bias.data(), Accumulate, Cl);
+      for (int64_t N : {49, 50, 51, 52, 1, 4}) {
+        std::vector<float> Part = C0;
+        convGemm(M, N, K, A.data(), K, B.data(), Wide, Part.data(), Wide,
+                 Bias.data(), Accumulate, Cl);
+        SCOPED_TRACE(testing::Message() << "N " << N << " accumulate "
+                                        << Accumulate << " clamp " << !!Cl);
+        for (int64_t I = 0; I < M; ++I)
+          for (int64_t J = 0; J < Wide; ++J) {
+            const size_t At = size_t(I * Wide + J);
+            // Columns past N untouched; the rest bit-identical.
+            const float Want = J < N ? Whole[At] : C0[At];
+            ASSERT_EQ(std::memcmp(&Part[At], &Want, sizeof(float)), 0)
+                << "row " << I << " column " << J << ": " << Part[At]
+                << " against " << Want;
+          }
+      }
+    }
+}
+
+// convGemmImages equals convGemm image by image, bit for bit, whatever the
+// images' strides (here wider than the products, the gaps untouched).
+TEST(ConvGemm, ImagesEqualOneProductPerImage) {
+  const int64_t M = 40, N = 49, K = 70, Images = 3;
+  const int64_t BStride = K * N + 11, CStride = M * N + 5;
+  std::vector<float> A(size_t(M * K)), B(size_t(Images * BStride)),
+      Bias(static_cast<size_t>(M)), C0(size_t(Images * CStride));
+  for (size_t I = 0; I < A.size(); ++I)
+    A[I] = value(I, 0.31f) + 0.002f * float(I % 17);
+  for (size_t I = 0; I < B.size(); ++I)
+    B[I] = value(I + 6, 0.23f);
+  for (size_t I = 0; I < Bias.size(); ++I)
+    Bias[I] = value(I + 2, 0.5f);
+  for (size_t I = 0; I < C0.size(); ++I)
+    C0[I] = value(I + 8, 1.0f);
+  for (bool Accumulate : {false, true}) {
+    std::vector<float> Each = C0, All = C0;
+    for (int64_t Img = 0; Img < Images; ++Img)
+      convGemm(M, N, K, A.data(), K, B.data() + Img * BStride, N,
+               Each.data() + Img * CStride, N, Bias.data(), Accumulate);
+    convGemmImages(M, N, K, A.data(), K, B.data(), N, All.data(), N,
+                   Bias.data(), Accumulate, nullptr, Images, BStride, CStride);
+    ASSERT_EQ(std::memcmp(Each.data(), All.data(), All.size() * sizeof(float)),
+              0)
+        << "accumulate " << Accumulate;
+    // And the products are the products: one element against a plain sum.
+    double Want =
+        (Accumulate ? C0[size_t(CStride + 3 * N + 7)] : 0.0) + Bias[3];
+    for (int64_t P = 0; P < K; ++P)
+      Want += double(A[size_t(3 * K + P)]) * B[size_t(BStride + P * N + 7)];
+    EXPECT_NEAR(All[size_t(CStride + 3 * N + 7)], Want,
+                1e-4 * (1 + std::fabs(Want)));
   }
 }
 

@@ -331,8 +331,8 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
   // (DepthwiseBlocked.cpp): channel counts that leave a partial block, a map
   // cut into column tiles (75 outputs, tiles of 64) and row tiles, stride 2,
   // dilation, bias, the 3x3 and 5x5 windows' own loops; then pointwise on
-  // a 1x1 map (one GEMM for the whole batch) and on a map cut into column
-  // tiles.
+  // a 1x1 map (one GEMM for the whole batch), on small maps and on a map
+  // cut into column tiles.
   struct Case {
     int64_t C, M, Group, K, S, P, D, H, Wd;
   } Cases[] = {
@@ -349,6 +349,11 @@ TEST(ConvKernel, BlockedDepthwiseAndBatchedPointwiseAgreeWithDirectLoops) {
       {10, 10, 10, 5, 2, 2, 1, 15, 13},
       {24, 40, 1, 1, 1, 0, 1, 1, 1},
       {8, 20, 1, 1, 1, 0, 1, 128, 150},
+      // Pointwise on maps of at most 127 positions: each block of rows
+      // over every image (convGemmImages), one and two groups, 49 and 90
+      // columns (tails of one and ten).
+      {24, 40, 1, 1, 1, 0, 1, 7, 7},
+      {20, 130, 2, 1, 1, 0, 1, 9, 10},
       // im2col in two column tiles: every image's tiles from one counter
       // at 1 and 2 threads, tile by tile at 3 (two slots); and grouped.
       {16, 24, 1, 3, 1, 1, 1, 40, 40},
