@@ -163,7 +163,7 @@ tailColumns(int64_t Kc, const float *__restrict AT, int64_t TileStride,
             const int64_t *Rows, const float *__restrict B, float *C,
             int64_t Ldc, bool Load, const float *Bias, const ConvClamp *Clamp) {
   V8 Acc[G][NC];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int Gi = 0; Gi < G; ++Gi)
 #pragma GCC unroll 4
     for (int Ci = 0; Ci < NC; ++Ci) {
@@ -180,18 +180,18 @@ tailColumns(int64_t Kc, const float *__restrict AT, int64_t TileStride,
     }
   for (int64_t K = 0; K < Kc; ++K) {
     V8 AV[G];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int Gi = 0; Gi < G; ++Gi)
       AV[Gi] = *reinterpret_cast<const V8U *>(AT + Gi * TileStride + K * MR);
 #pragma GCC unroll 4
     for (int Ci = 0; Ci < NC; ++Ci) {
       const float BS = B[K * NR + Ci];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int Gi = 0; Gi < G; ++Gi)
         Acc[Gi][Ci] += AV[Gi] * BS;
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int Gi = 0; Gi < G; ++Gi)
 #pragma GCC unroll 4
     for (int Ci = 0; Ci < NC; ++Ci) {
@@ -208,30 +208,40 @@ tailColumns(int64_t Kc, const float *__restrict AT, int64_t TileStride,
     }
 }
 
-/// tailColumns over Mc rows (packed at AP, Kc per k block and tile) from
-/// row I0 on, NC columns at column J: four row tiles at a time for one or
-/// two columns, two for three or four (the sums and A's vectors within
-/// the sixteen registers).
+/// tailColumns over the row tiles [T, Tiles) of a block of Mc rows (packed
+/// at AP, Kc per k and tile) from row I0 on, NC columns at column J: G
+/// tiles at a time, then the rest in halving groups. Each sum is a chain
+/// of dependent FMAs, so the tiles of a group are what keeps the FMA
+/// units busy (one tile alone waits four cycles a k).
+template <int NC, int G>
+inline __attribute__((always_inline)) void
+tailGroups(int64_t Kc, const float *AP, int64_t Mc, int64_t T, int64_t Tiles,
+           int64_t I0, const float *BP, float *C, int64_t Ldc, int64_t J,
+           bool Load, const float *Bias, const ConvClamp *Clamp) {
+  int64_t Rows[G];
+  for (; T + G <= Tiles; T += G) {
+    for (int Gi = 0; Gi < G; ++Gi)
+      Rows[Gi] = std::min<int64_t>(MR, Mc - (T + Gi) * MR);
+    tailColumns<NC, G>(Kc, AP + T * MR * Kc, MR * Kc, Rows, BP,
+                       C + (I0 + T * MR) * Ldc + J, Ldc, Load,
+                       Bias ? Bias + I0 + T * MR : nullptr, Clamp);
+  }
+  if constexpr (G > 1)
+    tailGroups<NC, G / 2>(Kc, AP, Mc, T, Tiles, I0, BP, C, Ldc, J, Load, Bias,
+                          Clamp);
+}
+
+/// tailColumns over a block's Mc rows: eight row tiles at a time for one
+/// column, four for two, two for three or four (the sums and B's
+/// broadcasts within the sixteen registers, A's vectors read by the FMAs).
 template <int NC>
 inline __attribute__((always_inline)) void
 tailPanel(int64_t Kc, const float *AP, int64_t Mc, int64_t I0, const float *BP,
           float *C, int64_t Ldc, int64_t J, bool Load, const float *Bias,
           const ConvClamp *Clamp) {
-  constexpr int G = NC <= 2 ? 4 : 2;
-  int64_t Rows[G];
-  int64_t T = 0;
-  for (; T + G * MR <= Mc; T += G * MR) {
-    for (int Gi = 0; Gi < G; ++Gi)
-      Rows[Gi] = MR;
-    tailColumns<NC, G>(Kc, AP + T * Kc, MR * Kc, Rows, BP,
-                       C + (I0 + T) * Ldc + J, Ldc, Load,
-                       Bias ? Bias + I0 + T : nullptr, Clamp);
-  }
-  for (; T < Mc; T += MR) {
-    Rows[0] = std::min<int64_t>(MR, Mc - T);
-    tailColumns<NC, 1>(Kc, AP + T * Kc, 0, Rows, BP, C + (I0 + T) * Ldc + J,
-                       Ldc, Load, Bias ? Bias + I0 + T : nullptr, Clamp);
-  }
+  constexpr int G = NC == 1 ? 8 : NC == 2 ? 4 : 2;
+  tailGroups<NC, G>(Kc, AP, Mc, 0, (Mc + MR - 1) / MR, I0, BP, C, Ldc, J, Load,
+                    Bias, Clamp);
 }
 
 } // namespace
