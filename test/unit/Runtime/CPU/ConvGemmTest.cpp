@@ -4,8 +4,10 @@
 // every edge of its blocking: rows not a multiple of its 6-row tiles,
 // columns that leave a last panel of at most 8 and of more than 8, depths
 // over one k block (256), products wide enough to pack A (128 columns) and
-// narrow ones that read it in place, strides wider than the matrices, bias
-// with and without accumulation. The reference is a double-precision loop.
+// narrow ones that read it in place, blocks of at most 48 rows that read B's
+// whole panels in place (the 30-row case), strides wider than the
+// matrices, bias with and without accumulation. The reference is a
+// double-precision loop.
 //
 //===----------------------------------------------------------------------===//
 #include "Kernels/ConvGemm.h"
