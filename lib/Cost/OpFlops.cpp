@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Cost/CostModel.h"
+#include "oomplan/IR/FusedOps.h"
 #include "oomplan/IR/OpTable.h"
 #include <algorithm>
 
@@ -79,6 +80,18 @@ static double convFlops(const ConcreteDims &Dims, const Node &N) {
     PerOut *= static_cast<double>(Dims[W][I]);
   if (N.OpType == "ConvTranspose") // W is [Cin, Cout/group, k...]
     return 2 * elements(Dims, N.input(0)) * PerOut;
+  if (N.OpType == fused::ConvDepthwiseOp) {
+    // W is the pointwise [M, C, 1, 1] over every input position, then the
+    // depthwise W2 [M, 1, k...] over the output.
+    ValueId W2 = N.input(3);
+    if (W2 == NoId || W2 >= Dims.size() || Dims[W2].size() < 2)
+      return 0;
+    double Window = 1;
+    for (size_t I = 2; I < Dims[W2].size(); ++I)
+      Window *= static_cast<double>(Dims[W2][I]);
+    return 2 * elements(Dims, N.input(0)) * static_cast<double>(Dims[W][0]) +
+           2 * elements(Dims, Out) * Window;
+  }
   return 2 * elements(Dims, Out) * PerOut;
 }
 

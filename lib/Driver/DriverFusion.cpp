@@ -255,8 +255,10 @@ void driver::printFusionSettings(Session &S) {
     const FusionStats &F = R.Stats;
     S.OS << "fusion: auto, " << F.Attention << " attention, " << F.MatMul
          << " matmul epilogue, " << F.Conv << " conv (" << F.ConvResidual
-         << " adding a residual in place) fused ops replace " << F.NodesRemoved
-         << " nodes\n";
+         << " adding a residual in place)";
+    if (F.ConvDepthwise)
+      S.OS << ", " << F.ConvDepthwise << " pointwise + depthwise conv";
+    S.OS << " fused ops replace " << F.NodesRemoved << " nodes\n";
   }
   if (R.MemoryOrder && R.Recorded)
     S.OS << "order: memory-aware; arena lower bound "

@@ -537,6 +537,8 @@ const OpInfo Ops[] = {
      /*InPlaceInput=*/3},
     {"OomplanMatMul", Shape::FusedMatMul, Alias::None, UnknownGrad,
      MatMulFlops},
+    {"OomplanConvDepthwise", Shape::ConvDepthwise, Alias::None, UnknownGrad,
+     ConvFlops},
 };
 } // namespace
 

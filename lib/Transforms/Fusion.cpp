@@ -2,7 +2,8 @@
 //
 // The families match on the input graph (attention first: its Softmax chain
 // would otherwise be taken apart by nothing else, but its MatMuls must not be
-// claimed as epilogue roots; then matmul epilogues; then convs). The graph is
+// claimed as epilogue roots; then matmul epilogues; then a pointwise conv
+// with its depthwise one; then convs). The graph is
 // then rebuilt through GraphBuilder from the rewrites: every node that no
 // rewrite removed is copied, each fused node is emitted where its pattern's
 // last node was, and weights only the removed nodes read (scale constants)
@@ -256,6 +257,9 @@ Expected<FusedGraph> oomplan::fuseGraph(const Graph &G, const ShapeInfo &Shapes,
     matchAttention(C);
   if (C.supported(fused::MatMulOp))
     matchMatMul(C);
+  // Before the single convs, which would claim its two.
+  if (C.supported(fused::ConvDepthwiseOp))
+    matchConvDepthwise(C);
   if (C.supported(fused::ConvOp))
     matchConv(C);
   FusedGraph Out;

@@ -22,9 +22,8 @@ using namespace llvm;
 using namespace oomplan;
 using namespace oomplan::fusion;
 
-namespace {
 // The one reader of V when it is an unclaimed node of type Op reading V once.
-NodeId soleUser(const MatchContext &C, ValueId V, StringRef Op) {
+NodeId fusion::soleUser(const MatchContext &C, ValueId V, StringRef Op) {
   const Value &Val = C.G.Values[V];
   if (Val.Users.size() != 1 || !C.onlyUsedBy(V, Val.Users[0]))
     return NoId;
@@ -33,8 +32,8 @@ NodeId soleUser(const MatchContext &C, ValueId V, StringRef Op) {
 }
 
 // Clip's bounds: inputs 1 and 2 from opset 11, attributes before.
-std::optional<std::pair<double, double>> clipBounds(const MatchContext &C,
-                                                    const Node &Cl) {
+std::optional<std::pair<double, double>>
+fusion::clipBounds(const MatchContext &C, const Node &Cl) {
   double Inf = std::numeric_limits<double>::infinity();
   if (C.G.defaultOpset() < 11)
     return std::make_pair(Cl.getFloat("min", -Inf), Cl.getFloat("max", Inf));
@@ -54,6 +53,7 @@ std::optional<std::pair<double, double>> clipBounds(const MatchContext &C,
   return std::make_pair(Lo, Hi);
 }
 
+namespace {
 // An inference BatchNormalization of the conv's output: one output, per
 // channel float32 parameters of M elements.
 bool batchNormOf(const MatchContext &C, const Node &Bn, int64_t M) {

@@ -96,9 +96,18 @@ struct ActivationMatch {
 std::optional<ActivationMatch> matchActivation(const MatchContext &C,
                                                ValueId X);
 
+/// The one reader of V when it is an unclaimed node of type Op reading V
+/// once, and V no graph output; else NoId (FusionConv.cpp).
+NodeId soleUser(const MatchContext &C, ValueId V, llvm::StringRef Op);
+/// Clip node Cl's bounds (inputs 1 and 2 from opset 11, attributes before)
+/// when they are constants.
+std::optional<std::pair<double, double>> clipBounds(const MatchContext &C,
+                                                    const Node &Cl);
+
 // One function per family file; each appends rewrites to C.
 void matchAttention(MatchContext &C);
 void matchConv(MatchContext &C);
+void matchConvDepthwise(MatchContext &C);
 void matchMatMul(MatchContext &C);
 
 /// An attribute helper: a float, int or string attribute.

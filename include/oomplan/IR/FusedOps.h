@@ -2,9 +2,9 @@
 //-*-===//
 //
 // The fusion transform (lib/Transforms/Fusion*.cpp) rewrites patterns into
-// three op types of the default domain, prefixed "Oomplan" so that they never
-// clash with ONNX: OomplanAttention, OomplanConv and OomplanMatMul (their
-// semantics: docs/fusion.md). This
+// op types of the default domain, prefixed "Oomplan" so that they never
+// clash with ONNX: OomplanAttention, OomplanConv, OomplanConvDepthwise and
+// OomplanMatMul (their semantics: docs/fusion.md). This
 // header holds what several layers must agree on: the names, and the one
 // formula of the attention kernel's scratch, which the CPU kernel declares as
 // its workspace and the planner-only path counts, so that `oomplan` and
@@ -25,6 +25,17 @@ namespace fused {
 constexpr llvm::StringLiteral AttentionOp = "OomplanAttention";
 constexpr llvm::StringLiteral ConvOp = "OomplanConv";
 constexpr llvm::StringLiteral MatMulOp = "OomplanMatMul";
+/// act(DepthwiseConv(act(PointwiseConv(X, W1, B1)), W2, B2)): a 1x1 convolution
+/// and the depthwise one that reads it (MobileNet's expansion and its 3x3),
+/// inputs X, W1, B1, W2, B2 (biases optional); the depthwise conv's
+/// attributes, `activation` (and `activation_min`/`max`) after it and
+/// `pointwise_activation` (`pointwise_activation_min`/`max`) between. The
+/// expanded tensor, the block's largest, never exists: the kernel makes it a
+/// band of rows at a time.
+constexpr llvm::StringLiteral ConvDepthwiseOp = "OomplanConvDepthwise";
+/// The widest input OomplanConvDepthwise is made for: the kernel's band of
+/// rows, at least three rows of six channels, lives in a fixed buffer.
+constexpr int64_t ConvDepthwiseMaxWidth = 1024;
 
 /// OomplanConv's per-channel affine between the convolution and its
 /// activation: inputs 4 to 7 are a BatchNormalization's scale, bias, mean
@@ -35,9 +46,10 @@ constexpr llvm::StringLiteral MatMulOp = "OomplanMatMul";
 /// gets the plain pattern.
 constexpr llvm::StringLiteral ConvAffineFeature = "OomplanConv.affine";
 
-/// True for the three fused op types.
+/// True for the fused op types.
 inline bool isFusedOp(llvm::StringRef OpType) {
-  return OpType == AttentionOp || OpType == ConvOp || OpType == MatMulOp;
+  return OpType == AttentionOp || OpType == ConvOp || OpType == MatMulOp ||
+         OpType == ConvDepthwiseOp;
 }
 
 /// Query rows and key columns of one attention tile.

@@ -91,6 +91,7 @@ enum class ShapeRuleId : uint8_t {
   // ConvPool.cpp
   Conv,
   ConvTranspose,
+  ConvDepthwise,
   Pool,
   GlobalPool,
   RoiPool,

@@ -6,7 +6,8 @@
 // activation epilogue has no pre-activation copy (docs/fusion.md). The
 // transform runs after shape inference on inference graphs and returns a new
 // Graph in which each matched pattern is one node of type OomplanAttention,
-// OomplanConv or OomplanMatMul (IR/FusedOps.h); its output is the pattern's
+// OomplanConv, OomplanConvDepthwise or OomplanMatMul (IR/FusedOps.h); its
+// output is the pattern's
 // last value (same name, same shape), and its intermediates are gone. The
 // caller re-runs shape inference on it, so the fused graph is planned, swept
 // and reported like any other. Patterns whose intermediates are read outside
@@ -38,9 +39,13 @@ struct FusionStats {
   unsigned Attention = 0;    ///< OomplanAttention nodes made.
   unsigned Conv = 0;         ///< OomplanConv nodes made.
   unsigned ConvResidual = 0; ///< ... of which add a residual.
+  /// OomplanConvDepthwise nodes made (a pointwise conv and its depthwise).
+  unsigned ConvDepthwise = 0;
   unsigned MatMul = 0;       ///< OomplanMatMul nodes made.
   unsigned NodesRemoved = 0; ///< Nodes of the input graph replaced.
-  unsigned total() const { return Attention + Conv + MatMul; }
+  unsigned total() const {
+    return Attention + Conv + MatMul + ConvDepthwise;
+  }
 };
 
 struct FusedGraph {

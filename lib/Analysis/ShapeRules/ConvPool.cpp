@@ -128,6 +128,36 @@ llvm::Error conv(RuleContext &Ctx) {
   return llvm::Error::success();
 }
 
+/// OomplanConvDepthwise (IR/FusedOps.h): X [N, C, spatial...], the
+/// pointwise W1 [M, C, 1...] (input 1), the depthwise W2 [M, 1, k...]
+/// (input 3) with the node's window attributes: [N, M, windows...].
+llvm::Error convDepthwise(RuleContext &Ctx) {
+  llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), W1 = Ctx.inDims(1),
+                          W2 = Ctx.inDims(3);
+  if (X.size() < 3 || W1.size() != X.size() || W2.size() != X.size())
+    return Ctx.error("input and both weights must have the same rank >= 3");
+  size_t Spatial = X.size() - 2;
+  std::optional<int64_t> C = X[1].getConstant(), WC = W1[1].getConstant(),
+                         M = W1[0].getConstant(), M2 = W2[0].getConstant(),
+                         One = W2[1].getConstant();
+  if (C && WC && *C != *WC)
+    return Ctx.error("input has " + std::to_string(*C) +
+                     " channels, the pointwise weight takes " +
+                     std::to_string(*WC));
+  if (!M || !M2 || *M != *M2 || !One || *One != 1 ||
+      Ctx.node().getInt("group", 1) != *M)
+    return Ctx.error("the depthwise weight must be [M, 1, ...] with group M, "
+                     "M the pointwise weight's output channels");
+  llvm::Expected<Window> W = readWeightWindow(Ctx, W2, Spatial);
+  if (!W)
+    return W.takeError();
+  std::vector<SymExpr> Out = {X[0], W1[0]};
+  for (size_t I = 0; I < Spatial; ++I)
+    Out.push_back(windowOut(*W, I, X[2 + I]));
+  Ctx.setOutput(0, Ctx.inType(0), std::move(Out));
+  return llvm::Error::success();
+}
+
 llvm::Error convTranspose(RuleContext &Ctx) {
   llvm::ArrayRef<SymExpr> X = Ctx.inDims(0), Wt = Ctx.inDims(1);
   if (X.size() < 3 || Wt.size() != X.size())
@@ -381,6 +411,7 @@ llvm::Error col2Im(RuleContext &Ctx) {
 void shapes::addConvPoolRules(RuleFunctions &F) {
   F.add(ops::ShapeRuleId::Conv, conv);
   F.add(ops::ShapeRuleId::ConvTranspose, convTranspose);
+  F.add(ops::ShapeRuleId::ConvDepthwise, convDepthwise);
   F.add(ops::ShapeRuleId::Pool, pool);
   F.add(ops::ShapeRuleId::GlobalPool, globalPool);
   F.add(ops::ShapeRuleId::RoiPool, roiPool);

@@ -339,6 +339,7 @@ void registerFusedKernels(CPUKernelTable &T) {
             Kernel{&runAttention, &attentionWorkspace, {ElementType::Float}});
   registerFusedConvKernel(T);
   registerFusedMatMulKernel(T);
+  registerFusedConvDepthwiseKernel(T);
 }
 
 } // namespace cpu

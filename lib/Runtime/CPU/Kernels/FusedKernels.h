@@ -174,6 +174,8 @@ void applyEpilogue(const Epilogue &E, T *Y, int64_t N, ThreadPool &Pool) {
 
 void registerFusedConvKernel(ops::KernelTable<Kernel> &T);   // FusedConv.cpp
 void registerFusedMatMulKernel(ops::KernelTable<Kernel> &T); // FusedMatMul.cpp
+// FusedConvDepthwise.cpp
+void registerFusedConvDepthwiseKernel(ops::KernelTable<Kernel> &T);
 
 /// OomplanAttention's geometry, checked against its contract: the dims,
 /// the attributes, and each operand's element strides right-aligned to its
