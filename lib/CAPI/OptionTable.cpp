@@ -398,8 +398,8 @@ const OptionSpec Rows[] = {
     {"no-inplace", Arity::Flag, "", C::Algorithms, Lib,
      "Never let elementwise ops overwrite their input", NOT_FLAG(Req.InPlace)},
     {"fuse", Arity::Value, "auto|none", C::Algorithms, Lib,
-     "Fuse attention, conv + residual and matmul epilogues (default auto for "
-     "inference, none with --train)",
+     "Fuse attention, conv + residual, pointwise + depthwise conv and matmul "
+     "epilogues (default auto for inference, none with --train)",
      STRING(Req.Fuse)},
     {"order", Arity::Value, "memory|file", C::Algorithms, Lib,
      "Step order: memory-aware reorder (default for inference) or the "

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "oomplan/Driver/Session.h"
+#include "oomplan/IR/FusedOps.h"
 #include "oomplan/Placement/Registry.h"
 #include "oomplan/Report/CachingAllocator.h"
 #include "oomplan/Schedule/PassRegistry.h"
@@ -327,11 +328,14 @@ static Expected<int> runSession(Session &S) {
     return E;
   // First, so that the workspaces installed next are sized for 16 bits.
   if (S.InferenceHalf) {
-    // The fused convolution (Conv + residual + activation) exists for fp32
-    // only, in ONNX Runtime as in oomplan-run (FusionConv.cpp fuses fp32
-    // convolutions): a 16-bit model keeps its convolutions unfused, and so
-    // does the same model converted here.
-    S.FusedSupported = [](StringRef OpType) { return OpType != "OomplanConv"; };
+    // The fused convolutions (Conv + residual + activation; a pointwise
+    // conv with its depthwise one) exist for fp32 only, in ONNX Runtime as
+    // in oomplan-run (FusionConv*.cpp fuse fp32 convolutions): a 16-bit
+    // model keeps its convolutions unfused, and so does the same model
+    // converted here.
+    S.FusedSupported = [](StringRef OpType) {
+      return OpType != fused::ConvOp && OpType != fused::ConvDepthwiseOp;
+    };
     ElementType Half = *S.InferenceHalf;
     std::shared_ptr<unsigned> Kept = S.KeptInFloat;
     S.appendScheduleEdit([Half, Kept](const Graph &, const ShapeInfo &Shapes,

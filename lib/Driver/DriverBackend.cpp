@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "Workspace.h"
 #include "oomplan/Driver/Session.h"
+#include "oomplan/IR/FusedOps.h"
 #include "oomplan/Runtime/CUDAWorkspaces.h"
 #include "oomplan/Runtime/HalfInFloat.h"
 #include "oomplan/Support/ByteSize.h"
@@ -120,6 +121,12 @@ Error driver::installBackend(Session &S) {
                           "instances of placement");
   std::shared_ptr<BackendRecord> Rec = S.Backend;
   Rec->Cuda = true;
+  // The CUDA backend has no OomplanConvDepthwise kernel, so its runs keep
+  // the pointwise and depthwise convolutions apart (DriverExecutable.cpp
+  // fuses only what the kernel table has): so does the plan of one.
+  S.FusedSupported = [Prev = S.FusedSupported](StringRef Op) {
+    return Op != fused::ConvDepthwiseOp && (!Prev || Prev(Op));
+  };
   S.appendScheduleEdit([=](const Graph &G, const ShapeInfo &Shapes,
                            ArrayRef<std::optional<int64_t>> Bindings,
                            Schedule &Sched) -> Error {

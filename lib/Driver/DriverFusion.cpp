@@ -146,11 +146,13 @@ Error driver::prepareModel(Session &S, std::unique_ptr<Graph> &G,
     if (!F)
       return F.takeError();
     // The report's "lower precision" remedy plans what --precision=bf16
-    // plans: the graph fused without the fp32-only convolution.
-    if (F->Stats.Conv && !S.InferenceHalf && !Train) {
+    // plans: the graph fused without the fp32-only convolutions.
+    if ((F->Stats.Conv || F->Stats.ConvDepthwise) && !S.InferenceHalf &&
+        !Train) {
       FusionOptions H = O;
       H.Supported = [Sup = O.Supported](StringRef Op) {
-        return Op != "OomplanConv" && (!Sup || Sup(Op));
+        return Op != fused::ConvOp && Op != fused::ConvDepthwiseOp &&
+               (!Sup || Sup(Op));
       };
       auto HF = fuseGraph(*G, Shapes, H);
       if (!HF)

@@ -16,8 +16,9 @@ constexpr PassKind Lever = PassKind::FitLever;
 
 const PassInfo Passes[] = {
     {PassId::Fusion, "fusion", Transform,
-     "fused attention, convolution and matmul epilogues where a backend has "
-     "the kernel",
+     "fused attention, convolutions (with a residual, or a pointwise one "
+     "with its depthwise one) and matmul epilogues where a backend has the "
+     "kernel",
      verifyScheduleAfter},
     {PassId::Training, "training", Transform,
      "the backward pass, saved tensors and optimizer step of --train",

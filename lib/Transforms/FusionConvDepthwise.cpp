@@ -99,13 +99,14 @@ void matchAt(MatchContext &C, NodeId P) {
   const Node &Dw = G.Nodes[D];
   const int64_t M = W1[0];
   std::vector<int64_t> W2 = constantDims(C, Dw.input(1));
-  std::optional<std::vector<int64_t>> S = Dw.getInts("strides");
+  const std::vector<int64_t> S =
+      Dw.getInts("strides").value_or(std::vector<int64_t>{1, 1});
   std::optional<std::vector<int64_t>> Pads = Dw.getInts("pads");
   if (Dw.input(0) != A1.Out || Dw.Outputs.size() != 1 ||
       !C.isFloat32(Dw.Outputs[0]) || W2 != std::vector<int64_t>{M, 1, 3, 3} ||
       Dw.getInt("group", 1) != M || !allOr(Dw, "dilations", 1) ||
-      Dw.getString("auto_pad", "NOTSET") != "NOTSET" || !S || S->size() != 2 ||
-      (*S)[0] != (*S)[1] || ((*S)[0] != 1 && (*S)[0] != 2))
+      Dw.getString("auto_pad", "NOTSET") != "NOTSET" || S.size() != 2 ||
+      S[0] != S[1] || (S[0] != 1 && S[0] != 2))
     return;
   if (Pads && (Pads->size() != 4 ||
                llvm::any_of(*Pads, [](int64_t P) { return P < 0 || P > 1; })))
@@ -115,7 +116,7 @@ void matchAt(MatchContext &C, NodeId P) {
   // pointwise one shares its packed weights among the images), and the
   // expanded tensor is small; at stride 2, and on wider maps, the fused
   // kernel (MobileNetV2 at batch 8: 112 and 56 wide 20-30% faster).
-  if ((*S)[0] == 1 && *Width < 32)
+  if (S[0] == 1 && *Width < 32)
     return;
   for (unsigned I = 2; I < 3; ++I) // biases: one value per channel
     for (const Node *N : {&Pw, &Dw})

@@ -43,9 +43,7 @@ struct FusionStats {
   unsigned ConvDepthwise = 0;
   unsigned MatMul = 0;       ///< OomplanMatMul nodes made.
   unsigned NodesRemoved = 0; ///< Nodes of the input graph replaced.
-  unsigned total() const {
-    return Attention + Conv + MatMul + ConvDepthwise;
-  }
+  unsigned total() const { return Attention + Conv + MatMul + ConvDepthwise; }
 };
 
 struct FusedGraph {

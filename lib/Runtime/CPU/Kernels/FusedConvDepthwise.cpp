@@ -43,8 +43,7 @@ constexpr int64_t BandColumns = 384;
 
 /// A row of zeros, as wide as the widest input, with margins: the padding
 /// rows above and below the plane.
-alignas(32) const float ZeroRow[fused::ConvDepthwiseMaxWidth + 2 * Margin] =
-    {};
+alignas(32) const float ZeroRow[fused::ConvDepthwiseMaxWidth + 2 * Margin] = {};
 
 /// The geometry of one OomplanConvDepthwise: X [N, C, H, W], Y [N, M, OH,
 /// OW], stride S, padding Pt (top) and Pl (left).
@@ -59,13 +58,13 @@ struct Bands {
 
 Bands bandsFor(const Geometry &G) {
   Bands B;
-  B.Rows = std::clamp<int64_t>((BandColumns + G.S * G.W - 1) / (G.S * G.W), 1,
-                               G.OH);
+  B.Rows =
+      std::clamp<int64_t>((BandColumns + G.S * G.W - 1) / (G.S * G.W), 1, G.OH);
   B.Cap = std::min(G.H, (B.Rows - 1) * G.S + 3);
   // Blocks of a multiple of six channels (convGemm's row tile) that fit,
   // then evened out over the channels.
-  int64_t Most = std::max<int64_t>(6, (BandFloats - 2 * Margin) /
-                                          (B.Cap * G.W) / 6 * 6);
+  int64_t Most =
+      std::max<int64_t>(6, (BandFloats - 2 * Margin) / (B.Cap * G.W) / 6 * 6);
   int64_t Count = (G.M + Most - 1) / Most;
   B.Block = std::min(G.M, ((G.M + Count - 1) / Count + 5) / 6 * 6);
   return B;
@@ -185,8 +184,7 @@ OOMPLAN_SIMD_CLONES void depthwiseRows(const float *Slab, int64_t H0,
 
 /// Reads `<Prefix>activation`: none, Relu or Clip (the fusion makes no
 /// other), as a clamp (Any false for none).
-bool readClamp(const Node &N, llvm::StringRef Prefix, bool &Any,
-               ConvClamp &C) {
+bool readClamp(const Node &N, llvm::StringRef Prefix, bool &Any, ConvClamp &C) {
   const std::string Act = N.getString((Prefix + "activation").str(), "");
   Any = !Act.empty();
   if (Act == "Relu") {
@@ -238,9 +236,10 @@ llvm::Error checkOperands(const KernelContext &C, Geometry &G) {
     return C.badInput(Why);
   if (WG.K[0] != 3 || WG.K[1] != 3 || WG.S[0] != WG.S[1] ||
       (WG.S[0] != 1 && WG.S[0] != 2) || WG.D[0] != 1 || WG.D[1] != 1 ||
-      WG.PadBegin[0] > 1 || WG.PadBegin[1] > 1)
+      WG.PadBegin[0] > 1 || WG.PadBegin[1] > 1 || WG.PadEnd[0] > 1 ||
+      WG.PadEnd[1] > 1)
     return C.unsupported("a depthwise window other than 3x3, stride 1 or 2, "
-                         "undilated, padded at most 1");
+                         "undilated, padded at most 1 on each side");
   G.OH = WG.Out[0];
   G.OW = WG.Out[1];
   G.S = WG.S[0];
@@ -293,7 +292,7 @@ llvm::Error runConvDepthwise(const KernelContext &C) {
         const int64_t Need1 = std::min(G.H, (Oy1 - 1) * G.S - G.Pt + 3);
         if (Need0 < Need1) {
           if (Need0 >= H1 || Need0 < H0) {
-            H0 = H1 = Need0; // nothing to keep
+            H0 = H1 = Need0;       // nothing to keep
           } else if (Need0 > H0) { // the rows kept, to the front
             for (int64_t M = 0; M < Ms; ++M)
               std::memmove(T + M * Slab, T + M * Slab + (Need0 - H0) * G.W,
