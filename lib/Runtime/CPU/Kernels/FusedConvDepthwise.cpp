@@ -35,8 +35,8 @@ namespace {
 /// buffers are as large), L2-sized.
 constexpr int64_t BandFloats = 32768;
 /// Floats before and after the buffer's rows: the depthwise loads of a
-/// row's first and last vectors reach past its ends (lanes that are
-/// recomputed or never stored).
+/// row's first and last vectors reach past its ends (lanes that are masked
+/// or never stored).
 constexpr int64_t Margin = 32;
 /// Pointwise columns a band aims for: enough for convGemm's panels.
 constexpr int64_t BandColumns = 384;

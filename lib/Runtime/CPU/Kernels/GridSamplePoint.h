@@ -64,6 +64,11 @@ struct Plane {
   double Border[4]; ///< x_min, y_min, x_max, y_max
 
   OOMPLAN_HOST_DEVICE double pixel(int64_t R, int64_t C) const {
+    // An empty plane has no edge to clamp to or reflect from: every point
+    // reads 0, as under zeros padding (the clamps below would read pixel
+    // (0, 0), which does not exist).
+    if (H <= 0 || W <= 0)
+      return 0.0;
     switch (Pad) {
     case Padding::Zeros:
       return R >= 0 && R < H && C >= 0 && C < W ? double(Img[R * W + C]) : 0.0;
