@@ -152,8 +152,8 @@ constexpr int64_t TailMax = 4;
 
 /// Columns [0, NC) of the packed B panel (16 floats per k) against the
 /// G packed row tiles of AT (tile g at AT + g * TileStride, k-major, six
-/// rows per k) into C's rows (Row0 + 6g + r, r < Rows[g]), columns [0,
-/// NC) at C: Load, Bias and Clamp as tile's. A row tile is one vector
+/// rows per k) into rows 6g + r (r < Rows[g]) and columns [0, NC) of C:
+/// Load, Bias and Clamp as tile's. A row tile is one vector
 /// here (its six rows in lanes 0-5, the next k's first two in 6-7, never
 /// stored), so the G * NC sums are independent chains; tile<1> spends on
 /// a one-column panel most of a whole panel's time (its six sums wait on
