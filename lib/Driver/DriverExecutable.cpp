@@ -95,7 +95,7 @@ static Error shapeRefs(const Graph &G, const ShapeInfo &Shapes,
 Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                             const ShapeInfo &Shapes,
                             ArrayRef<std::optional<int64_t>> Bindings,
-                            Schedule &S, bool Roomy, bool *AnyRoomier) {
+                            Schedule &S, unsigned Roomy, unsigned *Levels) {
   for (Step &St : S.Steps) {
     // A branch not taken runs no kernel; its placeholder dims would only
     // confuse the query.
@@ -119,9 +119,15 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
       return E;
     // With the float copies of a half step's operands (HalfInFloat.h).
     uint64_t Bytes = runtime::kernelWorkspace(K, N, In, Out, Roomy);
-    if (AnyRoomier && !*AnyRoomier && K.RoomyWorkspace &&
-        runtime::kernelWorkspace(K, N, In, Out, !Roomy) != Bytes)
-      *AnyRoomier = true;
+    if (Levels && (K.RoomyWorkspace || K.RoomierWorkspace)) {
+      uint64_t Below = runtime::kernelWorkspace(K, N, In, Out, 0);
+      for (unsigned L = 1; L <= 2; ++L) {
+        const uint64_t At = runtime::kernelWorkspace(K, N, In, Out, L);
+        if (At > Below)
+          *Levels |= 1u << L;
+        Below = At;
+      }
+    }
     if (Bytes == 0)
       continue;
     driver::addWorkspaceWrite(S, St, N, Bytes);
@@ -273,7 +279,7 @@ namespace {
 Expected<PlannedModel> planWithWorkspaces(const api::Request &R,
                                           const runtime::KernelTable &K,
                                           api::Result &Res, SymbolRoles &Roles,
-                                          bool Roomy, bool *AnyRoomier) {
+                                          unsigned Roomy, unsigned *Levels) {
   Session S(R, Res);
   if (Error E = resolveOptions(S))
     return E;
@@ -283,10 +289,10 @@ Expected<PlannedModel> planWithWorkspaces(const api::Request &R,
         ": oomplan-run runs the graph's own element types; plan the converted "
         "model instead (onnxconverter-common's convert_float_to_float16 "
         "writes it)");
-  S.EditSchedule = [&K, Roomy, AnyRoomier](
-                       const Graph &G, const ShapeInfo &Shapes,
-                       ArrayRef<std::optional<int64_t>> B, Schedule &Sched) {
-    return addWorkspaces(K, G, Shapes, B, Sched, Roomy, AnyRoomier);
+  S.EditSchedule = [&K, Roomy, Levels](const Graph &G, const ShapeInfo &Shapes,
+                                       ArrayRef<std::optional<int64_t>> B,
+                                       Schedule &Sched) {
+    return addWorkspaces(K, G, Shapes, B, Sched, Roomy, Levels);
   };
   // Fuse only into ops this executor has kernels for (contract 1a).
   S.KernelWorkspaces = true;
@@ -314,26 +320,29 @@ Expected<Executable> driver::planExecutable(const api::Request &R,
                                 "is not supported");
   api::Result Res;
   SymbolRoles Roles;
-  bool AnyRoomier = false;
-  auto M = planWithWorkspaces(R, K, Res, Roles, /*Roomy=*/false, &AnyRoomier);
+  unsigned Levels = 0;
+  auto M = planWithWorkspaces(R, K, Res, Roles, /*Roomy=*/0, &Levels);
   if (!M)
     return M.takeError();
-  // Roomier workspaces only where they cost no planned memory: a second
-  // plan with them, kept when neither plan was fitted (a fitted plan's
-  // choices depend on its bytes) and its arena is no larger: the CPU
-  // convolutions on small maps with large weights then multiply every
-  // image at once, where the arena's peak is elsewhere (docs/runtime.md).
-  if (AnyRoomier && !M->Fit) {
+  // Larger workspaces only where they cost no planned memory: a plan with
+  // the roomier ones, else one with the roomy ones, the first kept whose
+  // plan was not fitted (neither was the plain one: a fitted plan's
+  // choices depend on its bytes) and whose arena is no larger. The CPU
+  // convolutions then run Winograd or multiply every image at once where
+  // the arena's peak is elsewhere (docs/runtime.md).
+  for (unsigned Level = 2; Level >= 1 && !M->Fit; --Level) {
+    if (!(Levels & (1u << Level)))
+      continue;
     api::Result RoomyRes;
     SymbolRoles RoomyRoles;
-    auto Roomy =
-        planWithWorkspaces(R, K, RoomyRes, RoomyRoles, /*Roomy=*/true, nullptr);
+    auto Roomy = planWithWorkspaces(R, K, RoomyRes, RoomyRoles, Level, nullptr);
     if (!Roomy)
       return Roomy.takeError();
     if (!Roomy->Fit && Roomy->Final.ArenaBytes <= M->Final.ArenaBytes) {
       M = std::move(Roomy);
       Res = std::move(RoomyRes);
       Roles = std::move(RoomyRoles);
+      break;
     }
   }
   Executable X;

@@ -66,10 +66,13 @@ Layout layoutOf(llvm::ArrayRef<TensorRef> In, llvm::ArrayRef<TensorRef> Out) {
 
 uint64_t runtime::kernelWorkspace(const Kernel &K, const Node &N,
                                   llvm::ArrayRef<TensorRef> In,
-                                  llvm::ArrayRef<TensorRef> Out, bool Roomy) {
+                                  llvm::ArrayRef<TensorRef> Out,
+                                  unsigned Roomy) {
   if (In.empty() || !widensHalf(K, In[0].Type)) {
     const uint64_t Own = K.Workspace ? K.Workspace(N, In, Out) : 0;
-    if (!Roomy || !K.RoomyWorkspace)
+    if (Roomy >= 2 && K.RoomierWorkspace)
+      return std::max(Own, K.RoomierWorkspace(N, In, Out));
+    if (Roomy == 0 || !K.RoomyWorkspace)
       return Own;
     return std::max(Own, K.RoomyWorkspace(N, In, Out));
   }

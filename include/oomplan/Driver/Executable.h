@@ -50,15 +50,16 @@ llvm::Expected<Executable> planExecutable(const api::Request &R,
 
 /// The schedule edit planExecutable installs: a workspace tensor (bytes,
 /// uint8) written by each compute step whose kernel declares scratch, as
-/// the write after the node's outputs. Roomy: the kernels' roomy
-/// workspaces (Kernel::RoomyWorkspace) where they ask for more;
-/// *AnyRoomier, when given, is set when some step's roomy workspace is
-/// larger than its plain one. Exposed for tests.
+/// the write after the node's outputs. Roomy, a level (kernelWorkspace):
+/// 0 the plain workspaces, 1 the kernels' roomy ones (Kernel::
+/// RoomyWorkspace) where they ask for more, 2 their roomier ones.
+/// *Levels, when given, gets bit L set for each level L at which some
+/// step's workspace is larger than at the level below. Exposed for tests.
 llvm::Error addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                           const ShapeInfo &Shapes,
                           llvm::ArrayRef<std::optional<int64_t>> Bindings,
-                          Schedule &S, bool Roomy = false,
-                          bool *AnyRoomier = nullptr);
+                          Schedule &S, unsigned Roomy = 0,
+                          unsigned *Levels = nullptr);
 
 /// Every schedule tensor's dims and type at Bindings, and each step's
 /// workspace tensor (the write after its node's outputs).

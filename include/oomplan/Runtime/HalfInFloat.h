@@ -31,12 +31,13 @@ bool isHalfType(ElementType T);
 bool widensHalf(const Kernel &K, ElementType InType);
 
 /// The planned scratch of a step of K: K's own workspace, plus the float
-/// copies when widensHalf (In and Out carry Dims and Type only). Roomy:
-/// K's RoomyWorkspace where it has one and asks for more (a step on float
+/// copies when widensHalf (In and Out carry Dims and Type only). Roomy,
+/// a level: 0 the plain workspace; 1 K's RoomyWorkspace where it has one
+/// and asks for more; 2 its RoomierWorkspace, else as 1 (a step on float
 /// copies keeps the plain workspace).
 uint64_t kernelWorkspace(const Kernel &K, const Node &N,
                          llvm::ArrayRef<TensorRef> In,
-                         llvm::ArrayRef<TensorRef> Out, bool Roomy = false);
+                         llvm::ArrayRef<TensorRef> Out, unsigned Roomy = 0);
 
 /// The bytes of the float copy of a half operand of Elements elements: 4
 /// each, rounded up to 256 (each copy starts at a 256-byte boundary of the

@@ -160,6 +160,13 @@ struct Kernel {
   /// arena stays as small as with Workspace's bytes (driver::
   /// planExecutable), so speed never costs planned memory.
   WorkspaceFn RoomyWorkspace = nullptr;
+  /// Null, or a workspace larger still (at least RoomyWorkspace's) that
+  /// makes the kernel faster again: the planner tries every step's
+  /// roomier one first, then the roomy ones, keeping the first whose
+  /// arena is no larger than the plain plan's. Two levels, because one
+  /// step's large workspace that raises the arena (a small model, batch
+  /// 1) would otherwise cost every other step its roomy one.
+  WorkspaceFn RoomierWorkspace = nullptr;
 };
 
 /// Puts K in a backend's table (ops::KernelTable<Kernel>) under OpType. An

@@ -827,3 +827,37 @@ g (float[2,64,9,9] x, float[512,64,3,3] w, float[2,64,60,60] z)
   EXPECT_EQ(convWorkspaceOf(*Y), 217600u);
   EXPECT_EQ(Y->P.ArenaBytes, 2u * 64 * 60 * 60 * 4); // a, the peak
 }
+
+// Two levels of larger workspaces (Kernel::RoomierWorkspace): a 3x3
+// convolution at stride 1 on a 7x7 map, 64 -> 512 channels, 5 images. Its
+// plain workspace is one image's im2col columns, 576 x 49 floats =
+// 112,896 bytes; its roomy one the batched path's (its weights are 1.18
+// MB), (576 + 512) x 5 x 49 floats = 1,066,240; its roomier one
+// Winograd's, U (16 x 512 x 64 floats, 2,097,152 bytes) and two slots of
+// 16 x (64 + 512) x 64 floats (2,359,296 each) for its 80 tiles'
+// two blocks: 6,815,744. Alone, the plain one is kept; beside an
+// intermediate of 1,280,000 bytes the roomier one would raise the arena
+// and the roomy one is taken; beside one of 7,372,800, the roomier one.
+TEST(Executor, RoomierWorkspaceOnlyWhereTheArenaDoesNotGrow) {
+  auto Plan = [](int64_t Side) {
+    std::string Text =
+        R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5,64,7,7] x, float[512,64,3,3] w, float[2,64,SIDE,SIDE] z)
+  => (float[5,512,7,7] y, float[2,64,SIDE,SIDE] u) {
+  a = Relu(z)
+  u = Neg(a)
+  y = Conv <pads = [1, 1, 1, 1]> (x, w)
+})";
+    for (size_t At; (At = Text.find("SIDE")) != std::string::npos;)
+      Text.replace(At, 4, std::to_string(Side));
+    Model M(Text.c_str());
+    api::Request R;
+    R.ModelPath = M.Path;
+    auto X = driver::planExecutable(R, cpu());
+    oomplan::test::stopOnError(X, "plan");
+    return std::make_pair(convWorkspaceOf(*X), X->P.ArenaBytes);
+  };
+  EXPECT_EQ(Plan(2), std::make_pair(uint64_t(112896), uint64_t(112896)));
+  EXPECT_EQ(Plan(50), std::make_pair(uint64_t(1066240), uint64_t(1280000)));
+  EXPECT_EQ(Plan(120), std::make_pair(uint64_t(6815744), uint64_t(7372800)));
+}

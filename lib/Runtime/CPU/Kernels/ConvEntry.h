@@ -52,6 +52,12 @@ uint64_t convRoomyWorkspaceBytes(const Node &N,
                                  llvm::ArrayRef<TensorRef> Inputs,
                                  llvm::ArrayRef<TensorRef> Outputs);
 
+/// Conv's roomier workspace (Kernel::RoomierWorkspace): the roomy one, or
+/// Winograd's where a 3x3 convolution on a small map can take it.
+uint64_t convRoomierWorkspaceBytes(const Node &N,
+                                   llvm::ArrayRef<TensorRef> Inputs,
+                                   llvm::ArrayRef<TensorRef> Outputs);
+
 } // namespace cpu
 } // namespace runtime
 } // namespace oomplan

@@ -248,11 +248,13 @@ WinogradPlan winogradPlan(const WindowGeometry &G, int64_t Batch, int64_t C,
 
 WinogradPlan roomyWinogradPlan(const WindowGeometry &G, int64_t Batch,
                                int64_t C, int64_t M, int64_t Group,
-                               int64_t MinOutSize) {
-  if (G.outSize() < MinOutSize)
+                               bool SmallMaps) {
+  const bool Small = G.outSize() < WinogradSmallMap;
+  if (Small && !SmallMaps)
     return WinogradPlan();
   // Room for every slot: MaxSlots or one per block, whichever is fewer.
-  return winogradPlan(G, Batch, C, M, Group, uint64_t(1) << 62);
+  const WinogradPlan P = winogradPlan(G, Batch, C, M, Group, uint64_t(1) << 62);
+  return Small && P.Slots < 2 ? WinogradPlan() : P;
 }
 
 void winogradConv(const KernelContext &KC, const WindowGeometry &G,

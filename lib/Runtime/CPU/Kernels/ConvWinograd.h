@@ -15,8 +15,9 @@
 // it: in practice the wide, shallow layers (64 and 128 channels), whose
 // weights are small next to their maps. Deeper layers (ResNet's 256
 // channels on 14x14 maps: 4.2 MB of U against 1.8 MB of im2col) take it
-// only in a roomy plan (Kernel::RoomyWorkspace), kept where the arena does
-// not grow.
+// only in a roomy plan (Kernel::RoomyWorkspace), and on 7x7 maps (9.4 MB
+// of weights, 16.8 MB of U at 512 channels) in a roomier one
+// (Kernel::RoomierWorkspace), each kept where the arena does not grow.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OOMPLAN_LIB_RUNTIME_CPU_KERNELS_CONVWINOGRAD_H
@@ -44,14 +45,18 @@ struct WinogradPlan {
 WinogradPlan winogradPlan(const WindowGeometry &G, int64_t Batch, int64_t C,
                           int64_t M, int64_t Group, uint64_t Im2colBytes);
 
+/// Output maps below this many positions an image are small (7x7: a
+/// quarter of the tiles' outputs fall outside the map).
+constexpr int64_t WinogradSmallMap = 128;
+
 /// The plan where the workspace may be larger than im2col's (a roomy
 /// plan): the same conditions but the workspace's, on maps of at least
-/// MinOutSize output positions an image. On smaller maps (7x7) a quarter
-/// of the tiles' outputs fall outside the map, and the batched im2col path
-/// measured faster.
+/// WinogradSmallMap positions, and on smaller ones when SmallMaps and
+/// there are two blocks of tiles or more (one block is one thread's: the
+/// batched im2col path it would replace runs on every thread).
 WinogradPlan roomyWinogradPlan(const WindowGeometry &G, int64_t Batch,
                                int64_t C, int64_t M, int64_t Group,
-                               int64_t MinOutSize);
+                               bool SmallMaps);
 
 /// The convolution of KC (inputs X, W, optional B; output Y, float) on this
 /// path, with P's workspace: Y = conv + B, or Y += conv + B when

@@ -140,6 +140,7 @@ void registerFusedConvKernel(CPUKernelTable &T) {
   Kernel K{&runFusedConv, &fusedConvWorkspace, floatTypes()};
   K.Features.push_back(fused::ConvAffineFeature);
   K.RoomyWorkspace = &convRoomyWorkspaceBytes;
+  K.RoomierWorkspace = &convRoomierWorkspaceBytes;
   addKernel(T, fused::ConvOp, K);
 }
 

@@ -79,7 +79,10 @@ public:
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      "no CPU kernel");
     WorkspaceBytes = K->Workspace ? K->Workspace(G.Nodes[0], Ins, Outs) : 0;
-    if (Roomy && K->RoomyWorkspace)
+    if (Roomy >= 2 && K->RoomierWorkspace)
+      WorkspaceBytes =
+          std::max(WorkspaceBytes, K->RoomierWorkspace(G.Nodes[0], Ins, Outs));
+    else if (Roomy >= 1 && K->RoomyWorkspace)
       WorkspaceBytes =
           std::max(WorkspaceBytes, K->RoomyWorkspace(G.Nodes[0], Ins, Outs));
     Scratch.assign(WorkspaceBytes / 8 + 1, 0);
@@ -96,9 +99,10 @@ public:
   Graph G;
   runtime::ThreadPool Pool;
   uint64_t WorkspaceBytes = 0;
-  /// Give the kernel its roomy workspace (Kernel::RoomyWorkspace) where it
-  /// has one, as a plan with room does.
-  bool Roomy = false;
+  /// Give the kernel its roomy workspace (1: Kernel::RoomyWorkspace) or
+  /// its roomier one (2: Kernel::RoomierWorkspace, else the roomy one)
+  /// where it has one, as a plan with room does.
+  unsigned Roomy = 0;
 
 private:
   template <typename F>

@@ -525,7 +525,8 @@ TEST(ConvKernel, RoomyWinogradMatchesADirectLoop) {
   // (576 x 144 floats), so a plain plan runs im2col; a roomy plan gives
   // Winograd its slots, one per block of 64 of the 108 tiles, and the
   // convolution must still match the direct loop (fused with a residual
-  // and Relu too). On a 7x7 map the roomy plan is not Winograd's.
+  // and Relu too). On a 7x7 map the roomy plan is not Winograd's; the
+  // roomier one is where its tiles make two blocks or more.
   const int64_t N = 3, C = 64, M = 64, H = 12;
   std::mt19937 Gen(29);
   auto Random = [&](size_t Count) { return uniformValues(Gen, Count); };
@@ -533,7 +534,7 @@ TEST(ConvKernel, RoomyWinogradMatchesADirectLoop) {
                      B = Random(M), Res = Random(N * M * H * H);
   const std::vector<float> Direct =
       naiveConv2D(X, W, N, C, H, H, M, 3, 3, 1, 1, 1, 1, H, H);
-  for (bool Roomy : {false, true})
+  for (unsigned Roomy : {0u, 1u})
     for (bool Fused : {false, true})
       for (unsigned Threads : {1u, 2u}) {
         OpRunner R(Fused ? "OomplanConv" : "Conv", 17, Threads);
@@ -559,16 +560,44 @@ TEST(ConvKernel, RoomyWinogradMatchesADirectLoop) {
           ASSERT_NEAR(Y[I], Want, 1e-4f * (1 + std::fabs(Want))) << "at " << I;
         }
       }
-  // 7x7: the batched path's room (its weights are over 1 MiB at 512
-  // channels) or none, never Winograd's.
+  // 7x7 at 512 channels, 2 images: the batched path's room (its weights
+  // are over 1 MiB), roomy or roomier: the 2 x 16 tiles are one block of
+  // 64, which one thread would run alone.
   std::vector<float> X7 = Random(2 * 512 * 49), W7(512 * 512 * 9, 0.01f);
   std::vector<float> Y7(2 * 512 * 49);
-  OpRunner R7("Conv", 17, 1);
-  R7.Roomy = true;
-  R7.ints("pads", {1, 1, 1, 1});
-  RUN_OK(R7, {f32(X7, {2, 512, 7, 7}), f32(W7, {512, 512, 3, 3})},
-         {f32(Y7, {2, 512, 7, 7})});
-  EXPECT_EQ(R7.WorkspaceBytes, uint64_t(512 * 9 + 512) * 2 * 49 * 4);
+  for (unsigned Roomy : {1u, 2u}) {
+    OpRunner R7("Conv", 17, 1);
+    R7.Roomy = Roomy;
+    R7.ints("pads", {1, 1, 1, 1});
+    RUN_OK(R7, {f32(X7, {2, 512, 7, 7}), f32(W7, {512, 512, 3, 3})},
+           {f32(Y7, {2, 512, 7, 7})});
+    EXPECT_EQ(R7.WorkspaceBytes, uint64_t(512 * 9 + 512) * 2 * 49 * 4);
+  }
+  // 7x7 at 64 channels, 5 images (147 KB of weights: no batched path):
+  // im2col, plain or roomy; Winograd, roomier (U 262,144 bytes and two
+  // slots of 524,288 for the 5 x 16 tiles' two blocks), matching the
+  // direct loop either way.
+  const int64_t N7 = 5;
+  std::vector<float> X8 = Random(N7 * C * 49);
+  const std::vector<float> Direct7 =
+      naiveConv2D(X8, W, N7, C, 7, 7, M, 3, 3, 1, 1, 1, 1, 7, 7);
+  for (unsigned Roomy : {0u, 1u, 2u})
+    for (unsigned Threads : {1u, 2u}) {
+      OpRunner R8("Conv", 17, Threads);
+      R8.Roomy = Roomy;
+      R8.ints("pads", {1, 1, 1, 1});
+      std::vector<float> Y8(N7 * M * 49);
+      RUN_OK(R8, {f32(X8, {N7, C, 7, 7}), f32(W, {M, C, 3, 3}), f32(B, {M})},
+             {f32(Y8, {N7, M, 7, 7})});
+      SCOPED_TRACE(testing::Message()
+                   << "7x7 roomy level " << Roomy << " threads " << Threads);
+      EXPECT_EQ(R8.WorkspaceBytes, Roomy == 2 ? uint64_t(262144 + 2 * 524288)
+                                              : uint64_t(C * 9 * 49 * 4));
+      for (size_t I = 0; I < Y8.size(); ++I) {
+        const float Want = Direct7[I] + B[I / 49 % size_t(M)];
+        ASSERT_NEAR(Y8[I], Want, 1e-4f * (1 + std::fabs(Want))) << "at " << I;
+      }
+    }
 }
 
 TEST(ConvKernel, BatchedIm2colMatchesADirectLoop) {
