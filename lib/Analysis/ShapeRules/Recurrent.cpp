@@ -34,7 +34,15 @@ llvm::Error recurrent(RuleContext &Ctx) {
   } else {
     Hidden = SymExpr::floorDiv(W[1], SymExpr::constant(Gates));
   }
-  bool BatchFirst = Ctx.node().getInt("layout", 0) != 0;
+  // Only 0 and 1 mean anything; the kernels read 1 as batch-major and
+  // anything else as sequence-major, so another value sized the outputs
+  // one way and ran them the other (a GRU with layout 96 wrote past Y).
+  const int64_t Layout = Ctx.node().getInt("layout", 0);
+  if (Layout != 0 && Layout != 1)
+    return Ctx.error("layout must be 0 (sequence first) or 1 (batch first), "
+                     "got " +
+                     std::to_string(Layout));
+  bool BatchFirst = Layout == 1;
   const SymExpr &Seq = BatchFirst ? X[1] : X[0];
   const SymExpr &Batch = BatchFirst ? X[0] : X[1];
   // A weight that contradicts the attributes would size every state wrong
