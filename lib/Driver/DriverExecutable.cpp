@@ -123,7 +123,7 @@ Error driver::addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
       uint64_t Below = runtime::kernelWorkspace(K, N, In, Out, 0);
       for (unsigned L = 1; L <= 2; ++L) {
         const uint64_t At = runtime::kernelWorkspace(K, N, In, Out, L);
-        if (At > Below)
+        if (At != Below)
           *Levels |= 1u << L;
         Below = At;
       }

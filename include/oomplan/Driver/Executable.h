@@ -54,7 +54,7 @@ llvm::Expected<Executable> planExecutable(const api::Request &R,
 /// 0 the plain workspaces, 1 the kernels' roomy ones (Kernel::
 /// RoomyWorkspace) where they ask for more, 2 their roomier ones.
 /// *Levels, when given, gets bit L set for each level L at which some
-/// step's workspace is larger than at the level below. Exposed for tests.
+/// step's workspace differs from the level below's. Exposed for tests.
 llvm::Error addWorkspaces(const runtime::KernelTable &Kernels, const Graph &G,
                           const ShapeInfo &Shapes,
                           llvm::ArrayRef<std::optional<int64_t>> Bindings,

@@ -160,12 +160,12 @@ struct Kernel {
   /// arena stays as small as with Workspace's bytes (driver::
   /// planExecutable), so speed never costs planned memory.
   WorkspaceFn RoomyWorkspace = nullptr;
-  /// Null, or a workspace larger still (at least RoomyWorkspace's) that
-  /// makes the kernel faster again: the planner tries every step's
-  /// roomier one first, then the roomy ones, keeping the first whose
-  /// arena is no larger than the plain plan's. Two levels, because one
-  /// step's large workspace that raises the arena (a small model, batch
-  /// 1) would otherwise cost every other step its roomy one.
+  /// Null, or the workspace of a path faster again than RoomyWorkspace's
+  /// (usually larger): the planner tries every step's roomier one first,
+  /// then the roomy ones, keeping the first plan whose arena is no larger
+  /// than the plain plan's. Two levels, because one step's large
+  /// workspace that raises the arena (a small model, batch 1) would
+  /// otherwise cost every other step its roomy one.
   WorkspaceFn RoomierWorkspace = nullptr;
 };
 

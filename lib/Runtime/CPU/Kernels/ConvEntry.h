@@ -53,7 +53,9 @@ uint64_t convRoomyWorkspaceBytes(const Node &N,
                                  llvm::ArrayRef<TensorRef> Outputs);
 
 /// Conv's roomier workspace (Kernel::RoomierWorkspace): the roomy one, or
-/// Winograd's where a 3x3 convolution on a small map can take it.
+/// Winograd's where a 3x3 convolution on a small map can take it (at a
+/// large batch smaller than the batched path's; the kernel takes
+/// Winograd wherever the workspace holds it).
 uint64_t convRoomierWorkspaceBytes(const Node &N,
                                    llvm::ArrayRef<TensorRef> Inputs,
                                    llvm::ArrayRef<TensorRef> Outputs);
