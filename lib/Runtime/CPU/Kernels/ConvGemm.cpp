@@ -335,9 +335,25 @@ convGemmImages(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
               for (int64_t X = 0; X < NR; ++X)
                 Dst[X] = X < Nr ? Src[X] : 0.0f;
             }
+          // Read in place, the panel's Kc rows are as many streams, too
+          // many for the hardware prefetcher: each row tile asks for its
+          // share of the next panel's rows while it computes this one.
+          const bool PrefetchNext = InPlace && J + NR < N;
+          const int64_t RowTiles = (Mc + MR - 1) / MR;
           for (int64_t T = 0; T < Mc; T += MR) {
             const int64_t Mr = std::min<int64_t>(MR, Mc - T);
             const int64_t Row = I0 + T;
+            if (PrefetchNext) {
+              const int64_t Tile = T / MR;
+              for (int64_t Kk = Tile * Kc / RowTiles,
+                           KEnd = (Tile + 1) * Kc / RowTiles;
+                   Kk < KEnd; ++Kk) {
+                const float *Next = B + (K0 + Kk) * Ldb + J + NR;
+                __builtin_prefetch(Next, 0, 3);
+                __builtin_prefetch(Next + std::min<int64_t>(NR, N - J - NR) - 1,
+                                   0, 3);
+              }
+            }
             const float *BiasT = First && Bias ? Bias + Row : nullptr;
             if (BiasT && Mr < MR) { // no bias read past row M
               std::copy(BiasT, BiasT + Mr, Zero);
