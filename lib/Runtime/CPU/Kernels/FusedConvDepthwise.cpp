@@ -101,8 +101,12 @@ depthwiseRowsAt(const float *Slab, int64_t H0, int64_t Oy0, int64_t Oy1,
   const V8 Lo = V8{} + (Clamped ? D.Clamp->Lo : 0.0f),
            Hi = V8{} + (Clamped ? D.Clamp->Hi : 0.0f);
   // Tap Kx's columns in the first and the last eight outputs, in range.
+  // At stride 2 the lanes hold the outputs in the order of the in-lane
+  // even/odd split below, (0, 1, 4, 5, 2, 3, 6, 7).
   const int64_t Last = (OW - 1) / 8 * 8;
-  const V8I Lane = {0, 1, 2, 3, 4, 5, 6, 7}, WdV = V8I{} + int(W);
+  const V8I Lane =
+      S == 1 ? V8I{0, 1, 2, 3, 4, 5, 6, 7} : V8I{0, 1, 4, 5, 2, 3, 6, 7};
+  const V8I WdV = V8I{} + int(W);
   V8I First[3], End[3];
   for (int Kx = 0; Kx < 3; ++Kx) {
     const V8I C0 = Lane * S + int(Kx - Pl);
@@ -130,13 +134,19 @@ depthwiseRowsAt(const float *Slab, int64_t H0, int64_t Oy0, int64_t Oy1,
           T1 = *reinterpret_cast<const V8U *>(Src + 1);
           T2 = *reinterpret_cast<const V8U *>(Src + 2);
         } else {
+          // Even and odd columns split within each 128-bit half (one
+          // vshufps each): lanes crossing the halves took two vpermd and
+          // a blend a tap, and vpermd is a slow, multi-uop instruction on
+          // some cores (first-generation Zen: four cycles each, which made
+          // these taps five times the FMAs' time). The outputs come out in
+          // the order (0, 1, 4, 5, 2, 3, 6, 7), put back once per eight.
           const V8 A = *reinterpret_cast<const V8U *>(Src);
           const V8 B = *reinterpret_cast<const V8U *>(Src + 8);
           const V8 A2 = *reinterpret_cast<const V8U *>(Src + 2);
           const V8 B2 = *reinterpret_cast<const V8U *>(Src + 10);
-          T0 = OOMPLAN_SHUFFLE8(A, B, 0, 2, 4, 6, 8, 10, 12, 14);
-          T1 = OOMPLAN_SHUFFLE8(A, B, 1, 3, 5, 7, 9, 11, 13, 15);
-          T2 = OOMPLAN_SHUFFLE8(A2, B2, 0, 2, 4, 6, 8, 10, 12, 14);
+          T0 = OOMPLAN_SHUFFLE8(A, B, 0, 2, 8, 10, 4, 6, 12, 14);
+          T1 = OOMPLAN_SHUFFLE8(A, B, 1, 3, 9, 11, 5, 7, 13, 15);
+          T2 = OOMPLAN_SHUFFLE8(A2, B2, 0, 2, 8, 10, 4, 6, 12, 14);
         }
         if (AtFirst) {
           T0 = V8(V8I(T0) & First[0]);
@@ -158,6 +168,18 @@ depthwiseRowsAt(const float *Slab, int64_t H0, int64_t Oy0, int64_t Oy1,
       if constexpr (Clamped) { // the unfused kernels' comparisons: NaN stays
         Acc = Acc < Lo ? Lo : Acc;
         Acc = Hi < Acc ? Hi : Acc;
+      }
+      if constexpr (S == 2) { // the split's order undone (its own inverse):
+        // pairs of floats swapped, one vpermpd
+        typedef double V4D __attribute__((vector_size(32)));
+        typedef long long V4L __attribute__((vector_size(32)));
+        const V4D Pairs = reinterpret_cast<const V4D &>(Acc);
+#if defined(__clang__)
+        const V4D Put = __builtin_shufflevector(Pairs, Pairs, 0, 2, 1, 3);
+#else
+        const V4D Put = __builtin_shuffle(Pairs, V4L{0, 2, 1, 3});
+#endif
+        Acc = reinterpret_cast<const V8 &>(Put);
       }
       if (Ox + 8 <= OW) {
         *reinterpret_cast<V8U *>(Yr + Ox) = Acc;
