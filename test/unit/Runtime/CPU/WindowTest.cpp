@@ -396,9 +396,14 @@ TEST(ConvKernel, FlatDepthwiseMatchesADirectLoop) {
   // infinite corner weight, whose padding taps are 0 * inf = NaN as for
   // im2col and the channel-blocked path (the direct loop runs on the
   // zero-padded input); fused with a residual and Clip, 1 and 2 threads.
+  // Planes of 512 and more read their middle rows in place and copy only
+  // the first and last rows' neighbourhoods: 28x28, exactly 512 (8 wide,
+  // the middle starting at the second vector), 17x31 and 20x26 (the last
+  // vector partial, the bottom copy starting mid-row).
   struct Case {
     int64_t H, Wd;
-  } Cases[] = {{1, 5}, {3, 4}, {7, 7}, {5, 9}, {14, 14}, {2, 31}};
+  } Cases[] = {{1, 5},  {3, 4},   {7, 7},  {5, 9},   {14, 14},
+               {2, 31}, {28, 28}, {64, 8}, {17, 31}, {20, 26}};
   std::mt19937 Gen(31);
   const float NaN = std::numeric_limits<float>::quiet_NaN();
   for (const Case &T : Cases)
