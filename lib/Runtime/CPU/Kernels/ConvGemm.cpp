@@ -92,20 +92,23 @@ packSix(const float *Src, int64_t Lda, int64_t Rows, int64_t Kc, float *Dst) {
       Dst[K * MR + R] = R < Rows ? Src[R * Lda + K] : 0.0f;
 }
 
-/// The 6 x 8*NV tile of C at C (row stride Ldc): Acc = C (Load) or 0, plus
-/// Bias[row] when given, plus the sum over Kc of A's six rows times B's
-/// 8*NV columns. A row I, column K is
+/// The Rows x 8*NV tile of C at C (row stride Ldc; Rows at most six, the
+/// rows a last, partial row tile has, so that it costs its rows' work and
+/// not a whole tile's: M = 32 was six tiles' time for 5.3 tiles' rows):
+/// Acc = C (Load) or 0, plus Bias[row] when given, plus the sum over Kc of
+/// A's rows times B's 8*NV columns. Only those rows of A, C and Bias are
+/// read or written. A row I, column K is
 /// at A[I * RS + K * KS] (packed: RS 1, KS 6; in place: RS Lda, KS 1); B
 /// is packed, 16 floats per k. Clamp, when given, clamps the sums as they
 /// are stored.
-template <int NV>
+template <int NV, int Rows>
 inline __attribute__((always_inline)) void
 tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
      const float *__restrict B, int64_t BS, float *__restrict C, int64_t Ldc,
      bool Load, const float *Bias, const ConvClamp *Clamp) {
-  V8 Acc[MR][NV];
+  V8 Acc[Rows][NV];
 #pragma GCC unroll 6
-  for (int I = 0; I < MR; ++I)
+  for (int I = 0; I < Rows; ++I)
 #pragma GCC unroll 2
     for (int V = 0; V < NV; ++V) {
       Acc[I][V] =
@@ -119,7 +122,7 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
     for (int V = 0; V < NV; ++V)
       BV[V] = *reinterpret_cast<const V8U *>(B + K * BS + 8 * V);
 #pragma GCC unroll 6
-    for (int I = 0; I < MR; ++I) {
+    for (int I = 0; I < Rows; ++I) {
       const float AV = A[I * RS + K * KS];
 #pragma GCC unroll 2
       for (int V = 0; V < NV; ++V)
@@ -129,7 +132,7 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
   if (Clamp) {
     const V8 Lo = V8{} + Clamp->Lo, Hi = V8{} + Clamp->Hi;
 #pragma GCC unroll 6
-    for (int I = 0; I < MR; ++I)
+    for (int I = 0; I < Rows; ++I)
 #pragma GCC unroll 2
       for (int V = 0; V < NV; ++V) {
         // The unfused kernels' comparisons, so that NaN stays NaN.
@@ -138,10 +141,32 @@ tile(int64_t Kc, const float *__restrict A, int64_t RS, int64_t KS,
       }
   }
 #pragma GCC unroll 6
-  for (int I = 0; I < MR; ++I)
+  for (int I = 0; I < Rows; ++I)
 #pragma GCC unroll 2
     for (int V = 0; V < NV; ++V)
       *reinterpret_cast<V8U *>(C + I * Ldc + 8 * V) = Acc[I][V];
+}
+
+/// tile for the Rows (1 to 6) rows of a row tile.
+template <int NV>
+inline __attribute__((always_inline)) void
+tileRows(int64_t Rows, int64_t Kc, const float *A, int64_t RS, int64_t KS,
+         const float *B, int64_t BS, float *C, int64_t Ldc, bool Load,
+         const float *Bias, const ConvClamp *Clamp) {
+  switch (Rows) {
+  case 1:
+    return tile<NV, 1>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  case 2:
+    return tile<NV, 2>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  case 3:
+    return tile<NV, 3>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  case 4:
+    return tile<NV, 4>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  case 5:
+    return tile<NV, 5>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  default:
+    return tile<NV, MR>(Kc, A, RS, KS, B, BS, C, Ldc, Load, Bias, Clamp);
+  }
 }
 
 /// Blocks of at most this many rows read B's whole panels in place.
@@ -262,7 +287,6 @@ convGemmImages(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
   alignas(32) float AP[MC * KC + 8];
   alignas(32) float BP[KC * NR];
   alignas(32) float CT[MR * NR];
-  alignas(32) float Zero[MR] = {};
   // A narrow last panel is computed from packed A (tailPanel), so a
   // product that has one packs A however narrow.
   const int64_t Tail = N % NR;
@@ -355,25 +379,18 @@ convGemmImages(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
               }
             }
             const float *BiasT = First && Bias ? Bias + Row : nullptr;
-            if (BiasT && Mr < MR) { // no bias read past row M
-              std::copy(BiasT, BiasT + Mr, Zero);
-              BiasT = Zero;
-            }
             const bool Load = !First || Accumulate;
-            // A's six rows, packed (RS 1, KS 6) or in place (RS Lda, KS 1). In
-            // place, a partial tile would read rows past M: it is packed
-            // alone, zero-padded.
+            // A's Mr rows, packed (RS 1, KS 6) or in place (RS Lda, KS 1).
             const float *AT = PackA ? AP + T * Kc : A + Row * Lda + K0;
-            int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
-            if (!PackA && Mr < MR) {
-              packSix(AT, Lda, Mr, Kc, AP);
-              AT = AP;
-              RS = 1;
-              KS = MR;
-            }
+            const int64_t RS = PackA ? 1 : Lda, KS = PackA ? MR : 1;
             if (Mr == MR && Nr == NR) { // a whole tile: in C itself
-              tile<2>(Kc, AT, RS, KS, BT, BS, C + Row * Ldc + J, Ldc, Load,
-                      BiasT, ClampK);
+              tile<2, MR>(Kc, AT, RS, KS, BT, BS, C + Row * Ldc + J, Ldc, Load,
+                          BiasT, ClampK);
+              continue;
+            }
+            if (Nr == NR) { // whole columns of fewer rows: in C too
+              tileRows<2>(Mr, Kc, AT, RS, KS, BT, BS, C + Row * Ldc + J, Ldc,
+                          Load, BiasT, ClampK);
               continue;
             }
             if (Load)
@@ -382,9 +399,11 @@ convGemmImages(int64_t M, int64_t N, int64_t K, const float *A, int64_t Lda,
                             size_t(Nr) * sizeof(float));
             // A last panel of at most 8 columns takes one vector per row.
             if (Nr <= NR / 2)
-              tile<1>(Kc, AT, RS, KS, BT, BS, CT, NR, Load, BiasT, ClampK);
+              tileRows<1>(Mr, Kc, AT, RS, KS, BT, BS, CT, NR, Load, BiasT,
+                          ClampK);
             else
-              tile<2>(Kc, AT, RS, KS, BT, BS, CT, NR, Load, BiasT, ClampK);
+              tileRows<2>(Mr, Kc, AT, RS, KS, BT, BS, CT, NR, Load, BiasT,
+                          ClampK);
             for (int64_t R = 0; R < Mr; ++R)
               std::memcpy(C + (Row + R) * Ldc + J, CT + R * NR,
                           size_t(Nr) * sizeof(float));

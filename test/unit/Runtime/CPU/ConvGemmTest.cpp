@@ -1,13 +1,13 @@
 //===- ConvGemmTest.cpp - the convolution's own GEMM against a plain loop -===//
 //
 // convGemm (lib/Runtime/CPU/Kernels/ConvGemm.cpp) on shapes that reach
-// every edge of its blocking: rows not a multiple of its 6-row tiles,
-// columns that leave a last panel of at most 8 and of more than 8, depths
-// over one k block (256), products wide enough to pack A (128 columns) and
-// narrow ones that read it in place, blocks of at most 48 rows that read B's
-// whole panels in place (the 30-row case), strides wider than the
-// matrices, bias with and without accumulation. The reference is a
-// double-precision loop.
+// every edge of its blocking: rows not a multiple of its 6-row tiles (a
+// last tile of each of 1 to 5 rows), columns that leave a last panel of at
+// most 8 and of more than 8, depths over one k block (256), products wide
+// enough to pack A (128 columns) and narrow ones that read it in place,
+// blocks of at most 48 rows that read B's whole panels in place (the 30-row
+// case), strides wider than the matrices, bias with and without
+// accumulation. The reference is a double-precision loop.
 //
 //===----------------------------------------------------------------------===//
 #include "Kernels/ConvGemm.h"
@@ -28,10 +28,19 @@ TEST(ConvGemm, MatchesAPlainLoopAtEveryBlockingEdge) {
   struct Case {
     int64_t M, N, K;
     bool Accumulate, WithBias;
-  } Cases[] = {{6, 16, 1, false, true},      {7, 17, 3, false, true},
-               {13, 5, 300, true, true},     {1, 1, 1, false, false},
-               {125, 140, 520, true, false}, {12, 200, 64, false, true},
-               {30, 49, 700, false, true},   {5, 130, 257, true, true}};
+  } Cases[] = {{6, 16, 1, false, true},
+               {7, 17, 3, false, true},
+               {13, 5, 300, true, true},
+               {1, 1, 1, false, false},
+               {125, 140, 520, true, false},
+               {12, 200, 64, false, true},
+               {30, 49, 700, false, true},
+               {5, 130, 257, true, true},
+               // Last row tiles of 2, 3 and 4 rows (their own tiles, which
+               // read and write only those rows), in place and packed.
+               {32, 50, 40, true, true},
+               {9, 20, 10, true, false},
+               {16, 130, 30, false, true}};
   for (const Case &T : Cases) {
     // Strides wider than the matrices: nothing past a row's end is read
     // into the result or written.
