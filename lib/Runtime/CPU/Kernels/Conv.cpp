@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../CPUKernels.h"
+#include "ConvDirect.h"
 #include "ConvEntry.h"
 #include "ConvGemm.h"
 #include "ConvGeometry.h"
@@ -529,6 +530,11 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
     depthwiseConv<T>(C, G, Accumulate, Post, Clamp);
     return llvm::Error::success();
   }
+  if constexpr (std::is_same<T, float>::value)
+    if (directConvApplies(G, X.Type, Group, Ch, M)) {
+      directConv(C, G, Accumulate, Post, Clamp);
+      return llvm::Error::success();
+    }
   const int64_t Cg = Ch / Group, Mg = M / Group, KSize = G.kernelSize();
   const int64_t InSize = G.inSize(), OutSize = G.outSize();
   const bool Pointwise = isPointwise(G);

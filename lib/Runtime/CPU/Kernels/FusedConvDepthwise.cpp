@@ -169,18 +169,8 @@ depthwiseRowsAt(const float *Slab, int64_t H0, int64_t Oy0, int64_t Oy1,
         Acc = Acc < Lo ? Lo : Acc;
         Acc = Hi < Acc ? Hi : Acc;
       }
-      if constexpr (S == 2) { // the split's order undone (its own inverse):
-        // pairs of floats swapped, one vpermpd
-        typedef double V4D __attribute__((vector_size(32)));
-        typedef long long V4L __attribute__((vector_size(32)));
-        const V4D Pairs = reinterpret_cast<const V4D &>(Acc);
-#if defined(__clang__)
-        const V4D Put = __builtin_shufflevector(Pairs, Pairs, 0, 2, 1, 3);
-#else
-        const V4D Put = __builtin_shuffle(Pairs, V4L{0, 2, 1, 3});
-#endif
-        Acc = reinterpret_cast<const V8 &>(Put);
-      }
+      if constexpr (S == 2) // the split's order undone
+        swapMiddlePairs(Acc);
       if (Ox + 8 <= OW) {
         *reinterpret_cast<V8U *>(Yr + Ox) = Acc;
       } else {

@@ -33,6 +33,23 @@ typedef int V8I __attribute__((vector_size(32)));
 #define OOMPLAN_SHUFFLE8(A, B, ...) __builtin_shuffle(A, B, V8I{__VA_ARGS__})
 #endif
 
+/// V's floats 2-3 and 4-5 swapped as pairs, in place: (0, 1, 4, 5, 2, 3, 6,
+/// 7), its own inverse. The order that splitting two vectors' even and odd
+/// floats within each 128-bit half leaves (one vshufps each, where a split
+/// across the halves takes two vpermd and a blend, slow on some cores), put
+/// back with one vpermpd. In place: a vector is no value argument or result
+/// of the kernels' cloned functions (above).
+inline __attribute__((always_inline)) void swapMiddlePairs(V8 &V) {
+  typedef double V4D __attribute__((vector_size(32)));
+  const V4D Pairs = (V4D)V; // a bit cast between vectors of one size
+#if defined(__clang__)
+  V = (V8)__builtin_shufflevector(Pairs, Pairs, 0, 2, 1, 3);
+#else
+  typedef long long V4L __attribute__((vector_size(32)));
+  V = (V8)__builtin_shuffle(Pairs, V4L{0, 2, 1, 3});
+#endif
+}
+
 /// The sum of X[0, N) in double.
 double sumInDouble(const float *X, int64_t N);
 double sumInDouble(const double *X, int64_t N);

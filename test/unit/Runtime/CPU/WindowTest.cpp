@@ -301,13 +301,14 @@ TEST(ConvKernel, StrideTwoIm2colRowsMatchADirectLoop) {
   // inside part is 8, 9, 16 and 17 columns and more, 3x3 and 7x7 windows
   // with their padding (ResNet's stem), each row's last read ending at the
   // plane's last element (the tensor's, for the last image's last
-  // channel). Against a direct loop.
+  // channel). Against a direct loop. Five input channels: with at most four
+  // the direct path (ConvDirect.cpp) would take the wider rows.
   struct Case {
     int64_t K, P, H, Wd;
   } Cases[] = {{3, 1, 5, 17}, {3, 1, 4, 18}, {3, 0, 5, 33},
                {3, 1, 3, 35}, {7, 3, 6, 38}, {7, 3, 7, 23}};
   for (const Case &T : Cases) {
-    const int64_t N = 2, C = 3, M = 5;
+    const int64_t N = 2, C = 5, M = 5;
     const int64_t OH = (T.H + 2 * T.P - T.K) / 2 + 1,
                   OW = (T.Wd + 2 * T.P - T.K) / 2 + 1;
     std::vector<float> X = ramp(N * C * T.H * T.Wd, 0.5f);
