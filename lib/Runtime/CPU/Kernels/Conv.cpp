@@ -137,11 +137,19 @@ PointwiseTiles pointwiseTiles(int64_t Rows, int64_t Depth, int64_t OutSize,
   return T;
 }
 
+/// Whether convTyped takes the direct path (ConvDirect.cpp), which needs
+/// no workspace.
+bool takesDirect(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
+                 const WindowGeometry &G) {
+  return directConvApplies(G, Inputs[0].Type, N.getInt("group", 1),
+                           Inputs[0].Dims[1], Inputs[1].Dims[0]);
+}
+
 uint64_t convWorkspace(const Node &N, llvm::ArrayRef<TensorRef> Inputs,
                        llvm::ArrayRef<TensorRef> Outputs) {
   WindowGeometry G;
   if (!convGeometry(N, Inputs, Outputs, false, G).empty() || isPointwise(G) ||
-      isDepthwise(N, Inputs[0], Inputs[1]))
+      isDepthwise(N, Inputs[0], Inputs[1]) || takesDirect(N, Inputs, G))
     return 0;
   const int64_t Rows = Inputs[1].Dims[1] * G.kernelSize();
   const uint64_t EB = elemBytes(Inputs[0].Type);
@@ -531,7 +539,7 @@ llvm::Error convTyped(const KernelContext &C, const WindowGeometry &G,
     return llvm::Error::success();
   }
   if constexpr (std::is_same<T, float>::value)
-    if (directConvApplies(G, X.Type, Group, Ch, M)) {
+    if (takesDirect(C.N, C.Inputs, G)) {
       directConv(C, G, Accumulate, Post, Clamp);
       return llvm::Error::success();
     }
@@ -813,7 +821,7 @@ uint64_t convLargerWorkspaceBytes(const Node &N,
   WindowGeometry G;
   if (!convGeometry(N, Inputs, Outputs, false, G).empty() ||
       Inputs[0].Type != ElementType::Float ||
-      isDepthwise(N, Inputs[0], Inputs[1]))
+      isDepthwise(N, Inputs[0], Inputs[1]) || takesDirect(N, Inputs, G))
     return 0;
   const int64_t Group = N.getInt("group", 1);
   const int64_t Batch = Inputs[0].Dims[0], M = Inputs[1].Dims[0];
