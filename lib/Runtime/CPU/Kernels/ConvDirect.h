@@ -22,8 +22,9 @@ namespace cpu {
 
 /// Whether the direct path takes a float 2-D convolution of Channels input
 /// channels (group 1) into OutChannels: at most DirectMaxChannels inputs,
-/// undilated, a window of at most 256 taps, and a row of taps that fits the
-/// buffer.
+/// undilated, a column stride of at most 4, at least 16 outputs a row (one
+/// whole tile), at most 256 taps, and the rows of taps and the packed
+/// weights within the path's stack buffers.
 bool directConvApplies(const WindowGeometry &G, ElementType Type, int64_t Group,
                        int64_t Channels, int64_t OutChannels);
 

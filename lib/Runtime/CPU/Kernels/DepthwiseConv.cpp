@@ -261,8 +261,8 @@ flatGroups(const float *P, int64_t Base, int64_t O0, int64_t O1, const V8 *Wv,
 /// One plane of a flatApplies convolution, H x Wd, weights W9: the plane
 /// (or, from InPlaceMinPlane on, the neighbourhoods of its first and last
 /// rows) is copied between zero margins (a row and a float above, as much
-/// and a vector below), and eight consecutive outputs of the flattened plane at
-/// a time sum their nine taps from unaligned loads, the taps left and
+/// and a vector below), and eight consecutive outputs of the flattened
+/// plane at a time sum their nine taps from unaligned loads, the taps left and
 /// right of the plane's edges masked to zero by column (those loads reach
 /// into the neighbouring row). So every padding tap is a zero times its
 /// weight, as in the channel-blocked path and im2col (an infinite weight
@@ -282,7 +282,7 @@ OOMPLAN_SIMD_CLONES void depthwiseFlat3x3(const float *X, const float *W9,
   // place; only the first and the last rows' groups read copies between
   // zero margins. A copy of the whole plane (one more pass over every
   // input, and a stall on it before the first output) was a fifth of
-  // this kernel's time on 14- and 28-wide maps.
+  // this kernel's time on 28-wide maps.
   const int64_t Mid0 = (Margin + 7) / 8 * 8;
   const int64_t Mid1 =
       Mid0 + std::max<int64_t>(0, N - Margin - 8 - Mid0) / 8 * 8;
